@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the module face (main.c) and the file interface (dev.c) need from the
+ * cores. The cores themselves only include include/tempo/*.h of the core they
+ * build on; nothing else crosses between them.
+ */
+#ifndef _TEMPO_INTERNAL_H
+#define _TEMPO_INTERNAL_H
+
+struct dentry;
+
+/* kmod/wheel.c */
+int tempo_wheel_init(void);
+void tempo_wheel_exit(void);
+void tempo_wheel_debugfs(struct dentry *dir);
+
+/* kmod/order.c */
+int tempo_order_init(void);
+void tempo_order_exit(void);
+void tempo_order_debugfs(struct dentry *dir);
+
+/* kmod/delayq.c */
+int tempo_delayq_init(void);
+void tempo_delayq_exit(void);
+void tempo_delayq_debugfs(struct dentry *dir);
+
+#endif /* _TEMPO_INTERNAL_H */
