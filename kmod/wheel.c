@@ -692,10 +692,11 @@ static bool base_settle(struct tempo_base *base, struct tempo_timer *t,
 		if (how & SETTLE_POPPED)
 			new &= ~TT_QUEUED;
 
+		target = (old & TT_PENDING) ? settle_target(base, t) : base->cpu;
 		if (!(old & TT_PENDING)) {
 			act = DROP;
 			new &= ~TT_LINKED;
-		} else if ((target = settle_target(base, t)) != base->cpu) {
+		} else if (target != base->cpu) {
 			if (new & TT_QUEUED) {
 				/* Our message is still queued: forward when it pops. */
 				act = UNLINK;
@@ -851,8 +852,8 @@ static void base_dispatch(struct work_struct *work)
 		if (fire)
 			t->fn(t);	/* may re-arm or free t */
 
-		/* LMM(base_dispatch:C): pairs with cancel_sync's wait (P4). */
 		WRITE_ONCE(base->running, NULL);
+		/* LMM(base_dispatch:C): pairs with cancel_sync's wait (P4). */
 		smp_mb();
 		wake_up_var(&base->running);
 
@@ -1295,6 +1296,15 @@ static int tempo_cpu_offline(unsigned int cpu)
 /* ---------------------------------------------------------------------- */
 /* Statistics and debugfs.                                                  */
 
+/*
+ * A counter written by its own CPU only, read by another for statistics: the
+ * race is intended, a snapshot is all a reader gets.
+ */
+static inline u64 stat_read(const u64 *counter)
+{
+	return data_race(*counter);
+}
+
 /**
  * tempo_wheel_totals - sum of the per-CPU counters
  * @armed: idle -> pending transitions
@@ -1307,13 +1317,16 @@ void tempo_wheel_totals(u64 *armed, u64 *fired, u64 *cancelled)
 {
 	unsigned int cpu;
 
-	*armed = *fired = *cancelled = 0;
+	/* Counters are written by their CPU only; a sum is a snapshot. */
+	*armed = 0;
+	*fired = 0;
+	*cancelled = 0;
 	for_each_possible_cpu(cpu) {
 		struct tempo_wheel_stats *s = &per_cpu_ptr(tempo_bases, cpu)->stats;
 
-		*armed += data_race(s->armed);
-		*fired += data_race(s->fired);
-		*cancelled += data_race(s->cancelled);
+		*armed += stat_read(&s->armed);
+		*fired += stat_read(&s->fired);
+		*cancelled += stat_read(&s->cancelled);
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_totals);
@@ -1329,12 +1342,12 @@ static int stats_show(struct seq_file *m, void *v)
 		struct tempo_wheel_stats *s = &base->stats;
 
 		seq_printf(m, "%u %d %llu %llu %llu %llu %llu %llu %llu\n", cpu,
-			   data_race(base->online), data_race(s->armed),
-			   data_race(s->rearmed), data_race(s->cancelled),
-			   data_race(s->fired), data_race(s->sent),
-			   data_race(s->kicks), data_race(s->forwarded));
+			   READ_ONCE(base->online), stat_read(&s->armed),
+			   stat_read(&s->rearmed), stat_read(&s->cancelled),
+			   stat_read(&s->fired), stat_read(&s->sent),
+			   stat_read(&s->kicks), stat_read(&s->forwarded));
 		for (i = 0; i < TEMPO_LATE_BUCKETS; i++)
-			late[i] += data_race(s->late[i]);
+			late[i] += stat_read(&s->late[i]);
 	}
 	seq_puts(m, "late_us_below count\n");
 	for (i = 0; i < TEMPO_LATE_BUCKETS; i++) {
@@ -1417,7 +1430,7 @@ int tempo_wheel_init(u32 tick, unsigned int levels)
 	int ret;
 
 	BUILD_BUG_ON(BITS_PER_LONG < 64);
-	BUILD_BUG_ON(NR_CPUS >= TT_CPU_NONE);
+	BUILD_BUG_ON(CONFIG_NR_CPUS >= TT_CPU_NONE);
 	BUILD_BUG_ON(TEMPO_WHEEL_SLOTS > TEMPO_IDX_EXPIRED);
 
 	tick_ns = tick;

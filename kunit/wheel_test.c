@@ -540,7 +540,7 @@ struct order_probe {
 };
 
 struct order_log {
-	spinlock_t lock;
+	spinlock_t lock;	/* serialises the callbacks' appends */
 	unsigned int n, *seq;
 	u64 *ticks;
 	struct completion all;
@@ -575,8 +575,10 @@ static void live_ordering(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, log.seq);
 	spin_lock_init(&log.lock);
 	init_completion(&log.all);
-	/* All placed by one owner against one clock: this tests the wheel's
-	 * ordering, not how late a starved TCG vCPU drains its inbox. */
+	/*
+	 * All placed by one owner against one clock: this tests the wheel's
+	 * ordering, not how late a starved TCG vCPU drains its inbox.
+	 */
 	local_irq_save(flags);
 	cpu = smp_processor_id();
 	start = ktime_get_ns();
