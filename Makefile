@@ -22,7 +22,8 @@ HOST_KDIR := /lib/modules/$(shell uname -r)/build
 KDIR ?= $(if $(wildcard $(HOST_KDIR)/Makefile),$(HOST_KDIR))
 
 VM := tools/vm
-# The VM runs serialise on this lock: one checkout, one build/ directory.
+# The VM runs serialise on this lock: one checkout, one build/ directory. The
+# kernel is built before taking it (kernel.sh has its own lock per variant).
 LOCK := flock build/.vm.lock
 
 .PHONY: all modules deps kernel check demo clean
@@ -33,7 +34,7 @@ deps:
 	@$(VM)/deps.sh
 
 kernel: deps
-	@$(VM)/kernel.sh $(KVARIANT)
+	@kdir=$$($(VM)/kernel.sh $(KVARIANT)) && echo "test kernel: $$kdir"
 
 modules: deps
 	@kdir='$(KDIR)'; \
@@ -42,9 +43,11 @@ modules: deps
 
 check: deps
 	@mkdir -p build
+	@$(VM)/kernel.sh $(KVARIANT) >/dev/null || \
+		{ echo "check: the test kernel did not build"; echo "0 passed, 1 failed"; exit 1; }
 	@$(LOCK) $(VM)/check.sh
 
-demo: deps
+demo: kernel
 	@mkdir -p build
 	@$(LOCK) $(VM)/demo.sh
 
