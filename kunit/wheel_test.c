@@ -324,7 +324,9 @@ static void live_fires_once_on_time(struct kunit *test)
 		u64 d = delays_ms[i] * NSEC_PER_MSEC;
 
 		KUNIT_ASSERT_EQ(test, probe_arm(p, d), 0);
-		KUNIT_EXPECT_TRUE(test, tempo_timer_pending(&p->timer));
+		/* A short one may already have fired on a starved TCG vCPU. */
+		if (d >= 300 * NSEC_PER_MSEC)
+			KUNIT_EXPECT_TRUE(test, tempo_timer_pending(&p->timer));
 		KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p->done, 5 * HZ), 0UL);
 		expect_on_time(test, p, d);
 		msleep(20);
