@@ -1282,14 +1282,23 @@ static int tempo_cpu_offline(unsigned int cpu)
 	WRITE_ONCE(base->online, false);
 	local_irq_enable();
 	hrtimer_cancel(&base->hrtimer);
-	flush_work(&base->work);
 
+	/*
+	 * Everything goes, the expired list included: the dispatcher of a
+	 * dying CPU may be held off for a long time by the hotplug thread, and
+	 * a due timer runs sooner on the CPU it is forwarded to. The dispatcher
+	 * takes timers off the expired list with interrupts off on this CPU,
+	 * as we do here, so each timer is either already claimed or moved.
+	 */
 	local_irq_disable();
 	base->programmed = TEMPO_NEVER;
 	/* LMM(base_seal:A): pairs with inbox_push:A (P5). */
 	msgs = llist_reverse_order(xchg(&base->inbox.first, INBOX_SEALED));
 	base_evacuate(base, msgs);
 	local_irq_enable();
+
+	/* Wait for a callback still running here; the list is empty now. */
+	flush_work(&base->work);
 	return 0;
 }
 

@@ -425,12 +425,12 @@ static void live_rearm_later(struct kunit *test)
 {
 	struct probe *p = probe_new(test);
 
-	KUNIT_ASSERT_EQ(test, probe_arm(p, 10 * NSEC_PER_MSEC), 0);
-	KUNIT_EXPECT_EQ(test, probe_arm(p, 300 * NSEC_PER_MSEC), 1);
-	msleep(100);
+	KUNIT_ASSERT_EQ(test, probe_arm(p, 150 * NSEC_PER_MSEC), 0);
+	KUNIT_EXPECT_EQ(test, probe_arm(p, 600 * NSEC_PER_MSEC), 1);
+	msleep(300);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->fired), 0);
 	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p->done, 5 * HZ), 0UL);
-	expect_on_time(test, p, 300 * NSEC_PER_MSEC);
+	expect_on_time(test, p, 600 * NSEC_PER_MSEC);
 	msleep(20);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->fired), 1);
 }
@@ -749,6 +749,128 @@ static void live_stress(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c1 - c0, cancels);
 }
 
+struct hp_load {
+	struct stress_timer *t;
+	unsigned int n, victim;
+	atomic_t stop;
+	struct completion done;
+};
+
+/* Arm and cancel timers on the victim CPU while it goes offline. */
+static int hp_load_thread(void *data)
+{
+	struct hp_load *l = data;
+
+	while (!atomic_read(&l->stop)) {
+		struct stress_timer *s = &l->t[get_random_u32() % l->n];
+		int ret;
+
+		if (get_random_u32() & 1) {
+			ret = tempo_timer_arm_on(&s->timer, l->victim,
+						 (1 + get_random_u32() % 30) * NSEC_PER_MSEC);
+			if (ret == 0)
+				atomic_inc(&s->arms);
+		} else if (tempo_timer_cancel(&s->timer)) {
+			atomic_inc(&s->cancels);
+		}
+		cond_resched();
+	}
+	complete(&l->done);
+	return 0;
+}
+
+/*
+ * Offline a CPU that holds pending timers, under arm/cancel load aimed at it:
+ * its timers move to an online CPU and fire there, once, never early and not
+ * later than their bound; arm_on() the offline CPU fails; the CPU comes back
+ * and takes timers again.
+ */
+static void live_hotplug(struct kunit *test)
+{
+	static const unsigned int delays_ms[] = { 5, 30, 62, 80, 300, 700, 1500 };
+	const unsigned int n = ARRAY_SIZE(delays_ms) * 4;
+	struct probe **p = kunit_kcalloc(test, n, sizeof(*p), GFP_KERNEL);
+	struct hp_load *l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
+	struct task_struct *k;
+	unsigned int victim, i;
+	u64 t_off;
+	int ret;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs");
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	victim = cpumask_last(cpu_online_mask);
+	KUNIT_ASSERT_NE(test, victim, 0U);
+
+	l->n = 64;
+	l->victim = victim;
+	l->t = kunit_kcalloc(test, l->n, sizeof(*l->t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, l->t);
+	for (i = 0; i < l->n; i++)
+		tempo_timer_init(&l->t[i].timer, stress_fn, 0);
+	init_completion(&l->done);
+
+	for (i = 0; i < n; i++) {
+		u64 d = delays_ms[i % ARRAY_SIZE(delays_ms)] * NSEC_PER_MSEC;
+
+		p[i] = probe_new(test);
+		p[i]->deadline = ktime_get_ns() + d;
+		KUNIT_ASSERT_EQ(test, tempo_timer_arm_on(&p[i]->timer, victim, d), 0);
+	}
+	k = kthread_run(hp_load_thread, l, "tempo_hpload");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(k));
+	msleep(10);
+
+	ret = remove_cpu(victim);
+	if (ret) {
+		atomic_set(&l->stop, 1);
+		wait_for_completion(&l->done);
+		for (i = 0; i < n; i++)
+			tempo_timer_cancel_sync(&p[i]->timer);
+		for (i = 0; i < l->n; i++)
+			tempo_timer_cancel_sync(&l->t[i].timer);
+		kunit_skip(test, "cannot offline cpu %u: %d", victim, ret);
+	}
+	t_off = ktime_get_ns();
+	KUNIT_EXPECT_EQ(test, tempo_timer_arm_on(&p[0]->timer, victim, NSEC_PER_MSEC), -ENODEV);
+	msleep(20);
+	atomic_set(&l->stop, 1);
+	wait_for_completion(&l->done);
+
+	for (i = 0; i < n; i++) {
+		u64 d = delays_ms[i % ARRAY_SIZE(delays_ms)] * NSEC_PER_MSEC;
+
+		KUNIT_EXPECT_GT_MSG(test, wait_for_completion_timeout(&p[i]->done, 5 * HZ), 0UL,
+				    "timer %u (%u ms) lost", i, delays_ms[i % ARRAY_SIZE(delays_ms)]);
+		expect_on_time(test, p[i], d);
+		/* Due while the CPU was going down, it may have run there. */
+		if (p[i]->fired_at > t_off)
+			KUNIT_EXPECT_NE(test, p[i]->cpu, (int)victim);
+	}
+	msleep(100);
+	for (i = 0; i < l->n; i++) {
+		struct stress_timer *s = &l->t[i];
+
+		if (tempo_timer_cancel_sync(&s->timer))
+			atomic_inc(&s->cancels);
+		KUNIT_EXPECT_EQ(test, atomic_read(&s->arms),
+				atomic_read(&s->fires) + atomic_read(&s->cancels));
+	}
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ(test, atomic_read(&p[i]->fired), 1);
+		tempo_timer_cancel_sync(&p[i]->timer);
+	}
+
+	KUNIT_ASSERT_EQ(test, add_cpu(victim), 0);
+	reinit_completion(&p[0]->done);
+	p[0]->deadline = ktime_get_ns() + 5 * NSEC_PER_MSEC;
+	KUNIT_ASSERT_EQ(test, tempo_timer_arm_on(&p[0]->timer, victim, 5 * NSEC_PER_MSEC), 0);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p[0]->done, 5 * HZ), 0UL);
+	KUNIT_EXPECT_EQ(test, p[0]->cpu, (int)victim);
+	tempo_timer_cancel_sync(&p[0]->timer);
+}
+
 static struct kunit_case live_cases[] = {
 	KUNIT_CASE(live_fires_once_on_time),
 	KUNIT_CASE(live_cancel_before),
@@ -764,6 +886,7 @@ static struct kunit_case live_cases[] = {
 	KUNIT_CASE(live_arm_from_hardirq),
 	KUNIT_CASE(live_ordering),
 	KUNIT_CASE(live_stress),
+	KUNIT_CASE(live_hotplug),
 	{}
 };
 
