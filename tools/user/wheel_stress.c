@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <unistd.h>
 #include <linux/types.h>
 #include "wheel_harness.h"
 
@@ -171,7 +172,7 @@ int main(int argc, char **argv)
 		}
 	for (c = 0; c < ncpus; c++)
 		pthread_create(&th[c], NULL, cpu_thread, (void *)(uintptr_t)c);
-	usleep(secs * 1e6);
+	usleep((useconds_t)(secs * 1e6));
 	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
 	for (c = 0; c < ncpus; c++)
 		pthread_join(th[c], NULL);
