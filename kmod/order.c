@@ -23,7 +23,7 @@
  *
  * Invariants
  * ----------
- *  I1. head <= next <= head + W (signed differences, see "Wrap" below).
+ *  I1. head <= next <= head + W (signed differences: "ABA and wrap").
  *  I2. For head <= t < head + W, slot(t) is tagged t: its state word is
  *      (t << 3) | st. Every other state word is stale by definition.
  *  I3. Exactly one thread, or one queued work item, holds the head token:
@@ -31,9 +31,9 @@
  *      of the cmpxchgs marked "token" in the diagram and given up by a
  *      successful hand-off (EMPTY -> TAIL or WRITING -> WRITING_HEAD) or by
  *      queueing the drain work. Only the token holder runs completions, so
- *      they never run concurrently, and each token transfer is a fully
- *      ordered cmpxchg read by the next holder, so completion t
- *      happens-before completion t + 1.
+ *      they never run concurrently; each transfer is a fully ordered
+ *      cmpxchg that the next holder reads (or queue_work()), so
+ *      completion t happens-before completion t + 1.
  *  I4. Only the token holder writes head, and only after it has reset the
  *      slot of the ticket it passes (retire).
  *
@@ -122,9 +122,11 @@
  * WRITING slot is never timed out: its owner is already in run(). Since the
  * late owner usually finds its slot retired, the callback records the ticket
  * in slot->expired, and run() then reports -ETIME instead of -EINVAL (until
- * ticket t + W times out in the same slot). A ticket times out no earlier
+ * a later ticket of the same slot times out). A ticket times out no earlier
  * than deadline_ns after it was taken, and late by the timer's slack plus
- * workqueue latency.
+ * workqueue latency. The clock runs from the take, not from reaching the
+ * head: a ticket queued behind a stall is timed out as soon as it becomes
+ * the head if its owner has still not called run() or trash().
  *
  * Streak bound
  * ------------
@@ -175,18 +177,22 @@
  *    or stale ticket is refused (-EINVAL/-ETIME) instead of corrupting the
  *    ring (the seed's duplicate check is commented out), and counters
  *    (completed, parked, trashed, timed out, longest streak) are exposed.
- *  - "Lock-free and wait-free": the seed is neither wait-free (spinning
- *    producers, unbounded drains) nor publishes its tail before the end of a
- *    streak. Here run/trash are lock-free with a bounded retry count per
- *    slot, and head is published per ticket, so takers get room at once.
+ *  - "Lock-free and wait-free": the seed claims both, but its producers
+ *    spin on a full ring, its drains are unbounded, and it publishes its
+ *    tail only at the end of a streak. Here run/trash are lock-free with a
+ *    bounded retry count per slot, and head is published per ticket, so
+ *    takers get room at once.
  *  - No timeout: one lost ticket stalls the seed forever. Here the optional
  *    deadline trashes it.
  *  - Unbounded streak: bounded by max_streak, the rest goes to a workqueue.
  *
  * Not guaranteed: fairness among blocked takers (woken all at once); that a
- * timed-out ticket's owner gets -ETIME rather than -EINVAL once W later
- * tickets timed out; lock-freedom on 32-bit architectures whose atomic64_t
- * is emulated with locks.
+ * timed-out ticket's owner gets -ETIME rather than -EINVAL once a later
+ * ticket of its slot timed out; lock-freedom on 32-bit architectures whose
+ * atomic64_t is emulated with locks. run() and trash() use atomics only,
+ * except that a drainer takes the wait queue lock when takers sleep in
+ * tempo_order_ticket(), and what tempo_timer_arm_at() takes to arm the
+ * deadline.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -226,6 +232,8 @@ enum order_st {
 	ST_RUNNING	= TEMPO_ORDER_RUNNING,
 	ST_TIMEDOUT	= TEMPO_ORDER_TIMEDOUT,
 };
+
+static_assert(ST_TIMEDOUT <= ORDER_ST_MASK, "slot states must fit in the low bits");
 
 /*
  * One slot. Cache-line aligned: the owner of t + 1 parks while the drainer
@@ -959,10 +967,15 @@ EXPORT_SYMBOL_GPL(tempo_order_stats);
  *
  * The caller guarantees that no ticket, run, trash or submit call on @order
  * is running or will start, and that every ticket taken was run or trashed
- * (or timed out): the domain WARNs otherwise. Waits for the deadline timer
- * and for the completions still handed to the workqueue.
+ * (or timed out): the domain WARNs otherwise. A run() that ran other
+ * callers' completions may still be finishing its drain after the last
+ * completion returned; the caller waits for its own run() calls to return.
+ * destroy waits for the rest: the deadline timer, the work items of
+ * tempo_order_submit() (whose run() the caller cannot see return), and the
+ * drain work.
  *
- * Context: process context; may sleep. Not from a completion of @order.
+ * Context: process context; may sleep. Not from a completion of @order, nor
+ * from a work_fn of tempo_order_submit() (it flushes their workqueue).
  */
 void tempo_order_destroy(struct tempo_order *order)
 {
@@ -972,6 +985,13 @@ void tempo_order_destroy(struct tempo_order *order)
 		return;
 
 	tempo_timer_shutdown_sync(&order->deadline);
+	/*
+	 * A submit work item may still be in tempo_order_run(), draining,
+	 * after its done_fn told the caller that everything was done. The
+	 * workqueue is shared by all domains, but a flush waits only for what
+	 * was queued before it.
+	 */
+	flush_workqueue(order_wq);
 	/* drain_work re-queues itself while completions are left. */
 	while (flush_work(&order->drain_work))
 		;
