@@ -1037,18 +1037,35 @@ void tempo_order_set_test_hook(struct tempo_order *order,
 EXPORT_SYMBOL_GPL(tempo_order_set_test_hook);
 #endif
 
-static int order_stats_show(struct seq_file *m, void *unused)
+/**
+ * tempo_order_stats_all() - module-wide totals
+ * @stats: filled with the sums over live domains and destroyed ones
+ *	(longest_streak: the maximum).
+ *
+ * What debugfs tempo/order shows.
+ *
+ * Context: process context; takes a mutex.
+ * Return: the number of live domains.
+ */
+u64 tempo_order_stats_all(struct tempo_order_stats *stats)
 {
-	struct tempo_order_stats st;
 	struct tempo_order *o;
 	u64 ndomains;
 
 	mutex_lock(&order_domains_lock);
-	st = order_retired;
+	*stats = order_retired;
 	list_for_each_entry(o, &order_domains, node)
-		order_stats_add(o, &st);
+		order_stats_add(o, stats);
 	ndomains = order_ndomains;
 	mutex_unlock(&order_domains_lock);
+	return ndomains;
+}
+EXPORT_SYMBOL_GPL(tempo_order_stats_all);
+
+static int order_stats_show(struct seq_file *m, void *unused)
+{
+	struct tempo_order_stats st;
+	u64 ndomains = tempo_order_stats_all(&st);
 
 	seq_printf(m, "domains %llu\n", ndomains);
 	seq_printf(m, "taken %llu\n", st.taken);

@@ -19,6 +19,7 @@
 #include <linux/completion.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
+#include <linux/debugfs.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
@@ -1306,6 +1307,49 @@ static void tempo_order_stress_conservation(struct kunit *test)
 	tempo_order_destroy(s->o);
 }
 
+/*
+ * Module-wide totals (debugfs tempo/order): live domains count, destroyed
+ * ones are folded in. (The file itself cannot be read from here on 6.1:
+ * kernel_read() needs ->read_iter, which debugfs lacks; see main_test.c.)
+ */
+static void tempo_order_module_totals(struct kunit *test)
+{
+	struct tempo_order_stats before, live, after;
+	struct dentry *dir, *file;
+	struct tempo_order *o;
+	u64 domains, t;
+	bool ran = false;
+
+	dir = debugfs_lookup("tempo", NULL);
+	if (!IS_ERR_OR_NULL(dir)) {
+		file = debugfs_lookup("order", dir);
+		KUNIT_EXPECT_NOT_ERR_OR_NULL(test, file);
+		dput(file);
+		dput(dir);
+	}
+
+	domains = tempo_order_stats_all(&before);
+	o = ot_create(test, 4, NULL);
+	KUNIT_ASSERT_EQ(test, tempo_order_ticket_try(o, &t), 0);
+	KUNIT_EXPECT_EQ(test, tempo_order_run(o, t, ot_set_flag, &ran), 1);
+	KUNIT_ASSERT_EQ(test, tempo_order_ticket_try(o, &t), 0);
+	KUNIT_EXPECT_EQ(test, tempo_order_trash(o, t), 1);
+	KUNIT_ASSERT_EQ(test, tempo_order_ticket_try(o, &t), 0);
+
+	KUNIT_EXPECT_EQ(test, tempo_order_stats_all(&live), domains + 1);
+	KUNIT_EXPECT_EQ(test, live.taken, before.taken + 3);
+	KUNIT_EXPECT_EQ(test, live.pending, before.pending + 1);
+	KUNIT_EXPECT_EQ(test, tempo_order_trash(o, t), 1);
+	tempo_order_destroy(o);
+
+	KUNIT_EXPECT_EQ(test, tempo_order_stats_all(&after), domains);
+	KUNIT_EXPECT_TRUE(test, ran);
+	KUNIT_EXPECT_EQ(test, after.taken, before.taken + 3);
+	KUNIT_EXPECT_EQ(test, after.completed, before.completed + 1);
+	KUNIT_EXPECT_EQ(test, after.trashed, before.trashed + 2);
+	KUNIT_EXPECT_EQ(test, after.pending, before.pending);
+}
+
 static struct kunit_case tempo_order_cases[] = {
 	KUNIT_CASE(tempo_order_strict_order_random_arrival),
 	KUNIT_CASE(tempo_order_trash_positions),
@@ -1321,6 +1365,7 @@ static struct kunit_case tempo_order_cases[] = {
 	KUNIT_CASE(tempo_order_streak_bound),
 	KUNIT_CASE(tempo_order_wrap_safe),
 	KUNIT_CASE(tempo_order_stress_conservation),
+	KUNIT_CASE(tempo_order_module_totals),
 	{}
 };
 
