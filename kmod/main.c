@@ -21,9 +21,20 @@
 #include <linux/module.h>
 #include <linux/seq_file.h>
 
+#include "internal.h"
+
 #define TEMPO_VERSION "0.1.0"
 
 static struct dentry *tempo_debugfs_dir;
+
+static uint tick_ns = 1000000;
+module_param(tick_ns, uint, 0444);
+MODULE_PARM_DESC(tick_ns, "timer wheel tick in ns (10000..1000000000, default 1 ms)");
+
+static uint wheel_levels = 10;
+module_param(wheel_levels, uint, 0444);
+MODULE_PARM_DESC(wheel_levels,
+		 "timer wheel levels of 64 slots, each 8x coarser (4..11, default 10: delays up to 2^32.9 ticks)");
 
 /*
  * TEMPORARY: the minimal file operations of /dev/tempo. kmod/dev.c will own
@@ -72,7 +83,17 @@ static int __init tempo_init(void)
 {
 	int err;
 
+	if (tick_ns < 10000 || tick_ns > NSEC_PER_SEC || wheel_levels < 4 || wheel_levels > 11) {
+		pr_err("tick_ns %u or wheel_levels %u out of range\n", tick_ns, wheel_levels);
+		return -EINVAL;
+	}
+
+	err = tempo_wheel_init(tick_ns, wheel_levels);
+	if (err)
+		return err;
+
 	tempo_debugfs_init();
+	tempo_wheel_debugfs(tempo_debugfs_dir);
 
 	err = misc_register(&tempo_miscdev);
 	if (err) {
@@ -85,6 +106,7 @@ static int __init tempo_init(void)
 
 err_remove_debugfs:
 	debugfs_remove(tempo_debugfs_dir);
+	tempo_wheel_exit();
 	return err;
 }
 module_init(tempo_init);
@@ -93,6 +115,7 @@ static void __exit tempo_exit(void)
 {
 	misc_deregister(&tempo_miscdev);
 	debugfs_remove(tempo_debugfs_dir);
+	tempo_wheel_exit();
 	pr_info("unloaded\n");
 }
 module_exit(tempo_exit);
