@@ -414,9 +414,10 @@ EXPORT_SYMBOL_GPL(tempo_delayq_node_init);
  * @node: a node that is not queued (taken, removed or handed back)
  *
  * After tempo_delayq_remove() returned true, the node's expiry callback may
- * still be on its way (it will do nothing but let go of the node). Call this
- * before freeing or re-putting such a node; tempo_delayq_remove_sync() does
- * both steps. Harmless on a node with no callback in flight.
+ * still be on its way (it will do nothing but let go of the node), and the
+ * wheel may still hold the cancelled timer. Call this before freeing such a
+ * node, even if it was put and taken again since; tempo_delayq_remove_sync()
+ * does both steps. Harmless on a node with nothing in flight.
  *
  * Context: process context; may sleep. Must not run concurrently with a put()
  * of the same node.
@@ -699,12 +700,12 @@ EXPORT_SYMBOL_GPL(tempo_delayq_drain);
  *
  * O(1): cancels a pending timer or unlinks a ready node. If the node's timer
  * was already firing (the wheel claimed the expiry), its callback still runs
- * later and does nothing but let go of the node; until then the node must
- * stay allocated and put() refuses it with -EBUSY: call
- * tempo_delayq_node_sync() before freeing or re-putting it, or use
- * tempo_delayq_remove_sync(). Racing with the expiry, take() or destroy(),
- * exactly one of them gets the node: whoever changes its state first under
- * the queue's lock.
+ * later and does nothing but let go of the node; until then put() refuses the
+ * node with -EBUSY. Either way the wheel may still hold the cancelled timer
+ * for a moment: call tempo_delayq_node_sync() before freeing the node (or
+ * to re-put it at once), or use tempo_delayq_remove_sync(). Racing with the
+ * expiry, take() or destroy(), exactly one of them gets the node: whoever
+ * changes its state first under the queue's lock.
  *
  * Context: any context except NMI; does not sleep.
  * Return: true if this call removed the node (it was pending or ready on @q);
@@ -999,9 +1000,15 @@ unsigned int tempo_delayq_destroy(struct tempo_delayq *q,
 		tempo_timer_cancel_sync(&node->timer);
 		list_add_tail(&node->entry, &pending);
 	}
-	/* Ready nodes are handed back first, in deadline order. */
-	while ((node = delayq_detach_first(q, &q->ready)))
+	/*
+	 * Ready nodes are handed back first, in deadline order. Their timers
+	 * are idle unless an earlier remove() left a cancelled arm linked in
+	 * the wheel: sync them too, so every node handed back may be freed.
+	 */
+	while ((node = delayq_detach_first(q, &q->ready))) {
+		tempo_timer_cancel_sync(&node->timer);
 		list_add_tail(&node->entry, &detached);
+	}
 	list_splice_tail(&pending, &detached);
 	delayq_wait_quiescent(q);
 

@@ -432,6 +432,8 @@ static void delayq_remove_races_expiry(struct kunit *test)
 	}
 	KUNIT_EXPECT_PTR_EQ(test, tempo_delayq_take_timeout(q, DQ_LONG_WAIT_MS * DQ_MS),
 			    &item->node);
+	/* remove() was used: the wheel may still hold the cancelled timer. */
+	tempo_delayq_node_sync(&item->node);
 	tempo_delayq_destroy(q, NULL, NULL);
 }
 
@@ -506,6 +508,7 @@ static void delayq_peek_and_size(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, dq_release_record, &ctx), 3U);
 	KUNIT_EXPECT_EQ(test, ctx.n, 3U);
+	tempo_delayq_node_sync(&items[1].node);	/* it was remove()d */
 }
 
 /*

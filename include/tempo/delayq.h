@@ -49,9 +49,12 @@
  *	    and destroy does not hand that node back.
  *
  * Per node: a node is on at most one queue at a time. put() of a node that is
- * queued returns -EBUSY. A node may be freed once take*() returned it, once
- * destroy handed it back, or once tempo_delayq_remove_sync() (or
- * tempo_delayq_remove() followed by tempo_delayq_node_sync()) removed it.
+ * queued returns -EBUSY. A node may be freed once destroy handed it back, once
+ * tempo_delayq_remove_sync() removed it, or once take*() returned it; but if
+ * tempo_delayq_remove() (not _sync) was ever used on it since the last sync,
+ * call tempo_delayq_node_sync() first: a cancelled timer can stay linked in
+ * the wheel until its owner CPU drains it (kmod/wheel.c), so only
+ * tempo_timer_cancel_sync() ends the wheel's use of the node's memory.
  *
  * Contexts: put, put_at, remove, try_take, drain, peek, size and ready never
  * sleep and may be called from any context except NMI (they take the queue's
