@@ -338,7 +338,8 @@ static unsigned int wheel_slot(unsigned int lvl, u64 expires, u64 *bucket_expiry
  */
 VISIBLE_IF_KUNIT u64 tempo_wheel_add(struct tempo_wheel *w, struct tempo_timer *t)
 {
-	u64 expires = t->expires, bucket_expiry;
+	/* A remote arm may be writing it (P1): whatever we read, a message follows. */
+	u64 expires = READ_ONCE(t->expires), bucket_expiry;
 	unsigned int lvl, idx;
 
 	if ((s64)(expires - w->clk) < 0) {
@@ -706,7 +707,7 @@ static bool base_settle(struct tempo_base *base, struct tempo_timer *t,
 				new = tt_set_cpu(new & ~TT_LINKED, target) | TT_QUEUED;
 			}
 		} else if ((how & SETTLE_DUE) && tt_seq(old) == t->linked_seq &&
-			   t->expires <= now) {
+			   READ_ONCE(t->expires) <= now) {
 			act = FIRE;
 			new &= ~(TT_PENDING | TT_LINKED);
 		} else if ((old & TT_LINKED) && on_list && tt_seq(old) == t->linked_seq) {
@@ -814,7 +815,7 @@ static void tempo_kick_irq_work(struct irq_work *work)
 
 static void record_lateness(struct tempo_base *base, struct tempo_timer *t)
 {
-	s64 late_ns = ktime_get_ns() - t->expires * tick_ns;
+	s64 late_ns = ktime_get_ns() - READ_ONCE(t->expires) * tick_ns;
 	u64 late_us = late_ns > 0 ? div_u64(late_ns, NSEC_PER_USEC) : 0;
 
 	base->stats.late[min_t(unsigned int, fls64(late_us), TEMPO_LATE_BUCKETS - 1)]++;
