@@ -59,3 +59,6 @@ clean:
 		-o -name '*.mod' -o -name '*.mod.c' -o -name '.*.cmd' -o -name '*.symvers' \
 		-o -name 'modules.order' \) -delete; fi
 	rm -rf build
+
+# Verification lanes (litmus, check-kcsan): tools/verify.mk.
+include tools/verify.mk
