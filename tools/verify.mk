@@ -10,6 +10,11 @@
 #                      on any test failure, kernel splat, or KCSAN report whose text
 #                      (the stacks of both accesses) names tempo code ([tempo...]);
 #                      other KCSAN reports are listed, not counted. build/check-kcsan/.
+#   make fuzz          build/guest/tests/tempo_fuzz (tools/fuzz/fuzz_ioctl.c, static): the
+#                      /dev/tempo ioctl fuzzer, run by the VM with the other guest test
+#                      programs, so `make check` runs it on the KASAN kernel (20 s) and
+#                      `make check-kcsan` on the KCSAN one. Needs include/uapi/tempo.h
+#                      (branch dev); skipped without it.
 #   make verify        litmus, then check-kcsan
 #
 # Knobs: KCSAN_APPEND (kernel command line of the KCSAN run), KCSAN_SMP (vCPUs).
@@ -18,7 +23,22 @@ KCSAN_SMP ?= 2
 KCSAN_APPEND ?= tempo.inject_delay=20 tempo_test.stress_ms=1500 \
 	tempo_test.stress_seq_ms=3000 kcsan.skip_watch=1000
 
-.PHONY: litmus check-kcsan verify
+.PHONY: litmus check-kcsan verify fuzz
+
+FUZZ_BIN := build/guest/tests/tempo_fuzz
+FUZZ_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Werror -Iinclude -static -pthread
+
+fuzz:
+	@if [ -f include/uapi/tempo.h ]; then \
+		mkdir -p $(dir $(FUZZ_BIN)) && \
+		$(MAKE) --no-print-directory $(FUZZ_BIN); \
+	else echo "fuzz: no include/uapi/tempo.h on this branch; the ioctl fuzzer is not built"; fi
+
+$(FUZZ_BIN): tools/fuzz/fuzz_ioctl.c $(wildcard include/uapi/tempo.h)
+	$(CC) $(FUZZ_CFLAGS) $< -o $@
+
+# The VM packs build/guest/tests/: build the fuzzer before either check.
+check check-kcsan: fuzz
 
 litmus:
 	@tools/litmus/run.sh
