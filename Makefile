@@ -62,3 +62,5 @@ clean:
 	rm -rf build
 
 include tools/user/user.mk
+# Verification lanes (litmus, check-kcsan): tools/verify.mk.
+include tools/verify.mk
