@@ -10,6 +10,11 @@
 #                      on any test failure, kernel splat, or KCSAN report whose text
 #                      (the stacks of both accesses) names tempo code ([tempo...]);
 #                      other KCSAN reports are listed, not counted. build/check-kcsan/.
+#                      The same run is the allocation-failure lane: the KCSAN kernel has
+#                      FAILSLAB, FAIL_PAGE_ALLOC and KMEMLEAK, the VM's init arms them for
+#                      fail-nth, the tempo_fault suite (kunit/fault_test.c) fails each
+#                      allocation of the create paths in turn, and the init fails the run
+#                      on a kmemleak report whose allocation stack names tempo code.
 #   make fuzz          build/guest/tests/tempo_fuzz (tools/fuzz/fuzz_ioctl.c, static): the
 #                      /dev/tempo ioctl fuzzer, run by the VM with the other guest test
 #                      programs, so `make check` runs it on the KASAN kernel (20 s) and
