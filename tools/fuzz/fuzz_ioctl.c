@@ -12,6 +12,14 @@
  * the kernel a few seconds after the end, or if the process dies. The VM
  * runner fails the run on any kernel report (KASAN, lockdep, WARN) besides.
  *
+ * Where the kernel has fault injection (the KCSAN kernel of `make check-kcsan`,
+ * whose VM init arms failslab and fail_page_alloc for fail-nth), a quarter of
+ * the operations run with /proc/thread-self/fail-nth set to a small N, so the
+ * Nth allocation (or other injection point) of that one call fails: the
+ * allocation-failure paths of open, ioctl and read. The kernel must answer
+ * with an error and lose nothing; the VM's kmemleak scan after the programs
+ * fails the run on a leak from tempo code. TEMPO_FUZZ_FAILNTH=0 turns it off.
+ *
  *   tempo_fuzz [-t SECONDS] [-j THREADS] [-s SEED]
  *
  * Defaults: TEMPO_FUZZ_SECS (20) seconds, 4 threads, seed from the clock
@@ -42,7 +50,8 @@
 
 static _Atomic int fds[NFD];
 static atomic_bool stop;
-static unsigned long counts[MAXT][8];
+static unsigned long counts[MAXT][10];
+static bool failnth = true;	/* TEMPO_FUZZ_FAILNTH */
 static char *unmapped;	/* a page that is mapped PROT_NONE */
 
 enum { OP_IOCTL, OP_RANDIOCTL, OP_READ, OP_POLL, OP_OPEN, OP_CLOSE, OP_SINK, OP_N };
@@ -206,12 +215,22 @@ static void *worker_fn(void *p)
 	uint64_t s = w->seed;
 	char buf[4096];
 	int pfd[2];
+	/* This thread's fail-nth (fault-injection kernels only), or -1. */
+	int nth_fd = failnth ? open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC) : -1;
 
 	while (!atomic_load(&stop)) {
 		unsigned int op = xrand(&s) % OP_N;
 		int fd = pick_fd(&s);
+		bool armed = false;
 
 		counts[w->idx][op]++;
+		if (nth_fd >= 0 && xrand(&s) % 4 == 0) {
+			char n[8];
+			int len = snprintf(n, sizeof(n), "%u", 1 + (unsigned int)(xrand(&s) % 12));
+
+			armed = pwrite(nth_fd, n, len, 0) == len;
+			counts[w->idx][8] += armed;
+		}
 		switch (op) {
 		case OP_IOCTL:
 			if (fd >= 0)
@@ -266,7 +285,17 @@ static void *worker_fn(void *p)
 			}
 			break;
 		}
+		if (armed) {
+			char n[16] = "";
+
+			/* Reads 0 once the Nth point was reached: a failure was injected. */
+			if (pread(nth_fd, n, sizeof(n) - 1, 0) > 0 && atoi(n) == 0)
+				counts[w->idx][9]++;
+			(void)!pwrite(nth_fd, "0", 1, 0);
+		}
 	}
+	if (nth_fd >= 0)
+		close(nth_fd);
 	return NULL;
 }
 
@@ -282,7 +311,7 @@ int main(int argc, char **argv)
 	uint64_t seed = now_ns() | 1;
 	struct worker w[MAXT];
 	struct sigaction sa = { .sa_handler = on_signal };
-	unsigned long total[8] = { 0 };
+	unsigned long total[10] = { 0 };
 	uint64_t end;
 	int opt, stuck = 0;
 
@@ -298,10 +327,13 @@ int main(int argc, char **argv)
 	}
 	if (nthreads < 1 || nthreads > MAXT)
 		nthreads = 4;
+	env = getenv("TEMPO_FUZZ_FAILNTH");
+	if ((env && !strcmp(env, "0")) || access("/proc/self/fail-nth", W_OK))
+		failnth = false;
 
 	printf("KTAP version 1\n1..1\n");
-	printf("# tempo_fuzz: %u s, %u threads, seed %#llx\n", secs, nthreads,
-	       (unsigned long long)seed);
+	printf("# tempo_fuzz: %u s, %u threads, seed %#llx, fail-nth %s\n", secs, nthreads,
+	       (unsigned long long)seed, failnth ? "on" : "off");
 	fflush(stdout);
 	if (access(TEMPO_DEVICE, F_OK)) {
 		printf("ok 1 fuzz # SKIP no %s\n", TEMPO_DEVICE);
@@ -347,7 +379,7 @@ int main(int argc, char **argv)
 			printf("# thread %u is still in the kernel 10 s after the end\n", i);
 			stuck++;
 		}
-		for (int k = 0; k < 8; k++)
+		for (int k = 0; k < 10; k++)
 			total[k] += counts[i][k];
 	}
 	for (int i = 0; i < NFD; i++)
@@ -358,6 +390,9 @@ int main(int argc, char **argv)
 	       "opens %lu, closes %lu, sinks %lu\n", total[OP_IOCTL], total[OP_RANDIOCTL],
 	       total[OP_READ], total[7], total[OP_POLL], total[OP_OPEN], total[OP_CLOSE],
 	       total[OP_SINK]);
+	if (failnth)
+		printf("# fail-nth armed for %lu operations, a failure injected in %lu\n",
+		       total[8], total[9]);
 	if (stuck) {
 		printf("not ok 1 fuzz\n");
 		fflush(stdout);
