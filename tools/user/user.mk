@@ -24,9 +24,16 @@ USER_SIM := $(USER_DIR)/sim.c
 USER_HDRS := $(wildcard $(USER_DIR)/*.h $(USER_DIR)/include/*.h \
 	$(USER_DIR)/include/*/*.h) kmod/wheel.h include/tempo/timer.h
 USER_WHEEL := kmod/wheel.c
+USER_HDRS += include/tempo/order.h include/tempo/delayq.h kmod/internal.h
+# The ordered scheduler's tests see its race hook (CONFIG_KUNIT, as kunit/ does).
+USER_ORDER := kmod/wheel.c kmod/order.c
+USER_DELAYQ := kmod/wheel.c kmod/delayq.c
+USER_KUNIT := -DCONFIG_KUNIT=1
 
 USER_BINS := $(USER_OUT)/wheel_det_test $(USER_OUT)/wheel_stress \
-	$(USER_OUT)/wheel_fuzz $(USER_OUT)/bench
+	$(USER_OUT)/wheel_fuzz $(USER_OUT)/bench \
+	$(USER_OUT)/order_det_test $(USER_OUT)/order_stress $(USER_OUT)/order_fuzz \
+	$(USER_OUT)/delayq_stress
 
 $(USER_OUT)/wheel_det_test: $(USER_DIR)/wheel_det_test.c $(USER_SIM) $(USER_WHEEL) $(USER_HDRS)
 	@mkdir -p $(@D)
@@ -40,7 +47,23 @@ $(USER_OUT)/wheel_fuzz: $(USER_DIR)/wheel_fuzz.c $(USER_SIM) $(USER_WHEEL) $(USE
 	@mkdir -p $(@D)
 	$(USER_CC) $(USER_CFLAGS) $(USER_FUZZ) -o $@ $(filter %.c,$^) -lpthread
 
-$(USER_OUT)/bench: $(USER_DIR)/bench.c $(USER_SIM) $(USER_WHEEL) $(USER_HDRS)
+$(USER_OUT)/order_det_test: $(USER_DIR)/order_det_test.c $(USER_SIM) $(USER_ORDER) $(USER_HDRS)
+	@mkdir -p $(@D)
+	$(USER_CC) $(USER_CFLAGS) $(USER_KUNIT) $(USER_ASAN) -o $@ $(filter %.c,$^) -lpthread
+
+$(USER_OUT)/order_stress: $(USER_DIR)/order_stress.c $(USER_SIM) $(USER_ORDER) $(USER_HDRS)
+	@mkdir -p $(@D)
+	$(USER_CC) $(USER_CFLAGS) $(USER_KUNIT) $(USER_TSAN) -o $@ $(filter %.c,$^) -lpthread
+
+$(USER_OUT)/order_fuzz: $(USER_DIR)/order_fuzz.c $(USER_SIM) $(USER_ORDER) $(USER_HDRS)
+	@mkdir -p $(@D)
+	$(USER_CC) $(USER_CFLAGS) $(USER_FUZZ) -o $@ $(filter %.c,$^) -lpthread
+
+$(USER_OUT)/delayq_stress: $(USER_DIR)/delayq_stress.c $(USER_SIM) $(USER_DELAYQ) $(USER_HDRS)
+	@mkdir -p $(@D)
+	$(USER_CC) $(USER_CFLAGS) $(USER_TSAN) -o $@ $(filter %.c,$^) -lpthread
+
+$(USER_OUT)/bench: $(USER_DIR)/bench.c $(USER_SIM) $(USER_ORDER) $(USER_HDRS)
 	@mkdir -p $(@D)
 	$(USER_CC) $(filter-out -O1,$(USER_CFLAGS)) -O2 -o $@ $(filter %.c,$^) -lpthread
 
