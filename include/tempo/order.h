@@ -207,11 +207,12 @@ void tempo_order_stats(struct tempo_order *order,
 		       struct tempo_order_stats *stats);
 u64 tempo_order_stats_all(struct tempo_order_stats *stats);
 
-#if IS_ENABLED(CONFIG_KUNIT)
 /*
  * Test only: a hook called where the lost hand-off race is decided, so that
  * kunit/order_test.c can hold one side there while the other moves. @st is
- * the state just read from the ticket's slot.
+ * the state just read from the ticket's slot. The points are declared in
+ * every build: order_hook() in kmod/order.c names them unconditionally (its
+ * body is empty without CONFIG_KUNIT).
  */
 enum tempo_order_hook_point {
 	TEMPO_ORDER_HOOK_OWNER_SEEN,	/* run/trash read its slot, before cmpxchg */
@@ -219,6 +220,7 @@ enum tempo_order_hook_point {
 	TEMPO_ORDER_HOOK_DRAIN_SEEN,	/* drainer read the next slot, before cmpxchg */
 };
 
+#if IS_ENABLED(CONFIG_KUNIT)
 typedef void (*tempo_order_hook_fn_t)(struct tempo_order *order, u64 ticket,
 				      enum tempo_order_hook_point where,
 				      enum tempo_order_slot_state st);
