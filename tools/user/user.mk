@@ -7,13 +7,15 @@
 #   make user-bench         the native benchmarks only (build/user/bench.json)
 #
 # Knobs: USER_STRESS_SECS (per TSan stress run, default 3),
-#        USER_FUZZ_SECS (libFuzzer time, default 60).
+#        USER_FUZZ_SECS (wheel libFuzzer time, default 60),
+#        USER_ORDER_FUZZ_SECS (order libFuzzer time, default 30).
 
 USER_CC ?= clang
 USER_OUT := build/user
 USER_DIR := tools/user
 USER_STRESS_SECS ?= 3
 USER_FUZZ_SECS ?= 60
+USER_ORDER_FUZZ_SECS ?= 30
 USER_CFLAGS := -std=gnu11 -g -O1 -Wall -Wno-unused-function -fno-omit-frame-pointer \
 	-I$(USER_DIR)/include -Iinclude -Ikmod -I$(USER_DIR)
 USER_ASAN := -fsanitize=address,undefined -fno-sanitize=pointer-overflow \
@@ -32,8 +34,7 @@ USER_KUNIT := -DCONFIG_KUNIT=1
 
 USER_BINS := $(USER_OUT)/wheel_det_test $(USER_OUT)/wheel_stress \
 	$(USER_OUT)/wheel_fuzz $(USER_OUT)/bench \
-	$(USER_OUT)/order_det_test $(USER_OUT)/order_stress $(USER_OUT)/order_fuzz \
-	$(USER_OUT)/delayq_stress
+	$(USER_OUT)/order_det_test $(USER_OUT)/order_stress $(USER_OUT)/order_fuzz
 
 $(USER_OUT)/wheel_det_test: $(USER_DIR)/wheel_det_test.c $(USER_SIM) $(USER_WHEEL) $(USER_HDRS)
 	@mkdir -p $(@D)
@@ -75,6 +76,7 @@ test-user: deps
 	@$(MAKE) --no-print-directory user-build >$(USER_OUT)/build.log 2>&1 || \
 		{ cat $(USER_OUT)/build.log; echo "test-user: build failed"; echo "0 passed, 1 failed"; exit 1; }
 	@USER_STRESS_SECS=$(USER_STRESS_SECS) USER_FUZZ_SECS=$(USER_FUZZ_SECS) \
+		USER_ORDER_FUZZ_SECS=$(USER_ORDER_FUZZ_SECS) \
 		$(USER_DIR)/run.sh $(USER_OUT)
 
 user-bench: $(USER_OUT)/bench

@@ -144,7 +144,12 @@ static inline s64 div_s64(s64 a, s32 b) { return a / b; }
 #define WRITE_ONCE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 #define smp_load_acquire(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define smp_store_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#if defined(__x86_64__) && !defined(TEMPO_TSAN)
+/* arch/x86/include/asm/barrier.h: a locked add, cheaper than mfence. */
+#define smp_mb() __asm__ __volatile__("lock; addl $0,-4(%%rsp)" ::: "memory", "cc")
+#else
 #define smp_mb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#endif
 #define smp_rmb() __atomic_thread_fence(__ATOMIC_ACQUIRE)
 #define smp_wmb() __atomic_thread_fence(__ATOMIC_RELEASE)
 #define smp_mb__before_atomic() smp_mb()
@@ -333,12 +338,14 @@ static inline void *tempo_pcpu_ptr(void *p, unsigned int cpu)
 #define this_cpu_ptr(p) per_cpu_ptr(p, smp_processor_id())
 #define raw_cpu_ptr(p) this_cpu_ptr(p)
 /*
- * this_cpu_*() are single instructions on the owner CPU (x86: incq %gs:...),
- * which remote readers sum with READ_ONCE(): relaxed atomics model that.
+ * this_cpu_*() are single unlocked instructions on the owner CPU (x86:
+ * incq %gs:...), which remote readers sum with READ_ONCE(): a relaxed load
+ * and store by the owner model that (no lock prefix, no tearing).
  */
-#define this_cpu_inc(x) ((void)__atomic_fetch_add(this_cpu_ptr(&(x)), 1, __ATOMIC_RELAXED))
-#define this_cpu_dec(x) ((void)__atomic_fetch_sub(this_cpu_ptr(&(x)), 1, __ATOMIC_RELAXED))
-#define this_cpu_add(x, v) ((void)__atomic_fetch_add(this_cpu_ptr(&(x)), (v), __ATOMIC_RELAXED))
+#define this_cpu_add(x, v) do { __typeof__(&(x)) __p = this_cpu_ptr(&(x));	\
+	__atomic_store_n(__p, __atomic_load_n(__p, __ATOMIC_RELAXED) + (v), __ATOMIC_RELAXED); } while (0)
+#define this_cpu_inc(x) this_cpu_add(x, 1)
+#define this_cpu_dec(x) this_cpu_add(x, -1)
 #define this_cpu_read(x) __atomic_load_n(this_cpu_ptr(&(x)), __ATOMIC_RELAXED)
 #define this_cpu_write(x, v) __atomic_store_n(this_cpu_ptr(&(x)), (v), __ATOMIC_RELAXED)
 #define __this_cpu_inc(x) this_cpu_inc(x)
