@@ -23,6 +23,7 @@ tests=(
 	"order_stress_tsan_4cpu|$out/order_stress $secs 4"
 	"order_stress_tsan_deadline_3cpu|$out/order_stress $secs 3 deadline"
 	"order_fuzz|$out/order_fuzz -max_total_time=$ofuzz -max_len=256 -timeout=10 -artifact_prefix=$out/ $out/corpus_order tools/user/corpus/order"
+	"delayq_stress_tsan_4cpu|$out/delayq_stress $secs 4"
 	"bench|$out/bench $out/bench.json"
 )
 echo "KTAP version 1"
@@ -40,7 +41,7 @@ for t in "${tests[@]}"; do
 		echo "ok $n $name"
 		pass=$((pass + 1))
 	else
-		grep -E "^    not ok|CHECK|SUMMARY: |EARLY|ORDER|OVERLAP|DUP|WRONG|LOST|wheel_fuzz:|order_fuzz:|WARNING:|^# " "$log" | sort | uniq -c | sort -rn | head -8 | sed 's/^/# /'
+		grep -E "^    not ok|CHECK|SUMMARY: |EARLY|ORDER|OVERLAP|DUP|WRONG|HERD|CONSERVATION|wheel_fuzz:|order_fuzz:|WARNING:|^# " "$log" | sort | uniq -c | sort -rn | head -8 | sed 's/^/# /'
 		echo "# see $log (exit $rc)"
 		echo "not ok $n $name"
 		fail=$((fail + 1))

@@ -34,7 +34,8 @@ USER_KUNIT := -DCONFIG_KUNIT=1
 
 USER_BINS := $(USER_OUT)/wheel_det_test $(USER_OUT)/wheel_stress \
 	$(USER_OUT)/wheel_fuzz $(USER_OUT)/bench \
-	$(USER_OUT)/order_det_test $(USER_OUT)/order_stress $(USER_OUT)/order_fuzz
+	$(USER_OUT)/order_det_test $(USER_OUT)/order_stress $(USER_OUT)/order_fuzz \
+	$(USER_OUT)/delayq_stress
 
 $(USER_OUT)/wheel_det_test: $(USER_DIR)/wheel_det_test.c $(USER_SIM) $(USER_WHEEL) $(USER_HDRS)
 	@mkdir -p $(@D)
