@@ -27,6 +27,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <unistd.h>
 #include <linux/types.h>
 #include <tempo/order.h>
@@ -73,6 +74,25 @@ static u64 rnd(u64 *s)
 	*s ^= *s >> 7;
 	*s ^= *s << 17;
 	return *s;
+}
+
+/*
+ * The core's race hook (CONFIG_KUNIT) as a jitter point, like
+ * tempo_inject_delay(): at the points where the hand-off race is decided,
+ * sometimes yield, so that the other side moves in the window.
+ */
+static void jitter_hook(struct tempo_order *order, u64 t, enum tempo_order_hook_point where,
+			enum tempo_order_slot_state st)
+{
+	static __thread u64 seed;
+
+	(void)order;
+	(void)where;
+	(void)st;
+	if (!seed)
+		seed = 0x2545f4914f6cdd1dULL ^ (t << 1) ^ (uintptr_t)&seed;
+	if (rnd(&seed) % 8 == 0)
+		sched_yield();
 }
 
 static void complete(u64 t)
@@ -259,10 +279,39 @@ int main(int argc, char **argv)
 	o = tempo_order_create(WINDOW, &opts);
 	if (IS_ERR(o))
 		return 1;
+	tempo_order_set_test_hook(o, jitter_hook);
 	for (c = 0; c < ncpus; c++)
 		pthread_create(&th[c], NULL, cpu_thread, (void *)(uintptr_t)c);
-	usleep((useconds_t)(secs * 1e6));
-	ST(stop, 1);
+	/*
+	 * Watch progress: a stranded ticket (a lost hand-off) stops every
+	 * completion behind it, and the takers sleep forever. Report it as a
+	 * stall instead of hanging until the harness's timeout.
+	 */
+	{
+		u64 t0 = tempo_sim_real_ns(), last_ns = t0, last = 0;
+
+		for (;;) {
+			u64 now = tempo_sim_real_ns(), moved;
+
+			usleep(20000);
+			tempo_order_stats(o, &st);
+			moved = st.completed + st.trashed + st.timed_out;
+			if (moved != last || !st.pending) {
+				last = moved;
+				last_ns = now;
+			} else if (now - last_ns > 3 * NSEC_PER_SEC) {
+				printf("# STALL: no completion for 3 s: taken %llu finished %llu pending %llu\n",
+				       st.taken, moved, st.pending);
+				printf("# SUMMARY order_stress STALL FAIL\n");
+				fflush(stdout);
+				_exit(1);
+			}
+			if (now - t0 > secs * 1e9)
+				ST(stop, 1);
+			if (LD(stop) && LD(quiet) == (int)ncpus)
+				break;
+		}
+	}
 	for (c = 0; c < ncpus; c++)
 		pthread_join(th[c], NULL);
 	tempo_sim_set_threaded(false);

@@ -370,10 +370,25 @@ static inline ktime_t ktime_sub(ktime_t a, ktime_t b) { return a - b; }
 #define HZ 250
 
 /* ---- memory ---------------------------------------------------------- */
-static inline void *kzalloc(size_t n, gfp_t f) { (void)f; return calloc(1, n); }
-static inline void *kmalloc(size_t n, gfp_t f) { (void)f; return f & __GFP_ZERO ? calloc(1, n) : malloc(n); }
-static inline void *kcalloc(size_t c, size_t n, gfp_t f) { (void)f; return calloc(c, n); }
-static inline void *kmalloc_array(size_t c, size_t n, gfp_t f) { (void)f; return calloc(c, n); }
+/*
+ * kmalloc() aligns power-of-two sizes naturally and everything to at least
+ * ARCH_KMALLOC_MINALIGN; vmalloc() to a page. Cache-line alignment (64)
+ * covers the ____cacheline_aligned structures the cores allocate.
+ */
+static inline void *tempo_kalloc(size_t n, bool zero)
+{
+	void *p = NULL;
+
+	if (posix_memalign(&p, 64, n ? n : 1))
+		return NULL;
+	if (zero)
+		memset(p, 0, n);
+	return p;
+}
+static inline void *kzalloc(size_t n, gfp_t f) { (void)f; return tempo_kalloc(n, true); }
+static inline void *kmalloc(size_t n, gfp_t f) { return tempo_kalloc(n, f & __GFP_ZERO); }
+static inline void *kcalloc(size_t c, size_t n, gfp_t f) { (void)f; return c && n > SIZE_MAX / c ? NULL : tempo_kalloc(c * n, true); }
+static inline void *kmalloc_array(size_t c, size_t n, gfp_t f) { return kcalloc(c, n, f); }
 #define kvzalloc kzalloc
 #define kvcalloc kcalloc
 #define kvmalloc_array kmalloc_array
