@@ -8,7 +8,7 @@ set -u
 out=${1:-build/user}
 secs=${USER_STRESS_SECS:-3}
 fuzz=${USER_FUZZ_SECS:-60}
-ofuzz=${USER_ORDER_FUZZ_SECS:-30}
+ofuzz=${USER_ORDER_FUZZ_SECS:-20}
 pass=0 fail=0 n=0
 export TSAN_OPTIONS="halt_on_error=0 exitcode=66 report_signal_unsafe=0"
 export ASAN_OPTIONS="detect_leaks=1"

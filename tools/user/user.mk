@@ -8,14 +8,14 @@
 #
 # Knobs: USER_STRESS_SECS (per TSan stress run, default 3),
 #        USER_FUZZ_SECS (wheel libFuzzer time, default 60),
-#        USER_ORDER_FUZZ_SECS (order libFuzzer time, default 30).
+#        USER_ORDER_FUZZ_SECS (order libFuzzer time, default 20).
 
 USER_CC ?= clang
 USER_OUT := build/user
 USER_DIR := tools/user
 USER_STRESS_SECS ?= 3
 USER_FUZZ_SECS ?= 60
-USER_ORDER_FUZZ_SECS ?= 30
+USER_ORDER_FUZZ_SECS ?= 20
 USER_CFLAGS := -std=gnu11 -g -O1 -Wall -Wno-unused-function -fno-omit-frame-pointer \
 	-I$(USER_DIR)/include -Iinclude -Ikmod -I$(USER_DIR)
 USER_ASAN := -fsanitize=address,undefined -fno-sanitize=pointer-overflow \
