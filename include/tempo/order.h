@@ -157,9 +157,12 @@ typedef void (*tempo_order_req_fn_t)(struct tempo_order_req *req);
  * @ticket: the ticket it was given; read-only for the caller.
  * @work_fn: private.
  * @done_fn: private.
- * @status: 0 when @done_fn runs in order. -ETIME when the domain's deadline
+ * @status: 0 when @done_fn runs in order. Nonzero when the domain's deadline
  *	timed the ticket out before @work_fn returned: @done_fn then runs
  *	once, at once, out of order, so that the request can be released.
+ *	That is -ETIME, or -EINVAL once a later ticket of the same slot has
+ *	timed out too (see tempo_order_run()); treat any nonzero value as
+ *	"released out of order".
  */
 struct tempo_order_req {
 	struct work_struct	work;
