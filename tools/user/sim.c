@@ -105,10 +105,15 @@ struct pcpu_block { size_t off, end; };
 static struct pcpu_block pcpu_blocks[256];
 static unsigned int pcpu_nblocks;
 
+__thread unsigned int tempo_fail_nth;
+
 void *tempo_pcpu_alloc(size_t size, size_t align)
 {
 	size_t off;
 	unsigned int c;
+
+	if (tempo_should_fail())
+		return NULL;
 
 	pthread_mutex_lock(&pcpu_lock);
 	pcpu_arena_init();

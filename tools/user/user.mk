@@ -35,7 +35,7 @@ USER_KUNIT := -DCONFIG_KUNIT=1
 USER_BINS := $(USER_OUT)/wheel_det_test $(USER_OUT)/wheel_stress \
 	$(USER_OUT)/wheel_fuzz $(USER_OUT)/bench \
 	$(USER_OUT)/order_det_test $(USER_OUT)/order_stress $(USER_OUT)/order_fuzz \
-	$(USER_OUT)/delayq_stress
+	$(USER_OUT)/delayq_stress $(USER_OUT)/fault_det_test
 
 $(USER_OUT)/wheel_det_test: $(USER_DIR)/wheel_det_test.c $(USER_SIM) $(USER_WHEEL) $(USER_HDRS)
 	@mkdir -p $(@D)
@@ -64,6 +64,11 @@ $(USER_OUT)/order_fuzz: $(USER_DIR)/order_fuzz.c $(USER_SIM) $(USER_ORDER) $(USE
 $(USER_OUT)/delayq_stress: $(USER_DIR)/delayq_stress.c $(USER_SIM) $(USER_DELAYQ) $(USER_HDRS)
 	@mkdir -p $(@D)
 	$(USER_CC) $(USER_CFLAGS) $(USER_TSAN) -o $@ $(filter %.c,$^) -lpthread
+
+# Allocation-failure paths under ASan/LeakSanitizer.
+$(USER_OUT)/fault_det_test: $(USER_DIR)/fault_det_test.c $(USER_SIM) $(USER_ORDER) kmod/delayq.c $(USER_HDRS)
+	@mkdir -p $(@D)
+	$(USER_CC) $(USER_CFLAGS) $(USER_ASAN) -o $@ $(filter %.c,$^) -lpthread
 
 $(USER_OUT)/bench: $(USER_DIR)/bench.c $(USER_SIM) $(USER_ORDER) $(USER_HDRS)
 	@mkdir -p $(@D)

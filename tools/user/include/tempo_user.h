@@ -375,9 +375,23 @@ static inline ktime_t ktime_sub(ktime_t a, ktime_t b) { return a - b; }
  * ARCH_KMALLOC_MINALIGN; vmalloc() to a page. Cache-line alignment (64)
  * covers the ____cacheline_aligned structures the cores allocate.
  */
+/*
+ * Allocation-failure injection, as the kernel's fail-nth: when nonzero, the
+ * calling thread's Nth allocation from here on (kmalloc family and
+ * alloc_percpu) fails. tools/user/fault_det_test.c.
+ */
+extern __thread unsigned int tempo_fail_nth;
+static inline bool tempo_should_fail(void)
+{
+	return tempo_fail_nth && !--tempo_fail_nth;
+}
+
 static inline void *tempo_kalloc(size_t n, bool zero)
 {
 	void *p = NULL;
+
+	if (tempo_should_fail())
+		return NULL;
 
 	if (posix_memalign(&p, 64, n ? n : 1))
 		return NULL;
