@@ -59,3 +59,4 @@ clean:
 		-o -name '*.mod' -o -name '*.mod.c' -o -name '.*.cmd' -o -name '*.symvers' \
 		-o -name 'modules.order' \) -delete; fi
 	rm -rf build
+include tools/bench/bench.mk
