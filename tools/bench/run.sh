@@ -10,6 +10,8 @@
 # Environment:
 #   TEMPO_BENCH_REPS   repetitions of every measurement (5)
 #   TEMPO_BENCH_QUICK  1: smallest tiers only (a smoke run of a few minutes)
+#   TEMPO_BENCH_KVARIANT  kernel variant (bench); "tempo" smoke-tests the module
+#                      under the debug kernel (its figures mean nothing)
 #   TEMPO_VM_SMP       vCPUs (2); TEMPO_VM_MEM MiB (2048), as tools/vm/run.sh
 #
 # The sources are copied to build/bench/mod/ so that objects built for the
@@ -23,7 +25,8 @@ mod=$out/mod
 msg() { echo "bench: $*" >&2; }
 die() { msg "error: $*"; exit 1; }
 
-kdir=$("$root/tools/vm/kernel.sh" bench) || die "the bench kernel did not build"
+kvariant=${TEMPO_BENCH_KVARIANT:-bench}
+kdir=$("$root/tools/vm/kernel.sh" "$kvariant") || die "the bench kernel did not build"
 msg "kernel $kdir"
 
 # 1. modules: tempo.ko and tempo_bench.ko in one kbuild pass (shared symbols)

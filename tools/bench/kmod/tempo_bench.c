@@ -64,10 +64,16 @@
 #if __has_include(<tempo/order.h>)
 #include <tempo/order.h>
 #define HAVE_TEMPO_ORDER 1
+#define HAVE_ORDER_STR "yes"
+#else
+#define HAVE_ORDER_STR "no"
 #endif
 #if __has_include(<tempo/delayq.h>)
 #include <tempo/delayq.h>
 #define HAVE_TEMPO_DELAYQ 1
+#define HAVE_DELAYQ_STR "yes"
+#else
+#define HAVE_DELAYQ_STR "no"
 #endif
 
 static unsigned int sample_ms = 200;
@@ -82,7 +88,7 @@ static unsigned int work_iters = 64;
 module_param(work_iters, uint, 0644);
 MODULE_PARM_DESC(work_iters, "iterations of the small parallel step of order (default 64)");
 
-#define MAX_TIMERS	(1U << 20)
+#define MAX_TIMERS	BIT(20)
 #define MAX_THREADS	16
 #define BATCH		256
 /* Far enough that no timer of a cancel sample ever fires during the sample. */
@@ -186,14 +192,18 @@ static int brun_go(struct brun *r)
 		t->err = 0;
 		init_completion(&t->done);
 		t->task = kthread_create(bthread_fn, t, "tempo_bench/%d", i);
-		if (IS_ERR(t->task))
-			return PTR_ERR(t->task);	/* leaks earlier threads at the gate: never seen */
+		if (IS_ERR(t->task)) {
+			err = PTR_ERR(t->task);
+			while (--i >= 0)	/* never woken: threadfn does not run */
+				kthread_stop(r->th[i].task);
+			return err;
+		}
 		kthread_bind(t->task, t->cpu);
 	}
 	for (i = 0; i < r->nthreads; i++)
 		wake_up_process(r->th[i].task);
 	while (atomic_read(&r->ready) < r->nthreads)
-		msleep(1);
+		usleep_range(1000, 2000);
 	r->t0 = ktime_get_ns();
 	WRITE_ONCE(r->go, true);
 	wake_up_all(&r->gate);
@@ -457,6 +467,7 @@ struct fire_ctx {
 	bool		burst;
 	u64		common_deadline;
 	atomic_t	fired;
+	atomic_t	armed_late;	/* burst: armed after the common deadline */
 	u64		first, last;
 	s64		*late;		/* ns, per item */
 	struct fire_item *items;
@@ -503,9 +514,12 @@ static int fire_pre(struct bthread *t)
 		struct fire_item *it = &f->items[i];
 		u64 now = ktime_get_ns(), delay;
 
-		if (f->burst)
+		if (f->burst && (s64)(f->common_deadline - now) <= 0) {
+			delay = 0;	/* arming outran the common deadline */
+			atomic_inc(&f->armed_late);
+		} else if (f->burst) {
 			delay = f->common_deadline - now;
-		else
+		} else
 			delay = (2 + xorshift32(&seed) % 100) * NSEC_PER_MSEC;
 		it->deadline = now + delay;
 		switch (f->sys) {
@@ -577,7 +591,7 @@ static int cmd_fire(const char *sys_s, u32 k, bool burst)
 	f->k = k;
 	f->burst = burst;
 	/* arming K timers under TCG takes up to a few us each */
-	f->common_deadline = ktime_get_ns() + 300 * NSEC_PER_MSEC + (u64)k * 4000;
+	f->common_deadline = ktime_get_ns() + 300 * NSEC_PER_MSEC + (u64)k * 20000;
 	fire_cur = f;
 	r->nthreads = min_t(int, num_online_cpus(), MAX_THREADS);
 	r->ctx = f;
@@ -586,7 +600,7 @@ static int cmd_fire(const char *sys_s, u32 k, bool burst)
 	err = brun_go(r);
 	stop = jiffies + 30 * HZ;
 	while (atomic_read(&f->fired) < k && time_before(jiffies, stop))
-		msleep(5);
+		usleep_range(5000, 10000);
 	if (atomic_read(&f->fired) < k) {
 		pr_err("tempo_bench: %s %s: %d of %u fired in 30 s\n",
 		       burst ? "burst" : "spread", sys_s, atomic_read(&f->fired), k);
@@ -606,7 +620,8 @@ static int cmd_fire(const char *sys_s, u32 k, bool burst)
 
 		if (burst) {
 			scnprintf(head, sizeof(head),
-				  "name=fire_burst system=%s timers=%u cpus=all", sys_s, k);
+				  "name=fire_burst system=%s timers=%u cpus=all armed_late=%d",
+				  sys_s, k, atomic_read(&f->armed_late));
 			emit_milli(head, div64_u64((f->last - f->first) * 1000, k - 1),
 				   "ns/expiry");
 		} else {
@@ -949,7 +964,7 @@ struct jnode {
 };
 
 struct jdq {
-	spinlock_t		lock;
+	spinlock_t		lock;		/* the ReentrantLock: all below */
 	wait_queue_head_t	available;
 	struct task_struct	*leader;
 	struct jnode		**heap;
@@ -1211,8 +1226,8 @@ static int cmd_dq(const char *sys_s, u32 k)
 		char head[160];
 
 		scnprintf(head, sizeof(head),
-			  "name=delayq system=%s pending=%u items=%u producers=%d consumers=%d delay=0..1ms",
-			  sys_s, dq_pending, k, ncpu, ncpu);
+			  "name=delayq system=%s pending=%u items=%u producers=%d consumers=%d %s",
+			  sys_s, dq_pending, k, ncpu, ncpu, "delay=0..1ms");
 		emit_milli(head, div64_u64((r->t1 - r->t0) * 1000, k), "ns/item");
 	}
 out:
@@ -1301,8 +1316,7 @@ static int __init tempo_bench_init(void)
 	dir = debugfs_create_dir("tempo_bench", NULL);
 	debugfs_create_file("run", 0600, dir, NULL, &run_fops);
 	pr_info("tempo_bench: ready (order %s, delayq %s, padata %s)\n",
-		IS_ENABLED(HAVE_TEMPO_ORDER) ? "yes" : "no",
-		IS_ENABLED(HAVE_TEMPO_DELAYQ) ? "yes" : "no",
+		HAVE_ORDER_STR, HAVE_DELAYQ_STR,
 		IS_ENABLED(CONFIG_PADATA) ? "yes" : "no");
 	return 0;
 }
