@@ -91,9 +91,17 @@ static int __init tempo_init(void)
 	err = tempo_wheel_init(tick_ns, wheel_levels);
 	if (err)
 		return err;
+	err = tempo_order_init();
+	if (err)
+		goto err_wheel_exit;
+	err = tempo_delayq_init();
+	if (err)
+		goto err_order_exit;
 
 	tempo_debugfs_init();
 	tempo_wheel_debugfs(tempo_debugfs_dir);
+	tempo_order_debugfs(tempo_debugfs_dir);
+	tempo_delayq_debugfs(tempo_debugfs_dir);
 
 	err = misc_register(&tempo_miscdev);
 	if (err) {
@@ -106,6 +114,10 @@ static int __init tempo_init(void)
 
 err_remove_debugfs:
 	debugfs_remove(tempo_debugfs_dir);
+	tempo_delayq_exit();
+err_order_exit:
+	tempo_order_exit();
+err_wheel_exit:
 	tempo_wheel_exit();
 	return err;
 }
@@ -115,6 +127,8 @@ static void __exit tempo_exit(void)
 {
 	misc_deregister(&tempo_miscdev);
 	debugfs_remove(tempo_debugfs_dir);
+	tempo_delayq_exit();
+	tempo_order_exit();
 	tempo_wheel_exit();
 	pr_info("unloaded\n");
 }
