@@ -81,7 +81,8 @@ def main():
         order = sorted(systems, key=lambda s: (not s.startswith("tempo"), s))
         for s in order:
             v = systems[s]
-            ratios = {o: advantage(meds[s], meds[o], unit) for o in systems if o != s}
+            ratios = {} if name == "parts" else {
+                o: advantage(meds[s], meds[o], unit) for o in systems if o != s}
             results.append({
                 "name": name, "system": s, "parameters": dict(params),
                 "median": meds[s], "min": min(v), "max": max(v), "samples": len(v),

@@ -10,6 +10,7 @@
 # Environment:
 #   TEMPO_BENCH_REPS   repetitions of every measurement (5)
 #   TEMPO_BENCH_QUICK  1: smallest tiers only (a smoke run of a few minutes)
+#   TEMPO_BENCH_ONLY   comma-separated sections (cancel,burst,spread,order,dq,ubench)
 #   TEMPO_BENCH_KVARIANT  kernel variant (bench); "tempo" smoke-tests the module
 #                      under the debug kernel (its figures mean nothing)
 #   TEMPO_VM_SMP       vCPUs (2); TEMPO_VM_MEM MiB (2048), as tools/vm/run.sh
@@ -69,6 +70,7 @@ busybox=${BUSYBOX:-/bin/busybox}
 
 # 4. one boot
 append="tempo_bench_reps=${TEMPO_BENCH_REPS:-5} tempo_bench_quick=${TEMPO_BENCH_QUICK:-0}"
+[ -n "${TEMPO_BENCH_ONLY:-}" ] && append+=" tempo_bench_only=$TEMPO_BENCH_ONLY"
 msg "booting the VM (TCG); the run is bounded to ${TEMPO_VM_TIMEOUT:-1500} s"
 start=$(date +%s)
 mkdir -p "$root/build"

@@ -9,16 +9,21 @@
 # "BENCH-ERR".
 #
 # Kernel command line: tempo_bench_reps=N (default 5; the 1M cancel tier runs
-# max(2, N-2) times), tempo_bench_quick=1 (smallest tiers only, for a smoke run).
+# max(2, N-2) times), tempo_bench_quick=1 (smallest tiers only, for a smoke run),
+# tempo_bench_only=a,b (only these sections: cancel burst spread order dq parts ubench).
 
 reps=5
 quick=0
+only=
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	tempo_bench_reps=*) reps=${arg#tempo_bench_reps=} ;;
 	tempo_bench_quick=*) quick=${arg#tempo_bench_quick=} ;;
+	tempo_bench_only=*) only=${arg#tempo_bench_only=} ;;
 	esac
 done
+
+want() { [ -z "$only" ] || case ",$only," in *",$1,"*) true ;; *) false ;; esac; }
 
 out=/tmp/bench.out
 : >$out
@@ -69,7 +74,7 @@ start=$(date +%s)
 rep=1
 while [ $rep -le $reps ]; do
 	echo "bench: repetition $rep of $reps ($(($(date +%s) - start)) s so far)"
-	for n in $tiers; do
+	want cancel && for n in $tiers; do
 		if [ "$n" = 1048576 ] && [ $rep -gt $((reps > 4 ? reps - 2 : 2)) ]; then
 			continue
 		fi
@@ -79,19 +84,20 @@ while [ $rep -le $reps ]; do
 			done
 		done
 	done
-	for s in $(rot $rep tempo dwork hrtimer); do
+	want burst && for s in $(rot $rep tempo dwork hrtimer); do
 		kb burst $s 32768
 	done
-	for s in $(rot $rep tempo dwork hrtimer); do
+	want spread && for s in $(rot $rep tempo dwork hrtimer); do
 		kb spread $s 8192
 	done
-	for s in $(rot $rep tempo tempo_inline padata owq rob); do
+	want order && for s in $(rot $rep tempo tempo_inline padata owq rob); do
 		kb order $s 32768
 	done
-	for s in $(rot $rep tempo java); do
+	want dq && for s in $(rot $rep tempo java); do
 		kb dq $s 16384
 	done
-	for m in cancel expire; do
+	want parts && kb parts - 0
+	want ubench && for m in cancel expire; do
 		for s in $(rot $rep tempo timerfd io_uring posix); do
 			ub $m $s
 		done

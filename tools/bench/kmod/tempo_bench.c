@@ -26,6 +26,8 @@
  *	order SYS M         SYS in tempo tempo_inline padata owq rob. M items
  *			    submitted from all CPUs, a small parallel step each,
  *			    completions in submission order: ns per item.
+ *	parts - 0           ns per call of the primitives an arm/cancel is
+ *			    built from (clock read, irq save, cmpxchg, lock).
  *	dq SYS K            SYS in tempo java. A delay queue holding
  *			    dq_pending (100K) far-future items; K items with
  *			    0..1 ms delays put by one producer per CPU and taken
@@ -1246,6 +1248,90 @@ out:
 	return err;
 }
 
+/* ---- parts: what one arm+cancel is made of, on this emulated CPU ---- */
+
+static noinline u64 part_ktime(u32 n)
+{
+	u64 x = 0;
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		x += ktime_get_ns();
+	return x;
+}
+
+static noinline u64 part_irqsave(u32 n)
+{
+	unsigned long flags;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		local_irq_save(flags);
+		local_irq_restore(flags);
+	}
+	return 0;
+}
+
+static noinline u64 part_cmpxchg(u32 n)
+{
+	static atomic_long_t word;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		long old = atomic_long_read(&word);
+
+		atomic_long_try_cmpxchg(&word, &old, old + 1);
+	}
+	return 0;
+}
+
+static noinline u64 part_spinlock(u32 n)
+{
+	static DEFINE_SPINLOCK(lock);
+	unsigned long flags;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		spin_lock_irqsave(&lock, flags);
+		spin_unlock_irqrestore(&lock, flags);
+	}
+	return 0;
+}
+
+static noinline u64 part_div(u32 n)
+{
+	u64 x = 0;
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		x += div_u64(ktime_get_ns() + i, READ_ONCE(sample_ms) | 1);
+	return x;
+}
+
+static int cmd_parts(void)
+{
+	static const struct { const char *name; u64 (*fn)(u32 n); } parts[] = {
+		{ "ktime_get_ns", part_ktime },
+		{ "irqsave_restore", part_irqsave },
+		{ "cmpxchg", part_cmpxchg },
+		{ "spin_lock_irqsave", part_spinlock },
+		{ "ktime_get_ns+div_u64", part_div },
+	};
+	const u32 n = 200000;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(parts); i++) {
+		char head[96];
+		u64 t0 = ktime_get_ns(), t1;
+
+		parts[i].fn(n);
+		t1 = ktime_get_ns();
+		scnprintf(head, sizeof(head), "name=parts system=%s", parts[i].name);
+		emit_milli(head, div64_u64((t1 - t0) * 1000, n), "ns/op");
+	}
+	return 0;
+}
+
 /* ---- debugfs ---- */
 
 static ssize_t run_write(struct file *file, const char __user *ubuf,
@@ -1276,6 +1362,8 @@ static ssize_t run_write(struct file *file, const char __user *ubuf,
 		err = cmd_order(b, n);
 	else if (!strcmp(a, "dq"))
 		err = cmd_dq(b, n);
+	else if (!strcmp(a, "parts"))
+		err = cmd_parts();
 	else
 		err = -EINVAL;
 	if (err)
