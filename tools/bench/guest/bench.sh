@@ -96,6 +96,9 @@ while [ $rep -le $reps ]; do
 	want dq && for s in $(rot $rep tempo java); do
 		kb dq $s 16384
 	done
+	want dq && for s in $(rot $rep tempo java); do
+		kb dq0 $s 16384
+	done
 	want parts && kb parts - 0
 	want ubench && for m in cancel expire; do
 		for s in $(rot $rep tempo timerfd io_uring posix); do

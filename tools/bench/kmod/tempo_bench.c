@@ -26,6 +26,9 @@
  *	order SYS M         SYS in tempo tempo_inline padata owq rob. M items
  *			    submitted from all CPUs, a small parallel step each,
  *			    completions in submission order: ns per item.
+ *	dq0 SYS K           the same queue, one thread putting an item that is
+ *			    already due and taking it back, K times: the data
+ *			    structure without timers or wake-ups. ns per pair.
  *	parts - 0           ns per call of the primitives an arm/cancel is
  *			    built from (clock read, irq save, cmpxchg, lock).
  *	dq SYS K            SYS in tempo java. A delay queue holding
@@ -1105,6 +1108,7 @@ struct dq_item {
 struct dq_ctx {
 	enum dsys		sys;
 	u32			k;
+	bool			immediate;	/* one thread: put(delay 0), take */
 	int			producers;
 	struct dq_item		*items;		/* dq_pending far ones, then k moving ones */
 	struct jdq		j;
@@ -1112,6 +1116,34 @@ struct dq_ctx {
 	struct tempo_delayq	*q;
 #endif
 };
+
+/* put an already-due item and take it back: the data structure alone */
+static void dq_immediate_body(struct bthread *t)
+{
+	struct dq_ctx *c = t->run->ctx;
+	u32 i;
+
+	for (i = 0; i < c->k; i++) {
+		struct dq_item *it = &c->items[dq_pending + i];
+
+#ifdef HAVE_TEMPO_DELAYQ
+		if (c->sys == D_TEMPO) {
+			if (tempo_delayq_put(c->q, &it->node, 0) ||
+			    IS_ERR(tempo_delayq_take(c->q))) {
+				t->err = -EIO;
+				return;
+			}
+			continue;
+		}
+#endif
+		it->j.deadline = ktime_get_ns();
+		if (jdq_put(&c->j, &it->j)) {
+			t->err = -ENOSPC;
+			return;
+		}
+		jdq_take(&c->j);
+	}
+}
 
 static void dq_body(struct bthread *t)
 {
@@ -1157,7 +1189,7 @@ static void dq_body(struct bthread *t)
 static void dq_release(struct tempo_delayq_node *node, void *arg) { }
 #endif
 
-static int cmd_dq(const char *sys_s, u32 k)
+static int cmd_dq(const char *sys_s, u32 k, bool immediate)
 {
 	struct dq_ctx *c;
 	struct brun *r;
@@ -1183,6 +1215,7 @@ static int cmd_dq(const char *sys_s, u32 k)
 	}
 	c->sys = sys;
 	c->k = k;
+	c->immediate = immediate;
 	ncpu = min_t(int, num_online_cpus(), MAX_THREADS / 2);
 	c->producers = ncpu;
 	if (sys == D_JAVA) {
@@ -1220,11 +1253,18 @@ static int cmd_dq(const char *sys_s, u32 k)
 		}
 	}
 #endif
-	r->nthreads = 2 * ncpu;
+	r->nthreads = immediate ? 1 : 2 * ncpu;
 	r->ctx = c;
-	r->body = dq_body;
+	r->body = immediate ? dq_immediate_body : dq_body;
 	err = brun_go(r);
-	if (!err) {
+	if (!err && immediate) {
+		char head[128];
+
+		scnprintf(head, sizeof(head),
+			  "name=delayq_immediate system=%s pending=%u items=%u cpus=1",
+			  sys_s, dq_pending, k);
+		emit_milli(head, div64_u64((r->t1 - r->t0) * 1000, k), "ns/item");
+	} else if (!err) {
 		char head[160];
 
 		scnprintf(head, sizeof(head),
@@ -1361,7 +1401,9 @@ static ssize_t run_write(struct file *file, const char __user *ubuf,
 	else if (!strcmp(a, "order"))
 		err = cmd_order(b, n);
 	else if (!strcmp(a, "dq"))
-		err = cmd_dq(b, n);
+		err = cmd_dq(b, n, false);
+	else if (!strcmp(a, "dq0"))
+		err = cmd_dq(b, n, true);
 	else if (!strcmp(a, "parts"))
 		err = cmd_parts();
 	else
