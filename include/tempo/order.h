@@ -207,17 +207,19 @@ void tempo_order_stats(struct tempo_order *order,
 		       struct tempo_order_stats *stats);
 u64 tempo_order_stats_all(struct tempo_order_stats *stats);
 
-#if IS_ENABLED(CONFIG_KUNIT)
 /*
  * Test only: a hook called where the lost hand-off race is decided, so that
  * kunit/order_test.c can hold one side there while the other moves. @st is
- * the state just read from the ticket's slot.
+ * the state just read from the ticket's slot. The points are declared in
+ * every build: kmod/order.c names them in its (empty without KUnit) hook.
  */
 enum tempo_order_hook_point {
 	TEMPO_ORDER_HOOK_OWNER_SEEN,	/* run/trash read its slot, before cmpxchg */
 	TEMPO_ORDER_HOOK_OWNER_WRITING,	/* run stored fn/arg, before parking */
 	TEMPO_ORDER_HOOK_DRAIN_SEEN,	/* drainer read the next slot, before cmpxchg */
 };
+
+#if IS_ENABLED(CONFIG_KUNIT)
 
 typedef void (*tempo_order_hook_fn_t)(struct tempo_order *order, u64 ticket,
 				      enum tempo_order_hook_point where,
