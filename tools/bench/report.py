@@ -36,7 +36,7 @@ TARGETS = [
 
 
 def parse(path):
-    rows, errors = [], []
+    rows, errors, info = [], [], {}
     with open(path, errors="replace") as f:
         for line in f:
             line = line.strip().replace("\r", "")
@@ -44,6 +44,9 @@ def parse(path):
             if i < 0:
                 continue
             line = line[i:]
+            if line.startswith("BENCH-INFO"):
+                info.update(p.split("=", 1) for p in line.split()[1:] if "=" in p)
+                continue
             if line.startswith("BENCH-ERR") or line.startswith("BENCH-SKIP"):
                 errors.append(line)
                 continue
@@ -52,7 +55,7 @@ def parse(path):
             kv = dict(p.split("=", 1) for p in line.split()[1:] if "=" in p)
             if {"name", "system", "value", "unit"} <= kv.keys():
                 rows.append(kv)
-    return rows, errors
+    return rows, errors, info
 
 
 def advantage(mine, other, unit):
@@ -63,7 +66,7 @@ def advantage(mine, other, unit):
 
 def main():
     log, out = sys.argv[1], sys.argv[2]
-    rows, errors = parse(log)
+    rows, errors, info = parse(log)
     groups = {}
     for r in rows:
         params = {k: v for k, v in r.items() if k not in NOT_PARAMS}
@@ -72,6 +75,8 @@ def main():
 
     results = []
     print(CAVEAT)
+    if info:
+        print("guest: " + " ".join(f"{k}={v}" for k, v in info.items()))
     print("ratio column: how many times better tempo is than each peer in this run "
           "(medians; > 1 favours tempo)\n")
     for (name, params, unit), systems in groups.items():
@@ -120,7 +125,7 @@ def main():
         json.dump(results, f, indent=1)
         f.write("\n")
     with open(os.path.join(os.path.dirname(out), "targets.json"), "w") as f:
-        json.dump({"caveat": CAVEAT, "targets": targets, "errors": errors}, f, indent=1)
+        json.dump({"caveat": CAVEAT, "guest": info, "targets": targets, "errors": errors}, f, indent=1)
         f.write("\n")
     print(f"\nwrote {out} ({len(results)} measurements) and targets.json; {CAVEAT.split('.')[1].strip()}.")
 

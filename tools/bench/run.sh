@@ -13,6 +13,8 @@
 #   TEMPO_BENCH_ONLY   comma-separated sections (cancel,burst,spread,order,dq,ubench)
 #   TEMPO_BENCH_KVARIANT  kernel variant (bench); "tempo" smoke-tests the module
 #                      under the debug kernel (its figures mean nothing)
+#   TEMPO_BENCH_CLOCK  guest clocksource: tsc (default, as on hardware) or hpet
+#                      (what the guest picks by itself under TCG; ~1 us per read)
 #   TEMPO_VM_SMP       vCPUs (2); TEMPO_VM_MEM MiB (2048), as tools/vm/run.sh
 #
 # The sources are copied to build/bench/mod/ so that objects built for the
@@ -71,6 +73,16 @@ busybox=${BUSYBOX:-/bin/busybox}
 # 4. one boot
 append="tempo_bench_reps=${TEMPO_BENCH_REPS:-5} tempo_bench_quick=${TEMPO_BENCH_QUICK:-0}"
 [ -n "${TEMPO_BENCH_ONLY:-}" ] && append+=" tempo_bench_only=$TEMPO_BENCH_ONLY"
+# Under TCG the guest finds its TSCs "unsynchronized" and falls back to HPET, an
+# emulated MMIO register read under QEMU's global lock (~1 us, serialising the
+# vCPUs): that charges every clock read, i.e. tempo and hrtimer but not the
+# jiffies-based timer_list, for an artefact of the emulator. Hardware runs on
+# the TSC, which QEMU derives from one host clock for all vCPUs.
+case ${TEMPO_BENCH_CLOCK:-tsc} in
+tsc) append+=" tsc=reliable clocksource=tsc" ;;
+hpet) append+=" clocksource=hpet" ;;
+*) die "TEMPO_BENCH_CLOCK must be tsc or hpet" ;;
+esac
 msg "booting the VM (TCG); the run is bounded to ${TEMPO_VM_TIMEOUT:-1500} s"
 start=$(date +%s)
 mkdir -p "$root/build"

@@ -29,6 +29,7 @@ out=/tmp/bench.out
 : >$out
 B=/sys/kernel/debug/tempo_bench/run
 
+echo "BENCH-INFO cpus=$(grep -c ^processor /proc/cpuinfo) clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource) reps=$reps" | tee -a $out
 insmod /tempo/bench/tempo_bench.ko || { echo "tempo-vm: FAIL insmod tempo_bench.ko"; exit 1; }
 
 # rotate "a b c" by $1 positions
