@@ -974,6 +974,7 @@ struct jdq {
 	struct task_struct	*leader;
 	struct jnode		**heap;
 	u32			size, cap;
+	u64			sleeps;		/* bench only: awaits that slept */
 };
 
 static bool jdq_less(struct jnode *a, struct jnode *b)
@@ -1057,6 +1058,7 @@ static void jdq_await(struct jdq *q, s64 nanos)
 	}
 	finish_wait(&q->available, &w);
 	spin_lock(&q->lock);
+	q->sleeps++;
 }
 
 /* DelayQueue.take() */
@@ -1265,11 +1267,20 @@ static int cmd_dq(const char *sys_s, u32 k, bool immediate)
 			  sys_s, dq_pending, k);
 		emit_milli(head, div64_u64((r->t1 - r->t0) * 1000, k), "ns/item");
 	} else if (!err) {
-		char head[160];
+		char head[192];
+		u64 wakeups = c->j.sleeps;
 
+#ifdef HAVE_TEMPO_DELAYQ
+		if (c->q) {
+			struct tempo_delayq_stats st;
+
+			tempo_delayq_stats(c->q, &st);
+			wakeups = st.wakeups;
+		}
+#endif
 		scnprintf(head, sizeof(head),
-			  "name=delayq system=%s pending=%u items=%u producers=%d consumers=%d %s",
-			  sys_s, dq_pending, k, ncpu, ncpu, "delay=0..1ms");
+			  "name=delayq system=%s pending=%u items=%u producers=%d consumers=%d %s wakeups=%llu",
+			  sys_s, dq_pending, k, ncpu, ncpu, "delay=0..1ms", wakeups);
 		emit_milli(head, div64_u64((r->t1 - r->t0) * 1000, k), "ns/item");
 	}
 out:
