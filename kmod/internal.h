@@ -24,4 +24,8 @@ int tempo_delayq_init(void);
 void tempo_delayq_exit(void);
 void tempo_delayq_debugfs(struct dentry *dir);
 
+/* kmod/dev.c */
+int tempo_dev_init(void);
+void tempo_dev_exit(void);
+
 #endif /* _TEMPO_INTERNAL_H */
