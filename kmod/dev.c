@@ -199,6 +199,7 @@ struct tempo_ctx {
 
 	struct mutex		ctl_lock;	/* arm and cancel ioctls */
 	struct xarray		timers;
+	u32			next_id;	/* xa_alloc_cyclic(), under ctl_lock */
 	atomic_t		ntimers;
 
 	struct mutex		order_lock;	/* creates the ordering domain */
@@ -366,9 +367,14 @@ static int dev_timer_new(struct tempo_ctx *ctx, struct tempo_timer_spec *s,
 	ut->state = UT_ARMED;
 	tempo_timer_init(&ut->timer, dev_timer_fire, 0);
 
-	/* Publishes ut with ut->id set; only ctl_lock holders look it up. */
-	err = xa_alloc(&ctx->timers, &ut->id, ut, xa_limit_31b, GFP_KERNEL_ACCOUNT);
-	if (err) {
+	/*
+	 * Publishes ut with ut->id set; only ctl_lock holders look it up.
+	 * Cyclic, so that an id read as final is not reused for a long time and
+	 * a late cancel of it cannot hit a newer timer.
+	 */
+	err = xa_alloc_cyclic(&ctx->timers, &ut->id, ut, XA_LIMIT(1, INT_MAX), &ctx->next_id,
+			      GFP_KERNEL_ACCOUNT);
+	if (err < 0) {
 		kfree(ut);
 		return err == -EBUSY ? -ENOSPC : err;
 	}
