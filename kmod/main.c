@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tempo: module face.
+ *
+ * Loading tempo registers the misc device /dev/tempo (dynamic minor) and a
+ * debugfs directory "tempo/" holding a "version" file; unloading removes both,
+ * in reverse order. The timer wheel, the ordered scheduler and the delay queue
+ * hook their init and exit calls in here as they arrive.
+ *
+ * An open file on /dev/tempo holds a reference on this module (the misc core
+ * takes it through tempo_dev_fops.owner), so the module cannot be unloaded
+ * while userspace holds the device open.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/init.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/seq_file.h>
+
+#define TEMPO_VERSION "0.1.0"
+
+static struct dentry *tempo_debugfs_dir;
+
+/*
+ * TEMPORARY: the minimal file operations of /dev/tempo. kmod/dev.c will own
+ * the real ones (ioctls, per-file state); until then open and release only.
+ */
+static int tempo_dev_open(struct inode *inode, struct file *file)
+{
+	return 0;
+}
+
+static int tempo_dev_release(struct inode *inode, struct file *file)
+{
+	return 0;
+}
+
+static const struct file_operations tempo_dev_fops = {
+	.owner		= THIS_MODULE,
+	.open		= tempo_dev_open,
+	.release	= tempo_dev_release,
+	.llseek		= noop_llseek,
+};
+
+static struct miscdevice tempo_miscdev = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= "tempo",
+	.fops	= &tempo_dev_fops,
+	.mode	= 0666,
+};
+
+static int tempo_version_show(struct seq_file *m, void *unused)
+{
+	seq_puts(m, TEMPO_VERSION "\n");
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(tempo_version);
+
+static void tempo_debugfs_init(void)
+{
+	/* debugfs is best effort: its failures are not errors (debugfs.h). */
+	tempo_debugfs_dir = debugfs_create_dir("tempo", NULL);
+	debugfs_create_file("version", 0444, tempo_debugfs_dir, NULL,
+			    &tempo_version_fops);
+}
+
+static int __init tempo_init(void)
+{
+	int err;
+
+	tempo_debugfs_init();
+
+	err = misc_register(&tempo_miscdev);
+	if (err) {
+		pr_err("cannot register /dev/tempo: %d\n", err);
+		goto err_remove_debugfs;
+	}
+
+	pr_info("version " TEMPO_VERSION " loaded\n");
+	return 0;
+
+err_remove_debugfs:
+	debugfs_remove(tempo_debugfs_dir);
+	return err;
+}
+module_init(tempo_init);
+
+static void __exit tempo_exit(void)
+{
+	misc_deregister(&tempo_miscdev);
+	debugfs_remove(tempo_debugfs_dir);
+	pr_info("unloaded\n");
+}
+module_exit(tempo_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("tempo: per-CPU lock-free timer wheel, ordered scheduler and delay queue");
+MODULE_VERSION(TEMPO_VERSION);

@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make check`: build the test kernel (cached) and the modules against it, pack
+# the initramfs, boot the VM, run every KUnit suite and userspace test program,
+# and print a summary whose last line is "N passed, N failed[, N skipped]".
+#
+# Environment: TEMPO_KVARIANT (kernel variant, default "tempo"), TEMPO_EXTRA_KOS
+# (more modules to load and collect suites from), plus those of run.sh.
+# Outputs in build/check/: console.log, ktap.raw, results.ktap, results.json,
+# kunit-parse.txt, modules.log.
+
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+vm=$root/tools/vm
+out=$root/build/check
+variant=${TEMPO_KVARIANT:-tempo}
+start=$(date +%s)
+
+rm -rf "$out"
+mkdir -p "$out"
+# Any failure before the VM's verdict still ends with a summary line.
+trap 'echo "check: failed before the tests could run"; echo "0 passed, 1 failed" | tee "$out/summary.txt"' ERR
+
+kdir=$("$vm/kernel.sh" "$variant")
+
+echo "check: building modules against $kdir"
+if ! make -C "$kdir" M="$root" modules >"$out/modules.log" 2>&1; then
+	cat "$out/modules.log"
+	false
+fi
+grep -E 'warning:|error:' "$out/modules.log" || true
+
+# How many top-level results to expect: the suites compiled into each test
+# module (.kunit_test_suites holds one pointer per suite) plus the programs.
+count_suites() {
+	local size
+	size=$(readelf -S -W "$1" | sed -n \
+		's/.* \.kunit_test_suites  *[A-Z_]*  *[0-9a-f]*  *[0-9a-f]*  *\([0-9a-f]*\) .*/\1/p')
+	echo $((0x${size:-0} / 8))
+}
+expect=0
+for ko in "$root/kunit/tempo_test.ko" ${TEMPO_EXTRA_KOS:-}; do
+	expect=$((expect + $(count_suites "$ko")))
+done
+for f in "$root"/build/guest/tests/*; do
+	[ -f "$f" ] && [ -x "$f" ] && expect=$((expect + 1))
+done
+
+initrd=$root/build/vm/initramfs.cpio.gz
+"$vm/initramfs.sh" "$kdir" "$initrd"
+
+echo "check: booting the VM (console: build/check/console.log)"
+vm_rc=0
+"$vm/run.sh" "$kdir" "$initrd" "$out" check || vm_rc=$?
+
+tr -d '\r' <"$out/ktap.raw" >"$out/results.ktap"
+parse_rc=0
+if [ -s "$out/results.ktap" ]; then
+	python3 "$kdir/source/tools/testing/kunit/kunit.py" parse \
+		--json="$out/results.json" "$out/results.ktap" \
+		>"$out/kunit-parse.txt" 2>&1 || parse_rc=$?
+fi
+
+trap - ERR
+echo "check: done in $(($(date +%s) - start)) s; results in build/check/"
+python3 "$vm/summarize.py" --json "$out/results.json" --ktap "$out/results.ktap" \
+	--console "$out/console.log" --allow "$vm/log-allow.txt" --expect "$expect" \
+	--parse-rc "$parse_rc" --parse-log "$out/kunit-parse.txt" --vm-rc "$vm_rc" |
+	tee "$out/summary.txt"
+exit "${PIPESTATUS[0]}"

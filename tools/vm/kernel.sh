@@ -1,0 +1,153 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build (or find in the cache) a test kernel and print its O= directory.
+#
+#   tools/vm/kernel.sh [--path] [VARIANT]
+#
+# VARIANT names config fragments in tools/vm/kernel/: "tempo" merges tempo.config onto
+# tinyconfig; "tempo+kcsan" merges tempo.config then kcsan.config. Default: tempo.
+# --path only prints the directory the variant would use, without building.
+#
+# Environment:
+#   TEMPO_KVER   kernel version, source from /usr/src/linux-source-$TEMPO_KVER.tar.xz (6.1)
+#   TEMPO_CACHE  cache root (${XDG_CACHE_HOME:-$HOME/.cache}/tempo)
+#   V=1          show the kernel build output instead of logging it to the build dir
+#
+# The build dir is keyed by the source package version, the fragments' contents, the
+# variant name and the compiler, so any change there builds a fresh kernel. A build is
+# used only once its ".tempo-complete" stamp exists; an interrupted build resumes.
+# Only stdout carries the directory; all chatter goes to stderr.
+
+set -euo pipefail
+
+# Bump to force every cached kernel to be rebuilt (e.g. after changing the build steps).
+KEY_EPOCH=1
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+fragdir=$here/kernel
+kver=${TEMPO_KVER:-6.1}
+cache=${TEMPO_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tempo}
+tarball=/usr/src/linux-source-$kver.tar.xz
+
+path_only=0
+if [ "${1:-}" = "--path" ]; then
+	path_only=1
+	shift
+fi
+variant=${1:-tempo}
+
+msg() { echo "kernel.sh: $*" >&2; }
+die() { msg "error: $*"; exit 1; }
+
+IFS=+ read -r -a frag_names <<<"$variant"
+frags=()
+for f in "${frag_names[@]}"; do
+	[ -f "$fragdir/$f.config" ] || die "no fragment $fragdir/$f.config for variant '$variant'"
+	frags+=("$fragdir/$f.config")
+done
+
+[ -f "$tarball" ] || die "$tarball missing (run 'make deps')"
+srcver=$(dpkg-query -W -f='${Version}' "linux-source-$kver" 2>/dev/null) ||
+	srcver=$(stat -c '%s-%Y' "$tarball")
+
+key=$( {
+	echo "epoch $KEY_EPOCH"
+	echo "source $kver $srcver"
+	echo "variant $variant"
+	gcc --version | head -n1
+	cat "${frags[@]}"
+} | sha256sum | cut -c1-12)
+
+objdir=$cache/kernel-$kver-$variant-$key
+if [ "$path_only" = 1 ]; then
+	echo "$objdir"
+	exit 0
+fi
+if [ -f "$objdir/.tempo-complete" ]; then
+	echo "$objdir"
+	exit 0
+fi
+
+mkdir -p "$cache"
+exec 9>"$cache/.lock-kernel-$kver-$variant-$key"
+if ! flock -n 9; then
+	msg "waiting for another build of $objdir"
+	flock 9
+fi
+if [ -f "$objdir/.tempo-complete" ]; then
+	echo "$objdir"
+	exit 0
+fi
+
+# Extract the source once per package version; never modify it afterwards.
+srcdir=$cache/src-$kver-$srcver/linux-source-$kver
+if [ ! -f "$srcdir/.tempo-extracted" ]; then
+	exec 8>"$cache/.lock-src-$kver"
+	flock 8
+	if [ ! -f "$srcdir/.tempo-extracted" ]; then
+		msg "extracting $tarball"
+		tmp=$cache/.src-$kver-$srcver.tmp.$$
+		rm -rf "$tmp"
+		mkdir -p "$tmp"
+		tar -xf "$tarball" -C "$tmp"
+		touch "$tmp/linux-source-$kver/.tempo-extracted"
+		rm -rf "$cache/src-$kver-$srcver"
+		mv "$tmp" "$cache/src-$kver-$srcver"
+	fi
+	exec 8>&-
+fi
+
+mkdir -p "$objdir"
+log=$objdir/tempo-build.log
+msg "building $variant kernel $kver in $objdir (log: $log)"
+start=$(date +%s)
+
+kmake() {
+	if [ "${V:-0}" = 1 ]; then
+		make -C "$srcdir" O="$objdir" ARCH=x86_64 "$@" >&2
+	else
+		make -C "$srcdir" O="$objdir" ARCH=x86_64 "$@" >>"$log" 2>&1
+	fi
+}
+
+fail() {
+	msg "kernel build failed: $1"
+	[ "${V:-0}" = 1 ] || tail -n 40 "$log" >&2
+	exit 1
+}
+
+: >"$log"
+kmake tinyconfig || fail "tinyconfig"
+(cd "$objdir" && "$srcdir/scripts/kconfig/merge_config.sh" -m -O "$objdir" \
+	"$objdir/.config" "${frags[@]}") >>"$log" 2>&1 || fail "merge_config.sh"
+kmake olddefconfig || fail "olddefconfig"
+
+# tinyconfig silently drops options whose dependencies are missing: insist on each one.
+missing=()
+for f in "${frags[@]}"; do
+	while IFS= read -r line; do
+		case "$line" in
+		CONFIG_*=*) grep -qxF -- "$line" "$objdir/.config" || missing+=("$line") ;;
+		"# CONFIG_"*" is not set")
+			opt=${line#\# }
+			opt=${opt%% *}
+			grep -q "^$opt=" "$objdir/.config" && missing+=("$line")
+			;;
+		esac
+	done <"$f"
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+	msg "these fragment options did not take effect (missing dependency?):"
+	for m in "${missing[@]}"; do
+		have=$(grep -E "^(# )?${m%%=*}[= ]" "$objdir/.config" || echo "absent")
+		msg "    $m   (got: $have)"
+	done
+	exit 1
+fi
+
+kmake -j"$(nproc)" bzImage modules || fail "make bzImage modules"
+[ -f "$objdir/Module.symvers" ] || fail "no Module.symvers"
+touch "$objdir/.tempo-complete"
+msg "kernel built in $(($(date +%s) - start)) s"
+echo "$objdir"

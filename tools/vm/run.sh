@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot the test VM once.
+#
+#   tools/vm/run.sh KDIR INITRD OUTDIR MODE
+#
+# Writes OUTDIR/console.log (serial console, ttyS0) and OUTDIR/ktap.raw (what the
+# guest writes to ttyS1). MODE is passed to /init as tempo_mode= (check, demo).
+#
+# Environment:
+#   TEMPO_VM_TIMEOUT  seconds before the guest counts as hung (900)
+#   TEMPO_VM_SMP      vCPUs (2)          TEMPO_VM_MEM  MiB (2048; KASAN needs room)
+#   TEMPO_VM_APPEND   extra kernel command line
+#   TEMPO_TEST_TIMEOUT  per userspace test program, seconds (600)
+#   TEMPO_VM_SHOW=1   copy the console to stdout as it runs
+#
+# Exit status: 0 when QEMU exited by itself, 124 when the guest hung.
+
+set -euo pipefail
+
+kdir=${1:?usage: run.sh KDIR INITRD OUTDIR MODE}
+initrd=${2:?}
+outdir=${3:?}
+mode=${4:?}
+tmo=${TEMPO_VM_TIMEOUT:-900}
+mkdir -p "$outdir"
+console=$outdir/console.log
+: >"$outdir/ktap.raw"
+
+append="console=ttyS0 panic=-1 printk.devkmsg=on tempo_mode=$mode"
+append+=" tempo_test_timeout=${TEMPO_TEST_TIMEOUT:-600} ${TEMPO_VM_APPEND:-}"
+
+qemu=(qemu-system-x86_64
+	-accel tcg,thread=multi -cpu max
+	-smp "${TEMPO_VM_SMP:-2}" -m "${TEMPO_VM_MEM:-2048}"
+	-nodefaults -display none -monitor none -no-reboot
+	-serial stdio -serial "file:$outdir/ktap.raw"
+	-kernel "$kdir/arch/x86/boot/bzImage" -initrd "$initrd"
+	-append "$append")
+
+rc=0
+if [ "${TEMPO_VM_SHOW:-0}" = 1 ]; then
+	timeout -k 10 "$tmo" "${qemu[@]}" </dev/null | tee "$console" || rc=${PIPESTATUS[0]}
+else
+	timeout -k 10 "$tmo" "${qemu[@]}" </dev/null >"$console" 2>&1 || rc=$?
+fi
+
+if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+	echo "run.sh: the guest did not power off within ${tmo}s (hung?); killed QEMU." \
+		"Console: $console; set TEMPO_VM_TIMEOUT to allow longer." >&2
+	exit 124
+fi
+if [ "$rc" != 0 ]; then
+	echo "run.sh: QEMU exited with status $rc; console: $console" >&2
+	tail -n 5 "$console" >&2
+	exit "$rc"
+fi
