@@ -829,7 +829,7 @@ static struct tempo_order *dev_order_get(struct tempo_ctx *ctx)
 		o = ERR_PTR(-ENOMEM);
 		goto out_unlock;
 	}
-	o = tempo_order_create(window);
+	o = tempo_order_create(window, NULL);
 	if (IS_ERR(o)) {
 		kvfree(slots);
 		goto out_unlock;
@@ -931,9 +931,9 @@ static long dev_ioc_ticket(struct tempo_ctx *ctx, void __user *arg)
 		return PTR_ERR(o);
 
 	if (tk.flags & TEMPO_TICKET_NONBLOCK)
-		err = tempo_order_try_ticket(o, &t);
+		err = tempo_order_ticket_try(o, &t);
 	else
-		err = tempo_order_ticket_wait(o, &t);
+		err = tempo_order_ticket(o, &t);
 	if (err)
 		return err;
 	/*
@@ -959,6 +959,7 @@ static long dev_ioc_submit(struct tempo_ctx *ctx, void __user *arg)
 	struct tempo_order *o = smp_load_acquire(&ctx->order); /* LMM(dev_order_get:A) */
 	struct tempo_submit sb;
 	struct tempo_osub *os;
+	int ret;
 
 	if (copy_from_user(&sb, arg, sizeof(sb)))
 		return -EFAULT;
@@ -986,7 +987,12 @@ static long dev_ioc_submit(struct tempo_ctx *ctx, void __user *arg)
 	atomic64_add(sizeof(*os) + os->len, &mstat.bytes);
 	atomic64_inc(&ctx->st.submitted);
 
-	tempo_order_run(o, sb.ticket, dev_order_complete, os);
+	/* Claimed above: outstanding, so run() cannot fail (no deadline). */
+	ret = tempo_order_run(o, sb.ticket, dev_order_complete, os);
+	if (WARN_ON_ONCE(ret < 0)) {
+		dev_osub_free(os);
+		return ret;
+	}
 	return 0;
 }
 

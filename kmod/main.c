@@ -7,8 +7,9 @@
  * in reverse order. The timer wheel, the ordered scheduler and the delay queue
  * hook their init and exit calls in here as they arrive.
  *
- * An open file on /dev/tempo holds a reference on this module (the misc core
- * takes it through tempo_dev_fops.owner), so the module cannot be unloaded
+ * /dev/tempo itself is kmod/dev.c's (tempo_dev_init/exit). An open file on
+ * /dev/tempo holds a reference on this module (the misc core takes it through
+ * tempo_dev_fops.owner), so the module cannot be unloaded
  * while userspace holds the device open.
  */
 
@@ -17,41 +18,14 @@
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/init.h>
-#include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
+
+#include "internal.h"
 
 #define TEMPO_VERSION "0.1.0"
 
 static struct dentry *tempo_debugfs_dir;
-
-/*
- * TEMPORARY: the minimal file operations of /dev/tempo. kmod/dev.c will own
- * the real ones (ioctls, per-file state); until then open and release only.
- */
-static int tempo_dev_open(struct inode *inode, struct file *file)
-{
-	return 0;
-}
-
-static int tempo_dev_release(struct inode *inode, struct file *file)
-{
-	return 0;
-}
-
-static const struct file_operations tempo_dev_fops = {
-	.owner		= THIS_MODULE,
-	.open		= tempo_dev_open,
-	.release	= tempo_dev_release,
-	.llseek		= noop_llseek,
-};
-
-static struct miscdevice tempo_miscdev = {
-	.minor	= MISC_DYNAMIC_MINOR,
-	.name	= "tempo",
-	.fops	= &tempo_dev_fops,
-	.mode	= 0666,
-};
 
 static int tempo_version_show(struct seq_file *m, void *unused)
 {
@@ -74,7 +48,7 @@ static int __init tempo_init(void)
 
 	tempo_debugfs_init();
 
-	err = misc_register(&tempo_miscdev);
+	err = tempo_dev_init();
 	if (err) {
 		pr_err("cannot register /dev/tempo: %d\n", err);
 		goto err_remove_debugfs;
@@ -91,7 +65,7 @@ module_init(tempo_init);
 
 static void __exit tempo_exit(void)
 {
-	misc_deregister(&tempo_miscdev);
+	tempo_dev_exit();
 	debugfs_remove(tempo_debugfs_dir);
 	pr_info("unloaded\n");
 }
