@@ -51,7 +51,7 @@ $(TEMPO_ROOT)/build/guest/bin/tempoctl: $(wildcard $(TEMPO_ROOT)/tools/tempoctl/
 # The example client module: a separate kbuild run that knows tempo's exports
 # from its Module.symvers (Documentation/kbuild/modules.rst, "Symbols From
 # Another External Module"). Needs `make modules` first.
-examples:
+examples: modules
 	@kdir='$(KDIR)'; \
 	if [ -z "$$kdir" ]; then kdir=$$($(TEMPO_ROOT)/tools/vm/kernel.sh $(KVARIANT)) || exit 1; fi; \
 	$(MAKE) -C "$$kdir" M=$(TEMPO_ROOT)/tools/examples \
