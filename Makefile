@@ -59,3 +59,9 @@ clean:
 		-o -name '*.mod' -o -name '*.mod.c' -o -name '.*.cmd' -o -name '*.symvers' \
 		-o -name 'modules.order' \) -delete; fi
 	rm -rf build
+
+# Userspace (libtempo, tempoctl, the VM's KTAP test programs) and the example
+# client module: tools/userspace.mk.
+include tools/userspace.mk
+check demo: userspace examples
+clean: userspace-clean
