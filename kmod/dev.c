@@ -15,9 +15,13 @@
  *             event: a periodic timer that expires again while its record is
  *             unread bumps the record's overrun count instead of queueing a
  *             second one, so the queue never holds more timer records than
- *             there are timers. (The delay queue core, kmod/delayq.c, keeps
- *             items but neither fire times nor overruns, has no poll hook,
- *             and cannot interleave ordered completions; hence this list.)
+ *             there are timers. This is the delay queue of kmod/delayq.c
+ *             specialised, rather than that core itself, because a record
+ *             carries the fire time and the folded overruns (set in the
+ *             expiry callback, which the core keeps to itself), because
+ *             "read or cancelled, exactly once" needs the record's state and
+ *             the id's ownership decided under one lock, and because ordered
+ *             completions share the same queue, wait queue and poll mask.
  *   order     an ordering domain of kmod/order.c, created on first use, with a
  *             ticket ownership table so that userspace can only run or trash
  *             tickets this file issued, each once; completions either become
@@ -63,6 +67,7 @@
 
 #include <linux/build_bug.h>
 #include <linux/compat.h>
+#include <linux/debugfs.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/ktime.h>
@@ -73,6 +78,7 @@
 #include <linux/poll.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/signal.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -107,8 +113,8 @@ static ulong min_period_ns = 100 * NSEC_PER_USEC;
 module_param(min_period_ns, ulong, 0644);
 MODULE_PARM_DESC(min_period_ns, "shortest period of a periodic timer, ns (default 100000)");
 
-#define TEMPO_MAX_DATA_CAP	(1U << 20)
-#define TEMPO_MAX_WINDOW	(1U << 16)
+#define TEMPO_MAX_DATA_CAP	BIT(20)
+#define TEMPO_MAX_WINDOW	BIT(16)
 #define TEMPO_READ_CHUNK	32	/* records per pass of read() */
 #define TEMPO_SPEC_CHUNK	32	/* specs per copy_from_user() */
 #define TEMPO_CANCEL_CHUNK	128	/* keys per copy_from_user() */
@@ -125,12 +131,12 @@ static unsigned int limit_events(void)
 
 static unsigned int limit_data(void)
 {
-	return min(READ_ONCE(max_data), TEMPO_MAX_DATA_CAP);
+	return min_t(u32, READ_ONCE(max_data), TEMPO_MAX_DATA_CAP);
 }
 
 static unsigned int limit_window(void)
 {
-	unsigned int w = clamp(READ_ONCE(order_window), 2U, TEMPO_MAX_WINDOW);
+	unsigned int w = clamp_t(u32, READ_ONCE(order_window), 2, TEMPO_MAX_WINDOW);
 
 	return roundup_pow_of_two(w);
 }
@@ -207,7 +213,7 @@ struct tempo_ctx {
 	atomic64_t		*slots;		/* ticket + 1 while issued, unused */
 	u32			window;
 
-	struct mutex		sink_lock;
+	struct mutex		sink_lock;	/* sink, and sink writes */
 	struct file		*sink;
 	int			sink_last_error;
 
@@ -694,7 +700,7 @@ static void dev_osub_free(struct tempo_osub *os)
 {
 	atomic64_dec(&mstat.submissions);
 	atomic64_sub(sizeof(*os) + os->len, &mstat.bytes);
-	kfree(os);
+	kvfree(os);
 }
 
 /*
@@ -966,15 +972,15 @@ static long dev_ioc_submit(struct tempo_ctx *ctx, void __user *arg)
 	if (sb.flags || sb.len > limit_data() || !o)
 		return -EINVAL;
 
-	os = kmalloc(struct_size(os, data, sb.len), GFP_KERNEL_ACCOUNT);
+	os = kvmalloc(struct_size(os, data, sb.len), GFP_KERNEL_ACCOUNT);
 	if (!os)
 		return -ENOMEM;
 	if (copy_from_user(os->data, u64_to_user_ptr(sb.data), sb.len)) {
-		kfree(os);
+		kvfree(os);
 		return -EFAULT;
 	}
 	if (!dev_ticket_claim(ctx, sb.ticket)) {
-		kfree(os);
+		kvfree(os);
 		return -EINVAL;
 	}
 	os->q.type = QE_ORDER;
@@ -1281,6 +1287,30 @@ static void dev_abi_check(void)
 	BUILD_BUG_ON(sizeof(struct tempo_mod_stats) != 96);
 	BUILD_BUG_ON(sizeof(struct tempo_stats) != 232);
 	ABI_FIELD(tempo_stats, mod, 136);
+}
+
+static int dev_stats_show(struct seq_file *m, void *unused)
+{
+	struct tempo_mod_stats s;
+
+	dev_stats_mod(&s);
+	seq_printf(m, "contexts %llu\ntimers %llu\nsubmissions %llu\nbytes %llu\n",
+		   s.contexts, s.timers, s.submissions, s.bytes);
+	seq_printf(m, "opens %llu\narmed %llu\nfired %llu\ncompleted %llu\n",
+		   s.opens, s.armed, s.fired, s.completed);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(dev_stats);
+
+/**
+ * tempo_dev_debugfs() - add the file interface's counters ("dev") to @dir
+ * @dir: tempo's debugfs directory.
+ *
+ * Context: process context.
+ */
+void tempo_dev_debugfs(struct dentry *dir)
+{
+	debugfs_create_file("dev", 0444, dir, NULL, &dev_stats_fops);
 }
 
 /**

@@ -27,5 +27,6 @@ void tempo_delayq_debugfs(struct dentry *dir);
 /* kmod/dev.c */
 int tempo_dev_init(void);
 void tempo_dev_exit(void);
+void tempo_dev_debugfs(struct dentry *dir);
 
 #endif /* _TEMPO_INTERNAL_H */

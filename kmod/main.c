@@ -40,6 +40,7 @@ static void tempo_debugfs_init(void)
 	tempo_debugfs_dir = debugfs_create_dir("tempo", NULL);
 	debugfs_create_file("version", 0444, tempo_debugfs_dir, NULL,
 			    &tempo_version_fops);
+	tempo_dev_debugfs(tempo_debugfs_dir);
 }
 
 static int __init tempo_init(void)

@@ -123,7 +123,7 @@ struct tempo_timer_spec {
 };
 
 /* struct tempo_batch .flags, for TEMPO_IOC_TIMER_CANCEL */
-#define TEMPO_CANCEL_COOKIE	(1U << 0)	/* @ptr holds cookies: cancel every timer with one */
+#define TEMPO_CANCEL_COOKIE	(1U << 0)	/* @ptr holds cookies, not ids */
 #define TEMPO_CANCEL_FLAGS	(TEMPO_CANCEL_COOKIE)
 
 /**
