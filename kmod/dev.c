@@ -345,10 +345,15 @@ static int dev_spec_deadline(const struct tempo_timer_spec *s, u64 now, u64 *dea
 	return 0;
 }
 
-/* Under wq.lock: (re)start a utimer from a spec. */
-static void dev_utimer_start(struct tempo_ctx *ctx, struct tempo_utimer *ut,
-			     const struct tempo_timer_spec *s, u64 deadline)
+/*
+ * Under wq.lock: (re)start a utimer from a checked spec. The wheel refuses
+ * nothing dev_spec_check() let through; should it, the error is returned.
+ */
+static int dev_utimer_start(struct tempo_ctx *ctx, struct tempo_utimer *ut,
+			    const struct tempo_timer_spec *s, u64 deadline)
 {
+	int ret;
+
 	lockdep_assert_held(&ctx->wq.lock);
 	if (ut->state == UT_QUEUED)
 		dev_ready_del(ctx, &ut->q);
@@ -356,7 +361,17 @@ static void dev_utimer_start(struct tempo_ctx *ctx, struct tempo_utimer *ut,
 	ut->cookie = s->cookie;
 	ut->period = s->period;
 	ut->deadline = deadline;
-	tempo_timer_arm_at(&ut->timer, TEMPO_CPU_LOCAL, ns_to_ktime(deadline));
+	ret = tempo_timer_arm_at(&ut->timer, TEMPO_CPU_LOCAL, ns_to_ktime(deadline));
+	return ret < 0 ? ret : 0;
+}
+
+/* Undo the arm of a new timer that cannot be completed. */
+static void dev_timer_unarm(struct tempo_ctx *ctx, u32 id)
+{
+	struct tempo_utimer *ut = xa_erase(&ctx->timers, id);
+
+	if (ut && dev_utimer_kill(ctx, ut))
+		atomic64_dec(&ctx->st.cancelled);
 }
 
 static int dev_timer_new(struct tempo_ctx *ctx, struct tempo_timer_spec *s,
@@ -390,9 +405,11 @@ static int dev_timer_new(struct tempo_ctx *ctx, struct tempo_timer_spec *s,
 
 	s->id = ut->id;
 	spin_lock(&ctx->wq.lock);
-	dev_utimer_start(ctx, ut, s, deadline);
+	err = dev_utimer_start(ctx, ut, s, deadline);
 	spin_unlock(&ctx->wq.lock);
-	return 0;
+	if (err)
+		dev_timer_unarm(ctx, ut->id);
+	return err;
 }
 
 static int dev_timer_rearm(struct tempo_ctx *ctx, const struct tempo_timer_spec *s,
@@ -405,25 +422,14 @@ static int dev_timer_rearm(struct tempo_ctx *ctx, const struct tempo_timer_spec 
 	ut = xa_load(&ctx->timers, s->id);
 	if (ut) {
 		spin_lock(&ctx->wq.lock);
-		if (ut->state == UT_ARMED || ut->state == UT_QUEUED) {
-			dev_utimer_start(ctx, ut, s, deadline);
-			err = 0;
-		}
+		if (ut->state == UT_ARMED || ut->state == UT_QUEUED)
+			err = dev_utimer_start(ctx, ut, s, deadline);
 		spin_unlock(&ctx->wq.lock);
 	}
 	rcu_read_unlock();
 	if (!err)
 		atomic64_inc(&ctx->st.rearmed);
 	return err;
-}
-
-/* Undo the arm of a new timer whose id could not be returned. */
-static void dev_timer_unarm(struct tempo_ctx *ctx, u32 id)
-{
-	struct tempo_utimer *ut = xa_erase(&ctx->timers, id);
-
-	if (ut && dev_utimer_kill(ctx, ut))
-		atomic64_dec(&ctx->st.cancelled);
 }
 
 static int dev_arm_one(struct tempo_ctx *ctx, struct tempo_timer_spec *s,
