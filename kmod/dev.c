@@ -40,7 +40,7 @@
  *   new -----> ARMED --------------> QUEUED -------------------> DELIVERED
  *                ^   <-------------   |  ^                          |
  *                |   read() (periodic)|  | expiry (periodic):       | reader frees
- *                |      re-arm        |  | overrun++                | (or cancel
+ *                |   (re-arms if      |  | overrun++, park          | (or cancel
  *                +--------------------+--+                          |  that won
  *                                     |                             |  the id)
  *        cancel (from ARMED/QUEUED)   v
@@ -167,6 +167,7 @@ struct tempo_utimer {
 	struct tempo_ctx	*ctx;
 	u32			id;
 	u8			state;		/* enum tempo_ut_state, under wq.lock */
+	bool			parked;		/* periodic, idle until its record is read */
 	u64			cookie;
 	u64			deadline;	/* next expiry, ns */
 	u64			period;
@@ -265,17 +266,25 @@ static void dev_timer_fire(struct tempo_timer *t)
 	atomic64_inc(&mstat.fired);
 	missed = ut->period ? div64_u64(now - ut->deadline, ut->period) : 0;
 	if (ut->state == UT_QUEUED) {
-		/* Periodic, record still unread: fold this expiry into it. */
+		/*
+		 * Periodic, record still unread: fold this expiry into it, and
+		 * park the timer. The read that takes the record counts what
+		 * expired meanwhile and re-arms it (dev_periodic_resume()), so
+		 * an absent reader costs at most one more callback per timer:
+		 * no callback storm from many short periods nobody reads.
+		 */
 		ut->ev_overrun += 1 + missed;
 		atomic64_add(1 + missed, &ctx->st.overruns);
-	} else {
-		ut->state = UT_QUEUED;
-		ut->ev_deadline = ut->deadline;
-		ut->ev_time = now;
-		ut->ev_overrun = missed;
-		atomic64_add(missed, &ctx->st.overruns);
-		dev_ready_add(ctx, &ut->q);
+		ut->deadline += (missed + 1) * ut->period;
+		ut->parked = true;
+		goto out_unlock;
 	}
+	ut->state = UT_QUEUED;
+	ut->ev_deadline = ut->deadline;
+	ut->ev_time = now;
+	ut->ev_overrun = missed;
+	atomic64_add(missed, &ctx->st.overruns);
+	dev_ready_add(ctx, &ut->q);
 	if (ut->period) {
 		ut->deadline += (missed + 1) * ut->period;
 		/* Under wq.lock, like every arm of a utimer. */
@@ -358,6 +367,7 @@ static int dev_utimer_start(struct tempo_ctx *ctx, struct tempo_utimer *ut,
 	if (ut->state == UT_QUEUED)
 		dev_ready_del(ctx, &ut->q);
 	ut->state = UT_ARMED;
+	ut->parked = false;
 	ut->cookie = s->cookie;
 	ut->period = s->period;
 	ut->deadline = deadline;
@@ -660,6 +670,30 @@ static void dev_record_order(struct tempo_osub *os, struct tempo_event *ev)
 }
 
 /*
+ * Under wq.lock: the record of a periodic timer is being read. If the timer
+ * parked (it expired again while the record was unread), count the periods
+ * that passed since into the record and re-arm it at the next boundary.
+ */
+static void dev_periodic_resume(struct tempo_ctx *ctx, struct tempo_utimer *ut,
+				struct tempo_event *ev)
+{
+	u64 now, missed;
+
+	ut->state = UT_ARMED;
+	if (!ut->parked)
+		return;
+	ut->parked = false;
+	now = ktime_get_ns();
+	if ((s64)(now - ut->deadline) >= 0) {
+		missed = div64_u64(now - ut->deadline, ut->period) + 1;
+		ev->overrun += missed;
+		atomic64_add(missed, &ctx->st.overruns);
+		ut->deadline += missed * ut->period;
+	}
+	tempo_timer_arm_at(&ut->timer, TEMPO_CPU_LOCAL, ns_to_ktime(ut->deadline));
+}
+
+/*
  * Under wq.lock: move up to @max records into @ev. Delivered one-shot timers
  * go on @treap, osubs on @oreap, for the caller to free after unlocking.
  */
@@ -686,7 +720,7 @@ static int dev_take_locked(struct tempo_ctx *ctx, struct tempo_event *ev, int ma
 			ut = container_of(q, struct tempo_utimer, q);
 			dev_record_timer(ut, &ev[n]);
 			if (ut->period) {
-				ut->state = UT_ARMED;
+				dev_periodic_resume(ctx, ut, &ev[n]);
 			} else {
 				ut->state = UT_DELIVERED;
 				list_add_tail(&ut->reap, treap);

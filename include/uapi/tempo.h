@@ -26,8 +26,10 @@
  * released) or until it is cancelled: every armed timer ends up either read or
  * cancelled, never both, never neither. A periodic timer lives until it is
  * cancelled; while its record waits unread, further expirations are folded
- * into the record's overrun count rather than queued, so a slow reader costs
- * memory bounded by the number of timers.
+ * into the record's overrun count rather than queued (the timer pauses after
+ * one of them, and the read that takes the record counts the periods that
+ * passed and resumes it on the original schedule), so a slow reader costs
+ * neither memory nor CPU beyond one record and two expiries per timer.
  *
  * Ordered stream. TEMPO_IOC_ORDER_TICKET takes a ticket; any thread may later
  * TEMPO_IOC_ORDER_SUBMIT (ticket, cookie, data) or TEMPO_IOC_ORDER_TRASH the
