@@ -96,7 +96,7 @@ static int test_readers_no_duplicates_conservation(void)
 	for (i = 0; i < NREADERS; i++)
 		CHECK(!pthread_create(&th[i], NULL, reader, (void *)(uintptr_t)i));
 	for (i = 0; i < NTIMERS; i++) {
-		s[i].value = rnd(&seed) % (50 * MS);
+		s[i].value = rnd(&seed) % (400 * MS);
 		s[i].cookie = i;
 	}
 	/* arm in batches of 500 while the readers run */
