@@ -1,18 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the module face (main.c) and the file interface (dev.c) need from the
- * cores. The cores themselves only include include/tempo/*.h of the core they
+ * cores. The cores themselves only include the include/tempo/ header of the core they
  * build on; nothing else crosses between them.
  */
 #ifndef _TEMPO_INTERNAL_H
 #define _TEMPO_INTERNAL_H
 
+#include <linux/types.h>
+
 struct dentry;
 
 /* kmod/wheel.c */
-int tempo_wheel_init(void);
+int tempo_wheel_init(u32 tick_ns, unsigned int levels);
 void tempo_wheel_exit(void);
 void tempo_wheel_debugfs(struct dentry *dir);
+void tempo_wheel_totals(u64 *armed, u64 *fired, u64 *cancelled);
 
 /* kmod/order.c */
 int tempo_order_init(void);

@@ -7,9 +7,8 @@
  * in reverse order. The timer wheel, the ordered scheduler and the delay queue
  * hook their init and exit calls in here as they arrive.
  *
- * /dev/tempo itself is kmod/dev.c's (tempo_dev_init/exit). An open file on
- * /dev/tempo holds a reference on this module (the misc core takes it through
- * tempo_dev_fops.owner), so the module cannot be unloaded
+ * An open file on /dev/tempo holds a reference on this module (the misc core
+ * takes it through tempo_dev_fops.owner in kmod/dev.c), so the module cannot be unloaded
  * while userspace holds the device open.
  */
 
@@ -27,6 +26,15 @@
 
 static struct dentry *tempo_debugfs_dir;
 
+static uint tick_ns = 1000000;
+module_param(tick_ns, uint, 0444);
+MODULE_PARM_DESC(tick_ns, "timer wheel tick in ns (10000..1000000000, default 1 ms)");
+
+static uint wheel_levels = 10;
+module_param(wheel_levels, uint, 0444);
+MODULE_PARM_DESC(wheel_levels,
+		 "timer wheel levels of 64 slots, each 8x coarser (4..11, default 10: delays up to 2^32.9 ticks)");
+
 static int tempo_version_show(struct seq_file *m, void *unused)
 {
 	seq_puts(m, TEMPO_VERSION "\n");
@@ -40,14 +48,24 @@ static void tempo_debugfs_init(void)
 	tempo_debugfs_dir = debugfs_create_dir("tempo", NULL);
 	debugfs_create_file("version", 0444, tempo_debugfs_dir, NULL,
 			    &tempo_version_fops);
-	tempo_dev_debugfs(tempo_debugfs_dir);
 }
 
 static int __init tempo_init(void)
 {
 	int err;
 
+	if (tick_ns < 10000 || tick_ns > NSEC_PER_SEC || wheel_levels < 4 || wheel_levels > 11) {
+		pr_err("tick_ns %u or wheel_levels %u out of range\n", tick_ns, wheel_levels);
+		return -EINVAL;
+	}
+
+	err = tempo_wheel_init(tick_ns, wheel_levels);
+	if (err)
+		return err;
+
 	tempo_debugfs_init();
+	tempo_wheel_debugfs(tempo_debugfs_dir);
+	tempo_dev_debugfs(tempo_debugfs_dir);
 
 	err = tempo_dev_init();
 	if (err) {
@@ -60,6 +78,7 @@ static int __init tempo_init(void)
 
 err_remove_debugfs:
 	debugfs_remove(tempo_debugfs_dir);
+	tempo_wheel_exit();
 	return err;
 }
 module_init(tempo_init);
@@ -68,6 +87,7 @@ static void __exit tempo_exit(void)
 {
 	tempo_dev_exit();
 	debugfs_remove(tempo_debugfs_dir);
+	tempo_wheel_exit();
 	pr_info("unloaded\n");
 }
 module_exit(tempo_exit);

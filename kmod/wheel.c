@@ -1,0 +1,1492 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tempo's timer wheel: lock-free O(1) timers on per-CPU hierarchical wheels,
+ * with callbacks run in process context on a per-CPU workqueue.
+ *
+ * MODEL
+ *
+ * Every CPU owns a base: a wheel of slots, an expired list, an hrtimer, a work
+ * item and an inbox. The wheel and the expired list are touched only by their
+ * CPU, with interrupts disabled; that is what serialises the owner's own
+ * operations (arm and cancel from any context on that CPU, the hrtimer, the
+ * inbox drain, the callback dispatcher), and it needs no lock and no atomic
+ * instruction on the lists. Other CPUs never touch a remote wheel: they change
+ * the timer's state word with cmpxchg and, when the owner has to act, push the
+ * timer on the owner's inbox (an llist) and kick it with an IPI. The owner
+ * computes the slot itself, from its own clock, when it drains the inbox.
+ *
+ * Time is counted in ticks of tempo_tick_ns (1 ms by default) of
+ * CLOCK_MONOTONIC: tick = ktime_get_ns() / tick_ns. A timer's expiry is an
+ * absolute tick, rounded up from its deadline, so it is the same on every CPU.
+ *
+ * THE WHEEL (struct tempo_wheel, kmod/wheel.h)
+ *
+ * Linux's non-cascading design (kernel/time/timer.c): LVL_DEPTH levels of 64
+ * slots, each level 8 times coarser than the one below. A timer goes into the
+ * level whose range holds its distance from the wheel clock, into the slot of
+ * its expiry rounded UP to the level's granularity, and stays there until that
+ * slot is collected: there is no cascading, so a timer is moved only by its
+ * owner's own operations. Lateness is bounded by the level granularity, which
+ * is at most 1/8 (12.5%) of the delay. With tick = 1 ms and 10 levels:
+ *
+ *	Level  Granularity        Range (delay)
+ *	  0        1 ms            0 ms  -        62 ms
+ *	  1        8 ms           63 ms  -       503 ms
+ *	  2       64 ms          504 ms  -     4.03 s
+ *	  3      512 ms         4.03 s   -    32.25 s
+ *	  4     4.10 s         32.25 s   -     4.30 min
+ *	  5    32.77 s          4.30 min -    34.41 min
+ *	  6     4.37 min       34.41 min -     4.59 h
+ *	  7    34.95 min        4.59 h   -    36.70 h
+ *	  8     4.66 h         36.70 h   -    12.23 d
+ *	  9    37.28 h         12.23 d   -    94.76 d (maximum, see below)
+ *
+ * The maximum delay is LVL_START(depth) - 2 * LVL_GRAN(depth - 1) ticks:
+ * 8,187,281,408 ticks (about 2^32.9) for 10 levels. Longer delays are refused
+ * with -ERANGE, never wrapped or clamped. /sys/kernel/debug/tempo/wheel/geometry
+ * prints this table for the loaded tick_ns and levels.
+ *
+ * Each level has a 64-bit occupancy mask, so the next expiry is found with a
+ * rotate and a find-first-set per level (O(levels)) and the hrtimer is armed
+ * for exactly that tick: empty slots are skipped, and an empty wheel has no
+ * hrtimer armed at all. Collection moves whole slots to the expired list
+ * (list_splice, O(1) per slot) in hardirq context; the per-CPU work item then
+ * runs the callbacks in batches in process context.
+ *
+ * THE TIMER STATE WORD (tempo_timer.state, an atomic_long_t)
+ *
+ *	63                    24 23        8 7     4  3  2  1  0
+ *	[  seq (40 bits)        |  cpu (16)  | 0000 |SD|QU|LK|PD]
+ *
+ *	PD  PENDING   armed: the callback will run once, unless cancelled
+ *	LK  LINKED    entry is on a list (slot or expired) of base @cpu
+ *	QU  QUEUED    msg is on the inbox of base @cpu (or being pushed there)
+ *	SD  SHUTDOWN  further arms fail with -ESHUTDOWN
+ *	cpu           the base that holds the timer (meaningful while LK|QU)
+ *	seq           bumped by every arm and cancel; the owner records the seq
+ *	              it placed the timer for in tempo_timer.linked_seq, so a
+ *	              collected timer whose seq moved on is re-placed, not fired
+ *
+ * Who writes what: PD and seq are set by arm/cancel from any CPU; LK is set and
+ * cleared only by the owner of base @cpu; QU is set by whoever pushes the msg
+ * and cleared only by the owner that pops it; @cpu changes only while the timer
+ * is neither LK nor QU (anyone may then claim it), or by the one who holds QU
+ * and moves the message to another inbox (forwarding). expires and want_cpu
+ * are written by arm before its cmpxchg on the state word publishes them.
+ *
+ * Logical states (PD, and whether the callback runs) and transitions:
+ *
+ *	              arm                  owner collects, claims
+ *	   IDLE ----------------> PENDING ------------------------> RUNNING
+ *	    ^  <----------------  |  ^  |                              |
+ *	    |       cancel        |  |  | arm (moves it: seq++)        |
+ *	    |                     |  +--+                              |
+ *	    +------------------------------------------------------------+
+ *	           callback returned (it may have re-armed the timer)
+ *
+ *	   any state --shutdown--> SHUTDOWN: arm fails; cancel_sync follows
+ *
+ * Physical placement (LK, QU) follows the logical state lazily: a timer
+ * cancelled by a remote CPU stays linked on its owner until the owner drains
+ * the message, which the cancel sends with an IPI, so a cancelled
+ * timer holds its slot for an IPI's latency, far less than a tick. A locally
+ * cancelled timer is unlinked at once.
+ *
+ * INVARIANTS
+ *
+ * I1  LK => entry is on exactly one list of base cpu (a slot or the expired
+ *     list), and only that CPU, with interrupts disabled, reads or writes it.
+ * I2  QU => msg is on the inbox of base cpu or is about to be pushed there by
+ *     the context that set QU; exactly one context pushes per setting of QU.
+ * I3  For every level, occupied bit i is set iff its slot i is non-empty.
+ * I4  wheel.next_expiry <= the earliest bucket expiry of any occupied slot.
+ * I5  The hrtimer of base b is armed for base->programmed whenever
+ *     programmed != NEVER, and programmed <= wheel.next_expiry.
+ * I6  Every occupied slot's bucket expiry lies within one revolution of its
+ *     level's clock: [clk, clk + 64 * gran), so no slot is skipped or reused
+ *     early (the arithmetic is kernel/time/timer.c's, with exact rounding).
+ * I7  A timer runs only if, at the claim, PD is set, seq equals linked_seq and
+ *     expires <= the current tick (checked, not assumed).
+ *
+ * CONCURRENCY MATRIX (per timer; rows and columns on different CPUs;
+ * "-" = safe without a lock, "S" = caller serialises, as in timer_list)
+ *
+ *	           | arm | cancel | cancel_sync | owner drain/collect/claim
+ *	arm        |  -  |   -    |     S       |  -
+ *	cancel     |     |   -    |     -       |  -
+ *	cancel_sync|     |        |     -       |  - (waits for LK|QU to clear,
+ *	           |     |        |             |     then for the callback)
+ *
+ * On the owner CPU everything is serialised by disabling interrupts: arm and
+ * cancel (any context but NMI), the hrtimer and the kicks (hardirq) and the
+ * dispatcher's claim step (process context, interrupts off around the claim).
+ *
+ * MEMORY ORDERING (labels are LMM(function:letter); every pair is listed)
+ *
+ * P1  tempo_arm:A (expires, want_cpu stores) happens before tempo_arm:B (the
+ *     fully ordered cmpxchg setting the new seq). base_settle:A
+ *     (atomic_long_read_acquire of state) pairs with tempo_arm:B, so a settle
+ *     that sees seq s also sees the expires written for seq s or later. A
+ *     later write can only belong to an arm whose cmpxchg is still to come;
+ *     that arm will find LK or QU set and send a message, and the owner will
+ *     settle again (so the expires used is never older than the seq recorded).
+ * P2  inbox_push:A (release cmpxchg of the inbox head) pairs with
+ *     inbox_take:A (acquire cmpxchg to NULL): the owner sees the state the
+ *     pusher published before the push.
+ * P3  base_settle:B (the owner's fully ordered cmpxchg clearing LK/QU of a
+ *     cancelled timer) is followed by smp_mb() and wake_up_var(timer)
+ *     (base_settle:C), pairing with wait_var_event()'s set_current_state()
+ *     barrier in tempo_timer_cancel_sync(): the waiter either sees the cleared
+ *     bits or is woken.
+ * P4  base_dispatch:A (WRITE_ONCE running = timer) is ordered before the claim
+ *     cmpxchg base_dispatch:B; tempo_timer_cancel_sync() reads running after
+ *     its own fully ordered cmpxchg (cancel) or acquire read of state. If the
+ *     claim won, the canceller's cmpxchg came later in the state's coherence
+ *     order, so its later read of running sees the timer (or the NULL stored
+ *     after the callback). base_dispatch:C (store NULL, smp_mb, wake_up_var)
+ *     pairs with the wait as in P3.
+ * P5  Hotplug: base_seal:A (xchg of the inbox head to INBOX_SEALED) is fully
+ *     ordered with inbox_push:A on the same word: a push either lands before
+ *     the seal (and is in the batch the seal returns) or sees the seal and
+ *     moves its message elsewhere.
+ *
+ * THE SEED'S FLAWS (../shared/seeds/003), AND WHY THEY ARE ABSENT
+ *
+ * - "A task added while the cursor moves can miss its slot and wait a whole
+ *   revolution": producers never choose slots. The owner chooses the slot
+ *   from its own clock, under the same interrupts-off section that inserts
+ *   it, so the clock cannot move in between; a message drained late finds
+ *   an expiry at or before the clock and goes into the slot collected next
+ *   (never a revolution later; tested with the pure wheel in kunit).
+ * - "A slot has a fixed capacity, and tasks beyond it are dropped": slots are
+ *   intrusive lists; the only limit is the memory of the callers' timers.
+ * - "Delays longer than one revolution wrap around": hierarchical levels
+ *   cover 2^32.9 ticks; longer delays are refused with -ERANGE.
+ * - "There is no cancellation": cancel is one cmpxchg (and an O(1) unlink on
+ *   the owner, or a message to the remote owner); cancel_sync and
+ *   shutdown_sync wait for a running callback.
+ * - "Memory visibility between adders and the ticker is unclear": every
+ *   cross-CPU hand-off is one of the pairs P1..P5 above.
+ * - "The tick thread drifts by its processing time, and it ticks even when
+ *   empty": the hrtimer is armed at absolute tick boundaries
+ *   (tick * tick_ns), so nothing drifts, and only for the next occupied slot;
+ *   an empty wheel has no hrtimer armed.
+ *
+ * WHAT IS NOT GUARANTEED
+ *
+ * - Callbacks of one CPU run one after another on its work item: a callback
+ *   that sleeps delays the later ones of that CPU. Long work belongs in a
+ *   work item of its own.
+ * - Timers due in the same batch run in collection order, which is deadline
+ *   order only to within the granularity of the levels involved.
+ * - Arm from NMI is not supported.
+ * - When a CPU goes offline its timers move to an online CPU and stay there.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitops.h>
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
+#include <linux/debugfs.h>
+#include <linux/hrtimer.h>
+#include <linux/irq_work.h>
+#include <linux/math64.h>
+#include <linux/module.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/wait_bit.h>
+#include <linux/workqueue.h>
+
+#include "internal.h"
+#include "wheel.h"
+
+/* The state word. */
+#define TT_PENDING	BIT(0)
+#define TT_LINKED	BIT(1)
+#define TT_QUEUED	BIT(2)
+#define TT_SHUTDOWN	BIT(3)
+#define TT_CPU_SHIFT	8
+#define TT_CPU_BITS	16
+#define TT_CPU_MASK	(((1UL << TT_CPU_BITS) - 1) << TT_CPU_SHIFT)
+#define TT_CPU_NONE	((1U << TT_CPU_BITS) - 1)
+#define TT_SEQ_SHIFT	(TT_CPU_SHIFT + TT_CPU_BITS)
+#define TT_SEQ_ONE	(1UL << TT_SEQ_SHIFT)
+
+static inline unsigned int tt_cpu(long state)
+{
+	return (state & TT_CPU_MASK) >> TT_CPU_SHIFT;
+}
+
+static inline long tt_set_cpu(long state, unsigned int cpu)
+{
+	return (state & ~TT_CPU_MASK) | ((long)cpu << TT_CPU_SHIFT);
+}
+
+static inline unsigned long tt_seq(long state)
+{
+	return (unsigned long)state >> TT_SEQ_SHIFT;
+}
+
+/* An llist head value no real node can have: the inbox of an offline base. */
+#define INBOX_SEALED	((struct llist_node *)1UL)
+
+#define TEMPO_LATE_BUCKETS	24
+
+/* Counters of the operations executed on one CPU; written by that CPU only. */
+struct tempo_wheel_stats {
+	u64	armed;		/* idle -> pending */
+	u64	rearmed;	/* pending -> pending, moved */
+	u64	cancelled;	/* pending -> idle */
+	u64	fired;		/* pending -> running */
+	u64	sent;		/* messages pushed to another CPU's inbox */
+	u64	kicks;		/* IPIs (or self irq_works) raised for them */
+	u64	forwarded;	/* timers moved to another CPU by their owner */
+	u64	late[TEMPO_LATE_BUCKETS];	/* log2(late in us) at dispatch */
+};
+
+struct tempo_base {
+	/* Owner CPU only, interrupts disabled (I1). */
+	struct tempo_wheel	wheel;
+	struct list_head	expired;
+	u64			programmed;	/* tick the hrtimer is armed for */
+	struct hrtimer		hrtimer;
+	struct work_struct	work;
+	struct tempo_wheel_stats stats;
+	unsigned int		cpu;
+	bool			online;		/* read remotely with READ_ONCE */
+	struct tempo_timer	*running;	/* read by cancel_sync */
+
+	/* Written by other CPUs. */
+	struct llist_head	inbox ____cacheline_aligned_in_smp;
+	call_single_data_t	csd;		/* kicks from other CPUs */
+	struct irq_work		kick;		/* kicks from this CPU */
+};
+
+static struct tempo_base __percpu *tempo_bases;
+static struct workqueue_struct *tempo_wq;
+static enum cpuhp_state tempo_hp_state;
+static u32 tick_ns;
+static unsigned int wheel_depth;
+
+/* ---------------------------------------------------------------------- */
+/* The wheel proper (pure: explicit clock, single owner).                 */
+
+/**
+ * tempo_wheel_setup - empty a wheel and set its clock
+ * @w: the wheel
+ * @depth: levels, TEMPO_LVL_DEPTH_MIN..TEMPO_LVL_DEPTH_MAX
+ * @clk: the first tick to collect
+ */
+VISIBLE_IF_KUNIT void tempo_wheel_setup(struct tempo_wheel *w, unsigned int depth, u64 clk)
+{
+	unsigned int i;
+
+	w->clk = clk;
+	w->next_expiry = TEMPO_NEVER;
+	w->depth = clamp(depth, TEMPO_LVL_DEPTH_MIN, TEMPO_LVL_DEPTH_MAX);
+	memset(w->occupied, 0, sizeof(w->occupied));
+	for (i = 0; i < TEMPO_WHEEL_SLOTS; i++)
+		INIT_LIST_HEAD(&w->vectors[i]);
+}
+EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_setup);
+
+/**
+ * tempo_wheel_level - the level a timer expiring at @expires goes into now
+ * @w: the wheel
+ * @expires: absolute tick
+ *
+ * Return: the level; expiries at or before the clock go into level 0.
+ */
+VISIBLE_IF_KUNIT unsigned int tempo_wheel_level(const struct tempo_wheel *w, u64 expires)
+{
+	u64 delta = expires - w->clk;
+	unsigned int lvl;
+
+	if ((s64)delta < 0)
+		return 0;
+	for (lvl = 0; lvl < w->depth - 1; lvl++)
+		if (delta < TEMPO_LVL_START(lvl + 1))
+			break;
+	return lvl;
+}
+EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_level);
+
+/*
+ * The slot for @expires at @lvl, and the tick it is collected at: @expires
+ * rounded up to the level granularity, so a timer is never collected early.
+ * kernel/time/timer.c rounds with (expires >> shift) + 1, one granule more
+ * than needed when expires is aligned; the exact ceiling keeps I6 (the
+ * bucket stays below clk + 63 granules + 1, inside the revolution).
+ */
+static unsigned int wheel_slot(unsigned int lvl, u64 expires, u64 *bucket_expiry)
+{
+	u64 units = (expires + TEMPO_LVL_GRAN(lvl) - 1) >> TEMPO_LVL_SHIFT(lvl);
+
+	*bucket_expiry = units << TEMPO_LVL_SHIFT(lvl);
+	return TEMPO_LVL_OFFS(lvl) + (units & TEMPO_LVL_MASK);
+}
+
+/**
+ * tempo_wheel_add - link @t into the slot for @t->expires
+ * @w: the wheel
+ * @t: an unlinked timer
+ *
+ * Return: the tick at which @t's slot is collected.
+ */
+VISIBLE_IF_KUNIT u64 tempo_wheel_add(struct tempo_wheel *w, struct tempo_timer *t)
+{
+	u64 expires = t->expires, bucket_expiry;
+	unsigned int lvl, idx;
+
+	if ((s64)(expires - w->clk) < 0) {
+		/* Already due: the slot collected next. */
+		expires = w->clk;
+	} else if (WARN_ON_ONCE(expires - w->clk >= TEMPO_LVL_START(w->depth))) {
+		/*
+		 * Impossible: arm refuses delays beyond tempo_wheel_max_ticks()
+		 * and the clock never lags a granule of the last level. Park it
+		 * in the farthest slot; the claim re-places timers that are not
+		 * due yet (I7), so this costs a late timer, never an early one.
+		 */
+		expires = w->clk + TEMPO_LVL_START(w->depth) - 1;
+	}
+	lvl = tempo_wheel_level(w, expires);
+	idx = wheel_slot(lvl, expires, &bucket_expiry);
+	list_add_tail(&t->entry, &w->vectors[idx]);
+	w->occupied[lvl] |= BIT_ULL(idx & TEMPO_LVL_MASK);
+	t->idx = idx;
+	if (bucket_expiry < w->next_expiry)
+		w->next_expiry = bucket_expiry;
+	return bucket_expiry;
+}
+EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_add);
+
+/**
+ * tempo_wheel_del - unlink @t from its slot or from an expired list
+ * @w: the wheel
+ * @t: a linked timer
+ *
+ * next_expiry is left as it is: an early value only costs an empty
+ * collection (I4).
+ */
+VISIBLE_IF_KUNIT void tempo_wheel_del(struct tempo_wheel *w, struct tempo_timer *t)
+{
+	unsigned int idx = t->idx;
+
+	list_del_init(&t->entry);
+	/*
+	 * A collected timer's idx still names the slot it came from; that
+	 * slot may have been refilled since, so only clear the bit when the
+	 * slot really is empty (I3).
+	 */
+	if (idx != TEMPO_IDX_EXPIRED && list_empty(&w->vectors[idx]))
+		w->occupied[idx / TEMPO_LVL_SIZE] &= ~BIT_ULL(idx & TEMPO_LVL_MASK);
+}
+EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_del);
+
+/*
+ * Distance from @start to the next occupied slot of a level, cyclically, or
+ * -1 if the level is empty.
+ */
+static int next_pending_slot(u64 occupied, unsigned int start)
+{
+	if (!occupied)
+		return -1;
+	return __ffs64(ror64(occupied, start));
+}
+
+/* The earliest bucket expiry from the current clock (kernel/time/timer.c). */
+static u64 wheel_next_expiry(const struct tempo_wheel *w)
+{
+	u64 clk = w->clk, next = TEMPO_NEVER;
+	unsigned int lvl;
+
+	for (lvl = 0; lvl < w->depth; lvl++) {
+		int pos = next_pending_slot(w->occupied[lvl], clk & TEMPO_LVL_MASK);
+		u64 lvl_clk = clk & TEMPO_LVL_CLK_MASK;
+
+		if (pos >= 0) {
+			u64 tmp = (clk + pos) << TEMPO_LVL_SHIFT(lvl);
+
+			if (tmp < next)
+				next = tmp;
+			/* Nothing in a higher level can expire before this. */
+			if (pos <= ((TEMPO_LVL_CLK_DIV - lvl_clk) & TEMPO_LVL_CLK_MASK))
+				break;
+		}
+		/*
+		 * The clock of the next level: its next slot to collect is the
+		 * current one if this level's clock is aligned, else the one
+		 * after (see __next_timer_interrupt()).
+		 */
+		clk = (clk >> TEMPO_LVL_CLK_SHIFT) + (lvl_clk ? 1 : 0);
+	}
+	return next;
+}
+
+/**
+ * tempo_wheel_forward - move an idle stretch of the clock forward to @now
+ * @w: the wheel
+ * @now: the current tick
+ *
+ * Inserting relative to a stale clock would put short timers into coarse
+ * levels. The clock may move up to the earliest occupied bucket, never past
+ * it (I4, I6).
+ */
+VISIBLE_IF_KUNIT void tempo_wheel_forward(struct tempo_wheel *w, u64 now)
+{
+	u64 to = min(now, w->next_expiry);
+
+	if (to > w->clk)
+		w->clk = to;
+}
+EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_forward);
+
+/**
+ * tempo_wheel_collect - move every slot due at or before @now to @expired
+ * @w: the wheel
+ * @now: the current tick
+ * @expired: list the due timers are appended to
+ *
+ * Return: the number of slots collected.
+ */
+VISIBLE_IF_KUNIT unsigned int tempo_wheel_collect(struct tempo_wheel *w, u64 now,
+						  struct list_head *expired)
+{
+	unsigned int slots = 0;
+
+	while (w->next_expiry <= now) {
+		u64 clk = w->next_expiry;
+		unsigned int lvl;
+
+		w->clk = clk;
+		for (lvl = 0; lvl < w->depth; lvl++) {
+			unsigned int pos = clk & TEMPO_LVL_MASK;
+
+			if (w->occupied[lvl] & BIT_ULL(pos)) {
+				w->occupied[lvl] &= ~BIT_ULL(pos);
+				list_splice_tail_init(&w->vectors[TEMPO_LVL_OFFS(lvl) + pos],
+						      expired);
+				slots++;
+			}
+			/* Higher levels are due only on their granule boundary. */
+			if (clk & TEMPO_LVL_CLK_MASK)
+				break;
+			clk >>= TEMPO_LVL_CLK_SHIFT;
+		}
+		w->clk++;
+		w->next_expiry = wheel_next_expiry(w);
+	}
+	return slots;
+}
+EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_collect);
+
+/**
+ * tempo_wheel_empty - whether no slot is occupied
+ * @w: the wheel
+ *
+ * Return: true if every slot is empty.
+ */
+VISIBLE_IF_KUNIT bool tempo_wheel_empty(const struct tempo_wheel *w)
+{
+	unsigned int lvl;
+
+	for (lvl = 0; lvl < TEMPO_LVL_DEPTH_MAX; lvl++)
+		if (w->occupied[lvl])
+			return false;
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_empty);
+
+/* ---------------------------------------------------------------------- */
+/* Time.                                                                    */
+
+static inline u64 ns_to_tick_floor(u64 ns)
+{
+	return div_u64(ns, tick_ns);
+}
+
+/* The first tick at or after @ns: a timer due then is never early. */
+static inline u64 ns_to_tick_ceil(u64 ns)
+{
+	return div_u64(ns + tick_ns - 1, tick_ns);
+}
+
+static inline ktime_t tick_to_ktime(u64 tick)
+{
+	return ns_to_ktime(tick * tick_ns);
+}
+
+static inline u64 tempo_now_tick(void)
+{
+	return ns_to_tick_floor(ktime_get_ns());
+}
+
+/* ---------------------------------------------------------------------- */
+/* Inboxes and kicks.                                                       */
+
+enum push_result { PUSH_FIRST, PUSH_MORE, PUSH_SEALED };
+
+/* llist_add() that refuses a sealed inbox. */
+static enum push_result inbox_push(struct tempo_base *base, struct tempo_timer *t)
+{
+	struct llist_node *first = READ_ONCE(base->inbox.first);
+
+	do {
+		if (first == INBOX_SEALED)
+			return PUSH_SEALED;
+		t->msg.next = first;
+		/* LMM(inbox_push:A): pairs with inbox_take:A and base_seal:A. */
+	} while (!try_cmpxchg_release(&base->inbox.first, &first, &t->msg));
+	return first ? PUSH_MORE : PUSH_FIRST;
+}
+
+/* llist_del_all() that leaves a sealed inbox sealed. Owner only. */
+static struct llist_node *inbox_take(struct tempo_base *base)
+{
+	struct llist_node *first = READ_ONCE(base->inbox.first);
+
+	do {
+		if (!first || first == INBOX_SEALED)
+			return NULL;
+		/* LMM(inbox_take:A): pairs with inbox_push:A. */
+	} while (!try_cmpxchg_acquire(&base->inbox.first, &first, NULL));
+	return llist_reverse_order(first);
+}
+
+static bool base_accepts(unsigned int cpu)
+{
+	return cpu < nr_cpu_ids && cpu_online(cpu) &&
+	       READ_ONCE(per_cpu_ptr(tempo_bases, cpu)->online);
+}
+
+/* An online CPU other than @avoid to move timers to. */
+static unsigned int fallback_cpu(unsigned int avoid)
+{
+	unsigned int cpu;
+
+	for_each_online_cpu(cpu)
+		if (cpu != avoid && base_accepts(cpu))
+			return cpu;
+	cpu = cpumask_any_but(cpu_online_mask, avoid);
+	return cpu < nr_cpu_ids ? cpu : smp_processor_id();
+}
+
+/*
+ * Make @cpu drain its inbox soon. Only the pusher that found the inbox empty
+ * kicks. If the csd is still busy (-EBUSY) with an earlier kick, because the
+ * owner's hrtimer emptied the inbox in the meantime, that kick has not started
+ * yet (the csd is unlocked just before its function runs), so it will drain
+ * our message: nothing more to do. A kick to ourselves goes through an
+ * irq_work: smp_call_function_single_async() would run the drain right here,
+ * in the middle of the caller's own update of the wheel.
+ */
+static void base_kick(struct tempo_base *base, unsigned int cpu)
+{
+	int ret;
+
+	if (cpu == smp_processor_id()) {
+		irq_work_queue(&base->kick);
+		return;
+	}
+	ret = smp_call_function_single_async(cpu, &base->csd);
+	WARN_ON_ONCE(ret && ret != -EBUSY);
+}
+
+/*
+ * Push @t, whose state has QUEUED set for @cpu, to @cpu's inbox and kick @cpu
+ * if the inbox was empty. If @cpu is going offline its inbox is sealed: move
+ * the message to another CPU (we hold QUEUED, so nobody else changes cpu).
+ *
+ * Interrupts are off, which holds off stop_machine() and so keeps @cpu online
+ * between a successful push and the kick: a sealed inbox is the only way a
+ * CPU refuses messages.
+ */
+static void tempo_send(struct tempo_base *local, struct tempo_timer *t, unsigned int cpu)
+{
+	for (;;) {
+		struct tempo_base *base = per_cpu_ptr(tempo_bases, cpu);
+		long old, new;
+
+		switch (inbox_push(base, t)) {
+		case PUSH_FIRST:
+			local->stats.kicks++;
+			base_kick(base, cpu);
+			fallthrough;
+		case PUSH_MORE:
+			local->stats.sent++;
+			return;
+		case PUSH_SEALED:
+			break;
+		}
+		cpu = fallback_cpu(cpu);
+		old = atomic_long_read(&t->state);
+		do {
+			new = tt_set_cpu(old, cpu);
+		} while (!atomic_long_try_cmpxchg(&t->state, &old, new));
+	}
+}
+
+/* ---------------------------------------------------------------------- */
+/* The owner's side: settle, collect, dispatch.                             */
+
+/* Arm base's hrtimer for @bucket_expiry if that is earlier than planned (I5). */
+static void base_program(struct tempo_base *base, u64 bucket_expiry)
+{
+	if (bucket_expiry >= base->programmed)
+		return;
+	base->programmed = bucket_expiry;
+	hrtimer_start(&base->hrtimer, tick_to_ktime(bucket_expiry),
+		      HRTIMER_MODE_ABS_PINNED_HARD);
+}
+
+/* Link @t into @base's wheel at its current expiry. Owner, irqs off. */
+static u64 base_link(struct tempo_base *base, struct tempo_timer *t, u64 now)
+{
+	tempo_wheel_forward(&base->wheel, now);
+	return tempo_wheel_add(&base->wheel, t);
+}
+
+/* Where a pending timer held by @base should live. */
+static unsigned int settle_target(struct tempo_base *base, struct tempo_timer *t)
+{
+	unsigned int want = READ_ONCE(t->want_cpu);
+
+	if (want == base->cpu && base->online)
+		return base->cpu;
+	if (want != base->cpu && base_accepts(want))
+		return want;
+	return base->online ? base->cpu : fallback_cpu(base->cpu);
+}
+
+enum settle_how {
+	SETTLE_POPPED = 1,	/* t's message was just taken off the inbox */
+	SETTLE_UNLINKED = 2,	/* caller already took t off its list */
+	SETTLE_DUE = 4,		/* t was collected: run it if still due */
+};
+
+/**
+ * base_settle - bring @t's placement on @base in line with its state word
+ * @base: the base, owned by the calling CPU with interrupts disabled
+ * @t: a timer held by @base (LINKED or popped from its inbox)
+ * @how: SETTLE_* flags
+ * @now: the current tick
+ *
+ * Return: true if the caller must run @t's callback.
+ */
+static bool base_settle(struct tempo_base *base, struct tempo_timer *t,
+			unsigned int how, u64 now)
+{
+	bool on_list = !(how & SETTLE_UNLINKED);
+	unsigned int target = base->cpu;
+	long old, new;
+	enum { DROP, FIRE, PLACE, KEEP, FORWARD, UNLINK } act;
+
+	for (;;) {
+		/* LMM(base_settle:A): pairs with tempo_arm:B (P1). */
+		old = atomic_long_read_acquire(&t->state);
+		new = old;
+		if (how & SETTLE_POPPED)
+			new &= ~TT_QUEUED;
+
+		target = (old & TT_PENDING) ? settle_target(base, t) : base->cpu;
+		if (!(old & TT_PENDING)) {
+			act = DROP;
+			new &= ~TT_LINKED;
+		} else if (target != base->cpu) {
+			if (new & TT_QUEUED) {
+				/* Our message is still queued: forward when it pops. */
+				act = UNLINK;
+				new &= ~TT_LINKED;
+			} else {
+				act = FORWARD;
+				new = tt_set_cpu(new & ~TT_LINKED, target) | TT_QUEUED;
+			}
+		} else if ((how & SETTLE_DUE) && tt_seq(old) == t->linked_seq &&
+			   t->expires <= now) {
+			act = FIRE;
+			new &= ~(TT_PENDING | TT_LINKED);
+		} else if ((old & TT_LINKED) && on_list && tt_seq(old) == t->linked_seq) {
+			act = KEEP;	/* already placed for this seq */
+		} else {
+			act = PLACE;
+			new = tt_set_cpu(new, base->cpu) | TT_LINKED;
+		}
+		/* LMM(base_settle:B): fully ordered; see P1 and P3. */
+		if (new == old || atomic_long_try_cmpxchg(&t->state, &old, new))
+			break;
+	}
+
+	if (on_list && (old & TT_LINKED) && act != KEEP)
+		tempo_wheel_del(&base->wheel, t);
+
+	switch (act) {
+	case PLACE:
+		t->linked_seq = tt_seq(new);
+		base_program(base, base_link(base, t, now));
+		break;
+	case FORWARD:
+		base->stats.forwarded++;
+		tempo_send(base, t, target);
+		break;
+	case DROP:
+		/* LMM(base_settle:C): pairs with tempo_timer_cancel_sync() (P3). */
+		smp_mb();
+		wake_up_var(t);
+		break;
+	case FIRE:
+	case KEEP:
+	case UNLINK:
+		break;
+	}
+	return act == FIRE;
+}
+
+/*
+ * Drain the inbox and collect what is due. Owner, hardirq or irqs off.
+ * Return: the next bucket expiry, or TEMPO_NEVER.
+ */
+static u64 base_process(struct tempo_base *base)
+{
+	struct tempo_timer *t, *next;
+	struct llist_node *msgs;
+	u64 now = tempo_now_tick();
+
+	/*
+	 * Collect before placing the messages: an overdue slot (a late
+	 * hrtimer, a starved vCPU) holds the clock back, and a timer placed
+	 * against a lagging clock lands in a coarser level than its delay
+	 * needs. Collect again for messages that were already due.
+	 */
+	tempo_wheel_collect(&base->wheel, now, &base->expired);
+	msgs = inbox_take(base);
+	llist_for_each_entry_safe(t, next, msgs, msg)
+		base_settle(base, t, SETTLE_POPPED, now);
+	tempo_wheel_collect(&base->wheel, now, &base->expired);
+	if (!list_empty(&base->expired))
+		queue_work_on(base->cpu, tempo_wq, &base->work);
+	return base->wheel.next_expiry;
+}
+
+static enum hrtimer_restart tempo_hrtimer_fn(struct hrtimer *hrtimer)
+{
+	struct tempo_base *base = container_of(hrtimer, struct tempo_base, hrtimer);
+	u64 next;
+
+	/*
+	 * Inside its own callback the hrtimer must not be restarted with
+	 * hrtimer_start(): programmed = 0 makes base_program() a no-op while
+	 * base_process() places timers, and the return value re-arms it.
+	 */
+	base->programmed = 0;
+	next = base->online ? base_process(base) : TEMPO_NEVER;
+	base->programmed = TEMPO_NEVER;
+	if (next == TEMPO_NEVER)
+		return HRTIMER_NORESTART;
+	base->programmed = next;
+	hrtimer_set_expires(hrtimer, tick_to_ktime(next));
+	return HRTIMER_RESTART;
+}
+
+static void tempo_kick(struct tempo_base *base)
+{
+	u64 next;
+
+	if (!base->online)
+		return;	/* the hotplug teardown drains a going base */
+	next = base_process(base);
+	if (next != TEMPO_NEVER)
+		base_program(base, next);
+}
+
+static void tempo_kick_csd(void *info)
+{
+	tempo_kick(info);
+}
+
+static void tempo_kick_irq_work(struct irq_work *work)
+{
+	tempo_kick(container_of(work, struct tempo_base, kick));
+}
+
+static void record_lateness(struct tempo_base *base, struct tempo_timer *t)
+{
+	s64 late_ns = ktime_get_ns() - t->expires * tick_ns;
+	u64 late_us = late_ns > 0 ? div_u64(late_ns, NSEC_PER_USEC) : 0;
+
+	base->stats.late[min_t(unsigned int, fls64(late_us), TEMPO_LATE_BUCKETS - 1)]++;
+}
+
+/* Run the collected callbacks of one base, in process context on its CPU. */
+static void base_dispatch(struct work_struct *work)
+{
+	struct tempo_base *base = container_of(work, struct tempo_base, work);
+	unsigned int n = 0;
+
+	for (;;) {
+		struct tempo_timer *t;
+		bool fire;
+
+		local_irq_disable();
+		/* Bound work never runs elsewhere while the CPU is online (I1). */
+		WARN_ON_ONCE(base->cpu != smp_processor_id());
+		t = list_first_entry_or_null(&base->expired, struct tempo_timer, entry);
+		if (!t) {
+			local_irq_enable();
+			break;
+		}
+		list_del_init(&t->entry);
+		/* LMM(base_dispatch:A): before the claim (P4). */
+		WRITE_ONCE(base->running, t);
+		/* LMM(base_dispatch:B): the claim is base_settle's cmpxchg. */
+		fire = base_settle(base, t, SETTLE_UNLINKED | SETTLE_DUE, tempo_now_tick());
+		if (fire) {
+			base->stats.fired++;
+			record_lateness(base, t);
+		}
+		local_irq_enable();
+
+		if (fire)
+			t->fn(t);	/* may re-arm or free t */
+
+		WRITE_ONCE(base->running, NULL);
+		/* LMM(base_dispatch:C): pairs with cancel_sync's wait (P4). */
+		smp_mb();
+		wake_up_var(&base->running);
+
+		if (!(++n & 63))
+			cond_resched();
+	}
+}
+
+/* ---------------------------------------------------------------------- */
+/* The API.                                                                 */
+
+/**
+ * tempo_timer_init - initialise a timer
+ * @timer: the timer
+ * @fn: its callback
+ * @flags: TEMPO_TIMER_* flags
+ *
+ * Context: any; @timer must not be pending.
+ */
+void tempo_timer_init(struct tempo_timer *timer, tempo_timer_fn_t fn, unsigned int flags)
+{
+	WARN_ON_ONCE(flags & ~TEMPO_TIMER_FLAGS);
+	INIT_LIST_HEAD(&timer->entry);
+	timer->msg.next = NULL;
+	atomic_long_set(&timer->state, tt_set_cpu(0, TT_CPU_NONE));
+	timer->expires = 0;
+	timer->fn = fn;
+	timer->linked_seq = 0;
+	timer->flags = flags & TEMPO_TIMER_FLAGS;
+	timer->want_cpu = TT_CPU_NONE;
+	timer->idx = TEMPO_IDX_EXPIRED;
+}
+EXPORT_SYMBOL_GPL(tempo_timer_init);
+
+enum arm_how { ARM_LINK, ARM_FORWARD, ARM_SEND, ARM_NOTHING };
+
+/*
+ * Arm @t to expire at tick @expires on @cpu (or, for -1, where it is if it is
+ * held by a base, else on the calling CPU). Interrupts are off throughout.
+ */
+static int tempo_arm(struct tempo_timer *t, int cpu, u64 expires, u64 now)
+{
+	struct tempo_base *local = this_cpu_ptr(tempo_bases);
+	unsigned int this = smp_processor_id(), owner, target;
+	enum arm_how how;
+	long old, new;
+
+	old = atomic_long_read(&t->state);
+	for (;;) {
+		bool held = old & (TT_LINKED | TT_QUEUED);
+
+		if (old & TT_SHUTDOWN)
+			return -ESHUTDOWN;
+		owner = tt_cpu(old);
+		if (cpu >= 0)
+			target = cpu;
+		else if (held || ((t->flags & TEMPO_TIMER_PINNED) && base_accepts(owner)))
+			target = owner;
+		else
+			target = this;
+		if (target == this && !local->online)
+			target = fallback_cpu(this);
+
+		/* LMM(tempo_arm:A): published by tempo_arm:B (P1). */
+		WRITE_ONCE(t->expires, expires);
+		WRITE_ONCE(t->want_cpu, target);
+		new = (old | TT_PENDING) + TT_SEQ_ONE;
+
+		if (held && owner == this && local->online) {
+			if (target == this) {
+				how = ARM_LINK;
+				new |= TT_LINKED;
+			} else if (old & TT_QUEUED) {
+				/* Our own inbox holds its message; it forwards. */
+				how = ARM_NOTHING;
+			} else {
+				how = ARM_FORWARD;
+				new = tt_set_cpu(new & ~TT_LINKED, target) | TT_QUEUED;
+			}
+		} else if (held) {
+			how = (old & TT_QUEUED) ? ARM_NOTHING : ARM_SEND;
+			new |= TT_QUEUED;
+			target = owner;
+		} else if (target == this) {
+			how = ARM_LINK;
+			new = tt_set_cpu(new, this) | TT_LINKED;
+		} else {
+			how = ARM_SEND;
+			new = tt_set_cpu(new, target) | TT_QUEUED;
+		}
+		/* LMM(tempo_arm:B): fully ordered, pairs with base_settle:A. */
+		if (atomic_long_try_cmpxchg(&t->state, &old, new))
+			break;
+	}
+
+	if (old & TT_PENDING)
+		local->stats.rearmed++;
+	else
+		local->stats.armed++;
+
+	switch (how) {
+	case ARM_LINK:
+		if (old & TT_LINKED)
+			tempo_wheel_del(&local->wheel, t);
+		t->linked_seq = tt_seq(new);
+		base_program(local, base_link(local, t, now));
+		break;
+	case ARM_FORWARD:
+		if (old & TT_LINKED)
+			tempo_wheel_del(&local->wheel, t);
+		local->stats.forwarded++;
+		fallthrough;
+	case ARM_SEND:
+		tempo_send(local, t, target);
+		break;
+	case ARM_NOTHING:
+		break;
+	}
+	return !!(old & TT_PENDING);
+}
+
+static int tempo_arm_ns(struct tempo_timer *t, int cpu, u64 deadline_ns, u64 now_ns)
+{
+	u64 expires = ns_to_tick_ceil(deadline_ns);
+	u64 now = ns_to_tick_floor(now_ns);
+	unsigned long flags;
+	int ret;
+
+	/* + 1: rounding the deadline up may add a tick to a maximal delay. */
+	if (deadline_ns > now_ns &&
+	    expires - now > tempo_wheel_max_ticks(wheel_depth) + 1)
+		return -ERANGE;
+	if (cpu >= 0 && (cpu >= nr_cpu_ids || !cpu_online(cpu)))
+		return -ENODEV;
+
+	local_irq_save(flags);
+	ret = tempo_arm(t, cpu, expires, now);
+	local_irq_restore(flags);
+	return ret;
+}
+
+/**
+ * tempo_timer_arm - arm or re-arm a timer to expire after a delay
+ * @timer: the timer
+ * @delay_ns: delay from now, in nanoseconds of CLOCK_MONOTONIC
+ *
+ * An idle timer is armed on the calling CPU (or, with TEMPO_TIMER_PINNED, on
+ * the CPU it last ran on); a timer still held by a CPU stays there. Re-arming
+ * a pending timer moves its expiry (mod_timer() semantics): its callback runs
+ * once, at the new time.
+ *
+ * Context: any but NMI. O(1), lock-free; does not sleep.
+ * Return: 1 if @timer was pending, 0 if it was idle, -ERANGE if @delay_ns is
+ * larger than tempo_timer_max_delay_ns(), -ESHUTDOWN after shutdown_sync.
+ * Nothing changes on error.
+ */
+int tempo_timer_arm(struct tempo_timer *timer, u64 delay_ns)
+{
+	u64 now = ktime_get_ns();
+
+	if (delay_ns > tempo_timer_max_delay_ns())
+		return -ERANGE;
+	return tempo_arm_ns(timer, -1, now + delay_ns, now);
+}
+EXPORT_SYMBOL_GPL(tempo_timer_arm);
+
+/**
+ * tempo_timer_arm_on - arm or re-arm a timer on a given CPU
+ * @timer: the timer
+ * @cpu: the CPU whose workqueue runs the callback
+ * @delay_ns: delay from now, in nanoseconds
+ *
+ * A timer held by another CPU is moved to @cpu by its holder. If @cpu goes
+ * offline before the timer fires, the timer moves to another online CPU (as
+ * every timer of an offlined CPU does).
+ *
+ * Context: any but NMI. O(1), lock-free; does not sleep.
+ * Return: as tempo_timer_arm(), or -ENODEV if @cpu is not online.
+ */
+int tempo_timer_arm_on(struct tempo_timer *timer, int cpu, u64 delay_ns)
+{
+	u64 now = ktime_get_ns();
+
+	if (cpu < 0)
+		return -ENODEV;
+	if (delay_ns > tempo_timer_max_delay_ns())
+		return -ERANGE;
+	return tempo_arm_ns(timer, cpu, now + delay_ns, now);
+}
+EXPORT_SYMBOL_GPL(tempo_timer_arm_on);
+
+/**
+ * tempo_timer_arm_at - arm or re-arm a timer at an absolute deadline
+ * @timer: the timer
+ * @cpu: the CPU, or TEMPO_CPU_LOCAL for tempo_timer_arm()'s placement
+ * @deadline: absolute CLOCK_MONOTONIC time (ktime_get()); a deadline in the
+ *	past fires at the next tick
+ *
+ * Context: any but NMI. O(1), lock-free; does not sleep.
+ * Return: as tempo_timer_arm_on().
+ */
+int tempo_timer_arm_at(struct tempo_timer *timer, int cpu, ktime_t deadline)
+{
+	u64 now = ktime_get_ns();
+
+	if (cpu < TEMPO_CPU_LOCAL)
+		return -ENODEV;
+	if (ktime_to_ns(deadline) < 0)
+		deadline = 0;
+	return tempo_arm_ns(timer, cpu, ktime_to_ns(deadline), now);
+}
+EXPORT_SYMBOL_GPL(tempo_timer_arm_at);
+
+/**
+ * tempo_timer_cancel - stop a pending timer
+ * @timer: the timer
+ *
+ * A timer held by the calling CPU is unlinked at once; one held by another
+ * CPU is unlinked by that CPU, which this call kicks. The callback may still
+ * be running (or about to run, if it was claimed) when this returns: use
+ * tempo_timer_cancel_sync() before freeing @timer.
+ *
+ * Context: any but NMI. O(1), lock-free; does not sleep.
+ * Return: true if this call stopped a pending expiry.
+ */
+bool tempo_timer_cancel(struct tempo_timer *timer)
+{
+	struct tempo_base *local;
+	unsigned long flags;
+	unsigned int this;
+	long old, new;
+	bool unlink = false, send = false;
+
+	local_irq_save(flags);
+	local = this_cpu_ptr(tempo_bases);
+	this = smp_processor_id();
+	old = atomic_long_read(&timer->state);
+	do {
+		if (!(old & TT_PENDING)) {
+			local_irq_restore(flags);
+			return false;
+		}
+		new = (old & ~TT_PENDING) + TT_SEQ_ONE;
+		unlink = send = false;
+		if ((old & TT_LINKED) && tt_cpu(old) == this && local->online) {
+			unlink = true;
+			new &= ~TT_LINKED;
+		} else if ((old & TT_LINKED) && !(old & TT_QUEUED)) {
+			send = true;
+			new |= TT_QUEUED;
+		}
+	} while (!atomic_long_try_cmpxchg(&timer->state, &old, new));
+
+	local->stats.cancelled++;
+	if (unlink)
+		tempo_wheel_del(&local->wheel, timer);
+	else if (send)
+		tempo_send(local, timer, tt_cpu(old));
+	local_irq_restore(flags);
+	return true;
+}
+EXPORT_SYMBOL_GPL(tempo_timer_cancel);
+
+static bool timer_is_running(struct tempo_timer *timer)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (READ_ONCE(per_cpu_ptr(tempo_bases, cpu)->running) == timer)
+			return true;
+	return false;
+}
+
+/**
+ * tempo_timer_cancel_sync - stop a timer and wait until it is quiet
+ * @timer: the timer
+ *
+ * On return @timer is not pending, no CPU holds it, and its callback is not
+ * running anywhere, so it may be freed, provided nobody else re-arms it (a
+ * callback re-arming its own timer is handled: this loops until it stops).
+ * Must not be called from the callback itself, nor while holding a lock the
+ * callback takes.
+ *
+ * Context: process context, may sleep.
+ * Return: true if a pending expiry was stopped.
+ */
+bool tempo_timer_cancel_sync(struct tempo_timer *timer)
+{
+	bool ret = false;
+	unsigned int cpu;
+
+	might_sleep();
+	do {
+		ret |= tempo_timer_cancel(timer);
+		/* Pairs with base_settle:C (P3). */
+		wait_var_event(timer, !(atomic_long_read_acquire(&timer->state) &
+					(TT_LINKED | TT_QUEUED)) ||
+				      (atomic_long_read(&timer->state) & TT_PENDING));
+		/* Pairs with base_dispatch:C (P4). */
+		for_each_possible_cpu(cpu) {
+			struct tempo_base *base = per_cpu_ptr(tempo_bases, cpu);
+
+			wait_var_event(&base->running, READ_ONCE(base->running) != timer);
+		}
+	} while (atomic_long_read(&timer->state) & TT_PENDING);
+	WARN_ON_ONCE(timer_is_running(timer));
+	return ret;
+}
+EXPORT_SYMBOL_GPL(tempo_timer_cancel_sync);
+
+/**
+ * tempo_timer_shutdown_sync - cancel_sync, after which every arm is refused
+ * @timer: the timer
+ *
+ * For teardown: a callback that re-arms its own timer, or another path that
+ * would, can no longer bring it back (cf. timer_shutdown_sync()).
+ *
+ * Context: process context, may sleep.
+ * Return: true if a pending expiry was stopped.
+ */
+bool tempo_timer_shutdown_sync(struct tempo_timer *timer)
+{
+	atomic_long_fetch_or(TT_SHUTDOWN, &timer->state);
+	return tempo_timer_cancel_sync(timer);
+}
+EXPORT_SYMBOL_GPL(tempo_timer_shutdown_sync);
+
+/**
+ * tempo_timer_pending - whether a timer is armed
+ * @timer: the timer
+ *
+ * Context: any. The answer may be stale by the time the caller uses it.
+ * Return: true if @timer is armed and its callback has not been claimed.
+ */
+bool tempo_timer_pending(const struct tempo_timer *timer)
+{
+	return atomic_long_read(&timer->state) & TT_PENDING;
+}
+EXPORT_SYMBOL_GPL(tempo_timer_pending);
+
+/**
+ * tempo_timer_tick_ns - the length of a wheel tick
+ *
+ * Context: any.
+ * Return: nanoseconds per tick (module parameter tick_ns).
+ */
+u64 tempo_timer_tick_ns(void)
+{
+	return tick_ns;
+}
+EXPORT_SYMBOL_GPL(tempo_timer_tick_ns);
+
+/**
+ * tempo_timer_max_delay_ns - the longest delay arm accepts
+ *
+ * Context: any.
+ * Return: nanoseconds.
+ */
+u64 tempo_timer_max_delay_ns(void)
+{
+	return tempo_wheel_max_ticks(wheel_depth) * tick_ns;
+}
+EXPORT_SYMBOL_GPL(tempo_timer_max_delay_ns);
+
+/**
+ * tempo_timer_slack_ns - how late a timer of a given delay may fire
+ * @delay_ns: the delay
+ *
+ * Context: any.
+ * Return: the bound on the lateness of the expiry (before the workqueue runs
+ * the callback): the granularity of the level @delay_ns goes into, at least
+ * one tick.
+ */
+u64 tempo_timer_slack_ns(u64 delay_ns)
+{
+	u64 ticks = ns_to_tick_ceil(delay_ns) + 1;
+	unsigned int lvl;
+
+	for (lvl = 0; lvl < wheel_depth - 1; lvl++)
+		if (ticks < TEMPO_LVL_START(lvl + 1))
+			break;
+	return TEMPO_LVL_GRAN(lvl) * tick_ns;
+}
+EXPORT_SYMBOL_GPL(tempo_timer_slack_ns);
+
+/* ---------------------------------------------------------------------- */
+/* CPU hotplug.                                                             */
+
+static int tempo_cpu_online(unsigned int cpu)
+{
+	struct tempo_base *base = per_cpu_ptr(tempo_bases, cpu);
+
+	local_irq_disable();
+	WARN_ON_ONCE(!tempo_wheel_empty(&base->wheel) || !list_empty(&base->expired));
+	tempo_wheel_setup(&base->wheel, wheel_depth, tempo_now_tick());
+	base->programmed = TEMPO_NEVER;
+	/* Online before unsealed: a kick for the first message must be served. */
+	WRITE_ONCE(base->online, true);
+	cmpxchg(&base->inbox.first, INBOX_SEALED, NULL);
+	local_irq_enable();
+	return 0;
+}
+
+/* Move every timer of the (offline, sealed) base elsewhere. Irqs off. */
+static void base_evacuate(struct tempo_base *base, struct llist_node *msgs)
+{
+	struct tempo_timer *t, *next;
+	u64 now = tempo_now_tick();
+	unsigned int idx;
+
+	llist_for_each_entry_safe(t, next, msgs, msg)
+		base_settle(base, t, SETTLE_POPPED, now);
+	for (idx = 0; idx < TEMPO_WHEEL_SLOTS; idx++)
+		list_for_each_entry_safe(t, next, &base->wheel.vectors[idx], entry)
+			base_settle(base, t, 0, now);
+	list_for_each_entry_safe(t, next, &base->expired, entry)
+		base_settle(base, t, 0, now);
+}
+
+static int tempo_cpu_offline(unsigned int cpu)
+{
+	struct tempo_base *base = per_cpu_ptr(tempo_bases, cpu);
+	struct llist_node *msgs;
+
+	local_irq_disable();
+	WRITE_ONCE(base->online, false);
+	local_irq_enable();
+	hrtimer_cancel(&base->hrtimer);
+
+	/*
+	 * Everything goes, the expired list included: the dispatcher of a
+	 * dying CPU may be held off for a long time by the hotplug thread, and
+	 * a due timer runs sooner on the CPU it is forwarded to. The dispatcher
+	 * takes timers off the expired list with interrupts off on this CPU,
+	 * as we do here, so each timer is either already claimed or moved.
+	 */
+	local_irq_disable();
+	base->programmed = TEMPO_NEVER;
+	/* LMM(base_seal:A): pairs with inbox_push:A (P5). */
+	msgs = llist_reverse_order(xchg(&base->inbox.first, INBOX_SEALED));
+	base_evacuate(base, msgs);
+	local_irq_enable();
+
+	/* Wait for a callback still running here; the list is empty now. */
+	flush_work(&base->work);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Statistics and debugfs.                                                  */
+
+/*
+ * A counter written by its own CPU only, read by another for statistics: the
+ * race is intended, a snapshot is all a reader gets.
+ */
+static inline u64 stat_read(const u64 *counter)
+{
+	return data_race(*counter);
+}
+
+/**
+ * tempo_wheel_totals - sum of the per-CPU counters
+ * @armed: idle -> pending transitions
+ * @fired: callbacks claimed
+ * @cancelled: pending -> idle transitions by cancel
+ *
+ * armed - fired - cancelled is the number of pending timers.
+ */
+void tempo_wheel_totals(u64 *armed, u64 *fired, u64 *cancelled)
+{
+	unsigned int cpu;
+
+	/* Counters are written by their CPU only; a sum is a snapshot. */
+	*armed = 0;
+	*fired = 0;
+	*cancelled = 0;
+	for_each_possible_cpu(cpu) {
+		struct tempo_wheel_stats *s = &per_cpu_ptr(tempo_bases, cpu)->stats;
+
+		*armed += stat_read(&s->armed);
+		*fired += stat_read(&s->fired);
+		*cancelled += stat_read(&s->cancelled);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_totals);
+
+static int stats_show(struct seq_file *m, void *v)
+{
+	u64 late[TEMPO_LATE_BUCKETS] = {};
+	unsigned int cpu, i;
+
+	seq_puts(m, "cpu online armed rearmed cancelled fired sent kicks forwarded\n");
+	for_each_possible_cpu(cpu) {
+		struct tempo_base *base = per_cpu_ptr(tempo_bases, cpu);
+		struct tempo_wheel_stats *s = &base->stats;
+
+		seq_printf(m, "%u %d %llu %llu %llu %llu %llu %llu %llu\n", cpu,
+			   READ_ONCE(base->online), stat_read(&s->armed),
+			   stat_read(&s->rearmed), stat_read(&s->cancelled),
+			   stat_read(&s->fired), stat_read(&s->sent),
+			   stat_read(&s->kicks), stat_read(&s->forwarded));
+		for (i = 0; i < TEMPO_LATE_BUCKETS; i++)
+			late[i] += stat_read(&s->late[i]);
+	}
+	seq_puts(m, "late_us_below count\n");
+	for (i = 0; i < TEMPO_LATE_BUCKETS; i++) {
+		if (i == TEMPO_LATE_BUCKETS - 1)
+			seq_printf(m, "inf %llu\n", late[i]);
+		else
+			seq_printf(m, "%llu %llu\n", 1ULL << i, late[i]);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(stats);
+
+static int geometry_show(struct seq_file *m, void *v)
+{
+	unsigned int lvl;
+
+	seq_printf(m, "tick_ns %u levels %u slots_per_level %u max_delay_ns %llu\n",
+		   tick_ns, wheel_depth, TEMPO_LVL_SIZE, tempo_timer_max_delay_ns());
+	seq_puts(m, "level granularity_ns from_ns to_ns\n");
+	for (lvl = 0; lvl < wheel_depth; lvl++) {
+		u64 from = lvl ? TEMPO_LVL_START(lvl) : 0;
+		u64 to = lvl == wheel_depth - 1 ? tempo_wheel_max_ticks(wheel_depth) :
+						   TEMPO_LVL_START(lvl + 1) - 1;
+
+		seq_printf(m, "%u %llu %llu %llu\n", lvl, TEMPO_LVL_GRAN(lvl) * tick_ns,
+			   from * tick_ns, to * tick_ns);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(geometry);
+
+void tempo_wheel_debugfs(struct dentry *dir)
+{
+	struct dentry *d = debugfs_create_dir("wheel", dir);
+
+	debugfs_create_file("stats", 0444, d, NULL, &stats_fops);
+	debugfs_create_file("geometry", 0444, d, NULL, &geometry_fops);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Module init and exit.                                                    */
+
+static void base_init(struct tempo_base *base, unsigned int cpu)
+{
+	tempo_wheel_setup(&base->wheel, wheel_depth, 0);
+	INIT_LIST_HEAD(&base->expired);
+	base->programmed = TEMPO_NEVER;
+	hrtimer_init(&base->hrtimer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_HARD);
+	base->hrtimer.function = tempo_hrtimer_fn;
+	INIT_WORK(&base->work, base_dispatch);
+	base->cpu = cpu;
+	base->online = false;
+	base->running = NULL;
+	base->inbox.first = INBOX_SEALED;	/* until the CPU comes online */
+	INIT_CSD(&base->csd, tempo_kick_csd, base);
+	init_irq_work(&base->kick, tempo_kick_irq_work);
+}
+
+static void base_quiesce(struct tempo_base *base)
+{
+	WRITE_ONCE(base->online, false);
+	irq_work_sync(&base->kick);
+	hrtimer_cancel(&base->hrtimer);
+	cancel_work_sync(&base->work);
+	WARN(!tempo_wheel_empty(&base->wheel) || !list_empty(&base->expired) ||
+	     (base->inbox.first && base->inbox.first != INBOX_SEALED),
+	     "timers still pending on cpu %u at unload\n", base->cpu);
+}
+
+/**
+ * tempo_wheel_init - set up the per-CPU wheels
+ * @tick: tick length in nanoseconds
+ * @levels: wheel levels
+ *
+ * Return: 0 or -errno.
+ */
+int tempo_wheel_init(u32 tick, unsigned int levels)
+{
+	unsigned int cpu;
+	int ret;
+
+	BUILD_BUG_ON(BITS_PER_LONG < 64);
+	BUILD_BUG_ON(CONFIG_NR_CPUS >= TT_CPU_NONE);
+	BUILD_BUG_ON(TEMPO_WHEEL_SLOTS > TEMPO_IDX_EXPIRED);
+
+	tick_ns = tick;
+	wheel_depth = clamp(levels, TEMPO_LVL_DEPTH_MIN, TEMPO_LVL_DEPTH_MAX);
+
+	tempo_bases = alloc_percpu(struct tempo_base);
+	if (!tempo_bases)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu)
+		base_init(per_cpu_ptr(tempo_bases, cpu), cpu);
+
+	tempo_wq = alloc_workqueue("tempo_timer", WQ_HIGHPRI, 0);
+	if (!tempo_wq) {
+		ret = -ENOMEM;
+		goto err_free_bases;
+	}
+
+	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "tempo/wheel:online",
+				tempo_cpu_online, tempo_cpu_offline);
+	if (ret < 0)
+		goto err_destroy_wq;
+	tempo_hp_state = ret;
+	return 0;
+
+err_destroy_wq:
+	destroy_workqueue(tempo_wq);
+err_free_bases:
+	free_percpu(tempo_bases);
+	return ret;
+}
+
+static void tempo_nop(void *info)
+{
+}
+
+/**
+ * tempo_wheel_exit - tear the wheels down; no timer may be pending
+ */
+void tempo_wheel_exit(void)
+{
+	unsigned int cpu;
+
+	cpuhp_remove_state_nocalls(tempo_hp_state);
+	/* A kick still queued on a CPU has run once a synchronous call has. */
+	on_each_cpu(tempo_nop, NULL, 1);
+	for_each_possible_cpu(cpu)
+		base_quiesce(per_cpu_ptr(tempo_bases, cpu));
+	destroy_workqueue(tempo_wq);
+	free_percpu(tempo_bases);
+}

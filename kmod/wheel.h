@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The wheel proper: a hierarchical, non-cascading timer wheel driven by an
+ * explicit clock. It knows nothing of CPUs, interrupts or real time, so the
+ * KUnit suite can drive it tick by tick. kmod/wheel.c wraps one per CPU.
+ *
+ * Not a public API: only kmod/wheel.c and kunit/wheel_test.c include it.
+ */
+#ifndef _TEMPO_WHEEL_H
+#define _TEMPO_WHEEL_H
+
+#include <linux/list.h>
+#include <linux/types.h>
+#include <kunit/visibility.h>
+#include <tempo/timer.h>
+
+#define TEMPO_LVL_CLK_SHIFT	3
+#define TEMPO_LVL_CLK_DIV	(1U << TEMPO_LVL_CLK_SHIFT)
+#define TEMPO_LVL_CLK_MASK	(TEMPO_LVL_CLK_DIV - 1)
+#define TEMPO_LVL_SHIFT(n)	((n) * TEMPO_LVL_CLK_SHIFT)
+#define TEMPO_LVL_GRAN(n)	(1ULL << TEMPO_LVL_SHIFT(n))
+#define TEMPO_LVL_BITS		6
+#define TEMPO_LVL_SIZE		(1U << TEMPO_LVL_BITS)
+#define TEMPO_LVL_MASK		(TEMPO_LVL_SIZE - 1)
+#define TEMPO_LVL_OFFS(n)	((n) * TEMPO_LVL_SIZE)
+/* First delta (in ticks) that no longer fits level n - 1. */
+#define TEMPO_LVL_START(n)	((u64)(TEMPO_LVL_SIZE - 1) << (((n) - 1) * TEMPO_LVL_CLK_SHIFT))
+
+#define TEMPO_LVL_DEPTH_MIN	4
+#define TEMPO_LVL_DEPTH_MAX	11
+#define TEMPO_LVL_DEPTH_DEFAULT	10
+#define TEMPO_WHEEL_SLOTS	(TEMPO_LVL_SIZE * TEMPO_LVL_DEPTH_MAX)
+
+/* "No expiry": the wheel is empty. */
+#define TEMPO_NEVER		U64_MAX
+/* tempo_timer.idx of a timer that sits on an expired list, not in a slot. */
+#define TEMPO_IDX_EXPIRED	0xffff
+
+/**
+ * struct tempo_wheel - one wheel, owned by one context at a time
+ * @clk: the next tick to collect; every tick before it has been collected
+ * @next_expiry: the earliest bucket expiry among the occupied slots, or
+ *	TEMPO_NEVER. Never later than the truth (a stale value may be early,
+ *	which costs one empty collection, never a late timer).
+ * @depth: number of levels in use
+ * @occupied: per level, bit i set iff vectors[LVL_OFFS(level) + i] is non-empty
+ * @vectors: the slots, intrusive lists of tempo_timer.entry
+ */
+struct tempo_wheel {
+	u64			clk;
+	u64			next_expiry;
+	unsigned int		depth;
+	u64			occupied[TEMPO_LVL_DEPTH_MAX];
+	struct list_head	vectors[TEMPO_WHEEL_SLOTS];
+};
+
+/* The largest delay (in ticks) a wheel of @depth levels accepts. */
+static inline u64 tempo_wheel_max_ticks(unsigned int depth)
+{
+	/*
+	 * One granule of the last level is kept in reserve for the lag of the
+	 * wheel clock behind real time, so that an accepted delay always fits.
+	 */
+	return TEMPO_LVL_START(depth) - 2 * TEMPO_LVL_GRAN(depth - 1);
+}
+
+VISIBLE_IF_KUNIT void tempo_wheel_setup(struct tempo_wheel *w, unsigned int depth, u64 clk);
+VISIBLE_IF_KUNIT unsigned int tempo_wheel_level(const struct tempo_wheel *w, u64 expires);
+VISIBLE_IF_KUNIT u64 tempo_wheel_add(struct tempo_wheel *w, struct tempo_timer *t);
+VISIBLE_IF_KUNIT void tempo_wheel_del(struct tempo_wheel *w, struct tempo_timer *t);
+VISIBLE_IF_KUNIT void tempo_wheel_forward(struct tempo_wheel *w, u64 now);
+VISIBLE_IF_KUNIT unsigned int tempo_wheel_collect(struct tempo_wheel *w, u64 now,
+						 struct list_head *expired);
+VISIBLE_IF_KUNIT bool tempo_wheel_empty(const struct tempo_wheel *w);
+
+#endif /* _TEMPO_WHEEL_H */

@@ -1,0 +1,899 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of the tempo timer wheel.
+ *
+ * tempo_wheel_pure: the wheel proper, driven by an explicit clock, so every
+ * boundary is exact and deterministic. tempo_timer: the per-CPU wheels
+ * through the exported API, against CLOCK_MONOTONIC, under TCG.
+ *
+ * The lateness bound of the wheel itself (collected within one granule of
+ * the level, never a revolution late) is checked exactly by the pure suite,
+ * where the clock is explicit. The live suite checks never-early strictly,
+ * but its lateness checks must allow for the workqueue and for QEMU/TCG
+ * vCPUs that a loaded host starves for tens of milliseconds: WQ_SLOP_NS.
+ */
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/cpu.h>
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/kthread.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+
+#include <tempo/timer.h>
+#include "../kmod/internal.h"
+#include "../kmod/wheel.h"
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+
+static unsigned int stress_ms = 2000;
+module_param(stress_ms, uint, 0444);
+MODULE_PARM_DESC(stress_ms, "duration of the timer stress case in ms");
+
+#define WQ_SLOP_NS	(250 * NSEC_PER_MSEC)
+
+/* ---------------------------------------------------------------------- */
+/* The pure wheel.                                                          */
+
+struct pure_ctx {
+	struct tempo_wheel *w;
+	struct tempo_timer *t;
+};
+
+static struct tempo_wheel *pure_wheel(struct kunit *test, u64 clk)
+{
+	struct tempo_wheel *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	tempo_wheel_setup(w, TEMPO_LVL_DEPTH_DEFAULT, clk);
+	return w;
+}
+
+/* Collect until @t comes out; return the tick it came out at. */
+static u64 collect_until(struct kunit *test, struct tempo_wheel *w,
+			 struct tempo_timer *t, unsigned int *jumps)
+{
+	LIST_HEAD(out);
+
+	*jumps = 0;
+	while (list_empty(&out)) {
+		u64 now = w->next_expiry;
+
+		KUNIT_ASSERT_NE(test, now, TEMPO_NEVER);
+		tempo_wheel_collect(w, now, &out);
+		(*jumps)++;
+		if (!list_empty(&out)) {
+			KUNIT_EXPECT_PTR_EQ(test, list_first_entry(&out, struct tempo_timer,
+								   entry), t);
+			return now;
+		}
+		KUNIT_ASSERT_LT(test, *jumps, 100U);
+	}
+	return 0;
+}
+
+struct boundary {
+	const char *name;
+	u64 delta;
+};
+
+#define LS(n) TEMPO_LVL_START(n)
+static const struct boundary boundaries[] = {
+	{ "zero", 0 }, { "one_tick", 1 }, { "lvl0_last", 62 },
+	{ "lvl1_first", LS(1) }, { "lvl1_slot_edge", LS(1) + 7 },
+	{ "lvl1_slot_edge_plus", LS(1) + 8 }, { "lvl1_last", LS(2) - 1 },
+	{ "lvl2_first", LS(2) }, { "lvl3_first", LS(3) }, { "lvl4_last", LS(5) - 1 },
+	{ "revolution_lvl0", 64 }, { "revolution_lvl1", 64 * 8 },
+	{ "lvl8_first", LS(8) }, { "lvl9_first", LS(9) },
+	{ "two_pow_32", 1ULL << 32 },
+	{ "maximum", 0 /* tempo_wheel_max_ticks(), filled in at run time */ },
+};
+
+static void boundary_desc(const struct boundary *b, char *desc)
+{
+	strscpy(desc, b->name, KUNIT_PARAM_DESC_SIZE);
+}
+KUNIT_ARRAY_PARAM(boundary, boundaries, boundary_desc);
+
+/*
+ * A timer at each boundary distance, from clocks with every alignment: never
+ * collected before its expiry, at most one granule of its level after it, and
+ * within a few collections (no revolution).
+ */
+static void pure_boundaries(struct kunit *test)
+{
+	const struct boundary *b = test->param_value;
+	static const u64 clocks[] = { 0, 1, 7, 8, 63, 511, 4095, 1000003, (1ULL << 40) + 5 };
+	u64 delta = b->delta ? b->delta : tempo_wheel_max_ticks(TEMPO_LVL_DEPTH_DEFAULT);
+	unsigned int i;
+
+	if (!strcmp(b->name, "zero"))
+		delta = 0;
+	for (i = 0; i < ARRAY_SIZE(clocks); i++) {
+		struct tempo_wheel *w = pure_wheel(test, clocks[i]);
+		struct tempo_timer t;
+		unsigned int lvl, jumps;
+		u64 at;
+
+		tempo_timer_init(&t, NULL, 0);
+		t.expires = clocks[i] + delta;
+		lvl = tempo_wheel_level(w, t.expires);
+		tempo_wheel_add(w, &t);
+		at = collect_until(test, w, &t, &jumps);
+		KUNIT_EXPECT_GE_MSG(test, at, t.expires, "early at clk %llu", clocks[i]);
+		KUNIT_EXPECT_LT_MSG(test, at - t.expires, TEMPO_LVL_GRAN(lvl),
+				    "late beyond level %u granule at clk %llu", lvl, clocks[i]);
+		KUNIT_EXPECT_LE(test, jumps, 2U);
+		KUNIT_EXPECT_TRUE(test, tempo_wheel_empty(w));
+	}
+}
+
+/*
+ * The seed's race, made deterministic: a producer computes its expiry, the
+ * clock then moves past it before the insertion. The owner places the timer
+ * from its own (newer) clock, so it comes out at the very next collection,
+ * not a revolution later.
+ */
+static void pure_clock_moves_before_insert(struct kunit *test)
+{
+	struct tempo_wheel *w = pure_wheel(test, 1000);
+	struct tempo_timer t, other;
+	LIST_HEAD(out);
+
+	tempo_timer_init(&t, NULL, 0);
+	tempo_timer_init(&other, NULL, 0);
+	t.expires = 1001;		/* "slot chosen" against clk 1000 */
+	other.expires = 1010;
+	tempo_wheel_add(w, &other);
+	tempo_wheel_collect(w, 1010, &out);	/* the wheel moves on */
+	KUNIT_ASSERT_FALSE(test, list_empty(&out));
+	list_del_init(&other.entry);
+	KUNIT_EXPECT_EQ(test, w->clk, 1011ULL);
+
+	tempo_wheel_add(w, &t);		/* "insertion", after the move */
+	KUNIT_EXPECT_LE(test, w->next_expiry, 1011ULL);
+	tempo_wheel_collect(w, 1011, &out);
+	KUNIT_EXPECT_PTR_EQ(test, list_first_entry_or_null(&out, struct tempo_timer, entry), &t);
+}
+
+/* Many random timers: each collected once, in [expires, expires + granule). */
+static void pure_random_many(struct kunit *test)
+{
+	const unsigned int n = 4000;
+	struct tempo_wheel *w = pure_wheel(test, 12345);
+	struct tempo_timer *t = kunit_kcalloc(test, n, sizeof(*t), GFP_KERNEL);
+	u8 *seen = kunit_kzalloc(test, n, GFP_KERNEL);
+	unsigned int *lvl = kunit_kcalloc(test, n, sizeof(*lvl), GFP_KERNEL);
+	unsigned int i, got = 0;
+	u64 last = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_ASSERT_NOT_NULL(test, seen);
+	KUNIT_ASSERT_NOT_NULL(test, lvl);
+	for (i = 0; i < n; i++) {
+		tempo_timer_init(&t[i], NULL, 0);
+		t[i].expires = 12345 + (get_random_u32() >> (get_random_u32() % 20));
+		lvl[i] = tempo_wheel_level(w, t[i].expires);
+		tempo_wheel_add(w, &t[i]);
+	}
+	while (got < n) {
+		u64 now = w->next_expiry;
+		struct tempo_timer *pos, *tmp;
+		LIST_HEAD(out);
+
+		KUNIT_ASSERT_NE(test, now, TEMPO_NEVER);
+		KUNIT_EXPECT_GE(test, now, last);
+		last = now;
+		tempo_wheel_collect(w, now, &out);
+		list_for_each_entry_safe(pos, tmp, &out, entry) {
+			i = pos - t;
+			KUNIT_ASSERT_LT(test, i, n);
+			KUNIT_EXPECT_EQ(test, seen[i], 0);
+			seen[i]++;
+			got++;
+			KUNIT_EXPECT_GE(test, now, pos->expires);
+			KUNIT_EXPECT_LT(test, now - pos->expires, TEMPO_LVL_GRAN(lvl[i]));
+			list_del_init(&pos->entry);
+		}
+	}
+	KUNIT_EXPECT_TRUE(test, tempo_wheel_empty(w));
+	KUNIT_EXPECT_EQ(test, w->next_expiry, TEMPO_NEVER);
+}
+
+/* Removal keeps the occupancy bits exact; a stale next_expiry is harmless. */
+static void pure_del(struct kunit *test)
+{
+	struct tempo_wheel *w = pure_wheel(test, 0);
+	struct tempo_timer a, b;
+	LIST_HEAD(out);
+
+	tempo_timer_init(&a, NULL, 0);
+	tempo_timer_init(&b, NULL, 0);
+	a.expires = b.expires = 40;
+	tempo_wheel_add(w, &a);
+	tempo_wheel_add(w, &b);
+	tempo_wheel_del(w, &a);
+	KUNIT_EXPECT_FALSE(test, tempo_wheel_empty(w));	/* b still there */
+	tempo_wheel_del(w, &b);
+	KUNIT_EXPECT_TRUE(test, tempo_wheel_empty(w));
+	KUNIT_EXPECT_EQ(test, w->next_expiry, 40ULL);	/* stale, early */
+	KUNIT_EXPECT_EQ(test, tempo_wheel_collect(w, 100, &out), 0U);
+	KUNIT_EXPECT_TRUE(test, list_empty(&out));
+	KUNIT_EXPECT_EQ(test, w->next_expiry, TEMPO_NEVER);
+}
+
+/* An idle wheel's clock is forwarded, so a short timer stays in level 0. */
+static void pure_forward(struct kunit *test)
+{
+	struct tempo_wheel *w = pure_wheel(test, 0);
+	struct tempo_timer t;
+
+	tempo_timer_init(&t, NULL, 0);
+	t.expires = 5000000 + 5;
+	KUNIT_EXPECT_GT(test, tempo_wheel_level(w, t.expires), 0U);
+	tempo_wheel_forward(w, 5000000);
+	KUNIT_EXPECT_EQ(test, w->clk, 5000000ULL);
+	KUNIT_EXPECT_EQ(test, tempo_wheel_level(w, t.expires), 0U);
+	/* ... but never past a pending bucket. */
+	tempo_wheel_add(w, &t);
+	tempo_wheel_forward(w, 6000000);
+	KUNIT_EXPECT_EQ(test, w->clk, t.expires);
+}
+
+static struct kunit_case pure_cases[] = {
+	KUNIT_CASE_PARAM(pure_boundaries, boundary_gen_params),
+	KUNIT_CASE(pure_clock_moves_before_insert),
+	KUNIT_CASE(pure_random_many),
+	KUNIT_CASE(pure_del),
+	KUNIT_CASE(pure_forward),
+	{}
+};
+
+static struct kunit_suite pure_suite = {
+	.name = "tempo_wheel_pure",
+	.test_cases = pure_cases,
+};
+
+/* ---------------------------------------------------------------------- */
+/* The live per-CPU wheels.                                                 */
+
+struct probe {
+	struct tempo_timer timer;
+	struct completion done;
+	atomic_t fired;
+	u64 deadline;		/* ns */
+	u64 fired_at;		/* ns */
+	int cpu;
+	/* for blocking callbacks */
+	struct completion entered, release;
+	bool block;
+	int rearm_ms;		/* re-arm from the callback while > 0 */
+};
+
+static void probe_fn(struct tempo_timer *t)
+{
+	struct probe *p = container_of(t, struct probe, timer);
+
+	p->fired_at = ktime_get_ns();
+	p->cpu = raw_smp_processor_id();
+	atomic_inc(&p->fired);
+	if (p->block) {
+		complete(&p->entered);
+		wait_for_completion(&p->release);
+	}
+	if (p->rearm_ms > 0)
+		tempo_timer_arm(t, p->rearm_ms * NSEC_PER_MSEC);
+	complete(&p->done);
+}
+
+static struct probe *probe_new(struct kunit *test)
+{
+	struct probe *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	tempo_timer_init(&p->timer, probe_fn, 0);
+	init_completion(&p->done);
+	init_completion(&p->entered);
+	init_completion(&p->release);
+	return p;
+}
+
+static int probe_arm(struct probe *p, u64 delay_ns)
+{
+	p->deadline = ktime_get_ns() + delay_ns;
+	return tempo_timer_arm(&p->timer, delay_ns);
+}
+
+static void expect_on_time(struct kunit *test, struct probe *p, u64 delay_ns)
+{
+	KUNIT_EXPECT_GE_MSG(test, p->fired_at, p->deadline, "fired %lld ns early",
+			    (s64)(p->deadline - p->fired_at));
+	KUNIT_EXPECT_LE_MSG(test, p->fired_at - p->deadline,
+			    tempo_timer_slack_ns(delay_ns) + WQ_SLOP_NS,
+			    "late by %llu ns", p->fired_at - p->deadline);
+}
+
+static void live_fires_once_on_time(struct kunit *test)
+{
+	static const u64 delays_ms[] = { 0, 1, 7, 63, 70, 300 };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(delays_ms); i++) {
+		struct probe *p = probe_new(test);
+		u64 d = delays_ms[i] * NSEC_PER_MSEC;
+
+		KUNIT_ASSERT_EQ(test, probe_arm(p, d), 0);
+		/* A short one may already have fired on a starved TCG vCPU. */
+		if (d >= 300 * NSEC_PER_MSEC)
+			KUNIT_EXPECT_TRUE(test, tempo_timer_pending(&p->timer));
+		KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p->done, 5 * HZ), 0UL);
+		expect_on_time(test, p, d);
+		msleep(20);
+		KUNIT_EXPECT_EQ(test, atomic_read(&p->fired), 1);
+		KUNIT_EXPECT_FALSE(test, tempo_timer_pending(&p->timer));
+		tempo_timer_cancel_sync(&p->timer);
+	}
+}
+
+static void live_cancel_before(struct kunit *test)
+{
+	struct probe *p = probe_new(test);
+
+	KUNIT_ASSERT_EQ(test, probe_arm(p, 50 * NSEC_PER_MSEC), 0);
+	KUNIT_EXPECT_TRUE(test, tempo_timer_cancel(&p->timer));
+	KUNIT_EXPECT_FALSE(test, tempo_timer_cancel(&p->timer));
+	KUNIT_EXPECT_FALSE(test, tempo_timer_pending(&p->timer));
+	msleep(120);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->fired), 0);
+	KUNIT_EXPECT_FALSE(test, tempo_timer_cancel_sync(&p->timer));
+}
+
+static void live_cancel_after(struct kunit *test)
+{
+	struct probe *p = probe_new(test);
+
+	KUNIT_ASSERT_EQ(test, probe_arm(p, 2 * NSEC_PER_MSEC), 0);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p->done, 5 * HZ), 0UL);
+	KUNIT_EXPECT_FALSE(test, tempo_timer_cancel(&p->timer));
+	KUNIT_EXPECT_FALSE(test, tempo_timer_cancel_sync(&p->timer));
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->fired), 1);
+}
+
+/* cancel during the callback fails; cancel_sync waits for it to return. */
+static void live_cancel_sync_waits(struct kunit *test)
+{
+	struct probe *p = probe_new(test);
+
+	p->block = true;
+	KUNIT_ASSERT_EQ(test, probe_arm(p, 1 * NSEC_PER_MSEC), 0);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p->entered, 5 * HZ), 0UL);
+	KUNIT_EXPECT_FALSE(test, tempo_timer_cancel(&p->timer));
+	KUNIT_EXPECT_FALSE(test, completion_done(&p->done));
+	/* Release the callback a little later, from another context. */
+	complete(&p->release);
+	tempo_timer_cancel_sync(&p->timer);
+	KUNIT_EXPECT_TRUE(test, completion_done(&p->done));
+}
+
+struct sync_waiter {
+	struct probe *p;
+	struct completion returned;
+};
+
+static int cancel_sync_thread(void *data)
+{
+	struct sync_waiter *w = data;
+
+	tempo_timer_cancel_sync(&w->p->timer);
+	complete(&w->returned);
+	return 0;
+}
+
+/* cancel_sync does not return while the callback still runs. */
+static void live_cancel_sync_blocks(struct kunit *test)
+{
+	struct probe *p = probe_new(test);
+	struct sync_waiter w = { .p = p };
+	struct task_struct *k;
+
+	init_completion(&w.returned);
+	p->block = true;
+	KUNIT_ASSERT_EQ(test, probe_arm(p, 1 * NSEC_PER_MSEC), 0);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p->entered, 5 * HZ), 0UL);
+	k = kthread_run(cancel_sync_thread, &w, "tempo_csync");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(k));
+	msleep(50);
+	KUNIT_EXPECT_FALSE(test, completion_done(&w.returned));
+	complete(&p->release);
+	KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&w.returned, 5 * HZ), 0UL);
+}
+
+static void live_rearm_earlier(struct kunit *test)
+{
+	struct probe *p = probe_new(test);
+
+	KUNIT_ASSERT_EQ(test, probe_arm(p, 2000 * NSEC_PER_MSEC), 0);
+	KUNIT_EXPECT_EQ(test, probe_arm(p, 20 * NSEC_PER_MSEC), 1);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p->done, HZ), 0UL);
+	expect_on_time(test, p, 20 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_FALSE(test, tempo_timer_cancel_sync(&p->timer));
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->fired), 1);
+}
+
+static void live_rearm_later(struct kunit *test)
+{
+	struct probe *p = probe_new(test);
+
+	KUNIT_ASSERT_EQ(test, probe_arm(p, 150 * NSEC_PER_MSEC), 0);
+	KUNIT_EXPECT_EQ(test, probe_arm(p, 600 * NSEC_PER_MSEC), 1);
+	msleep(300);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->fired), 0);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p->done, 5 * HZ), 0UL);
+	expect_on_time(test, p, 600 * NSEC_PER_MSEC);
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->fired), 1);
+}
+
+/* A self re-arming timer is stopped for good by shutdown_sync. */
+static void live_shutdown(struct kunit *test)
+{
+	struct probe *p = probe_new(test);
+	int fired;
+
+	p->rearm_ms = 2;
+	KUNIT_ASSERT_EQ(test, probe_arm(p, 2 * NSEC_PER_MSEC), 0);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p->done, 5 * HZ), 0UL);
+	tempo_timer_shutdown_sync(&p->timer);
+	fired = atomic_read(&p->fired);
+	KUNIT_EXPECT_FALSE(test, tempo_timer_pending(&p->timer));
+	KUNIT_EXPECT_EQ(test, tempo_timer_arm(&p->timer, NSEC_PER_MSEC), -ESHUTDOWN);
+	msleep(30);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->fired), fired);
+}
+
+static void live_bad_arguments(struct kunit *test)
+{
+	struct probe *p = probe_new(test);
+	u64 max = tempo_timer_max_delay_ns();
+
+	KUNIT_EXPECT_GE(test, max / tempo_timer_tick_ns(), 1ULL << 32);
+	KUNIT_EXPECT_EQ(test, tempo_timer_arm(&p->timer, max + tempo_timer_tick_ns()), -ERANGE);
+	KUNIT_EXPECT_EQ(test, tempo_timer_arm_on(&p->timer, nr_cpu_ids, 1), -ENODEV);
+	KUNIT_EXPECT_EQ(test, tempo_timer_arm_on(&p->timer, -5, 1), -ENODEV);
+	KUNIT_EXPECT_FALSE(test, tempo_timer_pending(&p->timer));
+	KUNIT_EXPECT_EQ(test, tempo_timer_arm(&p->timer, max), 0);
+	KUNIT_EXPECT_TRUE(test, tempo_timer_cancel(&p->timer));
+}
+
+/* arm_on runs the callback on the given CPU. */
+static void live_arm_on(struct kunit *test)
+{
+	unsigned int cpu;
+
+	for_each_online_cpu(cpu) {
+		struct probe *p = probe_new(test);
+
+		p->deadline = ktime_get_ns() + 3 * NSEC_PER_MSEC;
+		KUNIT_ASSERT_EQ(test, tempo_timer_arm_on(&p->timer, cpu, 3 * NSEC_PER_MSEC), 0);
+		KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p->done, 5 * HZ), 0UL);
+		KUNIT_EXPECT_EQ(test, p->cpu, (int)cpu);
+		expect_on_time(test, p, 3 * NSEC_PER_MSEC);
+		tempo_timer_cancel_sync(&p->timer);
+	}
+}
+
+/* A timer pending on one CPU, cancelled and re-armed from another. */
+static void live_remote_cancel_rearm(struct kunit *test)
+{
+	struct probe *p = probe_new(test);
+	unsigned int other;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs");
+	other = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	KUNIT_ASSERT_EQ(test, tempo_timer_arm_on(&p->timer, other, 200 * NSEC_PER_MSEC), 0);
+	KUNIT_EXPECT_TRUE(test, tempo_timer_cancel(&p->timer));
+	KUNIT_EXPECT_FALSE(test, tempo_timer_cancel_sync(&p->timer));
+	p->deadline = ktime_get_ns() + 10 * NSEC_PER_MSEC;
+	KUNIT_ASSERT_EQ(test, tempo_timer_arm_on(&p->timer, other, 10 * NSEC_PER_MSEC), 0);
+	KUNIT_EXPECT_EQ(test, tempo_timer_arm(&p->timer, 20 * NSEC_PER_MSEC), 1);
+	p->deadline += 10 * NSEC_PER_MSEC;
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p->done, 5 * HZ), 0UL);
+	KUNIT_EXPECT_EQ(test, p->cpu, (int)other);	/* stays where it is held */
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->fired), 1);
+}
+
+struct irq_arm {
+	struct hrtimer hr;
+	struct probe *p;
+	int ret;
+};
+
+static enum hrtimer_restart irq_arm_fn(struct hrtimer *hr)
+{
+	struct irq_arm *a = container_of(hr, struct irq_arm, hr);
+
+	a->p->deadline = ktime_get_ns() + 5 * NSEC_PER_MSEC;
+	a->ret = tempo_timer_arm(&a->p->timer, 5 * NSEC_PER_MSEC);
+	return HRTIMER_NORESTART;
+}
+
+/* Arming from hardirq context (an hrtimer callback) works. */
+static void live_arm_from_hardirq(struct kunit *test)
+{
+	struct irq_arm *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	a->p = probe_new(test);
+	a->ret = -1;
+	hrtimer_init(&a->hr, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	a->hr.function = irq_arm_fn;
+	hrtimer_start(&a->hr, ms_to_ktime(1), HRTIMER_MODE_REL_HARD);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&a->p->done, 5 * HZ), 0UL);
+	hrtimer_cancel(&a->hr);
+	KUNIT_EXPECT_EQ(test, a->ret, 0);
+	expect_on_time(test, a->p, 5 * NSEC_PER_MSEC);
+}
+
+struct order_probe {
+	struct tempo_timer timer;
+	unsigned int idx;
+	struct order_log *log;
+};
+
+struct order_log {
+	spinlock_t lock;	/* serialises the callbacks' appends */
+	unsigned int n, *seq;
+	u64 *ticks;
+	struct completion all;
+	unsigned int want;
+};
+
+static void order_fn(struct tempo_timer *t)
+{
+	struct order_probe *p = container_of(t, struct order_probe, timer);
+	struct order_log *log = p->log;
+
+	spin_lock(&log->lock);
+	log->seq[log->n++] = p->idx;
+	if (log->n == log->want)
+		complete(&log->all);
+	spin_unlock(&log->lock);
+}
+
+/* Timers of one CPU with distinct level-0 expiries fire in expiry order. */
+static void live_ordering(struct kunit *test)
+{
+	const unsigned int n = 200;
+	struct order_probe *p = kunit_kcalloc(test, n, sizeof(*p), GFP_KERNEL);
+	struct order_log log = { .want = n };
+	unsigned int i, cpu, armed = 0;
+	unsigned long flags;
+	u64 start;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	log.seq = kunit_kcalloc(test, n, sizeof(*log.seq), GFP_KERNEL);
+	log.ticks = kunit_kcalloc(test, n, sizeof(*log.ticks), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, log.seq);
+	spin_lock_init(&log.lock);
+	init_completion(&log.all);
+	/*
+	 * All placed by one owner against one clock: this tests the wheel's
+	 * ordering, not how late a starved TCG vCPU drains its inbox.
+	 */
+	local_irq_save(flags);
+	cpu = smp_processor_id();
+	start = ktime_get_ns();
+	for (i = 0; i < n; i++) {
+		/* shuffled arming order, distinct ticks 3..62 ms and 70.. ms */
+		unsigned int j = (i * 37) % n;
+		u64 at = start + (5 + (j % 55)) * NSEC_PER_MSEC + (j / 55) * 100 * NSEC_PER_MSEC;
+
+		tempo_timer_init(&p[j].timer, order_fn, 0);
+		p[j].idx = j;
+		p[j].log = &log;
+		log.ticks[j] = at;
+		armed += tempo_timer_arm_at(&p[j].timer, cpu, ns_to_ktime(at)) == 0;
+	}
+	local_irq_restore(flags);
+	KUNIT_ASSERT_EQ(test, armed, n);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&log.all, 10 * HZ), 0UL);
+	for (i = 1; i < n; i++) {
+		u64 a = log.ticks[log.seq[i - 1]], b = log.ticks[log.seq[i]];
+		u64 gran = tempo_timer_slack_ns(b - start);
+
+		KUNIT_EXPECT_LE_MSG(test, a, b + gran, "out of order at %u", i);
+	}
+	for (i = 0; i < n; i++)
+		tempo_timer_cancel_sync(&p[i].timer);
+}
+
+/* Stress: arm/arm_on/cancel/re-arm mixes from every CPU on shared timers. */
+struct stress_timer {
+	struct tempo_timer timer;
+	atomic_t fires;
+	atomic_t arms;		/* arms that found it idle */
+	atomic_t cancels;	/* cancels that stopped a pending expiry */
+	atomic64_t not_before;	/* ns: no fire may precede its arm's start */
+	atomic_t early;
+};
+
+struct stress {
+	struct stress_timer *t;
+	unsigned int n;
+	unsigned long end;
+	atomic_t started;
+};
+
+static void stress_fn(struct tempo_timer *t)
+{
+	struct stress_timer *s = container_of(t, struct stress_timer, timer);
+
+	if (ktime_get_ns() < atomic64_read(&s->not_before))
+		atomic_inc(&s->early);
+	atomic_inc(&s->fires);
+}
+
+struct stress_worker {
+	struct stress *st;
+	unsigned int cpu;
+	struct completion done;
+};
+
+static int stress_thread(void *data)
+{
+	struct stress_worker *w = data;
+	struct stress *st = w->st;
+
+	atomic_inc(&st->started);
+	while (atomic_read(&st->started) < num_online_cpus() &&
+	       time_before(jiffies, st->end))
+		cpu_relax();
+	while (time_before(jiffies, st->end)) {
+		struct stress_timer *s = &st->t[get_random_u32() % st->n];
+		u32 r = get_random_u32();
+		u64 delay = (r % 8) * NSEC_PER_MSEC + (r % 5) * 37 * NSEC_PER_MSEC;
+		u64 now = ktime_get_ns();
+		int ret;
+
+		if (r >> 29 < 4 && atomic64_read(&s->not_before) < now)
+			atomic64_set(&s->not_before, now);
+		switch (r >> 29) {
+		case 0: case 1: case 2:
+			ret = tempo_timer_arm(&s->timer, delay);
+			break;
+		case 3:
+			ret = tempo_timer_arm_on(&s->timer,
+						 cpumask_any_distribute(cpu_online_mask), delay);
+			break;
+		default:
+			ret = -1;
+			if (tempo_timer_cancel(&s->timer))
+				atomic_inc(&s->cancels);
+			break;
+		}
+		if (ret == 0)
+			atomic_inc(&s->arms);
+		if (!(r & 255))
+			cond_resched();
+	}
+	complete(&w->done);
+	return 0;
+}
+
+static void live_stress(struct kunit *test)
+{
+	struct stress st = { .n = 512 };
+	struct stress_worker *w;
+	unsigned int cpu, i, ncpu = 0;
+	u64 arms = 0, fires = 0, cancels = 0, a0, f0, c0, a1, f1, c1;
+
+	st.t = kunit_kcalloc(test, st.n, sizeof(*st.t), GFP_KERNEL);
+	w = kunit_kcalloc(test, nr_cpu_ids, sizeof(*w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, st.t);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	for (i = 0; i < st.n; i++)
+		tempo_timer_init(&st.t[i].timer, stress_fn, 0);
+	tempo_wheel_totals(&a0, &f0, &c0);
+
+	cpus_read_lock();
+	st.end = jiffies + msecs_to_jiffies(stress_ms);
+	for_each_online_cpu(cpu) {
+		struct task_struct *k;
+
+		w[cpu].st = &st;
+		w[cpu].cpu = cpu;
+		init_completion(&w[cpu].done);
+		k = kthread_create_on_cpu(stress_thread, &w[cpu], cpu, "tempo_stress/%u");
+		if (!IS_ERR(k)) {
+			wake_up_process(k);
+			ncpu++;
+		}
+	}
+	cpus_read_unlock();
+	KUNIT_ASSERT_EQ(test, ncpu, num_online_cpus());
+	for_each_online_cpu(cpu)
+		wait_for_completion(&w[cpu].done);
+
+	/* Quiesce: let the short ones fire, then stop the rest. */
+	msleep(300);
+	for (i = 0; i < st.n; i++) {
+		if (tempo_timer_cancel_sync(&st.t[i].timer))
+			atomic_inc(&st.t[i].cancels);
+		KUNIT_EXPECT_FALSE(test, tempo_timer_pending(&st.t[i].timer));
+	}
+	for (i = 0; i < st.n; i++) {
+		struct stress_timer *s = &st.t[i];
+
+		/* Per timer: every arm that found it idle ended exactly once. */
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&s->arms),
+				    atomic_read(&s->fires) + atomic_read(&s->cancels),
+				    "timer %u: armed %d fired %d cancelled %d", i,
+				    atomic_read(&s->arms), atomic_read(&s->fires),
+				    atomic_read(&s->cancels));
+		KUNIT_EXPECT_EQ(test, atomic_read(&s->early), 0);
+		arms += atomic_read(&s->arms);
+		fires += atomic_read(&s->fires);
+		cancels += atomic_read(&s->cancels);
+	}
+	tempo_wheel_totals(&a1, &f1, &c1);
+	kunit_info(test, "%u CPUs, %llu arms, %llu fired, %llu cancelled", ncpu, arms, fires,
+		   cancels);
+	KUNIT_EXPECT_GT(test, fires, 0ULL);
+	KUNIT_EXPECT_GT(test, cancels, 0ULL);
+	/* The module's own counters agree: armed = fired + cancelled + pending(0). */
+	KUNIT_EXPECT_EQ(test, a1 - a0, arms);
+	KUNIT_EXPECT_EQ(test, f1 - f0, fires);
+	KUNIT_EXPECT_EQ(test, c1 - c0, cancels);
+}
+
+struct hp_load {
+	struct stress_timer *t;
+	unsigned int n, victim;
+	atomic_t stop;
+	struct completion done;
+};
+
+/* Arm and cancel timers on the victim CPU while it goes offline. */
+static int hp_load_thread(void *data)
+{
+	struct hp_load *l = data;
+
+	while (!atomic_read(&l->stop)) {
+		struct stress_timer *s = &l->t[get_random_u32() % l->n];
+		int ret;
+
+		if (get_random_u32() & 1) {
+			ret = tempo_timer_arm_on(&s->timer, l->victim,
+						 (1 + get_random_u32() % 30) * NSEC_PER_MSEC);
+			if (ret == 0)
+				atomic_inc(&s->arms);
+		} else if (tempo_timer_cancel(&s->timer)) {
+			atomic_inc(&s->cancels);
+		}
+		cond_resched();
+	}
+	complete(&l->done);
+	return 0;
+}
+
+/*
+ * Offline a CPU that holds pending timers, under arm/cancel load aimed at it:
+ * its timers move to an online CPU and fire there, once, never early and not
+ * later than their bound; arm_on() the offline CPU fails; the CPU comes back
+ * and takes timers again.
+ */
+static void live_hotplug(struct kunit *test)
+{
+	static const unsigned int delays_ms[] = { 5, 30, 62, 80, 300, 700, 1500 };
+	const unsigned int n = ARRAY_SIZE(delays_ms) * 4;
+	struct probe **p = kunit_kcalloc(test, n, sizeof(*p), GFP_KERNEL);
+	struct hp_load *l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
+	struct task_struct *k;
+	unsigned int victim, i;
+	u64 t_off;
+	int ret;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs");
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	victim = cpumask_last(cpu_online_mask);
+	KUNIT_ASSERT_NE(test, victim, 0U);
+
+	l->n = 64;
+	l->victim = victim;
+	l->t = kunit_kcalloc(test, l->n, sizeof(*l->t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, l->t);
+	for (i = 0; i < l->n; i++)
+		tempo_timer_init(&l->t[i].timer, stress_fn, 0);
+	init_completion(&l->done);
+
+	for (i = 0; i < n; i++) {
+		u64 d = delays_ms[i % ARRAY_SIZE(delays_ms)] * NSEC_PER_MSEC;
+
+		p[i] = probe_new(test);
+		p[i]->deadline = ktime_get_ns() + d;
+		KUNIT_ASSERT_EQ(test, tempo_timer_arm_on(&p[i]->timer, victim, d), 0);
+	}
+	k = kthread_run(hp_load_thread, l, "tempo_hpload");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(k));
+	msleep(10);
+
+	ret = remove_cpu(victim);
+	if (ret) {
+		atomic_set(&l->stop, 1);
+		wait_for_completion(&l->done);
+		for (i = 0; i < n; i++)
+			tempo_timer_cancel_sync(&p[i]->timer);
+		for (i = 0; i < l->n; i++)
+			tempo_timer_cancel_sync(&l->t[i].timer);
+		kunit_skip(test, "cannot offline cpu %u: %d", victim, ret);
+	}
+	t_off = ktime_get_ns();
+	KUNIT_EXPECT_EQ(test, tempo_timer_arm_on(&p[0]->timer, victim, NSEC_PER_MSEC), -ENODEV);
+	msleep(20);
+	atomic_set(&l->stop, 1);
+	wait_for_completion(&l->done);
+
+	for (i = 0; i < n; i++) {
+		u64 d = delays_ms[i % ARRAY_SIZE(delays_ms)] * NSEC_PER_MSEC;
+
+		KUNIT_EXPECT_GT_MSG(test, wait_for_completion_timeout(&p[i]->done, 5 * HZ), 0UL,
+				    "timer %u (%u ms) lost", i, delays_ms[i % ARRAY_SIZE(delays_ms)]);
+		expect_on_time(test, p[i], d);
+		/* Due while the CPU was going down, it may have run there. */
+		if (p[i]->fired_at > t_off)
+			KUNIT_EXPECT_NE(test, p[i]->cpu, (int)victim);
+	}
+	msleep(100);
+	for (i = 0; i < l->n; i++) {
+		struct stress_timer *s = &l->t[i];
+
+		if (tempo_timer_cancel_sync(&s->timer))
+			atomic_inc(&s->cancels);
+		KUNIT_EXPECT_EQ(test, atomic_read(&s->arms),
+				atomic_read(&s->fires) + atomic_read(&s->cancels));
+	}
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ(test, atomic_read(&p[i]->fired), 1);
+		tempo_timer_cancel_sync(&p[i]->timer);
+	}
+
+	KUNIT_ASSERT_EQ(test, add_cpu(victim), 0);
+	reinit_completion(&p[0]->done);
+	p[0]->deadline = ktime_get_ns() + 5 * NSEC_PER_MSEC;
+	KUNIT_ASSERT_EQ(test, tempo_timer_arm_on(&p[0]->timer, victim, 5 * NSEC_PER_MSEC), 0);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p[0]->done, 5 * HZ), 0UL);
+	KUNIT_EXPECT_EQ(test, p[0]->cpu, (int)victim);
+	tempo_timer_cancel_sync(&p[0]->timer);
+}
+
+static struct kunit_case live_cases[] = {
+	KUNIT_CASE(live_fires_once_on_time),
+	KUNIT_CASE(live_cancel_before),
+	KUNIT_CASE(live_cancel_after),
+	KUNIT_CASE(live_cancel_sync_waits),
+	KUNIT_CASE(live_cancel_sync_blocks),
+	KUNIT_CASE(live_rearm_earlier),
+	KUNIT_CASE(live_rearm_later),
+	KUNIT_CASE(live_shutdown),
+	KUNIT_CASE(live_bad_arguments),
+	KUNIT_CASE(live_arm_on),
+	KUNIT_CASE(live_remote_cancel_rearm),
+	KUNIT_CASE(live_arm_from_hardirq),
+	KUNIT_CASE(live_ordering),
+	KUNIT_CASE(live_stress),
+	KUNIT_CASE(live_hotplug),
+	{}
+};
+
+static struct kunit_suite live_suite = {
+	.name = "tempo_timer",
+	.test_cases = live_cases,
+};
+
+kunit_test_suites(&pure_suite, &live_suite);
+MODULE_LICENSE("GPL");
