@@ -117,7 +117,7 @@ MODULE_PARM_DESC(min_period_ns, "shortest period of a periodic timer, ns (defaul
 #define TEMPO_MAX_WINDOW	BIT(16)
 #define TEMPO_READ_CHUNK	32	/* records per pass of read() */
 #define TEMPO_SPEC_CHUNK	32	/* specs per copy_from_user() */
-#define TEMPO_CANCEL_CHUNK	128	/* keys per copy_from_user() */
+#define TEMPO_CANCEL_CHUNK	32	/* keys per copy_from_user(), and per overlapped sync */
 
 static unsigned int limit_timers(void)
 {
@@ -304,11 +304,14 @@ static void dev_utimer_free_rcu(struct tempo_utimer *ut)
 }
 
 /*
- * Finish a utimer whose id this thread removed from the xarray: make it dead,
- * withdraw its record, wait for its callback, free it. Returns true when it
- * had not been delivered (it counts as cancelled).
+ * Retire a utimer whose id this thread removed from the xarray: make it dead,
+ * withdraw its record and start cancelling it, without waiting. Returns true
+ * when it had not been delivered (it counts as cancelled). The caller then
+ * buries it, typically after dooming a whole batch: the waits of the
+ * cancel_syncs then overlap instead of adding up (a timer held by another
+ * CPU is unlinked only when that CPU gets to it).
  */
-static bool dev_utimer_kill(struct tempo_ctx *ctx, struct tempo_utimer *ut)
+static bool dev_utimer_doom(struct tempo_ctx *ctx, struct tempo_utimer *ut)
 {
 	bool cancelled;
 
@@ -319,10 +322,36 @@ static bool dev_utimer_kill(struct tempo_ctx *ctx, struct tempo_utimer *ut)
 	ut->state = UT_DEAD;
 	spin_unlock(&ctx->wq.lock);
 
-	tempo_timer_shutdown_sync(&ut->timer);
-	dev_utimer_free_rcu(ut);
+	tempo_timer_cancel(&ut->timer);
 	if (cancelled)
 		atomic64_inc(&ctx->st.cancelled);
+	return cancelled;
+}
+
+/* Wait for a doomed utimer's callback, then free it. */
+static void dev_utimer_bury(struct tempo_utimer *ut)
+{
+	tempo_timer_shutdown_sync(&ut->timer);
+	dev_utimer_free_rcu(ut);
+}
+
+/* Bury every utimer on @graves (linked through ->kill). */
+static void dev_bury_all(struct list_head *graves)
+{
+	struct tempo_utimer *ut, *tmp;
+
+	list_for_each_entry_safe(ut, tmp, graves, kill) {
+		list_del(&ut->kill);
+		dev_utimer_bury(ut);
+		cond_resched();
+	}
+}
+
+static bool dev_utimer_kill(struct tempo_ctx *ctx, struct tempo_utimer *ut)
+{
+	bool cancelled = dev_utimer_doom(ctx, ut);
+
+	dev_utimer_bury(ut);
 	return cancelled;
 }
 
@@ -563,7 +592,8 @@ out_unlock:
 	return err;
 }
 
-static int dev_cancel_id(struct tempo_ctx *ctx, u64 id)
+/* Doom timer @id onto @graves; 0, or -ENOENT if it is not live. */
+static int dev_cancel_id(struct tempo_ctx *ctx, u64 id, struct list_head *graves)
 {
 	struct tempo_utimer *ut;
 
@@ -572,13 +602,14 @@ static int dev_cancel_id(struct tempo_ctx *ctx, u64 id)
 	ut = xa_erase(&ctx->timers, id);
 	if (!ut)
 		return -ENOENT;
-	return dev_utimer_kill(ctx, ut) ? 0 : -ENOENT;
+	list_add_tail(&ut->kill, graves);
+	return dev_utimer_doom(ctx, ut) ? 0 : -ENOENT;
 }
 
 /* Cancel every timer with @cookie. Returns how many, or -ENOENT for none. */
 static int dev_cancel_cookie(struct tempo_ctx *ctx, u64 cookie)
 {
-	struct tempo_utimer *ut, *tmp;
+	struct tempo_utimer *ut;
 	unsigned long index = 0;
 	LIST_HEAD(victims);
 	int n = 0, scanned;
@@ -596,11 +627,9 @@ static int dev_cancel_cookie(struct tempo_ctx *ctx, u64 cookie)
 				list_add_tail(&ut->kill, &victims);
 		}
 		rcu_read_unlock();
-		list_for_each_entry_safe(ut, tmp, &victims, kill) {
-			list_del(&ut->kill);
-			n += dev_utimer_kill(ctx, ut);
-		}
-		cond_resched();
+		list_for_each_entry(ut, &victims, kill)
+			n += dev_utimer_doom(ctx, ut);
+		dev_bury_all(&victims);
 	} while (scanned > 1024);
 	return n ? n : -ENOENT;
 }
@@ -609,6 +638,7 @@ static long dev_ioc_cancel(struct tempo_ctx *ctx, void __user *arg)
 {
 	u64 keys[TEMPO_CANCEL_CHUNK];
 	struct tempo_batch b;
+	LIST_HEAD(graves);
 	const u64 __user *ukeys;
 	u32 i, j, n;
 	int err, ret;
@@ -631,7 +661,7 @@ static long dev_ioc_cancel(struct tempo_ctx *ctx, void __user *arg)
 			if (b.flags & TEMPO_CANCEL_COOKIE)
 				ret = dev_cancel_cookie(ctx, keys[j]);
 			else
-				ret = dev_cancel_id(ctx, keys[j]);
+				ret = dev_cancel_id(ctx, keys[j], &graves);
 			if (ret < 0) {
 				dev_batch_fail(&b, i + j, ret);
 				continue;
@@ -639,7 +669,7 @@ static long dev_ioc_cancel(struct tempo_ctx *ctx, void __user *arg)
 			b.done++;
 			b.affected += (b.flags & TEMPO_CANCEL_COOKIE) ? ret : 1;
 		}
-		cond_resched();
+		dev_bury_all(&graves);
 	}
 	err = dev_batch_out(&b, arg, b.error);
 	mutex_unlock(&ctx->ctl_lock);
@@ -1231,13 +1261,16 @@ static int tempo_dev_release(struct inode *inode, struct file *file)
 	struct tempo_qent *q, *tmp;
 	struct tempo_utimer *ut;
 	unsigned long id;
+	LIST_HEAD(graves);
 
 	/* No ioctl or read can run any more: only timer callbacks. */
 	xa_for_each(&ctx->timers, id, ut) {
 		xa_erase(&ctx->timers, id);
-		dev_utimer_kill(ctx, ut);
+		dev_utimer_doom(ctx, ut);
+		list_add_tail(&ut->kill, &graves);
 		cond_resched();
 	}
+	dev_bury_all(&graves);
 	xa_destroy(&ctx->timers);
 
 	dev_order_release(ctx);
