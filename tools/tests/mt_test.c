@@ -220,6 +220,22 @@ static void *submitter(void *arg)
 	return NULL;
 }
 
+/*
+ * Completions beyond a drainer's streak finish on the ordered scheduler's
+ * workqueue, after the submitting ioctl returned: wait for all of them.
+ */
+static int wait_completed(uint64_t n)
+{
+	int ms = 20000;
+
+	while (ctx_stats(gfd).completed < n) {
+		if (ms-- <= 0)
+			return -ETIMEDOUT;
+		usleep(1000);
+	}
+	return 0;
+}
+
 static int run_submitters(void)
 {
 	pthread_t th[NSUBMITTERS];
@@ -247,6 +263,7 @@ static int test_submitters_records_in_ticket_order(void)
 	gfd = tempo_open(O_NONBLOCK);
 	CHECK(gfd >= 0);
 	CHECK(run_submitters() == KTAP_PASS);
+	CHECK_ERR(wait_completed(atomic_load(&submitted)), 0);
 	while ((n = tempo_read_events(gfd, ev, 64)) > 0) {
 		for (i = 0; i < n; i++) {
 			if (ev[i].type != TEMPO_EV_ORDER || ev[i].cookie != ev[i].id * 3 ||
@@ -292,6 +309,7 @@ static int test_submitters_sink_in_ticket_order(void)
 	}
 	close(p[0]);
 	CHECK(run_submitters() == KTAP_PASS);
+	CHECK_ERR(wait_completed(atomic_load(&submitted)), 0);
 	st = ctx_stats(gfd);
 	close(gfd);		/* drops the sink: the child sees EOF */
 	while (wait(NULL) > 0)
