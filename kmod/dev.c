@@ -60,7 +60,10 @@
  * kernel credentials, no signals, and no SIGPIPE to deliver to the
  * submitter). kernel_write() is allowed in both: it may sleep and may block on
  * a full pipe, which is the stream's backpressure. It is not allowed from
- * atomic context, so the sink write asserts might_sleep().
+ * atomic context, so the sink write asserts might_sleep(). A sink nobody
+ * drains blocks the completing thread for good; when that is the workqueue,
+ * close() waits for it in tempo_order_destroy(). A sink opened O_NONBLOCK
+ * avoids that: a write that would block fails, and is counted (sink_errors).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
