@@ -9,6 +9,7 @@
 #   make kernel     build (or find in the cache) the test kernel
 #   make deps       apt-get install what is missing
 #   make clean      remove module objects and build/
+#   make test-user  the cores in userspace: TSan, libFuzzer, benchmarks (tools/user/)
 #
 # KDIR selects the kernel to build the modules against. Default: the running
 # kernel's /lib/modules/$(uname -r)/build when present, else the cached test
@@ -26,7 +27,7 @@ VM := tools/vm
 # kernel is built before taking it (kernel.sh has its own lock per variant).
 LOCK := flock build/.vm.lock
 
-.PHONY: all modules deps kernel check demo clean
+.PHONY: all modules deps kernel check demo clean test-user
 
 all: modules
 
@@ -59,6 +60,8 @@ clean:
 		-o -name '*.mod' -o -name '*.mod.c' -o -name '.*.cmd' -o -name '*.symvers' \
 		-o -name 'modules.order' \) -delete; fi
 	rm -rf build
+
+include tools/user/user.mk
 
 # Userspace (libtempo, tempoctl, the VM's KTAP test programs) and the example
 # client module: tools/userspace.mk.

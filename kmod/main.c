@@ -7,9 +7,9 @@
  * in reverse order. The timer wheel, the ordered scheduler and the delay queue
  * hook their init and exit calls in here as they arrive.
  *
- * An open file on /dev/tempo holds a reference on this module (the misc core
- * takes it through tempo_dev_fops.owner in kmod/dev.c), so the module cannot be unloaded
- * while userspace holds the device open.
+ * An open file on /dev/tempo (kmod/dev.c) holds a reference on this module
+ * (the misc core takes it through tempo_dev_fops.owner), so the module cannot
+ * be unloaded while userspace holds the device open.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -62,9 +62,17 @@ static int __init tempo_init(void)
 	err = tempo_wheel_init(tick_ns, wheel_levels);
 	if (err)
 		return err;
+	err = tempo_order_init();
+	if (err)
+		goto err_wheel_exit;
+	err = tempo_delayq_init();
+	if (err)
+		goto err_order_exit;
 
 	tempo_debugfs_init();
 	tempo_wheel_debugfs(tempo_debugfs_dir);
+	tempo_order_debugfs(tempo_debugfs_dir);
+	tempo_delayq_debugfs(tempo_debugfs_dir);
 	tempo_dev_debugfs(tempo_debugfs_dir);
 
 	err = tempo_dev_init();
@@ -78,6 +86,10 @@ static int __init tempo_init(void)
 
 err_remove_debugfs:
 	debugfs_remove(tempo_debugfs_dir);
+	tempo_delayq_exit();
+err_order_exit:
+	tempo_order_exit();
+err_wheel_exit:
 	tempo_wheel_exit();
 	return err;
 }
@@ -87,6 +99,8 @@ static void __exit tempo_exit(void)
 {
 	tempo_dev_exit();
 	debugfs_remove(tempo_debugfs_dir);
+	tempo_delayq_exit();
+	tempo_order_exit();
 	tempo_wheel_exit();
 	pr_info("unloaded\n");
 }

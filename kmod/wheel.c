@@ -94,8 +94,14 @@
  *
  * INVARIANTS
  *
- * I1  LK => entry is on exactly one list of base cpu (a slot or the expired
- *     list), and only that CPU, with interrupts disabled, reads or writes it.
+ * I1  LK => entry belongs to base cpu: only that CPU, with interrupts
+ *     disabled, reads or writes it, and outside its interrupts-off sections
+ *     the entry is on exactly one of its lists (a slot or the expired list).
+ *     !LK => entry is on no list. So the owner takes the entry off its list
+ *     BEFORE any cmpxchg that may clear LK, and links it only after the
+ *     cmpxchg that sets LK: the moment LK is clear another CPU may claim the
+ *     timer and link the same entry into its own wheel. (Found by TSan in the
+ *     userspace build: the first version unlinked after clearing LK.)
  * I2  QU => msg is on the inbox of base cpu or is about to be pushed there by
  *     the context that set QU; exactly one context pushes per setting of QU.
  * I3  For every level, occupied bit i is set iff its slot i is non-empty.
@@ -338,7 +344,8 @@ static unsigned int wheel_slot(unsigned int lvl, u64 expires, u64 *bucket_expiry
  */
 VISIBLE_IF_KUNIT u64 tempo_wheel_add(struct tempo_wheel *w, struct tempo_timer *t)
 {
-	u64 expires = t->expires, bucket_expiry;
+	/* A remote arm may be writing it (P1): whatever we read, a message follows. */
+	u64 expires = READ_ONCE(t->expires), bucket_expiry;
 	unsigned int lvl, idx;
 
 	if ((s64)(expires - w->clk) < 0) {
@@ -680,10 +687,19 @@ enum settle_how {
 static bool base_settle(struct tempo_base *base, struct tempo_timer *t,
 			unsigned int how, u64 now)
 {
-	bool on_list = !(how & SETTLE_UNLINKED);
 	unsigned int target = base->cpu;
 	long old, new;
-	enum { DROP, FIRE, PLACE, KEEP, FORWARD, UNLINK } act;
+	enum { DROP, FIRE, PLACE, FORWARD, UNLINK } act;
+
+	/*
+	 * Off our list before any cmpxchg that may clear LINKED: once it is
+	 * clear another CPU may claim the timer and link the same entry into
+	 * its own wheel (I1). LINKED with cpu == us changes only here and in
+	 * our own arm/cancel, all with interrupts off on this CPU, so this
+	 * decision cannot go stale. A timer that stays here is linked again.
+	 */
+	if (!(how & SETTLE_UNLINKED) && (atomic_long_read(&t->state) & TT_LINKED))
+		tempo_wheel_del(&base->wheel, t);
 
 	for (;;) {
 		/* LMM(base_settle:A): pairs with tempo_arm:B (P1). */
@@ -706,11 +722,9 @@ static bool base_settle(struct tempo_base *base, struct tempo_timer *t,
 				new = tt_set_cpu(new & ~TT_LINKED, target) | TT_QUEUED;
 			}
 		} else if ((how & SETTLE_DUE) && tt_seq(old) == t->linked_seq &&
-			   t->expires <= now) {
+			   READ_ONCE(t->expires) <= now) {
 			act = FIRE;
 			new &= ~(TT_PENDING | TT_LINKED);
-		} else if ((old & TT_LINKED) && on_list && tt_seq(old) == t->linked_seq) {
-			act = KEEP;	/* already placed for this seq */
 		} else {
 			act = PLACE;
 			new = tt_set_cpu(new, base->cpu) | TT_LINKED;
@@ -719,9 +733,6 @@ static bool base_settle(struct tempo_base *base, struct tempo_timer *t,
 		if (new == old || atomic_long_try_cmpxchg(&t->state, &old, new))
 			break;
 	}
-
-	if (on_list && (old & TT_LINKED) && act != KEEP)
-		tempo_wheel_del(&base->wheel, t);
 
 	switch (act) {
 	case PLACE:
@@ -738,7 +749,6 @@ static bool base_settle(struct tempo_base *base, struct tempo_timer *t,
 		wake_up_var(t);
 		break;
 	case FIRE:
-	case KEEP:
 	case UNLINK:
 		break;
 	}
@@ -814,7 +824,7 @@ static void tempo_kick_irq_work(struct irq_work *work)
 
 static void record_lateness(struct tempo_base *base, struct tempo_timer *t)
 {
-	s64 late_ns = ktime_get_ns() - t->expires * tick_ns;
+	s64 late_ns = ktime_get_ns() - READ_ONCE(t->expires) * tick_ns;
 	u64 late_us = late_ns > 0 ? div_u64(late_ns, NSEC_PER_USEC) : 0;
 
 	base->stats.late[min_t(unsigned int, fls64(late_us), TEMPO_LATE_BUCKETS - 1)]++;
@@ -899,14 +909,22 @@ static int tempo_arm(struct tempo_timer *t, int cpu, u64 expires, u64 now)
 	struct tempo_base *local = this_cpu_ptr(tempo_bases);
 	unsigned int this = smp_processor_id(), owner, target;
 	enum arm_how how;
+	bool unlinked;
 	long old, new;
 
 	old = atomic_long_read(&t->state);
+	/* As in base_settle(): off our list before LINKED may clear (I1). */
+	unlinked = (old & TT_LINKED) && tt_cpu(old) == this && local->online;
+	if (unlinked)
+		tempo_wheel_del(&local->wheel, t);
 	for (;;) {
 		bool held = old & (TT_LINKED | TT_QUEUED);
 
-		if (old & TT_SHUTDOWN)
+		if (old & TT_SHUTDOWN) {
+			if (unlinked)	/* still ours and linked: put it back */
+				tempo_wheel_add(&local->wheel, t);
 			return -ESHUTDOWN;
+		}
 		owner = tt_cpu(old);
 		if (cpu >= 0)
 			target = cpu;
@@ -929,6 +947,7 @@ static int tempo_arm(struct tempo_timer *t, int cpu, u64 expires, u64 now)
 			} else if (old & TT_QUEUED) {
 				/* Our own inbox holds its message; it forwards. */
 				how = ARM_NOTHING;
+				new &= ~TT_LINKED;
 			} else {
 				how = ARM_FORWARD;
 				new = tt_set_cpu(new & ~TT_LINKED, target) | TT_QUEUED;
@@ -956,14 +975,10 @@ static int tempo_arm(struct tempo_timer *t, int cpu, u64 expires, u64 now)
 
 	switch (how) {
 	case ARM_LINK:
-		if (old & TT_LINKED)
-			tempo_wheel_del(&local->wheel, t);
 		t->linked_seq = tt_seq(new);
 		base_program(local, base_link(local, t, now));
 		break;
 	case ARM_FORWARD:
-		if (old & TT_LINKED)
-			tempo_wheel_del(&local->wheel, t);
 		local->stats.forwarded++;
 		fallthrough;
 	case ARM_SEND:
@@ -1083,37 +1098,41 @@ bool tempo_timer_cancel(struct tempo_timer *timer)
 {
 	struct tempo_base *local;
 	unsigned long flags;
+	bool unlinked, send;
 	unsigned int this;
 	long old, new;
-	bool unlink = false, send = false;
 
 	local_irq_save(flags);
 	local = this_cpu_ptr(tempo_bases);
 	this = smp_processor_id();
 	old = atomic_long_read(&timer->state);
-	do {
-		if (!(old & TT_PENDING)) {
-			local_irq_restore(flags);
-			return false;
-		}
-		new = (old & ~TT_PENDING) + TT_SEQ_ONE;
-		unlink = send = false;
-		if ((old & TT_LINKED) && tt_cpu(old) == this && local->online) {
-			unlink = true;
+	/* As in base_settle(): off our list before LINKED may clear (I1). */
+	unlinked = (old & TT_LINKED) && tt_cpu(old) == this && local->online;
+	if (unlinked)
+		tempo_wheel_del(&local->wheel, timer);
+	for (;;) {
+		new = old;
+		send = false;
+		if (old & TT_PENDING)
+			new = (new & ~TT_PENDING) + TT_SEQ_ONE;
+		if (unlinked) {
 			new &= ~TT_LINKED;
-		} else if ((old & TT_LINKED) && !(old & TT_QUEUED)) {
+		} else if ((old & (TT_PENDING | TT_LINKED)) == (TT_PENDING | TT_LINKED) &&
+			   !(old & TT_QUEUED)) {
+			/* Held by another CPU: it unlinks when the message pops. */
 			send = true;
 			new |= TT_QUEUED;
 		}
-	} while (!atomic_long_try_cmpxchg(&timer->state, &old, new));
+		if (new == old || atomic_long_try_cmpxchg(&timer->state, &old, new))
+			break;
+	}
 
-	local->stats.cancelled++;
-	if (unlink)
-		tempo_wheel_del(&local->wheel, timer);
-	else if (send)
+	if (old & TT_PENDING)
+		local->stats.cancelled++;
+	if (send)
 		tempo_send(local, timer, tt_cpu(old));
 	local_irq_restore(flags);
-	return true;
+	return old & TT_PENDING;
 }
 EXPORT_SYMBOL_GPL(tempo_timer_cancel);
 

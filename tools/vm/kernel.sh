@@ -14,7 +14,7 @@
 #   TEMPO_CACHE  cache root (${XDG_CACHE_HOME:-$HOME/.cache}/tempo)
 #   V=1          show the kernel build output instead of logging it to the build dir
 #
-# The build dir is keyed by the source package version, the fragments' contents, the
+# The build dir is keyed by the source package version, the fragments' option lines, the
 # variant name and the compiler, so any change there builds a fresh kernel. A build is
 # used only once its ".tempo-complete" stamp exists; an interrupted build resumes.
 # Only stdout carries the directory; all chatter goes to stderr.
@@ -56,7 +56,8 @@ key=$( {
 	echo "source $kver $srcver"
 	echo "variant $variant"
 	gcc --version | head -n1
-	cat "${frags[@]}"
+	# Only the option lines: editing a comment must not cost a kernel build.
+	cat "${frags[@]}" | grep -E '^(CONFIG_|# CONFIG_[A-Za-z0-9_]+ is not set)'
 } | sha256sum | cut -c1-12)
 
 objdir=$cache/kernel-$kver-$variant-$key

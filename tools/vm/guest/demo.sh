@@ -18,8 +18,8 @@ step "the module" grep -w ^tempo /proc/modules
 for f in /sys/module/tempo/parameters/*; do
 	[ -e "$f" ] && step "parameter $(basename "$f")" cat "$f"
 done
-for f in /sys/kernel/debug/tempo/*; do
-	[ -f "$f" ] && step "debugfs $(basename "$f")" cat "$f"
+for f in $(find /sys/kernel/debug/tempo -type f | sort); do
+	step "debugfs ${f#/sys/kernel/debug/}" cat "$f"
 done
 
 # /dev/tempo from userspace (tools/tempoctl; see README "Using /dev/tempo").

@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tempo ordered scheduler: parallel work, completions strictly in ticket
+ * order, run by whichever thread holds the oldest unfinished ticket. There is
+ * no consumer thread. See the top of kmod/order.c for the mechanism.
+ *
+ * A driver that processes requests in parallel but must complete them in the
+ * order they arrived:
+ *
+ *	struct foo_req {
+ *		struct tempo_order_req	ord;
+ *		...
+ *	};
+ *
+ *	static void foo_work(struct tempo_order_req *r)	// parallel, may sleep
+ *	{
+ *		struct foo_req *req = container_of(r, struct foo_req, ord);
+ *		...
+ *	}
+ *
+ *	static void foo_done(struct tempo_order_req *r)	// in submission order
+ *	{
+ *		struct foo_req *req = container_of(r, struct foo_req, ord);
+ *		...
+ *		kfree(req);
+ *	}
+ *
+ *	o = tempo_order_create(256, NULL);
+ *	...
+ *	err = tempo_order_submit(o, &req->ord, foo_work, foo_done, 0);
+ *	...
+ *	tempo_order_destroy(o);		// once every submitted req is done
+ *
+ * or, with the caller's own threads, the seed's pattern:
+ *
+ *	err = tempo_order_ticket(o, &t);	// in input order; sleeps if full
+ *	...					// process, in parallel
+ *	if (failed)
+ *		tempo_order_trash(o, t);
+ *	else
+ *		tempo_order_run(o, t, foo_write, out);
+ *
+ * Every ticket taken must reach tempo_order_run() or tempo_order_trash()
+ * exactly once, or be timed out by the domain's missing-ticket deadline:
+ * until then every later completion waits for it.
+ *
+ * Concurrency contract, on one domain. "-" means the two may run concurrently
+ * from any CPUs without a lock; "1" means the second of two calls for the
+ * same ticket fails with -EINVAL (for different tickets: "-"); "S" means the
+ * caller must serialise them.
+ *
+ *	           | ticket | run | trash | submit | stats | destroy
+ *	ticket     |   -    |  -  |   -   |   -    |   -   |    S
+ *	run        |        |  1  |   1   |   -    |   -   |    S
+ *	trash      |        |     |   1   |   -    |   -   |    S
+ *	submit     |        |     |       |   -    |   -   |    S
+ *	stats      |        |     |       |        |   -   |    S
+ *
+ * Completion functions never run concurrently with each other, and each runs
+ * exactly once. The completion of ticket t happens-before that of every later
+ * ticket (all of t's stores are visible to them).
+ *
+ * Contexts:
+ *  - tempo_order_ticket_try(), tempo_order_run(), tempo_order_trash() and
+ *    tempo_order_stats(): any context except NMI, lock-free (atomics only;
+ *    the one lock they may take is the wait queue lock of blocked
+ *    tempo_order_ticket() callers, and arming the deadline timer may take
+ *    what tempo_timer_arm_at() takes). Completions run in the caller's
+ *    context when it is the head, at most max_streak of them; the rest
+ *    continue on a workqueue in process context.
+ *  - tempo_order_ticket(), tempo_order_submit() without TEMPO_ORDER_NOWAIT,
+ *    tempo_order_create() and tempo_order_destroy(): process context, may
+ *    sleep.
+ *  - A completion must not wait for a ticket of its own domain (the head
+ *    cannot move while it runs); it may run or trash later tickets.
+ */
+#ifndef _TEMPO_ORDER_H
+#define _TEMPO_ORDER_H
+
+#include <linux/bits.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+
+struct tempo_order;
+
+/**
+ * typedef tempo_order_fn_t - a completion, run in ticket order
+ * @arg: the argument given to tempo_order_run().
+ *
+ * Runs in the context of whichever caller holds the head (see the contexts
+ * above), or in process context on the tempo_order workqueue. It must not
+ * sleep unless every caller of tempo_order_run() and tempo_order_trash() on
+ * its domain may sleep.
+ */
+typedef void (*tempo_order_fn_t)(void *arg);
+
+/* Longest window tempo_order_create() accepts. */
+#define TEMPO_ORDER_MAX_WINDOW		BIT(20)
+/* max_streak used when tempo_order_opts.max_streak is 0. */
+#define TEMPO_ORDER_DEFAULT_STREAK	64
+
+/**
+ * struct tempo_order_opts - options of an ordering domain
+ * @first_ticket: the first ticket handed out. Tickets are u64 and compared
+ *	with signed differences, so any start works; tests start near U64_MAX.
+ * @deadline_ns: if nonzero, a ticket neither run nor trashed within this
+ *	many nanoseconds of being taken is trashed when it is the oldest
+ *	unfinished ticket, and counted as timed out.
+ * @max_streak: how many tickets one drainer moves the head past before it
+ *	hands the rest to the workqueue; 0 means TEMPO_ORDER_DEFAULT_STREAK.
+ */
+struct tempo_order_opts {
+	u64	first_ticket;
+	u64	deadline_ns;
+	u32	max_streak;
+};
+
+/**
+ * struct tempo_order_stats - counters of a domain (or of all of them)
+ * @taken: tickets taken.
+ * @completed: completions run.
+ * @trashed: tickets passed to tempo_order_trash().
+ * @timed_out: tickets trashed by the missing-ticket deadline.
+ * @parked: completions parked now, waiting for their turn.
+ * @pending: tickets taken and not yet finished (completed, trashed or timed
+ *	out); taken == completed + trashed + timed_out + pending when quiescent.
+ * @longest_streak: the most tickets one drainer moved the head past at once.
+ * @deferred: times a drainer handed the rest of its streak to the workqueue.
+ *
+ * Sums of per-CPU counters read without a lock: exact only when the domain
+ * is quiescent.
+ */
+struct tempo_order_stats {
+	u64	taken;
+	u64	completed;
+	u64	trashed;
+	u64	timed_out;
+	u64	parked;
+	u64	pending;
+	u64	longest_streak;
+	u64	deferred;
+};
+
+struct tempo_order_req;
+
+/**
+ * typedef tempo_order_req_fn_t - work or completion of a submitted request
+ * @req: the request given to tempo_order_submit().
+ */
+typedef void (*tempo_order_req_fn_t)(struct tempo_order_req *req);
+
+/**
+ * struct tempo_order_req - a request for tempo_order_submit(), embedded by
+ *	the caller (like padata_priv)
+ * @work: private.
+ * @order: private.
+ * @ticket: the ticket it was given; read-only for the caller.
+ * @work_fn: private.
+ * @done_fn: private.
+ * @status: 0 when @done_fn runs in order. -ETIME when the domain's deadline
+ *	timed the ticket out before @work_fn returned: @done_fn then runs
+ *	once, at once, out of order, so that the request can be released.
+ */
+struct tempo_order_req {
+	struct work_struct	work;
+	struct tempo_order	*order;
+	u64			ticket;
+	tempo_order_req_fn_t	work_fn;
+	tempo_order_req_fn_t	done_fn;
+	int			status;
+};
+
+/* tempo_order_submit() flags */
+#define TEMPO_ORDER_NOWAIT	BIT(0)	/* -EAGAIN instead of sleeping when full */
+#define TEMPO_ORDER_SUBMIT_FLAGS	(TEMPO_ORDER_NOWAIT)
+
+/*
+ * The states of a ticket's slot (the design comment in kmod/order.c draws
+ * them); public so that tests and debugging tools can name them.
+ */
+enum tempo_order_slot_state {
+	TEMPO_ORDER_EMPTY,
+	TEMPO_ORDER_TAIL,
+	TEMPO_ORDER_WRITING,
+	TEMPO_ORDER_WRITING_HEAD,
+	TEMPO_ORDER_PARKED,
+	TEMPO_ORDER_TRASHED,
+	TEMPO_ORDER_RUNNING,
+	TEMPO_ORDER_TIMEDOUT,
+};
+
+struct tempo_order *tempo_order_create(u32 window,
+				       const struct tempo_order_opts *opts);
+void tempo_order_destroy(struct tempo_order *order);
+
+int tempo_order_ticket_try(struct tempo_order *order, u64 *ticket);
+int tempo_order_ticket(struct tempo_order *order, u64 *ticket);
+int tempo_order_run(struct tempo_order *order, u64 ticket,
+		    tempo_order_fn_t fn, void *arg);
+int tempo_order_trash(struct tempo_order *order, u64 ticket);
+
+int tempo_order_submit(struct tempo_order *order, struct tempo_order_req *req,
+		       tempo_order_req_fn_t work_fn,
+		       tempo_order_req_fn_t done_fn, unsigned int flags);
+
+void tempo_order_stats(struct tempo_order *order,
+		       struct tempo_order_stats *stats);
+u64 tempo_order_stats_all(struct tempo_order_stats *stats);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/*
+ * Test only: a hook called where the lost hand-off race is decided, so that
+ * kunit/order_test.c can hold one side there while the other moves. @st is
+ * the state just read from the ticket's slot.
+ */
+enum tempo_order_hook_point {
+	TEMPO_ORDER_HOOK_OWNER_SEEN,	/* run/trash read its slot, before cmpxchg */
+	TEMPO_ORDER_HOOK_OWNER_WRITING,	/* run stored fn/arg, before parking */
+	TEMPO_ORDER_HOOK_DRAIN_SEEN,	/* drainer read the next slot, before cmpxchg */
+};
+
+typedef void (*tempo_order_hook_fn_t)(struct tempo_order *order, u64 ticket,
+				      enum tempo_order_hook_point where,
+				      enum tempo_order_slot_state st);
+
+void tempo_order_set_test_hook(struct tempo_order *order,
+			       tempo_order_hook_fn_t hook);
+#endif
+
+#endif /* _TEMPO_ORDER_H */

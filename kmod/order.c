@@ -1,0 +1,1107 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tempo ordered scheduler: parallel work, completions in ticket order, and
+ * no consumer thread.
+ *
+ * Model
+ * -----
+ * A domain hands out tickets, u64 values from a counter (next). Callers do
+ * their work in parallel and then pass each ticket to run(t, fn, arg) or
+ * trash(t). Completions run strictly in ticket order. Whoever finishes the
+ * oldest unfinished ticket (the head) runs its own completion and then every
+ * consecutive completion that others have parked: it "drains". Nobody waits
+ * in run() or trash(): a caller whose ticket is not the head parks fn/arg in
+ * the ticket's slot and returns. This is the Ullink ordered scheduler (the
+ * seed) and Intel's "ordered data streams", with padata's job (completions
+ * in submission order) but without its serial worker: tempo_order_submit()
+ * runs the work on per-CPU workqueues and the completion on whichever thread
+ * holds the head.
+ *
+ * Geometry: a ring of W slots, W a power of two (the window). Ticket t uses
+ * slot t & (W - 1). A ticket may be taken only while next - head < W, so
+ * at most W tickets are outstanding and no two of them share a slot.
+ *
+ * Invariants
+ * ----------
+ *  I1. head <= next <= head + W (signed differences: "ABA and wrap").
+ *  I2. For head <= t < head + W, slot(t) is tagged t: its state word is
+ *      (t << 3) | st. Every other state word is stale by definition.
+ *  I3. Exactly one thread, or one queued work item, holds the head token:
+ *      the right to run completions and to move head. It is created by one
+ *      of the cmpxchgs marked "token" in the diagram and given up by a
+ *      successful hand-off (EMPTY -> TAIL or WRITING -> WRITING_HEAD) or by
+ *      queueing the drain work. Only the token holder runs completions, so
+ *      they never run concurrently; each transfer is a fully ordered
+ *      cmpxchg that the next holder reads (or queue_work()), so
+ *      completion t happens-before completion t + 1.
+ *  I4. Only the token holder writes head, and only after it has reset the
+ *      slot of the ticket it passes (retire).
+ *
+ * Slot states (3 bits of the state word; the other 61 are the ticket tag)
+ * -----------------------------------------------------------------------
+ *	EMPTY	 ticket not finished, not the head, nobody has arrived
+ *	TAIL	 ticket is the head and nobody has arrived: who arrives runs
+ *	WRITING	 the owner is storing fn/arg (not the head)
+ *	WRITING_HEAD  the owner is storing, and the drainer handed it the head
+ *	PARKED	 fn/arg stored, waiting for the drainer
+ *	TRASHED	 trash() arrived before its turn: the drainer skips it
+ *	RUNNING	 the owner took the head from TAIL and is running fn
+ *	TIMEDOUT the deadline trashed it; the timer callback holds the head
+ *
+ *          retire(t - W): tag t | EMPTY  (initially slot(first) is TAIL)
+ *                |
+ *     +----------+--------------------+---------------------+
+ *     | drainer reaches t             | run(t)              | trash(t)
+ *     v                               v                     v
+ *   TAIL ------- run/trash(t) ---> RUNNING (token)        TRASHED
+ *     |                                                      |
+ *     +---- deadline expired ---> TIMEDOUT (token)           |
+ *                                                            |
+ *   WRITING --- drainer reaches t ---> WRITING_HEAD         |
+ *     |                              (owner sees it: token) |
+ *     v owner done storing                                   |
+ *   PARKED ----- drainer reaches t: runs fn -----+-----------+-- skips
+ *                                                |
+ *   the token holder finishes t, then retire(t): tag t + W | EMPTY,
+ *   head = t + 1, and looks at slot(t + 1):
+ *      EMPTY -> TAIL          hand-off done, arm the deadline
+ *      WRITING -> WRITING_HEAD hand-off done, the writer runs
+ *      PARKED                 run it, retire, go on
+ *      TRASHED                skip it, retire, go on
+ *
+ * Every arrow is a cmpxchg of the whole state word (tag included), except
+ * retire (a release store by the token holder, who owns the slot then).
+ *
+ * The lost hand-off race
+ * ----------------------
+ * The classic bug of this design: the owner of t + 1 parks at the very
+ * moment the drainer looks at slot(t + 1), finds nothing, and leaves; t + 1
+ * is then stranded forever. The Java seed closes it with getAndSet plus a
+ * final compareAndSet(null, TAIL). Here both sides change slot(t + 1) only
+ * by cmpxchg from the state they read:
+ *  - owner EMPTY -> WRITING against drainer EMPTY -> TAIL: exactly one wins.
+ *    If the drainer wins, the owner's cmpxchg fails, it re-reads TAIL and
+ *    takes the head itself. If the owner wins, the drainer re-reads WRITING.
+ *  - owner WRITING -> PARKED against drainer WRITING -> WRITING_HEAD: if
+ *    the owner wins, the drainer re-reads PARKED and runs it; if the drainer
+ *    wins, the owner's release cmpxchg fails and it runs fn itself.
+ * Each side retries at most twice per slot (the other side makes at most two
+ * moves), so both run() and the drain are lock-free, and every completion
+ * ends up run by exactly one thread. kunit/order_test.c drives each of the
+ * four interleavings through a test hook.
+ *
+ * ABA and wrap
+ * ------------
+ * Tickets are u64 and compared with (s64)(a - b) < 0; they never wrap in
+ * practice (2^64 ns is 584 years) and still work across U64_MAX
+ * (tempo_order_opts.first_ticket lets the tests start there). The tag keeps
+ * the low 61 bits of the ticket: two tickets with equal tags differ by a
+ * multiple of 2^61, and only tickets within W <= 2^20 of head are live.
+ * No ABA on a slot: a state word tagged t can be written only while t is
+ * live. Ticket t + W (the next user of slot(t)) cannot be taken until
+ * head > t (I1, checked by the taker's cmpxchg on next against an acquire
+ * read of head), and the token holder publishes head = t + 1 (release) only
+ * after its release store of tag t + W into slot(t). So a caller holding t
+ * can never find a recycled word tagged t; a late caller (t already retired)
+ * finds tag t + W or later and fails with -ETIME or -EINVAL, never touching
+ * the slot; and every cmpxchg compares the tag, so a preempted caller that
+ * read a word tagged t cannot succeed once the slot has moved on.
+ *
+ * Missing-ticket deadline
+ * -----------------------
+ * With tempo_order_opts.deadline_ns, one tempo_timer per domain watches the
+ * head. A ticket's slot records when it was taken (taken_ns; 0 = not yet).
+ * Whoever makes "t is the head, slot TAIL, and t is taken" true arms the
+ * timer for taken_ns + deadline: the drainer after its EMPTY -> TAIL
+ * cmpxchg if taken_ns is set, or the taker after storing taken_ns if it sees
+ * head == t (a store-buffering pair with full barriers on both sides, so at
+ * least one of them sees the other). The callback re-reads head and fires
+ * only if slot(head) is still TAIL, taken, and expired (else it re-arms or
+ * returns); its cmpxchg TAIL -> TIMEDOUT races with the owner's TAIL ->
+ * RUNNING and one wins. The winner callback holds the token and drains. A
+ * WRITING slot is never timed out: its owner is already in run(). Since the
+ * late owner usually finds its slot retired, the callback records the ticket
+ * in slot->expired, and run() then reports -ETIME instead of -EINVAL (until
+ * a later ticket of the same slot times out). A ticket times out no earlier
+ * than deadline_ns after it was taken, and late by the timer's slack plus
+ * workqueue latency. The clock runs from the take, not from reaching the
+ * head: a ticket queued behind a stall is timed out as soon as it becomes
+ * the head if its owner has still not called run() or trash().
+ *
+ * Streak bound
+ * ------------
+ * A drainer moves the head past at most max_streak tickets (its own
+ * included). When more are parked it stores the resume ticket and queues
+ * drain_work, handing the token to it; the work continues in process
+ * context, max_streak at a time, re-queueing itself. So one caller of run()
+ * is not captured by everybody else's completions, and run() from atomic
+ * context runs a bounded number of them.
+ *
+ * Concurrency matrix: see include/tempo/order.h.
+ *
+ * Barrier pairs (LMM(function:letter) at each access)
+ * ------------------------------------------------------
+ *   order_retire:A / order_put:A, order_put:C
+ *     reset slot(t) to tag t + W (release), then the owner of t + W reads
+ *     and cmpxchgs it: the drainer's reads of fn/arg for t are done before
+ *     the new owner stores its own; slot->expired is visible with the tag.
+ *   order_retire:B / tempo_order_ticket_try:A, order_deadline_fn:A
+ *     publish head (release) after the retire, then a taker sees the room:
+ *     slot(t + W) is reset (tag, taken_ns = 0) before ticket t + W exists.
+ *   order_park:A / order_advance:C
+ *     store fn/arg, then WRITING -> PARKED (release); the drainer reads
+ *     PARKED (acquire) before fn/arg.
+ *   order_advance:D / order_put:B, order_deadline_fn:B
+ *     token transfer through TAIL: everything the drainer did (completions
+ *     included) happens-before the new holder's completion.
+ *   order_advance:E / order_park:B
+ *     token transfer through WRITING_HEAD: likewise.
+ *   order_note_taken:A / order_advance:D
+ *     store-buffering: taker stores taken_ns then reads head; drainer
+ *     stores head, cmpxchgs TAIL, then reads taken_ns. One arms the timer.
+ *   order_wake_takers:A / prepare_to_wait_event()
+ *     head moved, then check for sleepers; a blocked taker sets its task
+ *     state, then re-reads head.
+ *   order_defer:A / workqueue
+ *     queue_work() orders the resume ticket and all completions so far
+ *     before drain_work runs (its documented guarantee).
+ *
+ * What the seed did, and what is different here
+ * ------------------------------------------------
+ *  - Full ring: Java spins with Thread.yield() in run(). Here the window is
+ *    enforced when the ticket is taken: tempo_order_ticket_try() returns
+ *    -EAGAIN, tempo_order_ticket() sleeps on a wait queue woken by the
+ *    drainer. run() and trash() never wait.
+ *  - Failures: Java swallows exceptions of completions and has no count of
+ *    trashed tickets. Here trash() is first-class and counted, a duplicate
+ *    or stale ticket is refused (-EINVAL/-ETIME) instead of corrupting the
+ *    ring (the seed's duplicate check is commented out), and counters
+ *    (completed, parked, trashed, timed out, longest streak) are exposed.
+ *  - "Lock-free and wait-free": the seed claims both, but its producers
+ *    spin on a full ring, its drains are unbounded, and it publishes its
+ *    tail only at the end of a streak. Here run/trash are lock-free with a
+ *    bounded retry count per slot, and head is published per ticket, so
+ *    takers get room at once.
+ *  - No timeout: one lost ticket stalls the seed forever. Here the optional
+ *    deadline trashes it.
+ *  - Unbounded streak: bounded by max_streak, the rest goes to a workqueue.
+ *
+ * Not guaranteed: fairness among blocked takers (woken all at once); that a
+ * timed-out ticket's owner gets -ETIME rather than -EINVAL once a later
+ * ticket of its slot timed out; lock-freedom on 32-bit architectures whose
+ * atomic64_t is emulated with locks. run() and trash() use atomics only,
+ * except that a drainer takes the wait queue lock when takers sleep in
+ * tempo_order_ticket(), and what tempo_timer_arm_at() takes to arm the
+ * deadline.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/bug.h>
+#include <linux/cpumask.h>
+#include <linux/debugfs.h>
+#include <linux/err.h>
+#include <linux/ktime.h>
+#include <linux/list.h>
+#include <linux/log2.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include <tempo/order.h>
+#include <tempo/timer.h>
+
+#include "internal.h"
+
+#define ORDER_ST_BITS	3
+#define ORDER_ST_MASK	((1ULL << ORDER_ST_BITS) - 1)
+
+enum order_st {
+	ST_EMPTY	= TEMPO_ORDER_EMPTY,
+	ST_TAIL		= TEMPO_ORDER_TAIL,
+	ST_WRITING	= TEMPO_ORDER_WRITING,
+	ST_WRITING_HEAD	= TEMPO_ORDER_WRITING_HEAD,
+	ST_PARKED	= TEMPO_ORDER_PARKED,
+	ST_TRASHED	= TEMPO_ORDER_TRASHED,
+	ST_RUNNING	= TEMPO_ORDER_RUNNING,
+	ST_TIMEDOUT	= TEMPO_ORDER_TIMEDOUT,
+};
+
+static_assert(ST_TIMEDOUT <= ORDER_ST_MASK, "slot states must fit in the low bits");
+
+/*
+ * One slot. Cache-line aligned: the owner of t + 1 parks while the drainer
+ * retires t, and they should not share a line.
+ */
+struct order_slot {
+	atomic64_t		state;		/* (ticket << 3) | enum order_st */
+	tempo_order_fn_t	fn;		/* valid in PARKED */
+	void			*arg;
+	atomic64_t		taken_ns;	/* ktime of take, 0 = not taken */
+	atomic64_t		expired;	/* last ticket of this slot timed out */
+} ____cacheline_aligned_in_smp;
+
+/* Per-CPU counters: incremented with this_cpu_inc(), summed on read. */
+struct order_pcpu {
+	u64	completed;
+	u64	trashed;
+	u64	timed_out;
+	u64	parked;
+	u64	unparked;
+	u64	deferred;
+};
+
+struct tempo_order {
+	/* Read-mostly geometry and options. */
+	struct order_slot	*ring;
+	u64			mask;
+	u64			first;
+	u64			deadline_ns;
+	u32			window;
+	u32			max_streak;
+	struct order_pcpu __percpu *pcpu;
+#if IS_ENABLED(CONFIG_KUNIT)
+	tempo_order_hook_fn_t	hook;
+#endif
+
+	/* Written by every taker. */
+	atomic64_t		next ____cacheline_aligned_in_smp;
+
+	/* Written by the head token holder. */
+	atomic64_t		head ____cacheline_aligned_in_smp;
+	u64			resume;		/* where drain_work goes on */
+	atomic64_t		longest;	/* longest streak, rarely written */
+
+	wait_queue_head_t	wait ____cacheline_aligned_in_smp;
+	struct work_struct	drain_work;
+	struct tempo_timer	deadline;
+	struct list_head	node;		/* on order_domains */
+};
+
+static struct workqueue_struct *order_wq;
+static DEFINE_PER_CPU(unsigned int, order_rr_cpu);
+
+/* All live domains, and the totals of destroyed ones, for debugfs. */
+static DEFINE_MUTEX(order_domains_lock);
+static LIST_HEAD(order_domains);
+static struct tempo_order_stats order_retired;
+static u64 order_ndomains;
+
+/* Ticket arithmetic: wrap-safe by signed difference (see "ABA and wrap"). */
+static inline bool order_before(u64 a, u64 b)
+{
+	return (s64)(a - b) < 0;
+}
+
+static inline s64 order_word(u64 ticket, enum order_st st)
+{
+	return (s64)((ticket << ORDER_ST_BITS) | st);
+}
+
+static inline bool order_word_is_for(s64 word, u64 ticket)
+{
+	return ((u64)word & ~ORDER_ST_MASK) == ticket << ORDER_ST_BITS;
+}
+
+static inline enum order_st order_word_st(s64 word)
+{
+	return (u64)word & ORDER_ST_MASK;
+}
+
+static inline struct order_slot *order_slot(struct tempo_order *o, u64 t)
+{
+	return &o->ring[t & o->mask];
+}
+
+static inline void order_hook(struct tempo_order *o, u64 t,
+			      enum tempo_order_hook_point where, s64 word)
+{
+#if IS_ENABLED(CONFIG_KUNIT)
+	tempo_order_hook_fn_t hook = READ_ONCE(o->hook);
+
+	if (unlikely(hook))
+		hook(o, t, where, (enum tempo_order_slot_state)order_word_st(word));
+#endif
+}
+
+static void order_arm_deadline(struct tempo_order *o, u64 expiry_ns)
+{
+	/* Fails only after destroy's shutdown, when nothing must fire. */
+	tempo_timer_arm_at(&o->deadline, TEMPO_CPU_LOCAL, ns_to_ktime(expiry_ns));
+}
+
+static void order_wake_takers(struct tempo_order *o)
+{
+	/*
+	 * LMM(order_wake_takers:A): wq_has_sleeper() is smp_mb() then a look
+	 * at the queue. Pairs with: set_current_state() in
+	 * prepare_to_wait_event() of tempo_order_ticket(), which then re-reads
+	 * head in tempo_order_ticket_try(). Either we see the sleeper or it
+	 * sees our head.
+	 */
+	if (wq_has_sleeper(&o->wait))
+		wake_up(&o->wait);
+}
+
+static void order_note_streak(struct tempo_order *o, u32 streak)
+{
+	s64 cur = atomic64_read(&o->longest);
+
+	/* No ordering: a statistic. Written only when a record is beaten. */
+	while (streak > cur && !atomic64_try_cmpxchg(&o->longest, &cur, streak))
+		;
+}
+
+/*
+ * The token holder has finished ticket @t: reset its slot for t + W and
+ * publish head = t + 1. After this, slot(t) belongs to the owner of t + W.
+ */
+static void order_retire(struct tempo_order *o, u64 t)
+{
+	struct order_slot *slot = order_slot(o, t);
+
+	atomic64_set(&slot->taken_ns, 0);
+	/*
+	 * LMM(order_retire:A): release. Pairs with: order_put:A and
+	 * order_put:C, the next owner's read and cmpxchg of this word. Our
+	 * reads of fn/arg (if PARKED) and the store to expired (if TIMEDOUT)
+	 * are ordered before them.
+	 */
+	atomic64_set_release(&slot->state, order_word(t + o->window, ST_EMPTY));
+	/*
+	 * LMM(order_retire:B): release. Pairs with: tempo_order_ticket_try:A
+	 * and order_deadline_fn:A. Relies on: order_retire:A before it, so a
+	 * taker that sees room for ticket t + W finds slot(t) reset (the ABA
+	 * argument in the design comment).
+	 */
+	atomic64_set_release(&o->head, t + 1);
+}
+
+/* The token holder hands the rest of its drain, from @t, to drain_work. */
+static void order_defer(struct tempo_order *o, u64 t)
+{
+	WRITE_ONCE(o->resume, t);
+	this_cpu_inc(o->pcpu->deferred);
+	/*
+	 * LMM(order_defer:A): queue_work() guarantees that the stores before a
+	 * successful call (resume, all completions so far) are visible to the
+	 * work function. Pairs with: order_drain_workfn(). Only the token
+	 * holder queues drain_work, so it cannot be pending already.
+	 */
+	WARN_ON_ONCE(!queue_work(order_wq, &o->drain_work));
+}
+
+/*
+ * The caller holds the head token, head == @t and @streak tickets were
+ * passed in this drain so far. Move the head on until the next slot is not
+ * ready (hand-off) or the streak is used up (defer).
+ */
+static void order_advance(struct tempo_order *o, u64 t, u32 streak)
+{
+	struct order_slot *slot;
+	tempo_order_fn_t fn;
+	void *arg;
+	s64 word;
+
+	for (;;) {
+		slot = order_slot(o, t);
+		/*
+		 * LMM(order_advance:C): acquire. Pairs with: order_park:A (fn
+		 * and arg are stored) and order_put:C (trash).
+		 */
+		word = atomic64_read_acquire(&slot->state);
+retry:
+		order_hook(o, t, TEMPO_ORDER_HOOK_DRAIN_SEEN, word);
+		if (WARN_ON_ONCE(!order_word_is_for(word, t)))
+			break;	/* I2 broken: stall rather than corrupt */
+
+		switch (order_word_st(word)) {
+		case ST_EMPTY:
+			/*
+			 * LMM(order_advance:D): full cmpxchg, the hand-off.
+			 * Pairs with: order_put:B, order_deadline_fn:B (the
+			 * next token holder) and order_note_taken:A (a full
+			 * barrier between head and taken_ns, for the SB pair).
+			 */
+			if (!atomic64_try_cmpxchg(&slot->state, &word,
+						  order_word(t, ST_TAIL)))
+				goto reread;
+			if (o->deadline_ns) {
+				u64 taken = atomic64_read(&slot->taken_ns);
+
+				if (taken)
+					order_arm_deadline(o, taken + o->deadline_ns);
+			}
+			goto out;
+		case ST_WRITING:
+			/*
+			 * LMM(order_advance:E): full cmpxchg, the hand-off to
+			 * a writer. Pairs with: order_park:B.
+			 */
+			if (!atomic64_try_cmpxchg(&slot->state, &word,
+						  order_word(t, ST_WRITING_HEAD)))
+				goto reread;
+			goto out;
+		case ST_PARKED:
+		case ST_TRASHED:
+			if (streak >= o->max_streak) {
+				order_defer(o, t);
+				goto out;
+			}
+			streak++;
+			if (order_word_st(word) == ST_PARKED) {
+				fn = READ_ONCE(slot->fn);
+				arg = READ_ONCE(slot->arg);
+				fn(arg);
+				this_cpu_inc(o->pcpu->unparked);
+				this_cpu_inc(o->pcpu->completed);
+			}
+			order_retire(o, t);
+			t++;
+			continue;
+		default:
+			/* TAIL, RUNNING, ...: only the token holder makes them */
+			WARN_ON_ONCE(1);
+			goto out;
+		}
+reread:
+		/* A failed cmpxchg gives no ordering: re-read with acquire. */
+		word = atomic64_read_acquire(&slot->state);
+		goto retry;
+	}
+out:
+	order_note_streak(o, streak);
+	order_wake_takers(o);
+}
+
+static void order_drain_workfn(struct work_struct *work)
+{
+	struct tempo_order *o = container_of(work, struct tempo_order,
+					     drain_work);
+
+	/* Relies on: order_defer:A. We hold the token; head == resume. */
+	order_advance(o, READ_ONCE(o->resume), 0);
+}
+
+/* A caller that became the token holder for @t: finish t and drain. */
+static void order_run_as_head(struct tempo_order *o, u64 t,
+			      tempo_order_fn_t fn, void *arg)
+{
+	if (fn) {
+		fn(arg);
+		this_cpu_inc(o->pcpu->completed);
+	}
+	order_retire(o, t);
+	order_advance(o, t + 1, 1);
+}
+
+/* @t does not own its slot's word any more: timed out or never valid. */
+static int order_stale(struct order_slot *slot, u64 t)
+{
+	/* Relies on: order_put:A, which read the retired word (acquire). */
+	return atomic64_read(&slot->expired) == (s64)t ? -ETIME : -EINVAL;
+}
+
+/* Owner of @t, slot claimed WRITING: store fn/arg and park, or run. */
+static int order_park(struct tempo_order *o, struct order_slot *slot, u64 t,
+		      tempo_order_fn_t fn, void *arg)
+{
+	s64 word = order_word(t, ST_WRITING);
+
+	WRITE_ONCE(slot->fn, fn);
+	WRITE_ONCE(slot->arg, arg);
+	order_hook(o, t, TEMPO_ORDER_HOOK_OWNER_WRITING, word);
+	/*
+	 * LMM(order_park:A): release. Pairs with: order_advance:C, which reads
+	 * PARKED and then fn/arg.
+	 */
+	if (atomic64_try_cmpxchg_release(&slot->state, &word,
+					 order_word(t, ST_PARKED))) {
+		this_cpu_inc(o->pcpu->parked);
+		return 0;
+	}
+	/*
+	 * Only the drainer changes a WRITING word: it handed us the head.
+	 * LMM(order_park:B): acquire, since the failed cmpxchg gave none.
+	 * Pairs with: order_advance:E.
+	 */
+	word = atomic64_read_acquire(&slot->state);
+	if (WARN_ON_ONCE(word != order_word(t, ST_WRITING_HEAD)))
+		return -EINVAL;
+	order_run_as_head(o, t, fn, arg);
+	return 1;
+}
+
+/* run() and trash() (@fn == NULL). */
+static int order_put(struct tempo_order *o, u64 t, tempo_order_fn_t fn,
+		     void *arg)
+{
+	struct order_slot *slot = order_slot(o, t);
+	s64 word;
+
+	/* Never handed out: next has not passed it. */
+	if (!order_before(t, (u64)atomic64_read(&o->next)))
+		return -EINVAL;
+
+	/*
+	 * LMM(order_put:A): acquire. Pairs with: order_retire:A, so a late
+	 * caller that reads a retired word also sees slot->expired.
+	 */
+	word = atomic64_read_acquire(&slot->state);
+	for (;;) {
+		if (!order_word_is_for(word, t))
+			return order_stale(slot, t);
+		order_hook(o, t, TEMPO_ORDER_HOOK_OWNER_SEEN, word);
+
+		switch (order_word_st(word)) {
+		case ST_TAIL:
+			/*
+			 * LMM(order_put:B): full cmpxchg, takes the token.
+			 * Pairs with: order_advance:D. Races with
+			 * order_deadline_fn:B: one of the two wins.
+			 */
+			if (atomic64_try_cmpxchg(&slot->state, &word,
+						 order_word(t, ST_RUNNING))) {
+				if (!fn)
+					this_cpu_inc(o->pcpu->trashed);
+				order_run_as_head(o, t, fn, arg);
+				return 1;
+			}
+			break;
+		case ST_EMPTY:
+			/*
+			 * LMM(order_put:C): full cmpxchg, claims the slot
+			 * before the drainer reaches it. Pairs with:
+			 * order_retire:A (previous lap) and, for trash,
+			 * order_advance:C. Races with order_advance:D.
+			 */
+			if (atomic64_try_cmpxchg(&slot->state, &word,
+						 order_word(t, fn ? ST_WRITING :
+							    ST_TRASHED))) {
+				if (fn)
+					return order_park(o, slot, t, fn, arg);
+				this_cpu_inc(o->pcpu->trashed);
+				return 0;
+			}
+			break;
+		case ST_TIMEDOUT:
+			return -ETIME;
+		default:
+			return -EINVAL;	/* second run/trash of one ticket */
+		}
+		/* A failed cmpxchg gives no ordering: re-read (order_put:A). */
+		word = atomic64_read_acquire(&slot->state);
+	}
+}
+
+/**
+ * tempo_order_run() - complete a ticket in order
+ * @order: the domain.
+ * @ticket: a ticket taken from @order and not yet run or trashed.
+ * @fn: the completion.
+ * @arg: its argument.
+ *
+ * If @ticket is the oldest unfinished ticket, runs @fn(@arg) in the caller,
+ * then the completions of the following tickets that are already parked (at
+ * most max_streak in all; the rest continue on a workqueue). Otherwise stores
+ * @fn and @arg for the thread that will finish the preceding ticket, and
+ * returns at once.
+ *
+ * Context: any context except NMI; lock-free. Completions may run in the
+ * caller's context, so it must suit every completion of the domain.
+ * Return: 1 if the caller ran @fn, 0 if it was parked, -EINVAL if @ticket is
+ * not outstanding (never taken, or already run or trashed) or @fn is NULL,
+ * -ETIME if the missing-ticket deadline trashed @ticket.
+ */
+int tempo_order_run(struct tempo_order *order, u64 ticket,
+		    tempo_order_fn_t fn, void *arg)
+{
+	if (!fn)
+		return -EINVAL;
+	return order_put(order, ticket, fn, arg);
+}
+EXPORT_SYMBOL_GPL(tempo_order_run);
+
+/**
+ * tempo_order_trash() - give up a ticket
+ * @order: the domain.
+ * @ticket: a ticket taken from @order and not yet run or trashed.
+ *
+ * The ticket will never complete; the sequence moves past it. If @ticket is
+ * the oldest unfinished ticket, the caller drains the completions parked
+ * behind it, as tempo_order_run() does.
+ *
+ * Context: any context except NMI; lock-free.
+ * Return: 1 if the caller drained, 0 if the drainer will skip @ticket,
+ * -EINVAL if @ticket is not outstanding, -ETIME if the deadline trashed it.
+ */
+int tempo_order_trash(struct tempo_order *order, u64 ticket)
+{
+	return order_put(order, ticket, NULL, NULL);
+}
+EXPORT_SYMBOL_GPL(tempo_order_trash);
+
+/* Record when @t was taken; arm the deadline if t is already the head. */
+static void order_note_taken(struct tempo_order *o, u64 t)
+{
+	u64 now = ktime_get_ns() ?: 1;
+
+	atomic64_set(&order_slot(o, t)->taken_ns, now);
+	/*
+	 * LMM(order_note_taken:A): full barrier between our store of taken_ns
+	 * and our read of head. Pairs with: order_advance:D, between the
+	 * drainer's store of head and its read of taken_ns (store buffering:
+	 * at least one of us sees the other and arms the timer).
+	 */
+	smp_mb();
+	if ((u64)atomic64_read(&o->head) == t)
+		order_arm_deadline(o, now + o->deadline_ns);
+}
+
+/**
+ * tempo_order_ticket_try() - take the next ticket if the window has room
+ * @order: the domain.
+ * @ticket: where to store the ticket.
+ *
+ * Tickets are handed out in increasing order; the order of successful calls
+ * is the order in which completions will run. The window is full when the
+ * next ticket is W ahead of the oldest unfinished one.
+ *
+ * Context: any context except NMI; lock-free.
+ * Return: 0 with *@ticket set, or -EAGAIN if the window is full.
+ */
+int tempo_order_ticket_try(struct tempo_order *order, u64 *ticket)
+{
+	s64 next = atomic64_read(&order->next);
+	u64 head;
+
+	do {
+		/*
+		 * LMM(tempo_order_ticket_try:A): acquire. Pairs with:
+		 * order_retire:B. Ticket next is handed out only when we saw
+		 * head > next - W, so slot(next) has been reset for it.
+		 */
+		head = atomic64_read_acquire(&order->head);
+		if ((u64)next - head >= order->window)
+			return -EAGAIN;
+		/*
+		 * LMM(tempo_order_ticket_try:B): full cmpxchg. Atomicity hands
+		 * out each ticket once; its ordering serves order_note_taken.
+		 */
+	} while (!atomic64_try_cmpxchg(&order->next, &next,
+				       (s64)((u64)next + 1)));
+
+	if (order->deadline_ns)
+		order_note_taken(order, next);
+	*ticket = next;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(tempo_order_ticket_try);
+
+/**
+ * tempo_order_ticket() - take the next ticket, sleeping while the window is
+ *	full
+ * @order: the domain.
+ * @ticket: where to store the ticket.
+ *
+ * As tempo_order_ticket_try(), but sleeps (interruptibly) on the domain's
+ * wait queue until a completion or trash makes room.
+ *
+ * Context: process context; may sleep.
+ * Return: 0 with *@ticket set, or -ERESTARTSYS if a signal arrived first.
+ */
+int tempo_order_ticket(struct tempo_order *order, u64 *ticket)
+{
+	might_sleep();
+	if (!tempo_order_ticket_try(order, ticket))
+		return 0;
+	/* Relies on: order_wake_takers:A. */
+	return wait_event_interruptible(order->wait,
+					!tempo_order_ticket_try(order, ticket));
+}
+EXPORT_SYMBOL_GPL(tempo_order_ticket);
+
+static void order_submit_done(void *arg)
+{
+	struct tempo_order_req *req = arg;
+
+	req->done_fn(req);
+}
+
+static void order_submit_workfn(struct work_struct *work)
+{
+	struct tempo_order_req *req = container_of(work, struct tempo_order_req,
+						   work);
+	int ret;
+
+	req->work_fn(req);
+	/* Once parked, @req may be completed (and freed) by another thread. */
+	ret = tempo_order_run(req->order, req->ticket, order_submit_done, req);
+	if (ret < 0) {
+		/* Timed out: release the request, out of order. */
+		req->status = ret;
+		req->done_fn(req);
+	}
+}
+
+/* Round robin over the online CPUs, from a per-CPU cursor (no shared line). */
+static int order_pick_cpu(void)
+{
+	unsigned int cpu = this_cpu_read(order_rr_cpu);
+
+	/* A preemption here only skews the spread. */
+	cpu = cpumask_next(cpu, cpu_online_mask);
+	if (cpu >= nr_cpu_ids)
+		cpu = cpumask_first(cpu_online_mask);
+	this_cpu_write(order_rr_cpu, cpu);
+	return cpu;
+}
+
+/**
+ * tempo_order_submit() - run work in parallel, complete it in order
+ * @order: the domain.
+ * @req: the caller's request; not to be touched until @done_fn runs.
+ * @work_fn: run on a per-CPU workqueue (CPUs taken round-robin over the
+ *	online ones), in process context, may sleep.
+ * @done_fn: run after @work_fn, in the order of tempo_order_submit() calls,
+ *	never concurrently with another completion of @order. It may free
+ *	@req or submit it again.
+ * @flags: 0 or TEMPO_ORDER_NOWAIT.
+ *
+ * Takes a ticket for @req (sleeping while the window is full, unless
+ * TEMPO_ORDER_NOWAIT), queues @work_fn, and completes through
+ * tempo_order_run(). If the domain's deadline times the ticket out before
+ * @work_fn returns, @done_fn runs with @req->status = -ETIME, out of order.
+ *
+ * Context: process context, may sleep; any context except NMI with
+ * TEMPO_ORDER_NOWAIT.
+ * Return: 0 if queued, -EAGAIN if full with TEMPO_ORDER_NOWAIT, -ERESTARTSYS
+ * if a signal interrupted the wait, -EINVAL for bad arguments.
+ */
+int tempo_order_submit(struct tempo_order *order, struct tempo_order_req *req,
+		       tempo_order_req_fn_t work_fn,
+		       tempo_order_req_fn_t done_fn, unsigned int flags)
+{
+	u64 ticket;
+	int err;
+
+	if ((flags & ~TEMPO_ORDER_SUBMIT_FLAGS) || !work_fn || !done_fn)
+		return -EINVAL;
+
+	if (flags & TEMPO_ORDER_NOWAIT)
+		err = tempo_order_ticket_try(order, &ticket);
+	else
+		err = tempo_order_ticket(order, &ticket);
+	if (err)
+		return err;
+
+	INIT_WORK(&req->work, order_submit_workfn);
+	req->order = order;
+	req->ticket = ticket;
+	req->work_fn = work_fn;
+	req->done_fn = done_fn;
+	req->status = 0;
+	queue_work_on(order_pick_cpu(), order_wq, &req->work);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(tempo_order_submit);
+
+/* Deadline timer: time out the head ticket if it is missing and expired. */
+static void order_deadline_fn(struct tempo_timer *timer)
+{
+	struct tempo_order *o = container_of(timer, struct tempo_order,
+					     deadline);
+	struct order_slot *slot;
+	u64 h, taken, expiry;
+	s64 word;
+
+	/* LMM(order_deadline_fn:A): acquire. Pairs with: order_retire:B. */
+	h = atomic64_read_acquire(&o->head);
+	slot = order_slot(o, h);
+	word = atomic64_read(&slot->state);
+	if (word != order_word(h, ST_TAIL))
+		return;		/* owner arrived, or head moved (re-armed) */
+	taken = atomic64_read(&slot->taken_ns);
+	if (!taken)
+		return;		/* not taken yet: its taker arms the timer */
+	expiry = taken + o->deadline_ns;
+	if (ktime_get_ns() < expiry) {
+		order_arm_deadline(o, expiry);	/* an earlier arm fired */
+		return;
+	}
+	/*
+	 * LMM(order_deadline_fn:B): full cmpxchg, takes the token. Pairs with:
+	 * order_advance:D. Races with order_put:B: one of the two wins. If the
+	 * head moved since we read it, the tag differs and this fails.
+	 */
+	if (!atomic64_try_cmpxchg(&slot->state, &word,
+				  order_word(h, ST_TIMEDOUT)))
+		return;
+	this_cpu_inc(o->pcpu->timed_out);
+	atomic64_set(&slot->expired, h);	/* published by order_retire:A */
+	order_retire(o, h);
+	order_advance(o, h + 1, 1);
+}
+
+/**
+ * tempo_order_create() - create an ordering domain
+ * @window: how many tickets may be outstanding at once (how far a ticket
+ *	may run ahead of the oldest unfinished one); a power of two, at most
+ *	TEMPO_ORDER_MAX_WINDOW.
+ * @opts: options, or NULL for the defaults (tickets from 0, no deadline,
+ *	TEMPO_ORDER_DEFAULT_STREAK).
+ *
+ * Context: process context; may sleep.
+ * Return: the domain, or ERR_PTR(-EINVAL) for a bad window, ERR_PTR(-ENOMEM).
+ */
+struct tempo_order *tempo_order_create(u32 window,
+				       const struct tempo_order_opts *opts)
+{
+	static const struct tempo_order_opts defaults;
+	struct tempo_order *o;
+	u64 k, t;
+
+	if (!opts)
+		opts = &defaults;
+	if (!is_power_of_2(window) || window > TEMPO_ORDER_MAX_WINDOW)
+		return ERR_PTR(-EINVAL);
+	if (WARN_ON_ONCE(!order_wq))
+		return ERR_PTR(-ENODEV);
+
+	o = kzalloc(sizeof(*o), GFP_KERNEL);
+	if (!o)
+		return ERR_PTR(-ENOMEM);
+	o->ring = kvcalloc(window, sizeof(*o->ring), GFP_KERNEL);
+	if (!o->ring)
+		goto err_free_order;
+	o->pcpu = alloc_percpu(struct order_pcpu);
+	if (!o->pcpu)
+		goto err_free_ring;
+
+	o->window = window;
+	o->mask = window - 1;
+	o->first = opts->first_ticket;
+	o->deadline_ns = opts->deadline_ns;
+	o->max_streak = opts->max_streak ?: TEMPO_ORDER_DEFAULT_STREAK;
+	for (k = 0; k < window; k++) {
+		t = o->first + k;
+		atomic64_set(&order_slot(o, t)->state,
+			     order_word(t, k ? ST_EMPTY : ST_TAIL));
+		/* A ticket that was never handed out: no false -ETIME. */
+		atomic64_set(&order_slot(o, t)->expired, t - window);
+	}
+	atomic64_set(&o->next, o->first);
+	atomic64_set(&o->head, o->first);
+	init_waitqueue_head(&o->wait);
+	INIT_WORK(&o->drain_work, order_drain_workfn);
+	tempo_timer_init(&o->deadline, order_deadline_fn, 0);
+
+	mutex_lock(&order_domains_lock);
+	list_add(&o->node, &order_domains);
+	order_ndomains++;
+	mutex_unlock(&order_domains_lock);
+	return o;
+
+err_free_ring:
+	kvfree(o->ring);
+err_free_order:
+	kfree(o);
+	return ERR_PTR(-ENOMEM);
+}
+EXPORT_SYMBOL_GPL(tempo_order_create);
+
+static void order_stats_add(struct tempo_order *o, struct tempo_order_stats *st)
+{
+	u64 completed = 0, trashed = 0, timed_out = 0, parked = 0, unparked = 0;
+	u64 deferred = 0, next, head;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct order_pcpu *p = per_cpu_ptr(o->pcpu, cpu);
+
+		completed += READ_ONCE(p->completed);
+		trashed += READ_ONCE(p->trashed);
+		timed_out += READ_ONCE(p->timed_out);
+		parked += READ_ONCE(p->parked);
+		unparked += READ_ONCE(p->unparked);
+		deferred += READ_ONCE(p->deferred);
+	}
+	head = atomic64_read(&o->head);
+	next = atomic64_read(&o->next);
+
+	st->taken += next - o->first;
+	st->completed += completed;
+	st->trashed += trashed;
+	st->timed_out += timed_out;
+	st->parked += (s64)(parked - unparked) > 0 ? parked - unparked : 0;
+	st->pending += next - head;
+	st->longest_streak = max_t(u64, st->longest_streak,
+				   atomic64_read(&o->longest));
+	st->deferred += deferred;
+}
+
+/**
+ * tempo_order_stats() - read the counters of a domain
+ * @order: the domain.
+ * @stats: filled with the sums of the per-CPU counters.
+ *
+ * Context: any context except NMI. Exact only when the domain is quiescent.
+ */
+void tempo_order_stats(struct tempo_order *order,
+		       struct tempo_order_stats *stats)
+{
+	memset(stats, 0, sizeof(*stats));
+	order_stats_add(order, stats);
+}
+EXPORT_SYMBOL_GPL(tempo_order_stats);
+
+/**
+ * tempo_order_destroy() - free an ordering domain
+ * @order: the domain, or NULL.
+ *
+ * The caller guarantees that no ticket, run, trash or submit call on @order
+ * is running or will start, and that every ticket taken was run or trashed
+ * (or timed out): the domain WARNs otherwise. A run() that ran other
+ * callers' completions may still be finishing its drain after the last
+ * completion returned; the caller waits for its own run() calls to return.
+ * destroy waits for the rest: the deadline timer, the work items of
+ * tempo_order_submit() (whose run() the caller cannot see return), and the
+ * drain work.
+ *
+ * Context: process context; may sleep. Not from a completion of @order, nor
+ * from a work_fn of tempo_order_submit() (it flushes their workqueue).
+ */
+void tempo_order_destroy(struct tempo_order *order)
+{
+	struct tempo_order_stats st = {};
+
+	if (!order)
+		return;
+
+	tempo_timer_shutdown_sync(&order->deadline);
+	/*
+	 * A submit work item may still be in tempo_order_run(), draining,
+	 * after its done_fn told the caller that everything was done. The
+	 * workqueue is shared by all domains, but a flush waits only for what
+	 * was queued before it.
+	 */
+	flush_workqueue(order_wq);
+	/* drain_work re-queues itself while completions are left. */
+	while (flush_work(&order->drain_work))
+		;
+
+	order_stats_add(order, &st);
+	WARN_ONCE(st.pending, "tempo_order: destroyed with %llu tickets pending\n",
+		  st.pending);
+
+	mutex_lock(&order_domains_lock);
+	list_del(&order->node);
+	order_ndomains--;
+	/* Fold into the module-wide totals; nothing is pending any more. */
+	st.pending = 0;
+	st.parked = 0;
+	order_retired.taken += st.taken;
+	order_retired.completed += st.completed;
+	order_retired.trashed += st.trashed;
+	order_retired.timed_out += st.timed_out;
+	order_retired.deferred += st.deferred;
+	order_retired.longest_streak = max(order_retired.longest_streak,
+					   st.longest_streak);
+	mutex_unlock(&order_domains_lock);
+
+	free_percpu(order->pcpu);
+	kvfree(order->ring);
+	kfree(order);
+}
+EXPORT_SYMBOL_GPL(tempo_order_destroy);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * tempo_order_set_test_hook() - test only: set the race hook of a domain
+ * @order: the domain, before any ticket is taken.
+ * @hook: called at each tempo_order_hook_point, or NULL.
+ *
+ * Context: process context, while @order is idle.
+ */
+void tempo_order_set_test_hook(struct tempo_order *order,
+			       tempo_order_hook_fn_t hook)
+{
+	WRITE_ONCE(order->hook, hook);
+}
+EXPORT_SYMBOL_GPL(tempo_order_set_test_hook);
+#endif
+
+/**
+ * tempo_order_stats_all() - module-wide totals
+ * @stats: filled with the sums over live domains and destroyed ones
+ *	(longest_streak: the maximum).
+ *
+ * What debugfs tempo/order shows.
+ *
+ * Context: process context; takes a mutex.
+ * Return: the number of live domains.
+ */
+u64 tempo_order_stats_all(struct tempo_order_stats *stats)
+{
+	struct tempo_order *o;
+	u64 ndomains;
+
+	mutex_lock(&order_domains_lock);
+	*stats = order_retired;
+	list_for_each_entry(o, &order_domains, node)
+		order_stats_add(o, stats);
+	ndomains = order_ndomains;
+	mutex_unlock(&order_domains_lock);
+	return ndomains;
+}
+EXPORT_SYMBOL_GPL(tempo_order_stats_all);
+
+static int order_stats_show(struct seq_file *m, void *unused)
+{
+	struct tempo_order_stats st;
+	u64 ndomains = tempo_order_stats_all(&st);
+
+	seq_printf(m, "domains %llu\n", ndomains);
+	seq_printf(m, "taken %llu\n", st.taken);
+	seq_printf(m, "completed %llu\n", st.completed);
+	seq_printf(m, "trashed %llu\n", st.trashed);
+	seq_printf(m, "timed_out %llu\n", st.timed_out);
+	seq_printf(m, "parked %llu\n", st.parked);
+	seq_printf(m, "pending %llu\n", st.pending);
+	seq_printf(m, "longest_streak %llu\n", st.longest_streak);
+	seq_printf(m, "deferred %llu\n", st.deferred);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(order_stats);
+
+/* debugfs: <dir>/order, module-wide totals over live and destroyed domains. */
+void tempo_order_debugfs(struct dentry *dir)
+{
+	debugfs_create_file("order", 0444, dir, NULL, &order_stats_fops);
+}
+
+int tempo_order_init(void)
+{
+	int cpu;
+
+	/* Per-CPU (bound): submit spreads work with queue_work_on(). */
+	order_wq = alloc_workqueue("tempo_order", 0, 0);
+	if (!order_wq)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu)
+		per_cpu(order_rr_cpu, cpu) = cpu;
+	return 0;
+}
+
+void tempo_order_exit(void)
+{
+	WARN_ON_ONCE(!list_empty(&order_domains));
+	destroy_workqueue(order_wq);
+	order_wq = NULL;
+}

@@ -1,0 +1,820 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite "tempo_delayq": the delay queue of kmod/delayq.c.
+ *
+ * Each case checks one behaviour and was made to fail once by breaking the
+ * code it covers (noted per case as "Fails if"). Times are generous: the
+ * test VM is an emulated (TCG) machine with KASAN, so a millisecond of
+ * simulated time can take much longer, and lateness is never an error here;
+ * earliness always is.
+ *
+ * Consumer kthreads record into shared counters and the test thread alone
+ * asserts. Every test item counts how often it was taken, and conservation
+ * (put = taken + removed + handed back + queued, each item exactly once) is
+ * checked wherever several parties race for items.
+ */
+
+#include <kunit/test.h>
+#include <linux/atomic.h>
+#include <linux/delay.h>
+#include <linux/err.h>
+#include <linux/jiffies.h>
+#include <linux/kthread.h>
+#include <linux/random.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/signal.h>
+#include <linux/slab.h>
+#include <tempo/delayq.h>
+
+#define DQ_MS		(NSEC_PER_MSEC)
+#define DQ_LONG_WAIT_MS	20000	/* for things that must happen, eventually */
+
+struct dq_item {
+	struct tempo_delayq_node node;
+	unsigned int id;
+	atomic_t taken;		/* times a consumer got it: must end 0 or 1 */
+	bool removed;		/* remove() returned true for it */
+	ktime_t taken_at;
+};
+
+static struct dq_item *dq_item_of(struct tempo_delayq_node *node)
+{
+	return container_of(node, struct dq_item, node);
+}
+
+static struct dq_item *dq_items(struct kunit *test, unsigned int n)
+{
+	struct dq_item *items = kunit_kcalloc(test, n, sizeof(*items), GFP_KERNEL);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, items);
+	for (i = 0; i < n; i++) {
+		tempo_delayq_node_init(&items[i].node);
+		items[i].id = i;
+	}
+	return items;
+}
+
+static struct tempo_delayq *dq_create(struct kunit *test)
+{
+	struct tempo_delayq *q = tempo_delayq_create();
+
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	return q;
+}
+
+static struct tempo_delayq_stats dq_stats(struct tempo_delayq *q)
+{
+	struct tempo_delayq_stats s;
+
+	tempo_delayq_stats(q, &s);
+	return s;
+}
+
+/* Poll @cond every 1-2 ms for up to @ms; true if it became true. */
+#define dq_wait_for(cond, ms)						\
+({									\
+	unsigned long __end = jiffies + msecs_to_jiffies(ms);		\
+	bool __ok;							\
+									\
+	while (!(__ok = (cond)) && time_before(jiffies, __end))		\
+		usleep_range(1000, 2000);				\
+	__ok;								\
+})
+
+struct dq_release_ctx {
+	unsigned int n;
+	unsigned int ids[8];
+};
+
+/* destroy()'s release callback for kunit-allocated items: record only. */
+static void dq_release_record(struct tempo_delayq_node *node, void *arg)
+{
+	struct dq_release_ctx *ctx = arg;
+
+	if (ctx->n < ARRAY_SIZE(ctx->ids))
+		ctx->ids[ctx->n] = dq_item_of(node)->id;
+	ctx->n++;
+}
+
+/* ...and for kmalloc'ed ones: record and free. */
+static void dq_release_free(struct tempo_delayq_node *node, void *arg)
+{
+	dq_release_record(node, arg);
+	kfree(dq_item_of(node));	/* KASAN catches a later callback on it */
+}
+
+/* --- consumer kthreads --------------------------------------------------- */
+
+struct dq_consumer {
+	struct tempo_delayq	*q;
+	struct task_struct	*task;
+	unsigned int		max_takes;	/* 0: until an error */
+	bool			allow_sig;	/* SIGUSR1 interrupts take() */
+	bool			stop_on_signal;	/* ...and ends the loop */
+	atomic_t		ntaken;
+	atomic_t		early;		/* takes before the deadline */
+	atomic_t		interrupted;	/* -ERESTARTSYS seen */
+	int			err;		/* the error that ended the loop */
+	bool			done;		/* loop ended (release) */
+};
+
+static int dq_consumer_fn(void *arg)
+{
+	struct dq_consumer *c = arg;
+	struct tempo_delayq_node *node;
+	int err = 0;
+
+	if (c->allow_sig)
+		allow_signal(SIGUSR1);
+	while (!c->max_takes || atomic_read(&c->ntaken) < c->max_takes) {
+		ktime_t now;
+
+		node = tempo_delayq_take(c->q);
+		if (IS_ERR(node)) {
+			err = PTR_ERR(node);
+			if (err == -ERESTARTSYS && c->allow_sig) {
+				flush_signals(current);
+				atomic_inc(&c->interrupted);
+				if (c->stop_on_signal)
+					break;
+				continue;
+			}
+			break;
+		}
+		now = ktime_get();
+		if (ktime_before(now, node->deadline))
+			atomic_inc(&c->early);
+		dq_item_of(node)->taken_at = now;
+		atomic_inc(&dq_item_of(node)->taken);
+		atomic_inc(&c->ntaken);
+	}
+	WRITE_ONCE(c->err, err);
+	smp_store_release(&c->done, true);	/* Pairs with: dq_consumer_done() */
+
+	/* Park until kthread_stop(), unless that is what ended the loop. */
+	for (;;) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (kthread_should_stop())
+			break;
+		schedule();
+	}
+	__set_current_state(TASK_RUNNING);
+	return err;
+}
+
+static bool dq_consumer_done(struct dq_consumer *c)
+{
+	return smp_load_acquire(&c->done);	/* Pairs with: dq_consumer_fn() */
+}
+
+static struct dq_consumer *dq_consumers(struct kunit *test,
+					struct tempo_delayq *q, unsigned int n,
+					unsigned int max_takes, bool allow_sig)
+{
+	struct dq_consumer *cs = kunit_kcalloc(test, n, sizeof(*cs), GFP_KERNEL);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, cs);
+	for (i = 0; i < n; i++) {
+		cs[i].q = q;
+		cs[i].max_takes = max_takes;
+		cs[i].allow_sig = allow_sig;
+		cs[i].task = kthread_create(dq_consumer_fn, &cs[i], "dq_cons/%u", i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(cs[i].task));
+		/* Our own reference: the thread may end before kthread_stop(). */
+		get_task_struct(cs[i].task);
+		wake_up_process(cs[i].task);
+	}
+	return cs;
+}
+
+static int dq_consumer_stop(struct dq_consumer *c)
+{
+	int ret = kthread_stop(c->task);
+
+	put_task_struct(c->task);
+	c->task = NULL;
+	return ret;
+}
+
+static unsigned int dq_consumers_taken(struct dq_consumer *cs, unsigned int n)
+{
+	unsigned int i, sum = 0;
+
+	for (i = 0; i < n; i++)
+		sum += atomic_read(&cs[i].ntaken);
+	return sum;
+}
+
+static unsigned int dq_consumers_done(struct dq_consumer *cs, unsigned int n)
+{
+	unsigned int i, sum = 0;
+
+	for (i = 0; i < n; i++)
+		sum += dq_consumer_done(&cs[i]);
+	return sum;
+}
+
+static bool dq_waiters_are(struct tempo_delayq *q, unsigned int n)
+{
+	return dq_stats(q).waiters == n;
+}
+
+/* Wait until @n consumers are asleep in take(), then give them time to sleep. */
+static void dq_expect_waiters(struct kunit *test, struct tempo_delayq *q,
+			      unsigned int n)
+{
+	KUNIT_ASSERT_TRUE_MSG(test, dq_wait_for(dq_waiters_are(q, n), DQ_LONG_WAIT_MS),
+			      "expected %u waiters, have %u", n, dq_stats(q).waiters);
+	msleep(20);
+}
+
+/* --- cases --------------------------------------------------------------- */
+
+/*
+ * Items come out no earlier than their deadline, and a consumer that takes
+ * them as they become ready sees them in deadline order. The delays are put
+ * in shuffled order and are at least 5 ms apart, far above the wheel's tick,
+ * so each item's timer fires before the next item's deadline.
+ * Fails if: delayq_expire() moves a node without the deadline check and the
+ * wheel fires early, or delayq_pop_ready() takes from the tail.
+ */
+static void delayq_take_never_early_in_order(struct kunit *test)
+{
+	static const unsigned int delays_ms[] = { 40, 5, 30, 15, 50, 10, 25, 20, 45, 35 };
+	const unsigned int n = ARRAY_SIZE(delays_ms);
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *items = dq_items(test, n);
+	struct tempo_delayq_node *node;
+	ktime_t prev = 0, now;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[i].node,
+						       delays_ms[i] * DQ_MS), 0);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_size(q), n);
+
+	for (i = 0; i < n; i++) {
+		node = tempo_delayq_take_timeout(q, DQ_LONG_WAIT_MS * DQ_MS);
+		KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(node), "take %u: %ld", i,
+				       PTR_ERR(node));
+		now = ktime_get();
+		KUNIT_EXPECT_TRUE_MSG(test, !ktime_before(now, node->deadline),
+				      "item %u taken %lld ns early", dq_item_of(node)->id,
+				      ktime_to_ns(ktime_sub(node->deadline, now)));
+		KUNIT_EXPECT_FALSE_MSG(test, ktime_before(node->deadline, prev),
+				       "item %u out of deadline order", dq_item_of(node)->id);
+		prev = node->deadline;
+	}
+	KUNIT_EXPECT_EQ(test, tempo_delayq_size(q), 0U);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, NULL, NULL), 0U);
+}
+
+/*
+ * Items that are ready together come out sorted by deadline, ties in put
+ * order, however they became ready: here straight from put_at() with past
+ * deadlines, in shuffled order, so only the sorted insertion orders them.
+ * Fails if: delayq_make_ready() appends at the tail.
+ */
+static void delayq_ready_sorted_by_deadline(struct kunit *test)
+{
+	static const int ago_ms[] = { 3, 9, 1, 7, 7, 2, 8, 5, 9, 4, 6, 0 };
+	const unsigned int n = ARRAY_SIZE(ago_ms);
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *items = dq_items(test, n);
+	struct tempo_delayq_node **got;
+	ktime_t base = ktime_sub_ns(ktime_get(), 10 * DQ_MS);
+	unsigned int i;
+	int nr;
+
+	got = kunit_kcalloc(test, n, sizeof(*got), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test,
+				tempo_delayq_put_at(q, &items[i].node,
+						    ktime_sub_ns(base, ago_ms[i] * DQ_MS)),
+				0);
+	KUNIT_EXPECT_TRUE(test, tempo_delayq_ready(q));
+
+	nr = tempo_delayq_drain(q, got, n);
+	KUNIT_ASSERT_EQ(test, nr, (int)n);
+	for (i = 1; i < n; i++) {
+		ktime_t a = got[i - 1]->deadline, b = got[i]->deadline;
+
+		KUNIT_EXPECT_FALSE_MSG(test, ktime_before(b, a),
+				       "position %u: item %u before item %u", i,
+				       dq_item_of(got[i - 1])->id, dq_item_of(got[i])->id);
+		if (a == b)	/* the two 7s and the two 9s: put order */
+			KUNIT_EXPECT_LT(test, dq_item_of(got[i - 1])->id,
+					dq_item_of(got[i])->id);
+	}
+	KUNIT_EXPECT_EQ(test, tempo_delayq_drain(q, got, n), 0);
+	KUNIT_EXPECT_FALSE(test, tempo_delayq_ready(q));
+	tempo_delayq_destroy(q, NULL, NULL);
+}
+
+/*
+ * remove() of a pending item cancels it: it never becomes ready, the size
+ * drops at once, a second remove() says no, and after tempo_delayq_node_sync()
+ * it can be put again.
+ * Fails if: remove() skips tempo_timer_cancel() (the item turns up later) or
+ * returns true twice.
+ */
+static void delayq_remove_pending(struct kunit *test)
+{
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *items = dq_items(test, 2);
+	struct tempo_delayq_stats s;
+	struct tempo_delayq_node *node;
+
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[0].node, 30 * DQ_MS), 0);
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[1].node, 30 * DQ_MS), 0);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_size(q), 2U);
+	KUNIT_EXPECT_TRUE(test, tempo_delayq_remove(q, &items[0].node));
+	KUNIT_EXPECT_EQ(test, tempo_delayq_size(q), 1U);
+	KUNIT_EXPECT_FALSE(test, tempo_delayq_remove(q, &items[0].node));
+
+	/* The other one still comes; the removed one never does. */
+	node = tempo_delayq_take_timeout(q, DQ_LONG_WAIT_MS * DQ_MS);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(node));
+	KUNIT_EXPECT_PTR_EQ(test, node, &items[1].node);
+	msleep(60);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(tempo_delayq_try_take(q)), -EAGAIN);
+
+	s = dq_stats(q);
+	KUNIT_EXPECT_EQ(test, s.put, 2ULL);
+	KUNIT_EXPECT_EQ(test, s.removed, 1ULL);
+	KUNIT_EXPECT_EQ(test, s.taken, 1ULL);
+	KUNIT_EXPECT_EQ(test, s.expired, 1ULL);
+
+	tempo_delayq_node_sync(&items[0].node);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_put(q, &items[0].node, 0), 0);
+	KUNIT_EXPECT_PTR_EQ(test, tempo_delayq_try_take(q), &items[0].node);
+	tempo_delayq_destroy(q, NULL, NULL);
+}
+
+/*
+ * remove() of a ready item unlinks it; remove() of a taken item says no.
+ * Fails if: remove() ignores READY nodes or counts TAKEN ones.
+ */
+static void delayq_remove_ready(struct kunit *test)
+{
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *items = dq_items(test, 3);
+	unsigned int i;
+
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[i].node, 1 * DQ_MS), 0);
+	KUNIT_ASSERT_TRUE(test, dq_wait_for(dq_stats(q).ready == 3, DQ_LONG_WAIT_MS));
+
+	KUNIT_EXPECT_TRUE(test, tempo_delayq_remove(q, &items[1].node));
+	KUNIT_EXPECT_FALSE(test, tempo_delayq_remove(q, &items[1].node));
+	KUNIT_EXPECT_EQ(test, tempo_delayq_size(q), 2U);
+	KUNIT_EXPECT_PTR_EQ(test, tempo_delayq_try_take(q), &items[0].node);
+	KUNIT_EXPECT_FALSE(test, tempo_delayq_remove(q, &items[0].node));
+	KUNIT_EXPECT_PTR_EQ(test, tempo_delayq_try_take(q), &items[2].node);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(tempo_delayq_try_take(q)), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_size(q), 0U);
+	KUNIT_EXPECT_EQ(test, dq_stats(q).removed, 1ULL);
+	tempo_delayq_destroy(q, NULL, NULL);
+}
+
+/*
+ * remove_sync() racing with the expiry: put with a 1 ms delay, wait a random
+ * while around the deadline, then remove. remove() claims the node whether it
+ * is still pending, being moved by its expiry callback, or ready: it returns
+ * true every time, nothing turns up afterwards, and the node can be put again
+ * at once (remove_sync() waited out a stale callback, if there was one).
+ * Fails if: the expiry callback queues a node remove() claimed (an item turns
+ * up after its removal), or the stale case is mishandled (put() returns
+ * -EBUSY, or the WARN in tempo_delayq_node_sync() fires).
+ */
+static void delayq_remove_races_expiry(struct kunit *test)
+{
+	const unsigned int rounds = 200;
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *item = dq_items(test, 1);
+	unsigned int i, removed = 0;
+	struct tempo_delayq_stats s;
+
+	for (i = 0; i < rounds; i++) {
+		KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &item->node, DQ_MS), 0);
+		/* Around the expiry, spinning or sleeping (the VM is slow). */
+		if (i & 1)
+			udelay(get_random_u32() % 2000);
+		else
+			fsleep(get_random_u32() % 4000);
+		removed += tempo_delayq_remove_sync(q, &item->node);
+		KUNIT_EXPECT_EQ(test, PTR_ERR(tempo_delayq_try_take(q)), -EAGAIN);
+		KUNIT_ASSERT_EQ(test, tempo_delayq_size(q), 0U);
+	}
+	s = dq_stats(q);
+	kunit_info(test, "%u removed: %llu after they became ready", removed,
+		   s.expired);
+	KUNIT_EXPECT_EQ(test, removed, rounds);
+	KUNIT_EXPECT_EQ(test, s.removed, (u64)rounds);
+	KUNIT_EXPECT_EQ(test, s.taken, 0ULL);
+
+	/* Non-sync remove: a re-put either works or asks for node_sync. */
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &item->node, DQ_MS), 0);
+	usleep_range(1000, 1100);
+	if (tempo_delayq_remove(q, &item->node)) {
+		int err = tempo_delayq_put(q, &item->node, 0);
+
+		KUNIT_EXPECT_TRUE(test, err == 0 || err == -EBUSY);
+		if (err == -EBUSY) {
+			tempo_delayq_node_sync(&item->node);
+			KUNIT_EXPECT_EQ(test, tempo_delayq_put(q, &item->node, 0), 0);
+		}
+	}
+	KUNIT_EXPECT_PTR_EQ(test, tempo_delayq_take_timeout(q, DQ_LONG_WAIT_MS * DQ_MS),
+			    &item->node);
+	/* remove() was used: the wheel may still hold the cancelled timer. */
+	tempo_delayq_node_sync(&item->node);
+	tempo_delayq_destroy(q, NULL, NULL);
+}
+
+/*
+ * try_take() never blocks; take_timeout() waits for the caller's timeout and
+ * no longer, and returns an item that becomes ready within it.
+ * Fails if: try_take() returns NULL or sleeps, take_timeout() returns early
+ * with -ETIMEDOUT (schedule_hrtimeout() result ignored) or ignores @end.
+ */
+static void delayq_try_and_timeout(struct kunit *test)
+{
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *items = dq_items(test, 2);
+	struct tempo_delayq_node *node;
+	ktime_t t0;
+
+	KUNIT_EXPECT_EQ(test, PTR_ERR(tempo_delayq_try_take(q)), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(tempo_delayq_take_timeout(q, 0)), -ETIMEDOUT);
+
+	t0 = ktime_get();
+	node = tempo_delayq_take_timeout(q, 20 * DQ_MS);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(node), -ETIMEDOUT);
+	KUNIT_EXPECT_GE(test, ktime_to_ns(ktime_sub(ktime_get(), t0)), 20 * DQ_MS);
+
+	/* Pending but not ready within the timeout. */
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[0].node, 300 * DQ_MS), 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(tempo_delayq_take_timeout(q, 10 * DQ_MS)),
+			-ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(tempo_delayq_try_take(q)), -EAGAIN);
+
+	/* Ready within the timeout: returned, not before its deadline. */
+	node = tempo_delayq_take_timeout(q, DQ_LONG_WAIT_MS * DQ_MS);
+	KUNIT_ASSERT_PTR_EQ(test, node, &items[0].node);
+	KUNIT_EXPECT_FALSE(test, ktime_before(ktime_get(), node->deadline));
+
+	/* A ready item is returned even with a zero timeout. */
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[1].node, 0), 0);
+	KUNIT_EXPECT_PTR_EQ(test, tempo_delayq_take_timeout(q, 0), &items[1].node);
+	tempo_delayq_destroy(q, NULL, NULL);
+}
+
+/*
+ * peek() gives the ready head if any, else the earliest pending deadline,
+ * recomputed after the item that held it leaves; size() counts both.
+ * Fails if: the cached minimum is not invalidated on remove.
+ */
+static void delayq_peek_and_size(struct kunit *test)
+{
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *items = dq_items(test, 4);
+	struct dq_release_ctx ctx = {};
+	ktime_t d;
+
+	KUNIT_EXPECT_FALSE(test, tempo_delayq_peek(q, &d));
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[0].node, 2000 * DQ_MS), 0);
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[1].node, 1000 * DQ_MS), 0);
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[2].node, 3000 * DQ_MS), 0);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_size(q), 3U);
+
+	KUNIT_ASSERT_TRUE(test, tempo_delayq_peek(q, &d));
+	KUNIT_EXPECT_EQ(test, d, items[1].node.deadline);
+	KUNIT_EXPECT_TRUE(test, tempo_delayq_remove(q, &items[1].node));
+	KUNIT_ASSERT_TRUE(test, tempo_delayq_peek(q, &d));
+	KUNIT_EXPECT_EQ(test, d, items[0].node.deadline);
+
+	/* A ready item wins even though pending ones exist. */
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put_at(q, &items[3].node,
+						  ktime_sub_ns(ktime_get(), DQ_MS)), 0);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_size(q), 3U);
+	KUNIT_ASSERT_TRUE(test, tempo_delayq_peek(q, &d));
+	KUNIT_EXPECT_EQ(test, d, items[3].node.deadline);
+
+	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, dq_release_record, &ctx), 3U);
+	KUNIT_EXPECT_EQ(test, ctx.n, 3U);
+	tempo_delayq_node_sync(&items[1].node);	/* it was remove()d */
+}
+
+/*
+ * put() refuses a queued node, an out-of-range delay, and a shut-down queue;
+ * after shutdown every take variant fails with -ESHUTDOWN.
+ * Fails if: put() re-queues a queued node (list corruption) or take()
+ * returns items after shutdown.
+ */
+static void delayq_put_errors_and_shutdown(struct kunit *test)
+{
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *items = dq_items(test, 3);
+	struct dq_release_ctx ctx = {};
+	struct tempo_delayq_node *nodes[2];
+
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[0].node, 1000 * DQ_MS), 0);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_put(q, &items[0].node, 0), -EBUSY);
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[1].node, 0), 0);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_put(q, &items[1].node, 0), -EBUSY);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_put(q, &items[2].node,
+					       tempo_timer_max_delay_ns() + 1), -ERANGE);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_size(q), 2U);
+
+	tempo_delayq_shutdown(q);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_put(q, &items[2].node, 0), -ESHUTDOWN);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(tempo_delayq_take(q)), -ESHUTDOWN);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(tempo_delayq_take_timeout(q, DQ_MS)), -ESHUTDOWN);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(tempo_delayq_try_take(q)), -ESHUTDOWN);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_drain(q, nodes, 2), -ESHUTDOWN);
+	KUNIT_EXPECT_FALSE(test, tempo_delayq_ready(q));
+	/* remove() still works on a shut-down queue. */
+	KUNIT_EXPECT_TRUE(test, tempo_delayq_remove(q, &items[0].node));
+	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, dq_release_record, &ctx), 1U);
+	KUNIT_EXPECT_EQ(test, ctx.n, 1U);
+	KUNIT_EXPECT_EQ(test, ctx.ids[0], 1U);
+	tempo_delayq_node_sync(&items[0].node);
+}
+
+/*
+ * N consumers asleep in take(), one item put: exactly one consumer wakes and
+ * takes it, the others stay asleep; then each further item wakes one more.
+ * Fails if: the expiry wakes all waiters (wake_up_all_locked()), or consumers
+ * wait non-exclusively: wakeups would be N, not 1.
+ */
+static void delayq_wake_one(struct kunit *test)
+{
+	const unsigned int n = 4;
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *items = dq_items(test, n);
+	struct dq_consumer *cs = dq_consumers(test, q, n, 1, false);
+	struct tempo_delayq_stats s;
+	unsigned int i;
+
+	dq_expect_waiters(test, q, n);
+	KUNIT_EXPECT_EQ(test, dq_stats(q).wakeups, 0ULL);
+
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[0].node, 5 * DQ_MS), 0);
+	KUNIT_EXPECT_TRUE(test, dq_wait_for(dq_consumers_taken(cs, n) == 1,
+					    DQ_LONG_WAIT_MS));
+	msleep(50);	/* time for a herd to show up */
+	s = dq_stats(q);
+	KUNIT_EXPECT_EQ(test, s.wakeups, 1ULL);
+	KUNIT_EXPECT_EQ(test, s.waiters, n - 1);
+	KUNIT_EXPECT_EQ(test, dq_consumers_taken(cs, n), 1U);
+	KUNIT_EXPECT_EQ(test, dq_consumers_done(cs, n), 1U);
+
+	for (i = 1; i < n; i++)
+		KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[i].node, i * DQ_MS), 0);
+	KUNIT_EXPECT_TRUE(test, dq_wait_for(dq_consumers_done(cs, n) == n,
+					    DQ_LONG_WAIT_MS));
+	s = dq_stats(q);
+	KUNIT_EXPECT_EQ(test, s.taken, (u64)n);
+	KUNIT_EXPECT_LE(test, s.wakeups, s.expired);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ(test, atomic_read(&items[i].taken), 1);
+		KUNIT_EXPECT_EQ(test, atomic_read(&cs[i].ntaken), 1);
+		KUNIT_EXPECT_EQ(test, atomic_read(&cs[i].early), 0);
+		dq_consumer_stop(&cs[i]);
+	}
+	tempo_delayq_destroy(q, NULL, NULL);
+}
+
+/*
+ * Several consumers and a producer that also removes: every item is taken
+ * exactly once or removed exactly once, none early, the counters balance,
+ * and no consumer was woken more often than items became ready.
+ * Fails if: two consumers can take one node (double take), an expiry is lost
+ * (the wait times out), or wakes are not one per item.
+ */
+static void delayq_consumers_conservation(struct kunit *test)
+{
+	const unsigned int n = 300, nc = 4;
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *items = dq_items(test, n);
+	struct dq_consumer *cs = dq_consumers(test, q, nc, 0, false);
+	unsigned int i, removed = 0, once = 0, early = 0;
+	struct tempo_delayq_stats s;
+
+	dq_expect_waiters(test, q, nc);
+	for (i = 0; i < n; i++) {
+		u64 delay = (get_random_u32() % 20) * DQ_MS;
+
+		KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[i].node, delay), 0);
+		/* Every 7th item is removed again, ready or not. */
+		if (i % 7 == 3 && tempo_delayq_remove_sync(q, &items[i - 3].node)) {
+			items[i - 3].removed = true;
+			removed++;
+		}
+		if (i % 32 == 0)
+			usleep_range(500, 1500);
+	}
+	KUNIT_EXPECT_TRUE(test, dq_wait_for(dq_consumers_taken(cs, nc) + removed == n,
+					    DQ_LONG_WAIT_MS));
+	s = dq_stats(q);
+	KUNIT_EXPECT_LE(test, s.wakeups, s.expired);
+	kunit_info(test, "%u taken, %u removed, %llu wake-ups for %llu ready items",
+		   dq_consumers_taken(cs, nc), removed, s.wakeups, s.expired);
+
+	tempo_delayq_shutdown(q);
+	for (i = 0; i < nc; i++) {
+		KUNIT_EXPECT_EQ(test, dq_consumer_stop(&cs[i]), -ESHUTDOWN);
+		early += atomic_read(&cs[i].early);
+	}
+	for (i = 0; i < n; i++)
+		once += atomic_read(&items[i].taken) + items[i].removed == 1;
+	KUNIT_EXPECT_EQ(test, once, n);
+	KUNIT_EXPECT_EQ(test, early, 0U);
+
+	s = dq_stats(q);
+	KUNIT_EXPECT_EQ(test, s.put, (u64)n);
+	KUNIT_EXPECT_EQ(test, s.taken + s.removed + s.flushed + s.pending + s.ready,
+			s.put);
+	KUNIT_EXPECT_EQ(test, s.removed, (u64)removed);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, NULL, NULL), 0U);
+}
+
+/*
+ * A signal interrupts take() with -ERESTARTSYS and loses nothing: in rounds,
+ * a consumer blocked in take() gets SIGUSR1 while an item becomes ready. It
+ * ends each round with the item or interrupted; an item it did not take is
+ * still there for the test thread.
+ * Fails if: take() leaves with -ERESTARTSYS after popping an item (the item
+ * is lost: neither side has it), or ignores signals (the round times out).
+ */
+static void delayq_signal_loses_nothing(struct kunit *test)
+{
+	const unsigned int rounds = 40;
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *items = dq_items(test, rounds);
+	struct tempo_delayq_node *node;
+	unsigned int i, took = 0, interrupted = 0, by_us = 0;
+	struct dq_consumer *c;
+
+	c = dq_consumers(test, q, 1, 0, true);
+	c->stop_on_signal = false;
+	for (i = 0; i < rounds; i++) {
+		unsigned int before = atomic_read(&c->ntaken) + atomic_read(&c->interrupted);
+
+		dq_expect_waiters(test, q, 1);
+		KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[i].node, DQ_MS), 0);
+		udelay(get_random_u32() % 2000);
+		send_sig(SIGUSR1, c->task, 1);
+		KUNIT_ASSERT_TRUE(test, dq_wait_for(atomic_read(&c->ntaken) +
+						    atomic_read(&c->interrupted) > before,
+						    DQ_LONG_WAIT_MS));
+		/* Interrupted: the item is still ours to take (or it took it). */
+		if (!atomic_read(&items[i].taken)) {
+			node = tempo_delayq_try_take(q);
+			if (IS_ERR(node) && !atomic_read(&items[i].taken))
+				node = tempo_delayq_take_timeout(q, 50 * DQ_MS);
+			/* Maybe an earlier round's item: any is fine, once. */
+			if (!IS_ERR(node)) {
+				atomic_inc(&dq_item_of(node)->taken);
+				by_us++;
+			}
+		}
+	}
+	/* Whatever is left, the consumer (still looping) takes. */
+	KUNIT_EXPECT_TRUE(test, dq_wait_for(atomic_read(&c->ntaken) + by_us == rounds,
+					    DQ_LONG_WAIT_MS));
+	tempo_delayq_shutdown(q);
+	KUNIT_EXPECT_EQ(test, dq_consumer_stop(c), -ESHUTDOWN);
+	took = atomic_read(&c->ntaken);
+	interrupted = atomic_read(&c->interrupted);
+	kunit_info(test, "consumer took %u, was interrupted %u times; test took %u",
+		   took, interrupted, by_us);
+	KUNIT_EXPECT_GT(test, interrupted, 0U);
+	for (i = 0; i < rounds; i++)
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&items[i].taken), 1,
+				    "item %u", i);
+	KUNIT_EXPECT_EQ(test, took + by_us, rounds);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->early), 0);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, NULL, NULL), 0U);
+}
+
+/*
+ * kthread_stop() of a consumer blocked in take() makes take() return -EINTR;
+ * the pending item is unaffected and is taken later.
+ * Fails if: take() does not check kthread_should_stop() (kthread_stop()
+ * hangs: the case times out).
+ */
+static void delayq_kthread_stop_interrupts(struct kunit *test)
+{
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *items = dq_items(test, 2);
+	struct dq_consumer *c = dq_consumers(test, q, 1, 0, false);
+
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[0].node, 60000 * DQ_MS), 0);
+	dq_expect_waiters(test, q, 1);
+	KUNIT_EXPECT_EQ(test, dq_consumer_stop(c), -EINTR);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->ntaken), 0);
+	KUNIT_EXPECT_EQ(test, dq_stats(q).waiters, 0U);
+	/* The queue is intact: the pending item is still there, new ones flow. */
+	KUNIT_EXPECT_EQ(test, tempo_delayq_size(q), 1U);
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[1].node, DQ_MS), 0);
+	KUNIT_EXPECT_PTR_EQ(test, tempo_delayq_take_timeout(q, DQ_LONG_WAIT_MS * DQ_MS),
+			    &items[1].node);
+	KUNIT_EXPECT_TRUE(test, tempo_delayq_remove_sync(q, &items[0].node));
+	tempo_delayq_destroy(q, NULL, NULL);
+}
+
+/*
+ * destroy() hands back every queued item exactly once, ready ones first in
+ * deadline order, then pending ones in put order, after cancelling their
+ * timers: the release callback frees them and no timer fires on them later.
+ * Fails if: destroy() frees items without cancel_sync (KASAN use-after-free
+ * when the timers fire during the final sleep) or forgets ready items.
+ */
+static void delayq_destroy_hands_back(struct kunit *test)
+{
+	static const unsigned int delay_ms[] = { 400, 0, 600, 0, 500 };
+	/* Ready: 1 then 3 (put order = deadline order); pending: 0, 2, 4. */
+	static const unsigned int want[] = { 1, 3, 0, 2, 4 };
+	const unsigned int n = ARRAY_SIZE(delay_ms);
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_release_ctx ctx = {};
+	struct dq_item *item;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		item = kzalloc(sizeof(*item), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, item);
+		tempo_delayq_node_init(&item->node);
+		item->id = i;
+		KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &item->node,
+						       delay_ms[i] * DQ_MS), 0);
+	}
+	KUNIT_EXPECT_EQ(test, dq_stats(q).ready, 2U);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, dq_release_free, &ctx), n);
+	KUNIT_EXPECT_EQ(test, ctx.n, n);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ_MSG(test, ctx.ids[i], want[i], "hand-back %u", i);
+	msleep(700);	/* past every deadline: a live timer would hit freed memory */
+}
+
+/*
+ * destroy() while consumers are asleep in take() (no shutdown first): it
+ * wakes them, waits for them to leave with -ESHUTDOWN, hands back the pending
+ * items, and frees the queue. KASAN would flag a consumer still touching it.
+ * Fails if: destroy() does not wait for sleepers (use-after-free of q).
+ */
+static void delayq_destroy_with_waiters(struct kunit *test)
+{
+	const unsigned int nc = 3;
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_release_ctx ctx = {};
+	struct dq_consumer *cs;
+	struct dq_item *item;
+	unsigned int i;
+
+	item = kzalloc(sizeof(*item), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, item);
+	tempo_delayq_node_init(&item->node);
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &item->node, 5000 * DQ_MS), 0);
+
+	cs = dq_consumers(test, q, nc, 0, false);
+	dq_expect_waiters(test, q, nc);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, dq_release_free, &ctx), 1U);
+	KUNIT_EXPECT_EQ(test, ctx.n, 1U);
+	for (i = 0; i < nc; i++) {
+		KUNIT_EXPECT_TRUE(test, dq_consumer_done(&cs[i]));
+		KUNIT_EXPECT_EQ(test, dq_consumer_stop(&cs[i]), -ESHUTDOWN);
+	}
+}
+
+static struct kunit_case tempo_delayq_cases[] = {
+	KUNIT_CASE(delayq_take_never_early_in_order),
+	KUNIT_CASE(delayq_ready_sorted_by_deadline),
+	KUNIT_CASE(delayq_remove_pending),
+	KUNIT_CASE(delayq_remove_ready),
+	KUNIT_CASE(delayq_remove_races_expiry),
+	KUNIT_CASE(delayq_try_and_timeout),
+	KUNIT_CASE(delayq_peek_and_size),
+	KUNIT_CASE(delayq_put_errors_and_shutdown),
+	KUNIT_CASE(delayq_wake_one),
+	KUNIT_CASE(delayq_consumers_conservation),
+	KUNIT_CASE(delayq_signal_loses_nothing),
+	KUNIT_CASE(delayq_kthread_stop_interrupts),
+	KUNIT_CASE(delayq_destroy_hands_back),
+	KUNIT_CASE(delayq_destroy_with_waiters),
+	{}
+};
+
+static struct kunit_suite tempo_delayq_suite = {
+	.name = "tempo_delayq",
+	.test_cases = tempo_delayq_cases,
+};
+
+kunit_test_suite(tempo_delayq_suite);

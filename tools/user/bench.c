@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Native benchmarks of the wheel (kmod/wheel.c, the same file the module
+ * builds, on one simulated CPU): arm, re-arm, cancel and fire per operation,
+ * each next to its physical floor (the atomic RMWs it needs, measured here
+ * in the same run) and against seed-faithful baselines as ratios:
+ *  - seed003: the seed's fixed-capacity CAS wheel (AtomicInteger per slot,
+ *    fixed arrays, cursor % slots; no cancel exists in the seed);
+ *  - heap: a binary-heap timer (java.util.Timer's structure) under a mutex;
+ *  - ullink: the Java ordered scheduler's ring (getAndSet/CAS on a slot
+ *    array), for ordered completion; kmod/order.c joins when it lands.
+ * Batches of BATCH operations, best of ROUNDS, ns/op. Writes a JSON summary.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <time.h>
+#include <linux/types.h>
+#include "wheel_harness.h"
+
+#define BATCH	65536
+#define ROUNDS	7
+#define TICK	1000000ULL
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+#define MEASURE(best, setup, body) do {					\
+	unsigned int __r;							\
+	best = 1e30;								\
+	for (__r = 0; __r < ROUNDS; __r++) {					\
+		double __t0, __t;						\
+		setup;								\
+		__t0 = now_ns();						\
+		body;								\
+		__t = (now_ns() - __t0) / BATCH;				\
+		if (__t < best)							\
+			best = __t;						\
+	}									\
+} while (0)
+
+/* ---- floors -------------------------------------------------------------- */
+static long word[BATCH] __attribute__((aligned(64)));
+
+static double floor_cmpxchg(void)
+{
+	double best;
+	unsigned int i;
+
+	MEASURE(best, (void)0, for (i = 0; i < BATCH; i++) {
+		long o = word[i & 7];
+		__atomic_compare_exchange_n(&word[i & 7], &o, o + 1, false,
+					    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+	});
+	return best;
+}
+
+static double floor_xchg(void)
+{
+	double best;
+	unsigned int i;
+
+	MEASURE(best, (void)0, for (i = 0; i < BATCH; i++)
+		__atomic_exchange_n(&word[i & 7], (long)i, __ATOMIC_SEQ_CST));
+	return best;
+}
+
+/* ---- tempo wheel ------------------------------------------------------------ */
+static struct tempo_timer timers[BATCH];
+static u64 fired;
+
+static void nop_fn(struct tempo_timer *t)
+{
+	(void)t;
+	fired++;
+}
+
+static u64 delay_i(unsigned int i)
+{
+	return (u64)((i * 2654435761u) % 5000 + 1) * TICK / 10;	/* 0.1 ms .. 500 ms */
+}
+
+static void wheel_cancel_all(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < BATCH; i++)
+		tempo_timer_cancel(&timers[i]);
+}
+
+static void wheel_bench(double *arm, double *rearm, double *cancel, double *fire)
+{
+	unsigned int i;
+
+	tempo_sim_init(1, false, true);
+	tempo_sim_clock_set(1000 * TICK);
+	tempo_wheel_init(TICK, 10);
+	tempo_sim_set_cpu(0);
+	for (i = 0; i < BATCH; i++)
+		tempo_timer_init(&timers[i], nop_fn, 0);
+
+	MEASURE(*arm, wheel_cancel_all(), for (i = 0; i < BATCH; i++)
+		tempo_timer_arm(&timers[i], delay_i(i)));
+	MEASURE(*rearm, (void)0, for (i = 0; i < BATCH; i++)
+		tempo_timer_arm(&timers[i], delay_i(i + 7)));
+	MEASURE(*cancel, for (i = 0; i < BATCH; i++) tempo_timer_arm(&timers[i], delay_i(i)),
+		for (i = 0; i < BATCH; i++) tempo_timer_cancel(&timers[i]));
+	/* fire: collect (hrtimer) and dispatch (work) per timer, time moving on */
+	MEASURE(*fire, for (i = 0; i < BATCH; i++) tempo_timer_arm(&timers[i], delay_i(i)),
+		h_drive_until(ktime_get_ns() + 600 * TICK));
+	if (fired != (u64)ROUNDS * BATCH)
+		fprintf(stderr, "bench: fired %llu of %llu\n", fired, (u64)ROUNDS * BATCH);
+	tempo_wheel_exit();
+}
+
+/* ---- seed 003: the fixed-capacity CAS wheel, as written in the seed --------- */
+#define S_SLOTS		512
+#define S_MAX		1024	/* maxTasksPerSlot */
+struct s_task { u64 after_ms; void (*fn)(struct s_task *); };
+static struct { int size; struct s_task *slot[S_MAX]; } s_wheel[S_SLOTS];
+static int s_cursor;
+static struct s_task s_tasks[BATCH];
+static u64 s_ran;
+
+static void s_submit(struct s_task *t) { t->fn(t); }
+static void s_fn(struct s_task *t) { (void)t; s_ran++; }
+
+static bool s_add(struct s_task *task)
+{
+	int cur = __atomic_load_n(&s_cursor, __ATOMIC_SEQ_CST);
+	int slot = (int)((cur + task->after_ms / 1) % S_SLOTS);	/* slotMillisInterval = 1 */
+	int index;
+
+	if (slot == cur) {
+		s_submit(task);
+		return true;
+	}
+	index = __atomic_fetch_add(&s_wheel[slot].size, 1, __ATOMIC_SEQ_CST);
+	if (index < S_MAX) {
+		__atomic_store_n(&s_wheel[slot].slot[index], task, __ATOMIC_SEQ_CST);
+		return true;
+	}
+	__atomic_fetch_sub(&s_wheel[slot].size, 1, __ATOMIC_SEQ_CST);
+	return false;
+}
+
+static void s_submit_current(void)
+{
+	int cur = __atomic_load_n(&s_cursor, __ATOMIC_SEQ_CST);
+	static struct s_task *tasks[S_MAX];
+	int n = 0, expect;
+
+	__atomic_store_n(&s_cursor, (cur + 1) % S_SLOTS, __ATOMIC_SEQ_CST);
+	for (;;) {
+		int size = __atomic_load_n(&s_wheel[cur].size, __ATOMIC_SEQ_CST);
+		int i, lim = size < S_MAX ? size : S_MAX;
+
+		for (i = n; i < lim; i++) {
+			struct s_task *t = __atomic_load_n(&s_wheel[cur].slot[i], __ATOMIC_SEQ_CST);
+
+			if (!t)
+				break;
+			tasks[n++] = t;
+			__atomic_store_n(&s_wheel[cur].slot[i], NULL, __ATOMIC_SEQ_CST);
+		}
+		expect = n;
+		if (__atomic_compare_exchange_n(&s_wheel[cur].size, &expect, 0, false,
+						__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+			break;
+	}
+	for (expect = 0; expect < n; expect++)
+		s_submit(tasks[expect]);
+}
+
+static void seed_bench(double *arm, double *fire)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < BATCH; i++) {
+		s_tasks[i].after_ms = (i * 2654435761u) % 500 + 1;	/* 1 .. 500 ms */
+		s_tasks[i].fn = s_fn;
+	}
+	MEASURE(*arm, memset(s_wheel, 0, sizeof(s_wheel)), for (i = 0; i < BATCH; i++)
+		s_add(&s_tasks[i]));
+	MEASURE(*fire, { memset(s_wheel, 0, sizeof(s_wheel)); for (i = 0; i < BATCH; i++) s_add(&s_tasks[i]); },
+		for (k = 0; k < S_SLOTS; k++) s_submit_current());
+}
+
+/* ---- binary heap timer under a lock ----------------------------------------- */
+struct h_timer { u64 when; int idx; };
+static struct h_timer h_timers[BATCH], *heap[BATCH];
+static int heap_n;
+static pthread_mutex_t heap_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void h_swap(int a, int b)
+{
+	struct h_timer *t = heap[a];
+
+	heap[a] = heap[b];
+	heap[b] = t;
+	heap[a]->idx = a;
+	heap[b]->idx = b;
+}
+
+static void h_up(int i)
+{
+	while (i && heap[(i - 1) / 2]->when > heap[i]->when) {
+		h_swap(i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+}
+
+static void h_down(int i)
+{
+	for (;;) {
+		int l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < heap_n && heap[l]->when < heap[m]->when)
+			m = l;
+		if (r < heap_n && heap[r]->when < heap[m]->when)
+			m = r;
+		if (m == i)
+			return;
+		h_swap(i, m);
+		i = m;
+	}
+}
+
+static void h_add(struct h_timer *t)
+{
+	pthread_mutex_lock(&heap_lock);
+	heap[heap_n] = t;
+	t->idx = heap_n++;
+	h_up(t->idx);
+	pthread_mutex_unlock(&heap_lock);
+}
+
+static void h_del(struct h_timer *t)
+{
+	pthread_mutex_lock(&heap_lock);
+	if (t->idx >= 0) {
+		int i = t->idx;
+
+		h_swap(i, --heap_n);
+		t->idx = -1;
+		if (i < heap_n) {
+			h_up(i);
+			h_down(i);
+		}
+	}
+	pthread_mutex_unlock(&heap_lock);
+}
+
+static void h_fire_all(void)
+{
+	pthread_mutex_lock(&heap_lock);
+	while (heap_n) {
+		struct h_timer *t = heap[0];
+
+		h_swap(0, --heap_n);
+		t->idx = -1;
+		h_down(0);
+		pthread_mutex_unlock(&heap_lock);
+		s_ran++;	/* the callback */
+		pthread_mutex_lock(&heap_lock);
+	}
+	pthread_mutex_unlock(&heap_lock);
+}
+
+static void heap_bench(double *arm, double *cancel, double *fire)
+{
+	unsigned int i;
+
+	for (i = 0; i < BATCH; i++)
+		h_timers[i].when = delay_i(i);
+	MEASURE(*arm, heap_n = 0, for (i = 0; i < BATCH; i++) h_add(&h_timers[i]));
+	MEASURE(*cancel, { heap_n = 0; for (i = 0; i < BATCH; i++) h_add(&h_timers[i]); },
+		for (i = 0; i < BATCH; i++) h_del(&h_timers[i]));
+	MEASURE(*fire, { heap_n = 0; for (i = 0; i < BATCH; i++) h_add(&h_timers[i]); },
+		h_fire_all());
+}
+
+/* ---- Ullink ordered scheduler ring (0.9.1), single caller in order ----------- */
+#define U_SLOTS 1024
+static void *u_ring[U_SLOTS];
+static long u_tail;
+static char U_TAIL_OBJ, U_ran;
+#define U_TAIL ((void *)&U_TAIL_OBJ)
+static void u_fn(void) { U_ran++; }
+
+static bool u_run(long seq, void (*r)(void))
+{
+	void *res;
+	long local_tail;
+
+	while (seq >= __atomic_load_n(&u_tail, __ATOMIC_SEQ_CST) + U_SLOTS)
+		sched_yield();
+	res = __atomic_exchange_n(&u_ring[seq & (U_SLOTS - 1)], (void *)r, __ATOMIC_SEQ_CST);
+	if (res != U_TAIL)
+		return false;
+	local_tail = seq;
+	for (;;) {
+		void *cur = (void *)r;
+
+		do {
+			((void (*)(void))cur)();
+			u_ring[local_tail & (U_SLOTS - 1)] = NULL;	/* plain putObject */
+			local_tail++;
+			cur = __atomic_load_n(&u_ring[local_tail & (U_SLOTS - 1)], __ATOMIC_SEQ_CST);
+		} while (cur);
+		__atomic_store_n(&u_tail, local_tail, __ATOMIC_SEQ_CST);
+		{
+			void *expect = NULL;
+
+			if (__atomic_compare_exchange_n(&u_ring[local_tail & (U_SLOTS - 1)], &expect,
+							U_TAIL, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+				return true;
+			r = (void (*)(void))__atomic_load_n(&u_ring[local_tail & (U_SLOTS - 1)],
+							    __ATOMIC_SEQ_CST);
+		}
+	}
+}
+
+static double ullink_bench(void)
+{
+	static long seq;
+	double best;
+	unsigned int i;
+
+	u_ring[0] = U_TAIL;
+	MEASURE(best, (void)0, for (i = 0; i < BATCH; i++) u_run(seq++, u_fn));
+	return best;
+}
+
+int main(int argc, char **argv)
+{
+	double f_cas, f_xchg, arm, rearm, cancel, fire, s_arm, s_fire, h_arm, h_cancel, h_fire, u_run_ns;
+	FILE *j;
+
+	f_cas = floor_cmpxchg();
+	f_xchg = floor_xchg();
+	wheel_bench(&arm, &rearm, &cancel, &fire);
+	seed_bench(&s_arm, &s_fire);
+	heap_bench(&h_arm, &h_cancel, &h_fire);
+	u_run_ns = ullink_bench();
+
+	printf("# bench: batch %u timers, best of %u, 1 CPU\n", BATCH, ROUNDS);
+	printf("# bench: %-18s %8s %8s %8s %10s %10s\n", "op", "ns/op", "floor", "x floor", "vs seed003", "vs heap");
+	printf("# bench: %-18s %8.1f %8.1f %8.1f %10.2f %10.2f\n", "wheel arm", arm, f_cas, arm / f_cas, arm / s_arm, arm / h_arm);
+	printf("# bench: %-18s %8.1f %8.1f %8.1f %10s %10.2f\n", "wheel re-arm", rearm, f_cas, rearm / f_cas, "n/a", rearm / (h_cancel + h_arm));
+	printf("# bench: %-18s %8.1f %8.1f %8.1f %10s %10.2f\n", "wheel cancel", cancel, f_cas, cancel / f_cas, "n/a", cancel / h_cancel);
+	printf("# bench: %-18s %8.1f %8.1f %8.1f %10.2f %10.2f\n", "wheel fire", fire, f_cas, fire / f_cas, fire / s_fire, fire / h_fire);
+	printf("# bench: %-18s %8.1f %8.1f %8.1f\n", "seed003 add", s_arm, f_cas, s_arm / f_cas);
+	printf("# bench: %-18s %8.1f %8.1f %8.1f\n", "seed003 fire", s_fire, f_cas, s_fire / f_cas);
+	printf("# bench: %-18s %8.1f %8.1f %8.1f\n", "heap add", h_arm, f_cas, h_arm / f_cas);
+	printf("# bench: %-18s %8.1f %8.1f %8.1f\n", "heap cancel", h_cancel, f_cas, h_cancel / f_cas);
+	printf("# bench: %-18s %8.1f %8.1f %8.1f\n", "heap fire", h_fire, f_cas, h_fire / f_cas);
+	printf("# bench: %-18s %8.1f %8.1f %8.1f   (floor: xchg + cmpxchg)\n", "ullink run", u_run_ns, f_xchg + f_cas, u_run_ns / (f_xchg + f_cas));
+	printf("# bench: floors: cmpxchg %.2f ns, xchg %.2f ns\n", f_cas, f_xchg);
+
+	j = fopen(argc > 1 ? argv[1] : "build/user/bench.json", "w");
+	if (!j)
+		return 1;
+	fprintf(j, "{\"batch\":%u,\"rounds\":%u,\"floor_ns\":{\"cmpxchg\":%.2f,\"xchg\":%.2f},\n"
+		"\"tempo_wheel\":{\"arm\":%.2f,\"rearm\":%.2f,\"cancel\":%.2f,\"fire\":%.2f},\n"
+		"\"seed003_cas_wheel\":{\"arm\":%.2f,\"fire\":%.2f,\"cancel\":null},\n"
+		"\"heap_locked\":{\"arm\":%.2f,\"cancel\":%.2f,\"fire\":%.2f},\n"
+		"\"ullink_ring\":{\"run_in_order\":%.2f},\n"
+		"\"tempo_order\":null}\n",
+		BATCH, ROUNDS, f_cas, f_xchg, arm, rearm, cancel, fire, s_arm, s_fire,
+		h_arm, h_cancel, h_fire, u_run_ns);
+	fclose(j);
+	return 0;
+}

@@ -1,0 +1,489 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tempo_user.h: the one seam between tempo's kernel cores and userspace
+ * (the role mm/vma_internal.h plays for tools/testing/vma). Every header
+ * under tools/user/include/linux/ includes this file and nothing else, so the
+ * cores compile unchanged: the shims provide kernel APIs, never tempo logic.
+ *
+ * Atomics are GCC/Clang __atomic builtins so that ThreadSanitizer models
+ * them: fully ordered kernel RMWs are __ATOMIC_SEQ_CST, a failed cmpxchg is
+ * relaxed, _acquire/_release/_relaxed map one to one; smp_mb() is a seq_cst
+ * fence; READ_ONCE/WRITE_ONCE are relaxed atomic accesses.
+ *
+ * CPUs are simulated (tools/user/sim.c): each simulated CPU is one thread in
+ * the threaded mode, or one context switched by the harness in the
+ * deterministic mode. Interrupt handlers (hrtimer, IPI, irq_work) and work
+ * items of CPU c run only on CPU c's thread, at the points where interrupts
+ * are enabled, so "owner CPU with interrupts off" excludes them as in the
+ * kernel.
+ */
+#ifndef _TEMPO_USER_H
+#define _TEMPO_USER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <limits.h>
+
+/* ---- types ---------------------------------------------------------- */
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef unsigned long long u64;
+typedef int8_t s8;
+typedef int16_t s16;
+typedef int32_t s32;
+typedef long long s64;
+typedef u64 __u64;
+typedef u32 __u32;
+typedef s64 ktime_t;
+typedef unsigned int gfp_t;
+#ifndef U64_MAX
+#define U64_MAX UINT64_MAX
+#endif
+#define S64_MAX INT64_MAX
+#define U32_MAX UINT32_MAX
+#define BITS_PER_LONG 64
+#define NSEC_PER_USEC 1000ULL
+#define NSEC_PER_MSEC 1000000ULL
+#define NSEC_PER_SEC 1000000000ULL
+#define GFP_KERNEL 0
+#define GFP_ATOMIC 0
+#define __GFP_ZERO 1
+
+/* ---- compiler ------------------------------------------------------- */
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#undef __always_inline
+#define __always_inline inline __attribute__((always_inline))
+#define __maybe_unused __attribute__((unused))
+#define __must_check __attribute__((warn_unused_result))
+#define __init
+#define __exit
+#define __read_mostly
+#define ____cacheline_aligned_in_smp __attribute__((aligned(64)))
+#define ____cacheline_aligned __attribute__((aligned(64)))
+#define fallthrough __attribute__((fallthrough))
+#define barrier() __asm__ __volatile__("" ::: "memory")
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define IS_ENABLED(x) 0
+#define KBUILD_MODNAME "tempo"
+#ifndef pr_fmt
+#define pr_fmt(fmt) fmt
+#endif
+#define BUILD_BUG_ON(c) _Static_assert(!(c), "BUILD_BUG_ON(" #c ")")
+#define __stringify(x) #x
+
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TEMPO_TSAN 1
+#endif
+#endif
+#ifdef __SANITIZE_THREAD__
+#define TEMPO_TSAN 1
+#endif
+
+/* ---- diagnostics: counted, so that a test fails on any WARN ---------- */
+extern unsigned long tempo_user_warnings;
+void tempo_user_warn(const char *file, int line, const char *cond);
+#define WARN_ON(c) ({ bool __c = !!(c); if (unlikely(__c)) tempo_user_warn(__FILE__, __LINE__, #c); unlikely(__c); })
+#define WARN_ON_ONCE(c) WARN_ON(c)
+#define WARN(c, fmt, ...) ({ bool __c = !!(c); if (unlikely(__c)) { fprintf(stderr, fmt, ##__VA_ARGS__); tempo_user_warn(__FILE__, __LINE__, #c); } unlikely(__c); })
+#define WARN_ONCE(c, fmt, ...) WARN(c, fmt, ##__VA_ARGS__)
+#define BUG_ON(c) do { if (unlikely(c)) { tempo_user_warn(__FILE__, __LINE__, #c); abort(); } } while (0)
+#define pr_err(fmt, ...) fprintf(stderr, fmt, ##__VA_ARGS__)
+#define pr_warn(fmt, ...) fprintf(stderr, fmt, ##__VA_ARGS__)
+#define pr_info(fmt, ...) do { } while (0)
+#define pr_debug(fmt, ...) do { } while (0)
+#define might_sleep() do { } while (0)
+#define cond_resched() do { } while (0)
+
+/* ---- min/max/bits ---------------------------------------------------- */
+#define min(a, b) ({ __typeof__(a) __a = (a); __typeof__(b) __b = (b); __a < __b ? __a : __b; })
+#define max(a, b) ({ __typeof__(a) __a = (a); __typeof__(b) __b = (b); __a > __b ? __a : __b; })
+#define min_t(t, a, b) min((t)(a), (t)(b))
+#define max_t(t, a, b) max((t)(a), (t)(b))
+#define clamp(v, lo, hi) min(max(v, lo), hi)
+#define clamp_t(t, v, lo, hi) clamp((t)(v), (t)(lo), (t)(hi))
+#define BIT(n) (1UL << (n))
+#define BIT_ULL(n) (1ULL << (n))
+#define DIV_ROUND_UP(n, d) (((n) + (d) - 1) / (d))
+static inline unsigned long __ffs64(u64 w) { return __builtin_ctzll(w); }
+static inline unsigned long __ffs(unsigned long w) { return __builtin_ctzl(w); }
+static inline int fls64(u64 x) { return x ? 64 - __builtin_clzll(x) : 0; }
+static inline int fls(unsigned int x) { return x ? 32 - __builtin_clz(x) : 0; }
+static inline u64 ror64(u64 w, unsigned int s) { s &= 63; return s ? (w >> s) | (w << (64 - s)) : w; }
+static inline u64 rol64(u64 w, unsigned int s) { s &= 63; return s ? (w << s) | (w >> (64 - s)) : w; }
+static inline bool is_power_of_2(unsigned long n) { return n && !(n & (n - 1)); }
+static inline unsigned long roundup_pow_of_two(unsigned long n) { return n <= 1 ? 1 : 1UL << fls64(n - 1); }
+#define ilog2(n) (fls64(n) - 1)
+static inline u64 div_u64(u64 a, u32 b) { return a / b; }
+static inline u64 div64_u64(u64 a, u64 b) { return a / b; }
+static inline s64 div_s64(s64 a, s32 b) { return a / b; }
+
+/* ---- atomics (TSan-visible) ------------------------------------------ */
+#define __ATOMIC_RLX __ATOMIC_RELAXED
+#define READ_ONCE(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define WRITE_ONCE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+#define smp_load_acquire(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define smp_store_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define smp_mb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define smp_rmb() __atomic_thread_fence(__ATOMIC_ACQUIRE)
+#define smp_wmb() __atomic_thread_fence(__ATOMIC_RELEASE)
+#define smp_mb__before_atomic() smp_mb()
+#define smp_mb__after_atomic() smp_mb()
+
+#ifdef TEMPO_TSAN
+void AnnotateIgnoreReadsBegin(const char *f, int l);
+void AnnotateIgnoreReadsEnd(const char *f, int l);
+#define data_race(expr) ({ AnnotateIgnoreReadsBegin(__FILE__, __LINE__); \
+	__typeof__(expr) __v = (expr); AnnotateIgnoreReadsEnd(__FILE__, __LINE__); __v; })
+#else
+#define data_race(expr) (expr)
+#endif
+
+#define __cmpxchg(p, o, n, s) ({ __typeof__(*(p)) __o = (o); \
+	__atomic_compare_exchange_n((p), &__o, (n), false, s, __ATOMIC_RELAXED); __o; })
+#define cmpxchg(p, o, n) __cmpxchg(p, o, n, __ATOMIC_SEQ_CST)
+#define cmpxchg_acquire(p, o, n) __cmpxchg(p, o, n, __ATOMIC_ACQUIRE)
+#define cmpxchg_release(p, o, n) __cmpxchg(p, o, n, __ATOMIC_RELEASE)
+#define cmpxchg_relaxed(p, o, n) __cmpxchg(p, o, n, __ATOMIC_RELAXED)
+#define __try_cmpxchg(p, po, n, s) \
+	__atomic_compare_exchange_n((p), (po), (n), false, s, __ATOMIC_RELAXED)
+#define try_cmpxchg(p, po, n) __try_cmpxchg(p, po, n, __ATOMIC_SEQ_CST)
+#define try_cmpxchg_acquire(p, po, n) __try_cmpxchg(p, po, n, __ATOMIC_ACQUIRE)
+#define try_cmpxchg_release(p, po, n) __try_cmpxchg(p, po, n, __ATOMIC_RELEASE)
+#define try_cmpxchg_relaxed(p, po, n) __try_cmpxchg(p, po, n, __ATOMIC_RELAXED)
+#define xchg(p, v) __atomic_exchange_n((p), (v), __ATOMIC_SEQ_CST)
+#define xchg_acquire(p, v) __atomic_exchange_n((p), (v), __ATOMIC_ACQUIRE)
+#define xchg_release(p, v) __atomic_exchange_n((p), (v), __ATOMIC_RELEASE)
+#define xchg_relaxed(p, v) __atomic_exchange_n((p), (v), __ATOMIC_RELAXED)
+
+#define TEMPO_ATOMIC_OPS(pfx, T, ctype)						\
+typedef struct { ctype counter; } T;						\
+static inline ctype pfx##_read(const T *v) { return __atomic_load_n(&v->counter, __ATOMIC_RELAXED); } \
+static inline ctype pfx##_read_acquire(const T *v) { return __atomic_load_n(&v->counter, __ATOMIC_ACQUIRE); } \
+static inline void pfx##_set(T *v, ctype i) { __atomic_store_n(&v->counter, i, __ATOMIC_RELAXED); } \
+static inline void pfx##_set_release(T *v, ctype i) { __atomic_store_n(&v->counter, i, __ATOMIC_RELEASE); } \
+static inline bool pfx##_try_cmpxchg(T *v, ctype *o, ctype n) { return __try_cmpxchg(&v->counter, o, n, __ATOMIC_SEQ_CST); } \
+static inline bool pfx##_try_cmpxchg_acquire(T *v, ctype *o, ctype n) { return __try_cmpxchg(&v->counter, o, n, __ATOMIC_ACQUIRE); } \
+static inline bool pfx##_try_cmpxchg_release(T *v, ctype *o, ctype n) { return __try_cmpxchg(&v->counter, o, n, __ATOMIC_RELEASE); } \
+static inline bool pfx##_try_cmpxchg_relaxed(T *v, ctype *o, ctype n) { return __try_cmpxchg(&v->counter, o, n, __ATOMIC_RELAXED); } \
+static inline ctype pfx##_cmpxchg(T *v, ctype o, ctype n) { return __cmpxchg(&v->counter, o, n, __ATOMIC_SEQ_CST); } \
+static inline ctype pfx##_cmpxchg_acquire(T *v, ctype o, ctype n) { return __cmpxchg(&v->counter, o, n, __ATOMIC_ACQUIRE); } \
+static inline ctype pfx##_cmpxchg_release(T *v, ctype o, ctype n) { return __cmpxchg(&v->counter, o, n, __ATOMIC_RELEASE); } \
+static inline ctype pfx##_cmpxchg_relaxed(T *v, ctype o, ctype n) { return __cmpxchg(&v->counter, o, n, __ATOMIC_RELAXED); } \
+static inline ctype pfx##_xchg(T *v, ctype n) { return __atomic_exchange_n(&v->counter, n, __ATOMIC_SEQ_CST); } \
+static inline ctype pfx##_xchg_acquire(T *v, ctype n) { return __atomic_exchange_n(&v->counter, n, __ATOMIC_ACQUIRE); } \
+static inline ctype pfx##_xchg_release(T *v, ctype n) { return __atomic_exchange_n(&v->counter, n, __ATOMIC_RELEASE); } \
+static inline ctype pfx##_xchg_relaxed(T *v, ctype n) { return __atomic_exchange_n(&v->counter, n, __ATOMIC_RELAXED); } \
+static inline ctype pfx##_fetch_add(ctype i, T *v) { return __atomic_fetch_add(&v->counter, i, __ATOMIC_SEQ_CST); } \
+static inline ctype pfx##_fetch_add_relaxed(ctype i, T *v) { return __atomic_fetch_add(&v->counter, i, __ATOMIC_RELAXED); } \
+static inline ctype pfx##_fetch_add_acquire(ctype i, T *v) { return __atomic_fetch_add(&v->counter, i, __ATOMIC_ACQUIRE); } \
+static inline ctype pfx##_fetch_add_release(ctype i, T *v) { return __atomic_fetch_add(&v->counter, i, __ATOMIC_RELEASE); } \
+static inline ctype pfx##_fetch_sub(ctype i, T *v) { return __atomic_fetch_sub(&v->counter, i, __ATOMIC_SEQ_CST); } \
+static inline ctype pfx##_fetch_or(ctype i, T *v) { return __atomic_fetch_or(&v->counter, i, __ATOMIC_SEQ_CST); } \
+static inline ctype pfx##_fetch_and(ctype i, T *v) { return __atomic_fetch_and(&v->counter, i, __ATOMIC_SEQ_CST); } \
+static inline ctype pfx##_fetch_andnot(ctype i, T *v) { return __atomic_fetch_and(&v->counter, ~i, __ATOMIC_SEQ_CST); } \
+static inline ctype pfx##_add_return(ctype i, T *v) { return __atomic_add_fetch(&v->counter, i, __ATOMIC_SEQ_CST); } \
+static inline ctype pfx##_add_return_relaxed(ctype i, T *v) { return __atomic_add_fetch(&v->counter, i, __ATOMIC_RELAXED); } \
+static inline ctype pfx##_sub_return(ctype i, T *v) { return __atomic_sub_fetch(&v->counter, i, __ATOMIC_SEQ_CST); } \
+static inline ctype pfx##_inc_return(T *v) { return pfx##_add_return(1, v); } \
+static inline ctype pfx##_dec_return(T *v) { return pfx##_sub_return(1, v); } \
+static inline bool pfx##_dec_and_test(T *v) { return pfx##_sub_return(1, v) == 0; } \
+static inline void pfx##_add(ctype i, T *v) { __atomic_fetch_add(&v->counter, i, __ATOMIC_RELAXED); } \
+static inline void pfx##_sub(ctype i, T *v) { __atomic_fetch_sub(&v->counter, i, __ATOMIC_RELAXED); } \
+static inline void pfx##_inc(T *v) { pfx##_add(1, v); } \
+static inline void pfx##_dec(T *v) { pfx##_sub(1, v); } \
+static inline void pfx##_or(ctype i, T *v) { __atomic_fetch_or(&v->counter, i, __ATOMIC_RELAXED); } \
+static inline void pfx##_andnot(ctype i, T *v) { __atomic_fetch_and(&v->counter, ~i, __ATOMIC_RELAXED); }
+
+TEMPO_ATOMIC_OPS(atomic, atomic_t, int)
+TEMPO_ATOMIC_OPS(atomic_long, atomic_long_t, long)
+TEMPO_ATOMIC_OPS(atomic64, atomic64_t, s64)
+#define ATOMIC_INIT(i) { (i) }
+#define ATOMIC64_INIT(i) { (i) }
+#define ATOMIC_LONG_INIT(i) { (i) }
+
+/* ---- lists ----------------------------------------------------------- */
+struct list_head { struct list_head *next, *prev; };
+#define LIST_HEAD_INIT(n) { &(n), &(n) }
+#define LIST_HEAD(n) struct list_head n = LIST_HEAD_INIT(n)
+static inline void INIT_LIST_HEAD(struct list_head *l) { WRITE_ONCE(l->next, l); l->prev = l; }
+static inline void __list_add(struct list_head *n, struct list_head *p, struct list_head *nx)
+{ nx->prev = n; n->next = nx; n->prev = p; WRITE_ONCE(p->next, n); }
+static inline void list_add(struct list_head *n, struct list_head *h) { __list_add(n, h, h->next); }
+static inline void list_add_tail(struct list_head *n, struct list_head *h) { __list_add(n, h->prev, h); }
+static inline void __list_del(struct list_head *p, struct list_head *n) { n->prev = p; WRITE_ONCE(p->next, n); }
+static inline void list_del(struct list_head *e) { __list_del(e->prev, e->next); e->next = (void *)0x100; e->prev = (void *)0x122; }
+static inline void list_del_init(struct list_head *e) { __list_del(e->prev, e->next); INIT_LIST_HEAD(e); }
+static inline int list_empty(const struct list_head *h) { return READ_ONCE(h->next) == h; }
+static inline void list_move_tail(struct list_head *e, struct list_head *h) { __list_del(e->prev, e->next); list_add_tail(e, h); }
+static inline void __list_splice(const struct list_head *l, struct list_head *p, struct list_head *n)
+{ struct list_head *f = l->next, *la = l->prev; f->prev = p; p->next = f; la->next = n; n->prev = la; }
+static inline void list_splice_tail_init(struct list_head *l, struct list_head *h)
+{ if (!list_empty(l)) { __list_splice(l, h->prev, h); INIT_LIST_HEAD(l); } }
+static inline void list_splice_init(struct list_head *l, struct list_head *h)
+{ if (!list_empty(l)) { __list_splice(l, h, h->next); INIT_LIST_HEAD(l); } }
+#define list_entry(p, t, m) container_of(p, t, m)
+#define list_first_entry(p, t, m) list_entry((p)->next, t, m)
+#define list_first_entry_or_null(p, t, m) ({ struct list_head *__h = (p); \
+	struct list_head *__n = READ_ONCE(__h->next); __n != __h ? list_entry(__n, t, m) : NULL; })
+#define list_next_entry(pos, m) list_entry((pos)->m.next, __typeof__(*(pos)), m)
+#define list_for_each_entry(pos, h, m) \
+	for (pos = list_first_entry(h, __typeof__(*pos), m); &pos->m != (h); pos = list_next_entry(pos, m))
+#define list_for_each_entry_safe(pos, n, h, m) \
+	for (pos = list_first_entry(h, __typeof__(*pos), m), n = list_next_entry(pos, m); \
+	     &pos->m != (h); pos = n, n = list_next_entry(n, m))
+
+struct llist_node { struct llist_node *next; };
+struct llist_head { struct llist_node *first; };
+#define llist_entry(p, t, m) container_of(p, t, m)
+#define member_address_is_nonnull(p, m) ((uintptr_t)(p) + offsetof(__typeof__(*(p)), m) != 0)
+#define llist_for_each_entry_safe(pos, n, node, m) \
+	for (pos = llist_entry((node), __typeof__(*pos), m); member_address_is_nonnull(pos, m) && \
+	     (n = llist_entry(pos->m.next, __typeof__(*n), m), true); pos = n)
+#define llist_for_each_entry(pos, node, m) \
+	for (pos = llist_entry((node), __typeof__(*pos), m); member_address_is_nonnull(pos, m); \
+	     pos = llist_entry((pos)->m.next, __typeof__(*(pos)), m))
+static inline void init_llist_head(struct llist_head *l) { l->first = NULL; }
+static inline struct llist_node *llist_reverse_order(struct llist_node *h)
+{ struct llist_node *n = NULL; while (h) { struct llist_node *t = h; h = h->next; t->next = n; n = t; } return n; }
+static inline bool llist_add(struct llist_node *n, struct llist_head *h)
+{ struct llist_node *f = READ_ONCE(h->first); do { n->next = f; } while (!try_cmpxchg(&h->first, &f, n)); return !f; }
+static inline struct llist_node *llist_del_all(struct llist_head *h) { return xchg(&h->first, NULL); }
+static inline bool llist_empty(const struct llist_head *h) { return READ_ONCE(h->first) == NULL; }
+
+/* ---- simulated CPUs (tools/user/sim.c) ------------------------------- */
+#define NR_CPUS 64
+#define CONFIG_NR_CPUS NR_CPUS
+extern unsigned int nr_cpu_ids;
+extern __thread int tempo_sim_this_cpu;
+bool tempo_sim_cpu_online(unsigned int cpu);
+#define smp_processor_id() ((unsigned int)tempo_sim_this_cpu)
+#define raw_smp_processor_id() smp_processor_id()
+#define get_cpu() smp_processor_id()
+#define put_cpu() do { } while (0)
+#define preempt_disable() do { } while (0)
+#define preempt_enable() do { } while (0)
+#define cpu_online(c) tempo_sim_cpu_online(c)
+#define cpu_possible(c) ((c) < nr_cpu_ids)
+#define for_each_possible_cpu(c) for ((c) = 0; (c) < nr_cpu_ids; (c)++)
+#define for_each_online_cpu(c) for ((c) = 0; (c) < nr_cpu_ids; (c)++) if (!cpu_online(c)) {} else
+struct cpumask { int dummy; };
+extern const struct cpumask *const cpu_online_mask;
+extern const struct cpumask *const cpu_possible_mask;
+unsigned int cpumask_next(int n, const struct cpumask *m);
+unsigned int cpumask_first(const struct cpumask *m);
+unsigned int cpumask_any_but(const struct cpumask *m, unsigned int cpu);
+#define cpus_read_lock() do { } while (0)
+#define cpus_read_unlock() do { } while (0)
+
+void tempo_sim_irq_disable(void);
+void tempo_sim_irq_enable(void);
+#define local_irq_save(f) do { (f) = 0; tempo_sim_irq_disable(); } while (0)
+#define local_irq_restore(f) do { (void)(f); tempo_sim_irq_enable(); } while (0)
+#define local_irq_disable() tempo_sim_irq_disable()
+#define local_irq_enable() tempo_sim_irq_enable()
+bool tempo_sim_irqs_disabled(void);
+#define irqs_disabled() tempo_sim_irqs_disabled()
+
+/*
+ * per-CPU data: CPU c's copy of everything lives in unit c of one arena, at
+ * the same offset in every unit (the kernel's scheme). alloc_percpu() returns
+ * unit 0's copy; DEFINE_PER_CPU variables sit in section "tempo_pcpu" and are
+ * relocated into the arena by tempo_pcpu_ptr().
+ */
+#define TEMPO_PCPU_UNIT (1UL << 22)
+extern char *tempo_pcpu_arena;
+extern char __start_tempo_pcpu[], __stop_tempo_pcpu[];
+void *tempo_pcpu_alloc(size_t size, size_t align);
+void tempo_pcpu_free(void *p);
+static inline void *tempo_pcpu_ptr(void *p, unsigned int cpu)
+{
+	char *c = p;
+
+	if (c >= __start_tempo_pcpu && c < __stop_tempo_pcpu)
+		c = tempo_pcpu_arena + (c - __start_tempo_pcpu);
+	return c + (size_t)cpu * TEMPO_PCPU_UNIT;
+}
+#define __percpu
+#define alloc_percpu(type) ((type *)tempo_pcpu_alloc(sizeof(type), __alignof__(type)))
+#define free_percpu(p) tempo_pcpu_free(p)
+#define per_cpu_ptr(p, cpu) ((__typeof__(p))tempo_pcpu_ptr((void *)(p), (cpu)))
+#define this_cpu_ptr(p) per_cpu_ptr(p, smp_processor_id())
+#define raw_cpu_ptr(p) this_cpu_ptr(p)
+#define this_cpu_inc(x) ((*this_cpu_ptr(&(x)))++)
+#define this_cpu_dec(x) ((*this_cpu_ptr(&(x)))--)
+#define this_cpu_add(x, v) ((*this_cpu_ptr(&(x))) += (v))
+#define this_cpu_read(x) (*this_cpu_ptr(&(x)))
+#define this_cpu_write(x, v) ((*this_cpu_ptr(&(x))) = (v))
+#define __this_cpu_inc(x) this_cpu_inc(x)
+#define __this_cpu_read(x) this_cpu_read(x)
+#define __this_cpu_write(x, v) this_cpu_write(x, v)
+#define per_cpu(x, cpu) (*per_cpu_ptr(&(x), cpu))
+#define DEFINE_PER_CPU(type, name) \
+	__typeof__(type) name __attribute__((section("tempo_pcpu"), aligned(64), used))
+#define DEFINE_PER_CPU_ALIGNED DEFINE_PER_CPU
+
+/* ---- time ------------------------------------------------------------ */
+u64 ktime_get_ns(void);
+static inline ktime_t ktime_get(void) { return (ktime_t)ktime_get_ns(); }
+static inline s64 ktime_to_ns(ktime_t k) { return k; }
+static inline ktime_t ns_to_ktime(u64 ns) { return (ktime_t)ns; }
+static inline ktime_t ktime_add_ns(ktime_t k, u64 ns) { return k + ns; }
+#define jiffies ((unsigned long)(ktime_get_ns() / 4000000))
+#define HZ 250
+
+/* ---- memory ---------------------------------------------------------- */
+static inline void *kzalloc(size_t n, gfp_t f) { (void)f; return calloc(1, n); }
+static inline void *kmalloc(size_t n, gfp_t f) { (void)f; return f & __GFP_ZERO ? calloc(1, n) : malloc(n); }
+static inline void *kcalloc(size_t c, size_t n, gfp_t f) { (void)f; return calloc(c, n); }
+static inline void *kmalloc_array(size_t c, size_t n, gfp_t f) { (void)f; return calloc(c, n); }
+#define kvzalloc kzalloc
+#define kvcalloc kcalloc
+#define kvmalloc_array kmalloc_array
+static inline void kfree(const void *p) { free((void *)p); }
+#define kvfree kfree
+#define struct_size(p, m, n) (sizeof(*(p)) + sizeof((p)->m[0]) * (n))
+#define ERR_PTR(e) ((void *)(long)(e))
+#define PTR_ERR(p) ((long)(p))
+#define IS_ERR(p) ((unsigned long)(p) >= (unsigned long)-4095)
+#define IS_ERR_OR_NULL(p) (!(p) || IS_ERR(p))
+
+/* ---- module, export, debugfs, seq_file: no-ops ------------------------ */
+#define EXPORT_SYMBOL(s)
+#define EXPORT_SYMBOL_GPL(s)
+#define EXPORT_SYMBOL_NS_GPL(s, ns)
+#define EXPORT_SYMBOL_IF_KUNIT(s)
+#define VISIBLE_IF_KUNIT
+#define MODULE_LICENSE(x)
+#define MODULE_DESCRIPTION(x)
+#define MODULE_VERSION(x)
+#define MODULE_PARM_DESC(a, b)
+#define module_param(a, b, c)
+#define THIS_MODULE NULL
+struct module;
+struct dentry;
+struct inode;
+struct file;
+struct seq_file { FILE *f; };
+#define seq_printf(m, fmt, ...) fprintf((m)->f, fmt, ##__VA_ARGS__)
+#define seq_puts(m, s) fputs(s, (m)->f)
+#define seq_putc(m, c) fputc(c, (m)->f)
+struct file_operations { int dummy; };
+#define DEFINE_SHOW_ATTRIBUTE(name) \
+	static const struct file_operations name##_fops __maybe_unused = { 0 }; \
+	static int (*const name##_show_ptr)(struct seq_file *, void *) __maybe_unused = name##_show
+static inline struct dentry *debugfs_create_dir(const char *n, struct dentry *p) { (void)n; (void)p; return NULL; }
+static inline struct dentry *debugfs_create_file(const char *n, unsigned int m, struct dentry *p,
+	void *d, const struct file_operations *f) { (void)n; (void)m; (void)p; (void)d; (void)f; return NULL; }
+static inline void debugfs_remove(struct dentry *d) { (void)d; }
+#define debugfs_remove_recursive debugfs_remove
+
+/* ---- hotplug ----------------------------------------------------------- */
+enum cpuhp_state { CPUHP_INVALID = -1, CPUHP_AP_ONLINE_DYN = 100 };
+int cpuhp_setup_state(enum cpuhp_state st, const char *name,
+		      int (*online)(unsigned int), int (*offline)(unsigned int));
+void cpuhp_remove_state_nocalls(enum cpuhp_state st);
+void cpuhp_remove_state(enum cpuhp_state st);
+
+/* ---- hrtimer, irq_work, IPIs ------------------------------------------- */
+enum hrtimer_restart { HRTIMER_NORESTART, HRTIMER_RESTART };
+enum hrtimer_mode { HRTIMER_MODE_ABS = 0, HRTIMER_MODE_ABS_PINNED_HARD = 0, HRTIMER_MODE_REL = 1 };
+typedef int clockid_t_;
+#ifndef CLOCK_MONOTONIC
+#define CLOCK_MONOTONIC 1
+#endif
+struct hrtimer {
+	enum hrtimer_restart (*function)(struct hrtimer *);
+	u64 expires;
+	int cpu;		/* the simulated CPU it is queued on, -1 if not */
+	bool queued;
+	struct hrtimer *sim_next;
+};
+void hrtimer_init(struct hrtimer *t, int clock, enum hrtimer_mode mode);
+void hrtimer_start(struct hrtimer *t, ktime_t when, enum hrtimer_mode mode);
+int hrtimer_cancel(struct hrtimer *t);
+static inline void hrtimer_set_expires(struct hrtimer *t, ktime_t when) { t->expires = when; }
+
+struct irq_work {
+	void (*func)(struct irq_work *);
+	atomic_t pending;
+	struct irq_work *sim_next;
+};
+void init_irq_work(struct irq_work *w, void (*func)(struct irq_work *));
+bool irq_work_queue(struct irq_work *w);
+void irq_work_sync(struct irq_work *w);
+
+typedef void (*smp_call_func_t)(void *info);
+struct __call_single_data {
+	smp_call_func_t func;
+	void *info;
+	atomic_t locked;
+	struct __call_single_data *sim_next;
+};
+typedef struct __call_single_data call_single_data_t;
+#define INIT_CSD(c, f, i) do { (c)->func = (f); (c)->info = (i); atomic_set(&(c)->locked, 0); } while (0)
+int smp_call_function_single_async(int cpu, call_single_data_t *csd);
+void on_each_cpu(smp_call_func_t f, void *info, int wait);
+
+/* ---- workqueues ------------------------------------------------------- */
+struct work_struct;
+typedef void (*work_func_t)(struct work_struct *);
+struct work_struct {
+	work_func_t func;
+	atomic_t pending;
+	int cpu;
+	struct work_struct *sim_next;
+};
+struct workqueue_struct { int dummy; };
+#define WQ_HIGHPRI 1
+#define WQ_UNBOUND 2
+#define WQ_MEM_RECLAIM 4
+#define WQ_CPU_INTENSIVE 8
+#define INIT_WORK(w, f) do { (w)->func = (f); atomic_set(&(w)->pending, 0); (w)->cpu = -1; } while (0)
+#define WORK_CPU_UNBOUND (-1)
+struct workqueue_struct *alloc_workqueue(const char *fmt, unsigned int flags, int max, ...);
+void destroy_workqueue(struct workqueue_struct *wq);
+bool queue_work_on(int cpu, struct workqueue_struct *wq, struct work_struct *w);
+static inline bool queue_work(struct workqueue_struct *wq, struct work_struct *w)
+{ return queue_work_on(WORK_CPU_UNBOUND, wq, w); }
+bool flush_work(struct work_struct *w);
+bool cancel_work_sync(struct work_struct *w);
+void flush_workqueue(struct workqueue_struct *wq);
+extern struct workqueue_struct *system_wq;
+
+/* ---- sleeping: wait_var_event, wait queues, mutexes ------------------- */
+void tempo_sim_wait_idle(void);		/* run own irqs (and works), then nap */
+void tempo_sim_wake_all(void);
+#define wait_var_event(var, cond) do { while (!(cond)) tempo_sim_wait_idle(); } while (0)
+#define wake_up_var(var) do { (void)(var); tempo_sim_wake_all(); } while (0)
+struct wait_queue_head { int dummy; };
+typedef struct wait_queue_head wait_queue_head_t;
+#define init_waitqueue_head(w) do { (void)(w); } while (0)
+#define DECLARE_WAIT_QUEUE_HEAD(n) wait_queue_head_t n = { 0 }
+#define wait_event(wq, cond) do { (void)(wq); while (!(cond)) tempo_sim_wait_idle(); } while (0)
+#define wait_event_interruptible(wq, cond) ({ wait_event(wq, cond); 0; })
+#define wake_up(wq) do { (void)(wq); tempo_sim_wake_all(); } while (0)
+#define wake_up_all(wq) wake_up(wq)
+static inline bool wq_has_sleeper(wait_queue_head_t *w) { (void)w; smp_mb(); return true; }
+#include <pthread.h>
+struct mutex { pthread_mutex_t m; };
+#define DEFINE_MUTEX(n) struct mutex n = { PTHREAD_MUTEX_INITIALIZER }
+#define mutex_init(x) pthread_mutex_init(&(x)->m, NULL)
+#define mutex_lock(x) pthread_mutex_lock(&(x)->m)
+#define mutex_unlock(x) pthread_mutex_unlock(&(x)->m)
+#define mutex_destroy(x) pthread_mutex_destroy(&(x)->m)
+typedef struct { pthread_mutex_t m; } spinlock_t;
+#define spin_lock_init(x) pthread_mutex_init(&(x)->m, NULL)
+#define spin_lock(x) pthread_mutex_lock(&(x)->m)
+#define spin_unlock(x) pthread_mutex_unlock(&(x)->m)
+
+#endif /* _TEMPO_USER_H */

@@ -1,0 +1,46 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run every userspace test of tools/user (see user.mk); one KTAP line per
+# test, a closing "N passed, N failed", nonzero exit on any failure.
+# A TSan report, an ASan/UBSan report, a libFuzzer crash or a timeout fails.
+set -u
+out=${1:-build/user}
+secs=${USER_STRESS_SECS:-3}
+fuzz=${USER_FUZZ_SECS:-60}
+pass=0 fail=0 n=0
+export TSAN_OPTIONS="halt_on_error=0 exitcode=66 report_signal_unsafe=0"
+export ASAN_OPTIONS="detect_leaks=1"
+export UBSAN_OPTIONS="print_stacktrace=1 halt_on_error=1"
+
+tests=(
+	"wheel_det|$out/wheel_det_test"
+	"wheel_stress_tsan_real_4cpu|$out/wheel_stress $secs 4 real"
+	"wheel_stress_tsan_fake_3cpu|$out/wheel_stress $secs 3 fake"
+	"wheel_fuzz|$out/wheel_fuzz -max_total_time=$fuzz -max_len=256 -timeout=10 -artifact_prefix=$out/ $out/corpus tools/user/corpus/wheel"
+	"bench|$out/bench $out/bench.json"
+)
+echo "KTAP version 1"
+echo "1..${#tests[@]}"
+mkdir -p "$out/corpus" "$out/logs"
+for t in "${tests[@]}"; do
+	name=${t%%|*}
+	cmd=${t#*|}
+	n=$((n + 1))
+	log=$out/logs/$name.log
+	timeout --foreground $((secs * 10 + fuzz + 120)) $cmd >"$log" 2>&1
+	rc=$?
+	grep -E "^# (SUMMARY|wheel|bench)" "$log" | sed 's/^/# /'
+	if [ $rc -eq 0 ] && ! grep -qE "WARNING: ThreadSanitizer|ERROR: AddressSanitizer|runtime error:" "$log"; then
+		echo "ok $n $name"
+		pass=$((pass + 1))
+	else
+		grep -E "^    not ok|CHECK|SUMMARY: |EARLY|wheel_fuzz:|WARNING:" "$log" | sort | uniq -c | sort -rn | head -8 | sed 's/^/# /'
+		echo "# see $log (exit $rc)"
+		echo "not ok $n $name"
+		fail=$((fail + 1))
+	fi
+done
+echo "# test-user: $pass passed, $fail failed"
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The cores in userspace (tools/user/): the very same kmod/*.c files, built
+# against the shim headers in tools/user/include and run on simulated CPUs.
+#
+#   make test-user          every userspace test, KTAP, "N passed, N failed"
+#   make user-bench         the native benchmarks only (build/user/bench.json)
+#
+# Knobs: USER_STRESS_SECS (per TSan stress run, default 3),
+#        USER_FUZZ_SECS (libFuzzer time, default 60).
+
+USER_CC ?= clang
+USER_OUT := build/user
+USER_DIR := tools/user
+USER_STRESS_SECS ?= 3
+USER_FUZZ_SECS ?= 60
+USER_CFLAGS := -std=gnu11 -g -O1 -Wall -Wno-unused-function -fno-omit-frame-pointer \
+	-I$(USER_DIR)/include -Iinclude -Ikmod -I$(USER_DIR)
+USER_ASAN := -fsanitize=address,undefined -fno-sanitize=pointer-overflow \
+	-fno-sanitize-recover=undefined
+USER_TSAN := -fsanitize=thread
+USER_FUZZ := -fsanitize=fuzzer,address,undefined -fno-sanitize=pointer-overflow
+USER_SIM := $(USER_DIR)/sim.c
+USER_HDRS := $(wildcard $(USER_DIR)/*.h $(USER_DIR)/include/*.h \
+	$(USER_DIR)/include/*/*.h) kmod/wheel.h include/tempo/timer.h
+USER_WHEEL := kmod/wheel.c
+
+USER_BINS := $(USER_OUT)/wheel_det_test $(USER_OUT)/wheel_stress \
+	$(USER_OUT)/wheel_fuzz $(USER_OUT)/bench
+
+$(USER_OUT)/wheel_det_test: $(USER_DIR)/wheel_det_test.c $(USER_SIM) $(USER_WHEEL) $(USER_HDRS)
+	@mkdir -p $(@D)
+	$(USER_CC) $(USER_CFLAGS) $(USER_ASAN) -o $@ $(filter %.c,$^) -lpthread
+
+$(USER_OUT)/wheel_stress: $(USER_DIR)/wheel_stress.c $(USER_SIM) $(USER_WHEEL) $(USER_HDRS)
+	@mkdir -p $(@D)
+	$(USER_CC) $(USER_CFLAGS) $(USER_TSAN) -o $@ $(filter %.c,$^) -lpthread
+
+$(USER_OUT)/wheel_fuzz: $(USER_DIR)/wheel_fuzz.c $(USER_SIM) $(USER_WHEEL) $(USER_HDRS)
+	@mkdir -p $(@D)
+	$(USER_CC) $(USER_CFLAGS) $(USER_FUZZ) -o $@ $(filter %.c,$^) -lpthread
+
+$(USER_OUT)/bench: $(USER_DIR)/bench.c $(USER_SIM) $(USER_WHEEL) $(USER_HDRS)
+	@mkdir -p $(@D)
+	$(USER_CC) $(filter-out -O1,$(USER_CFLAGS)) -O2 -o $@ $(filter %.c,$^) -lpthread
+
+.PHONY: test-user user-build user-bench
+user-build: $(USER_BINS)
+
+test-user: deps
+	@mkdir -p $(USER_OUT)
+	@$(MAKE) --no-print-directory user-build >$(USER_OUT)/build.log 2>&1 || \
+		{ cat $(USER_OUT)/build.log; echo "test-user: build failed"; echo "0 passed, 1 failed"; exit 1; }
+	@USER_STRESS_SECS=$(USER_STRESS_SECS) USER_FUZZ_SECS=$(USER_FUZZ_SECS) \
+		$(USER_DIR)/run.sh $(USER_OUT)
+
+user-bench: $(USER_OUT)/bench
+	@$(USER_OUT)/bench $(USER_OUT)/bench.json

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Deterministic tests of kmod/wheel.c in userspace: one thread plays every
+ * CPU and the harness decides when each IPI, hrtimer and work item is
+ * delivered, so races that a real machine hits once in a million runs are
+ * written down as a sequence of steps.
+ */
+#include <linux/types.h>
+#include "wheel_harness.h"
+#include "tap.h"
+
+#define TICK_NS		1000000ULL
+#define T0		(1000 * TICK_NS)
+
+struct obj {
+	struct tempo_timer	timer;
+	u64			deadline;
+	unsigned int		fired;
+	bool			free_in_callback;
+};
+
+static unsigned int fired_total, freed_total;
+
+static void obj_fn(struct tempo_timer *t)
+{
+	struct obj *o = container_of(t, struct obj, timer);
+	long st = h_state(t);
+
+	fired_total++;
+	o->fired++;
+	CHECK(ktime_get_ns() >= o->deadline, "fired %llu ns early",
+	      o->deadline - ktime_get_ns());
+	/*
+	 * The contract (include/tempo/timer.h): "The callback may re-arm its
+	 * own timer, and may free it." So when it runs, no base may still
+	 * hold the timer: neither on a list (LINKED) nor on an inbox (QUEUED).
+	 */
+	CHECK(!(st & (H_TT_LINKED | H_TT_QUEUED)),
+	      "callback runs while a base still holds the timer (state %#lx)", st);
+	if (o->free_in_callback && !(st & (H_TT_LINKED | H_TT_QUEUED))) {
+		freed_total++;
+		free(o);	/* under ASan, a later touch is a use-after-free */
+	}
+}
+
+static struct obj *obj_new(bool free_in_cb)
+{
+	struct obj *o = calloc(1, sizeof(*o));
+
+	tempo_timer_init(&o->timer, obj_fn, 0);
+	o->free_in_callback = free_in_cb;
+	return o;
+}
+
+static void setup(unsigned int ncpus)
+{
+	tempo_sim_init(ncpus, false, true);
+	tempo_sim_clock_set(T0);
+	fired_total = freed_total = 0;
+	if (tempo_wheel_init(TICK_NS, 10))
+		abort();
+}
+
+static void teardown(void)
+{
+	u64 armed, fired, cancelled;
+
+	tempo_sim_run_all();
+	tempo_wheel_totals(&armed, &fired, &cancelled);
+	CHECK(armed == fired + cancelled, "armed %llu fired %llu cancelled %llu",
+	      armed, fired, cancelled);
+	tempo_sim_set_cpu(0);
+	tempo_wheel_exit();
+}
+
+/* Arm on CPU 0, reach the deadline: fires once, on time. */
+static void test_fires_once_on_time(void)
+{
+	struct obj *o;
+
+	setup(2);
+	o = obj_new(false);
+	tempo_sim_set_cpu(0);
+	o->deadline = ktime_get_ns() + 5 * TICK_NS;
+	CHECK(tempo_timer_arm(&o->timer, 5 * TICK_NS) == 0, "idle timer");
+	h_drive_until(o->deadline - 1);
+	CHECK(o->fired == 0, "fired early");
+	h_drive_until(o->deadline + tempo_timer_slack_ns(5 * TICK_NS));
+	CHECK(o->fired == 1, "fired %u times", o->fired);
+	teardown();
+	free(o);
+}
+
+/*
+ * The claim must not run a timer whose seq moved on (I7, the seq check in
+ * base_settle()'s FIRE case). The interleaving:
+ *
+ *   CPU 0 (owner)                         CPU 1
+ *   arm(t, 5 ticks): LINKED on CPU 0
+ *   hrtimer: collect t -> expired list
+ *                                         arm(t, 0): held by CPU 0, so
+ *                                         seq++, QUEUED, push to CPU 0's
+ *                                         inbox, IPI (not delivered yet)
+ *   work: claim t   <- seq != linked_seq: re-place (LINKED), no callback;
+ *                      without the check: FIRE with QUEUED still set, the
+ *                      callback frees t, and ...
+ *   IPI: drain inbox <- ... this pops a freed timer (use-after-free)
+ *   next tick: t fires once, with no base holding it
+ */
+static void test_claim_with_remote_rearm_in_flight(void)
+{
+	struct obj *o;
+
+	setup(2);
+	o = obj_new(true);
+	tempo_sim_set_cpu(0);
+	o->deadline = ktime_get_ns() + 5 * TICK_NS;
+	CHECK(tempo_timer_arm(&o->timer, 5 * TICK_NS) == 0, "idle timer");
+
+	tempo_sim_clock_advance(5 * TICK_NS);
+	CHECK(tempo_sim_run_hrtimers() == 1, "CPU 0's hrtimer collects t");
+	CHECK(fired_total == 0, "nothing runs in hardirq");
+
+	tempo_sim_set_cpu(1);
+	o->deadline = ktime_get_ns();
+	CHECK(tempo_timer_arm(&o->timer, 0) == 1, "re-arm of a collected timer: pending");
+	CHECK(tempo_sim_pending_csds(0) == 1, "the message to CPU 0 is in flight");
+
+	tempo_sim_set_cpu(0);
+	tempo_sim_run_works();		/* the claim, IPI still in flight */
+	tempo_sim_run_csds();		/* the IPI: the inbox drains */
+	h_drive_until(ktime_get_ns() + 2 * TICK_NS);
+	CHECK(fired_total == 1, "fired %u times", fired_total);
+	CHECK(freed_total == 1, "freed %u times", freed_total);
+	teardown();
+}
+
+/* A remote cancel in flight when the owner claims: no callback. */
+static void test_claim_with_remote_cancel_in_flight(void)
+{
+	struct obj *o;
+
+	setup(2);
+	o = obj_new(false);
+	tempo_sim_set_cpu(0);
+	o->deadline = ktime_get_ns() + 3 * TICK_NS;
+	tempo_timer_arm(&o->timer, 3 * TICK_NS);
+	tempo_sim_clock_advance(3 * TICK_NS);
+	tempo_sim_run_hrtimers();
+	tempo_sim_set_cpu(1);
+	CHECK(tempo_timer_cancel(&o->timer), "cancel of a collected timer stops it");
+	tempo_sim_set_cpu(0);
+	tempo_sim_run_works();
+	CHECK(o->fired == 0, "cancelled timer ran");
+	tempo_sim_run_csds();
+	CHECK(!(h_state(&o->timer) & (H_TT_LINKED | H_TT_QUEUED)), "still held");
+	tempo_sim_set_cpu(1);
+	CHECK(!tempo_timer_cancel_sync(&o->timer), "nothing left to stop");
+	teardown();
+	free(o);
+}
+
+/* arm_on another CPU, then re-arm from a third while the move is in flight. */
+static void test_arm_on_moves_while_in_flight(void)
+{
+	struct obj *o;
+
+	setup(3);
+	o = obj_new(true);
+	tempo_sim_set_cpu(0);
+	tempo_timer_arm(&o->timer, 10 * TICK_NS);
+	tempo_sim_set_cpu(2);
+	CHECK(tempo_timer_arm_on(&o->timer, 1, 4 * TICK_NS) == 1, "pending");
+	tempo_sim_set_cpu(0);
+	tempo_sim_run_csds();		/* CPU 0 forwards to CPU 1 */
+	tempo_sim_set_cpu(2);
+	o->deadline = ktime_get_ns() + 2 * TICK_NS;
+	CHECK(tempo_timer_arm(&o->timer, 2 * TICK_NS) == 1, "pending");
+	h_drive_until(o->deadline - 1);
+	CHECK(fired_total == 0, "early");
+	h_drive_until(o->deadline + 2 * TICK_NS);
+	CHECK(fired_total == 1 && freed_total == 1, "fired %u", fired_total);
+	teardown();
+}
+
+int main(void)
+{
+	tap_begin("wheel_det", 4);
+	tap_run("fires_once_on_time", test_fires_once_on_time);
+	tap_run("claim_with_remote_rearm_in_flight", test_claim_with_remote_rearm_in_flight);
+	tap_run("claim_with_remote_cancel_in_flight", test_claim_with_remote_cancel_in_flight);
+	tap_run("arm_on_moves_while_in_flight", test_arm_on_moves_while_in_flight);
+	return tap_end("wheel_det");
+}
