@@ -4,6 +4,7 @@
  * field at a time (Documentation/process/botching-up-ioctls.rst). Each case
  * opens its own context. KTAP on stdout.
  */
+#define _GNU_SOURCE
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -801,6 +802,30 @@ static int test_order_sink_pipe(void)
 	return KTAP_PASS;
 }
 
+/* A sink that cannot take the data: counted and reported, never hidden. */
+static int test_order_sink_full_counted(void)
+{
+	static char big[1 << 16];
+	struct tempo_ctx_stats s;
+	uint64_t t;
+	int p[2], fd = open_ctx();
+
+	CHECK(fd >= 0);
+	CHECK(pipe2(p, O_NONBLOCK) == 0);
+	while (write(p[1], big, sizeof(big)) > 0)
+		;					/* fill the pipe */
+	CHECK_ERR(tempo_set_sink(fd, p[1]), 0);
+	CHECK_ERR(tempo_ticket(fd, 0, &t), 0);
+	CHECK_ERR(tempo_submit(fd, t, 0, "x", 1), 0);
+	s = ctx_stats(fd);
+	CHECK(s.completed == 1 && s.sink_errors == 1 && s.sink_bytes == 0);
+	CHECK(s.sink_last_error == -EAGAIN);
+	close(p[0]);
+	close(p[1]);
+	close(fd);
+	return KTAP_PASS;
+}
+
 static int test_order_sink_invalid(void)
 {
 	struct tempo_sink sk = { .fd = 0, .reserved = 1 };
@@ -965,6 +990,7 @@ static const struct ktap_case cases[] = {
 	KTAP_CASE(test_order_ticket_misuse_einval),
 	KTAP_CASE(test_order_submit_bad_data_no_effect),
 	KTAP_CASE(test_order_sink_pipe),
+	KTAP_CASE(test_order_sink_full_counted),
 	KTAP_CASE(test_order_sink_invalid),
 	KTAP_CASE(test_contexts_are_isolated),
 	KTAP_CASE(test_close_with_pending_leaks_nothing),
