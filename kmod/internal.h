@@ -32,4 +32,17 @@ int tempo_dev_init(void);
 void tempo_dev_exit(void);
 void tempo_dev_debugfs(struct dentry *dir);
 
+/*
+ * DEBUG HOOK (issue 8, tools/verify.mk): a random busy-wait at the cores'
+ * racy points, to widen race windows under the stress tests. Compiled out
+ * (an empty inline) unless the modules are built with TEMPO_INJECT_DELAY=1;
+ * then the tempo.inject_delay parameter (max microseconds, 0 = off) turns it
+ * on. kmod/inject.c. Not for production builds.
+ */
+#ifdef TEMPO_INJECT_DELAY
+void tempo_inject_delay(void);
+#else
+static inline void tempo_inject_delay(void) { }
+#endif
+
 #endif /* _TEMPO_INTERNAL_H */

@@ -546,6 +546,7 @@ static enum push_result inbox_push(struct tempo_base *base, struct tempo_timer *
 		if (first == INBOX_SEALED)
 			return PUSH_SEALED;
 		t->msg.next = first;
+		tempo_inject_delay();	/* debug hook, compiled out by default */
 		/* LMM(inbox_push:A): pairs with inbox_take:A and base_seal:A. */
 	} while (!try_cmpxchg_release(&base->inbox.first, &first, &t->msg));
 	return first ? PUSH_MORE : PUSH_FIRST;
@@ -729,6 +730,7 @@ static bool base_settle(struct tempo_base *base, struct tempo_timer *t,
 			act = PLACE;
 			new = tt_set_cpu(new, base->cpu) | TT_LINKED;
 		}
+		tempo_inject_delay();	/* debug hook, compiled out by default */
 		/* LMM(base_settle:B): fully ordered; see P1 and P3. */
 		if (new == old || atomic_long_try_cmpxchg(&t->state, &old, new))
 			break;
@@ -851,6 +853,7 @@ static void base_dispatch(struct work_struct *work)
 		list_del_init(&t->entry);
 		/* LMM(base_dispatch:A): before the claim (P4). */
 		WRITE_ONCE(base->running, t);
+		tempo_inject_delay();	/* debug hook, compiled out by default */
 		/* LMM(base_dispatch:B): the claim is base_settle's cmpxchg. */
 		fire = base_settle(base, t, SETTLE_UNLINKED | SETTLE_DUE, tempo_now_tick());
 		if (fire) {
@@ -963,6 +966,7 @@ static int tempo_arm(struct tempo_timer *t, int cpu, u64 expires, u64 now)
 			how = ARM_SEND;
 			new = tt_set_cpu(new, target) | TT_QUEUED;
 		}
+		tempo_inject_delay();	/* debug hook, compiled out by default */
 		/* LMM(tempo_arm:B): fully ordered, pairs with base_settle:A. */
 		if (atomic_long_try_cmpxchg(&t->state, &old, new))
 			break;
@@ -1123,6 +1127,7 @@ bool tempo_timer_cancel(struct tempo_timer *timer)
 			send = true;
 			new |= TT_QUEUED;
 		}
+		tempo_inject_delay();	/* debug hook, compiled out by default */
 		if (new == old || atomic_long_try_cmpxchg(&timer->state, &old, new))
 			break;
 	}

@@ -6,15 +6,19 @@
 # and print a summary whose last line is "N passed, N failed[, N skipped]".
 #
 # Environment: TEMPO_KVARIANT (kernel variant, default "tempo"), TEMPO_EXTRA_KOS
-# (more modules to load and collect suites from), plus those of run.sh.
-# Outputs in build/check/: console.log, ktap.raw, results.ktap, results.json,
-# kunit-parse.txt, modules.log.
+# (more modules to load and collect suites from), TEMPO_CHECK_OUT (output
+# directory, default build/check), TEMPO_KCSAN_SCOPE (space-separated regexes: a
+# KCSAN report counts as a failure only if one matches its text, e.g. its
+# stacks; see summarize.py --kcsan-scope), TEMPO_MAKE_FLAGS (extra make
+# arguments for the module build), plus those of run.sh.
+# Outputs in the output directory: console.log, ktap.raw, results.ktap,
+# results.json, kunit-parse.txt, modules.log.
 
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 vm=$root/tools/vm
-out=$root/build/check
+out=${TEMPO_CHECK_OUT:-$root/build/check}
 variant=${TEMPO_KVARIANT:-tempo}
 start=$(date +%s)
 
@@ -26,7 +30,8 @@ trap 'echo "check: failed before the tests could run"; echo "0 passed, 1 failed"
 kdir=$("$vm/kernel.sh" "$variant")
 
 echo "check: building modules against $kdir"
-if ! make -C "$kdir" M="$root" modules >"$out/modules.log" 2>&1; then
+# shellcheck disable=SC2086 # TEMPO_MAKE_FLAGS is a list of words
+if ! make -C "$kdir" M="$root" ${TEMPO_MAKE_FLAGS:-} modules >"$out/modules.log" 2>&1; then
 	cat "$out/modules.log"
 	false
 fi
@@ -51,7 +56,7 @@ done
 initrd=$root/build/vm/initramfs.cpio.gz
 "$vm/initramfs.sh" "$kdir" "$initrd"
 
-echo "check: booting the VM (console: build/check/console.log)"
+echo "check: booting the VM (console: ${out#"$root"/}/console.log)"
 vm_rc=0
 "$vm/run.sh" "$kdir" "$initrd" "$out" check || vm_rc=$?
 
@@ -64,9 +69,10 @@ if [ -s "$out/results.ktap" ]; then
 fi
 
 trap - ERR
-echo "check: done in $(($(date +%s) - start)) s; results in build/check/"
+echo "check: done in $(($(date +%s) - start)) s; results in ${out#"$root"/}/"
 python3 "$vm/summarize.py" --json "$out/results.json" --ktap "$out/results.ktap" \
 	--console "$out/console.log" --allow "$vm/log-allow.txt" --expect "$expect" \
-	--parse-rc "$parse_rc" --parse-log "$out/kunit-parse.txt" --vm-rc "$vm_rc" |
+	--parse-rc "$parse_rc" --parse-log "$out/kunit-parse.txt" --vm-rc "$vm_rc" \
+	$(for r in ${TEMPO_KCSAN_SCOPE:-}; do printf -- '--kcsan-scope=%s ' "$r"; done) |
 	tee "$out/summary.txt"
 exit "${PIPESTATUS[0]}"

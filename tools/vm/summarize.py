@@ -35,6 +35,33 @@ TRACE_WINDOW = 200  # lines after a splat header that may belong to it
 
 TIMESTAMP = re.compile(r"^\[\s*\d+\.\d+\]\s?")
 
+# A KCSAN report runs from its "BUG: KCSAN:" line to the next line of "=" signs.
+KCSAN_HEAD = "BUG: KCSAN:"
+KCSAN_END = re.compile(r"^={20,}\s*$")
+
+
+def kcsan_blocks(lines, scope):
+    """Line numbers (0-based) of KCSAN reports to ignore: those whose text (the
+    stacks of both accesses) matches no regex of @scope. Only with --kcsan-scope."""
+    skip = set()
+    ignored = 0
+    if not scope:
+        return skip, ignored
+    i = 0
+    while i < len(lines):
+        if KCSAN_HEAD not in lines[i]:
+            i += 1
+            continue
+        j = i + 1
+        while j < len(lines) and not KCSAN_END.match(TIMESTAMP.sub("", lines[j])):
+            j += 1
+        block = lines[i:j]
+        if not any(r.search(l) for r in scope for l in block):
+            skip.update(range(i, j))
+            ignored += 1
+        i = j
+    return skip, ignored
+
 
 def load_allow(path):
     allow = []
@@ -47,8 +74,8 @@ def load_allow(path):
     return allow
 
 
-def scan_console(path, allow):
-    """Return (problems, guest_failures, reached_end)."""
+def scan_console(path, allow, scope=None):
+    """Return (problems, guest_failures, reached_end, ignored KCSAN reports)."""
     problems, guest_fail, seen = [], [], set()
     reached_end = False
     last_splat = -TRACE_WINDOW - 1
@@ -56,9 +83,12 @@ def scan_console(path, allow):
         with open(path, encoding="utf-8", errors="replace") as f:
             lines = f.read().replace("\r", "").split("\n")
     except OSError:
-        return ["console log %s missing" % path], [], False
+        return ["console log %s missing" % path], [], False, 0
 
+    skip, ignored = kcsan_blocks(lines, scope)
     for no, raw in enumerate(lines, 1):
+        if no - 1 in skip:
+            continue
         text = TIMESTAMP.sub("", raw)
         if text.startswith("tempo-vm: FAIL "):
             guest_fail.append(text[len("tempo-vm: FAIL "):])
@@ -81,7 +111,7 @@ def scan_console(path, allow):
             continue
         seen.add(key)
         problems.append("console.log:%d: %s" % (no, text.strip()))
-    return problems, guest_fail, reached_end
+    return problems, guest_fail, reached_end, ignored
 
 
 def leaves(group, path):
@@ -102,6 +132,9 @@ def main():
     ap.add_argument("--parse-rc", type=int, default=0)
     ap.add_argument("--parse-log")
     ap.add_argument("--vm-rc", type=int, default=0)
+    ap.add_argument("--kcsan-scope", action="append", default=[],
+                    help="regex: count a KCSAN report only if one of its lines matches "
+                         "(repeatable); reports matching none are listed, not counted")
     args = ap.parse_args()
 
     passed = failed = skipped = 0
@@ -172,7 +205,11 @@ def main():
         problem("kunit.py parse exited %d; see %s" % (args.parse_rc, args.parse_log))
 
     allow = load_allow(args.allow)
-    splats, guest_fail, reached_end = scan_console(args.console, allow)
+    scope = [re.compile(r) for r in args.kcsan_scope]
+    splats, guest_fail, reached_end, ignored = scan_console(args.console, allow, scope)
+    if ignored:
+        notes.append("note: %d KCSAN report(s) outside tempo code ignored (see %s)"
+                     % (ignored, args.console))
     for msg in guest_fail:
         problem("guest: " + msg)
     for msg in splats:

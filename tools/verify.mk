@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# tempo verification lanes (issue 8), included by the top-level Makefile after
+# its own definitions (deps, VM, LOCK).
+#
+#   make litmus        herd7 + LKMM on tools/litmus/*.litmus (no VM; ~10 s)
+#   make check-kcsan   every KUnit suite (stress included) and guest test program on the
+#                      KCSAN kernel variant (tools/vm/kernel/kcsan.config), with tempo.ko
+#                      built with the inject_delay debug hook and loaded with it on. Fails
+#                      on any test failure, kernel splat, or KCSAN report whose text
+#                      (the stacks of both accesses) names tempo code ([tempo...]);
+#                      other KCSAN reports are listed, not counted. build/check-kcsan/.
+#   make fuzz          build/guest/tests/tempo_fuzz (tools/fuzz/fuzz_ioctl.c, static): the
+#                      /dev/tempo ioctl fuzzer, run by the VM with the other guest test
+#                      programs, so `make check` runs it on the KASAN kernel (20 s) and
+#                      `make check-kcsan` on the KCSAN one. Needs include/uapi/tempo.h
+#                      (branch dev); skipped without it.
+#   make verify        litmus, then check-kcsan
+#
+# Knobs: KCSAN_APPEND (kernel command line of the KCSAN run), KCSAN_SMP (vCPUs).
+
+KCSAN_SMP ?= 2
+KCSAN_APPEND ?= tempo.inject_delay=20 tempo_test.stress_ms=1500 \
+	tempo_test.stress_seq_ms=3000 kcsan.skip_watch=1000
+
+.PHONY: litmus check-kcsan verify fuzz
+
+FUZZ_BIN := build/guest/tests/tempo_fuzz
+FUZZ_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Werror -Iinclude -static -pthread
+
+fuzz:
+	@if [ -f include/uapi/tempo.h ]; then \
+		mkdir -p $(dir $(FUZZ_BIN)) && \
+		$(MAKE) --no-print-directory $(FUZZ_BIN); \
+	else echo "fuzz: no include/uapi/tempo.h on this branch; the ioctl fuzzer is not built"; fi
+
+$(FUZZ_BIN): tools/fuzz/fuzz_ioctl.c $(wildcard include/uapi/tempo.h)
+	$(CC) $(FUZZ_CFLAGS) $< -o $@
+
+# The VM packs build/guest/tests/: build the fuzzer before either check.
+check check-kcsan: fuzz
+
+litmus:
+	@tools/litmus/run.sh
+
+check-kcsan: deps
+	@mkdir -p build
+	@$(VM)/kernel.sh kcsan >/dev/null || \
+		{ echo "check-kcsan: the KCSAN kernel did not build"; echo "0 passed, 1 failed"; exit 1; }
+	@TEMPO_KVARIANT=kcsan TEMPO_CHECK_OUT=$(CURDIR)/build/check-kcsan \
+		TEMPO_KCSAN_SCOPE='\[tempo' TEMPO_MAKE_FLAGS=TEMPO_INJECT_DELAY=1 \
+		TEMPO_VM_SMP=$(KCSAN_SMP) TEMPO_VM_APPEND="$(KCSAN_APPEND) $(TEMPO_VM_APPEND)" \
+		$(LOCK) $(VM)/check.sh
+
+verify: litmus check-kcsan
