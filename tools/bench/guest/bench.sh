@@ -1,0 +1,115 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest side of `make bench` (tempo_mode=bench; /init has loaded tempo.ko).
+# Loads tempo_bench.ko and runs every measurement, interleaving the systems
+# (A B C A B C ...) and rotating which one goes first in each repetition.
+# Every result line goes to the console and, at the end, to /dev/ttyS1 (the
+# host's ktap.raw), prefixed "BENCH rep=R". A failed measurement prints
+# "BENCH-ERR".
+#
+# Kernel command line: tempo_bench_reps=N (default 5; the 1M cancel tier runs
+# max(2, N-2) times), tempo_bench_quick=1 (smallest tiers only, for a smoke run),
+# tempo_bench_only=a,b (only these sections: cancel burst spread order dq parts ubench).
+
+reps=5
+quick=0
+only=
+for arg in $(cat /proc/cmdline); do
+	case "$arg" in
+	tempo_bench_reps=*) reps=${arg#tempo_bench_reps=} ;;
+	tempo_bench_quick=*) quick=${arg#tempo_bench_quick=} ;;
+	tempo_bench_only=*) only=${arg#tempo_bench_only=} ;;
+	esac
+done
+
+want() { [ -z "$only" ] || case ",$only," in *",$1,"*) true ;; *) false ;; esac; }
+
+out=/tmp/bench.out
+: >$out
+B=/sys/kernel/debug/tempo_bench/run
+
+echo "BENCH-INFO cpus=$(grep -c ^processor /proc/cpuinfo) clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource) reps=$reps" | tee -a $out
+insmod /tempo/bench/tempo_bench.ko || { echo "tempo-vm: FAIL insmod tempo_bench.ko"; exit 1; }
+
+# rotate "a b c" by $1 positions
+rot() {
+	local k=$1 i
+	shift
+	i=0
+	while [ $i -lt $((k % $#)) ]; do
+		set -- "$@" "$1"
+		shift
+		i=$((i + 1))
+	done
+	echo "$@"
+}
+
+kb() {	# kernel measurement: kb CMD SYS ARGS...
+	local t0 t1
+	t0=$(date +%s)
+	if echo "$*" >$B 2>/dev/null; then
+		sed "s/^/BENCH rep=$rep /" $B | tee -a $out
+	else
+		echo "BENCH-ERR rep=$rep $* : $(cat $B 2>/dev/null)" | tee -a $out
+	fi
+	t1=$(date +%s)
+	[ $((t1 - t0)) -gt 60 ] && echo "bench: '$*' took $((t1 - t0)) s"
+}
+
+ub() {	# userspace measurement: ub MODE SYS
+	/tempo/bench/ubench "$1" "$2" >/tmp/ub.out 2>/tmp/ub.err
+	case $? in
+	0) sed "s/^/BENCH rep=$rep /" /tmp/ub.out | tee -a $out ;;
+	77) echo "BENCH-SKIP rep=$rep ubench $* : $(cat /tmp/ub.err)" | tee -a $out ;;
+	*) echo "BENCH-ERR rep=$rep ubench $* : $(cat /tmp/ub.err)" | tee -a $out ;;
+	esac
+}
+
+if [ "$quick" = 1 ]; then
+	tiers="1024"
+else
+	tiers="1024 65536 1048576"
+fi
+start=$(date +%s)
+rep=1
+while [ $rep -le $reps ]; do
+	echo "bench: repetition $rep of $reps ($(($(date +%s) - start)) s so far)"
+	want cancel && for n in $tiers; do
+		if [ "$n" = 1048576 ] && [ $rep -gt $((reps > 4 ? reps - 2 : 2)) ]; then
+			continue
+		fi
+		for cpus in 1 all; do
+			for s in $(rot $rep tempo dwork timer hrtimer); do
+				kb cancel $s $n $cpus
+			done
+		done
+	done
+	want burst && for s in $(rot $rep tempo dwork hrtimer); do
+		kb burst $s 32768
+	done
+	want spread && for s in $(rot $rep tempo dwork hrtimer); do
+		kb spread $s 8192
+	done
+	want order && for s in $(rot $rep tempo tempo_inline padata owq rob); do
+		kb order $s 32768
+	done
+	want dq && for s in $(rot $rep tempo java); do
+		kb dq $s 16384
+	done
+	want dq && for s in $(rot $rep tempo java); do
+		kb dq0 $s 16384
+	done
+	want parts && kb parts - 0
+	want ubench && for m in cancel expire; do
+		for s in $(rot $rep tempo timerfd io_uring posix); do
+			ub $m $s
+		done
+	done
+	rep=$((rep + 1))
+done
+echo "bench: finished in $(($(date +%s) - start)) s"
+
+rmmod tempo_bench || echo "tempo-vm: FAIL rmmod tempo_bench"
+stty -F /dev/ttyS1 raw -echo 2>/dev/null
+cat $out >/dev/ttyS1

@@ -1,0 +1,1474 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tempo_bench: tempo against the kernel's own alternatives, side by side.
+ *
+ * Loaded only by `make bench` (tools/bench/guest/bench.sh), never by `make
+ * check`. The guest script drives it through one debugfs file:
+ *
+ *	echo "cancel tempo 65536 all" > /sys/kernel/debug/tempo_bench/run
+ *	cat /sys/kernel/debug/tempo_bench/run
+ *
+ * A write runs one measurement synchronously (one sample of one system); a
+ * read returns its result lines, "name=... system=... key=value ... value=V
+ * unit=U". The script interleaves the systems (A B C A B C ...) and repeats;
+ * tools/bench/report.py takes medians and ratios. Commands:
+ *
+ *	cancel SYS N CPUS   SYS in tempo dwork timer hrtimer. N timers armed far
+ *			    in the future (CPUS "1" or "all", split evenly, each
+ *			    thread arming its share on its own CPU); then for
+ *			    sample_ms, cancel and re-arm a random one of them:
+ *			    ns per arm+cancel pair (wall time / total pairs).
+ *	burst SYS K         SYS in tempo dwork hrtimer. K timers armed on all
+ *			    CPUs for one common deadline: ns per expiry between
+ *			    the first and the last callback.
+ *	spread SYS K        K timers with delays spread over 2..102 ms: callback
+ *			    lateness (callback time - deadline) p50/p99/max, us.
+ *	order SYS M         SYS in tempo tempo_inline padata owq rob. M items
+ *			    submitted from all CPUs, a small parallel step each,
+ *			    completions in submission order: ns per item.
+ *	dq0 SYS K           the same queue, one thread putting an item that is
+ *			    already due and taking it back, K times: the data
+ *			    structure without timers or wake-ups. ns per pair.
+ *	parts - 0           ns per call of the primitives an arm/cancel is
+ *			    built from (clock read, irq save, cmpxchg, lock).
+ *	dq SYS K            SYS in tempo java. A delay queue holding
+ *			    dq_pending (100K) far-future items; K items with
+ *			    0..1 ms delays put by one producer per CPU and taken
+ *			    by one consumer per CPU: ns per put+take.
+ *
+ * The peers are used as their documentation recommends (see
+ * tools/bench/README.md): delayed_work on system_wq through
+ * mod_delayed_work()/cancel_delayed_work(), timer_list through
+ * mod_timer()/timer_delete(), hrtimer with HRTIMER_MODE_REL and
+ * hrtimer_try_to_cancel(), padata through a shell of its own instance, an
+ * ordered workqueue from alloc_ordered_workqueue().
+ */
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/jiffies.h>
+#include <linux/kthread.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/padata.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/spinlock.h>
+#include <linux/timer.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include <tempo/timer.h>
+#if __has_include(<tempo/order.h>)
+#include <tempo/order.h>
+#define HAVE_TEMPO_ORDER 1
+#define HAVE_ORDER_STR "yes"
+#else
+#define HAVE_ORDER_STR "no"
+#endif
+#if __has_include(<tempo/delayq.h>)
+#include <tempo/delayq.h>
+#define HAVE_TEMPO_DELAYQ 1
+#define HAVE_DELAYQ_STR "yes"
+#else
+#define HAVE_DELAYQ_STR "no"
+#endif
+
+static unsigned int sample_ms = 200;
+module_param(sample_ms, uint, 0644);
+MODULE_PARM_DESC(sample_ms, "duration of one timed cancel sample, ms (default 200)");
+
+static unsigned int dq_pending = 100000;
+module_param(dq_pending, uint, 0644);
+MODULE_PARM_DESC(dq_pending, "far-future items held in the delay queue during dq (default 100000)");
+
+static unsigned int work_iters = 64;
+module_param(work_iters, uint, 0644);
+MODULE_PARM_DESC(work_iters, "iterations of the small parallel step of order (default 64)");
+
+#define MAX_TIMERS	BIT(20)
+#define MAX_THREADS	16
+#define BATCH		256
+/* Far enough that no timer of a cancel sample ever fires during the sample. */
+#define FAR_MS		30000UL
+
+static char result[2048];
+static size_t result_len;
+static DEFINE_MUTEX(bench_lock);
+
+static __printf(1, 2) void emit(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	result_len += vscnprintf(result + result_len, sizeof(result) - result_len, fmt, ap);
+	va_end(ap);
+}
+
+/* value in units of 1/1000, printed with three decimals */
+static void emit_milli(const char *head, u64 milli, const char *unit)
+{
+	emit("%s value=%llu.%03llu unit=%s\n", head, milli / 1000, milli % 1000, unit);
+}
+
+static inline u32 xorshift32(u32 *s)
+{
+	u32 x = *s;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	*s = x;
+	return x;
+}
+
+/* ---- threads: one per CPU, a start gate, wall time from gate to last finish ---- */
+
+struct brun;
+
+struct bthread {
+	struct brun		*run;
+	struct task_struct	*task;
+	struct completion	done;
+	int			idx;
+	int			cpu;
+	u64			ops;
+	int			err;
+};
+
+struct brun {
+	int			nthreads;
+	int			(*pre)(struct bthread *t);
+	void			(*body)(struct bthread *t);
+	void			(*post)(struct bthread *t);
+	void			*ctx;
+	atomic_t		ready;
+	atomic_t		finished;
+	bool			go;
+	wait_queue_head_t	gate;
+	u64			t0, t1;
+	struct bthread		th[MAX_THREADS];
+};
+
+static int bthread_fn(void *arg)
+{
+	struct bthread *t = arg;
+	struct brun *r = t->run;
+
+	t->err = r->pre ? r->pre(t) : 0;
+	atomic_inc(&r->ready);
+	wait_event(r->gate, READ_ONCE(r->go));
+	if (!t->err)
+		r->body(t);
+	if (atomic_inc_return(&r->finished) == r->nthreads)
+		r->t1 = ktime_get_ns();
+	if (r->post)
+		r->post(t);
+	complete(&t->done);
+	return 0;
+}
+
+/* Thread i runs on online CPU (i % ncpus). */
+static int brun_go(struct brun *r)
+{
+	int i, cpu, err = 0, n = 0;
+	int cpus[NR_CPUS];
+
+	for_each_online_cpu(cpu)
+		cpus[n++] = cpu;
+	atomic_set(&r->ready, 0);
+	atomic_set(&r->finished, 0);
+	r->go = false;
+	init_waitqueue_head(&r->gate);
+	for (i = 0; i < r->nthreads; i++) {
+		struct bthread *t = &r->th[i];
+
+		t->run = r;
+		t->idx = i;
+		t->cpu = cpus[i % n];
+		t->ops = 0;
+		t->err = 0;
+		init_completion(&t->done);
+		t->task = kthread_create(bthread_fn, t, "tempo_bench/%d", i);
+		if (IS_ERR(t->task)) {
+			err = PTR_ERR(t->task);
+			while (--i >= 0)	/* never woken: threadfn does not run */
+				kthread_stop(r->th[i].task);
+			return err;
+		}
+		kthread_bind(t->task, t->cpu);
+	}
+	for (i = 0; i < r->nthreads; i++)
+		wake_up_process(r->th[i].task);
+	while (atomic_read(&r->ready) < r->nthreads)
+		usleep_range(1000, 2000);
+	r->t0 = ktime_get_ns();
+	WRITE_ONCE(r->go, true);
+	wake_up_all(&r->gate);
+	for (i = 0; i < r->nthreads; i++) {
+		wait_for_completion(&r->th[i].done);
+		if (r->th[i].err)
+			err = r->th[i].err;
+	}
+	return err;
+}
+
+static u64 brun_ops(struct brun *r)
+{
+	u64 ops = 0;
+	int i;
+
+	for (i = 0; i < r->nthreads; i++)
+		ops += r->th[i].ops;
+	return ops;
+}
+
+static struct brun *brun_alloc(void)
+{
+	return kzalloc(sizeof(struct brun), GFP_KERNEL);
+}
+
+/* ---- cancelled timeouts ---- */
+
+enum tsys { T_TEMPO, T_DWORK, T_TIMER, T_HRTIMER, T_NSYS };
+static const char * const tsys_name[T_NSYS] = { "tempo", "dwork", "timer", "hrtimer" };
+
+static void *pool;		/* MAX_TIMERS of the largest timer type */
+static size_t pool_bytes;
+
+struct cancel_ctx {
+	enum tsys	sys;
+	u32		n;
+	u64		dur_ns;
+};
+
+static void noop_tempo(struct tempo_timer *t) { }
+static void noop_work(struct work_struct *w) { }
+static void noop_timer(struct timer_list *t) { }
+static enum hrtimer_restart noop_hrtimer(struct hrtimer *h)
+{
+	return HRTIMER_NORESTART;
+}
+
+static void share(struct bthread *t, u32 n, u32 *lo, u32 *hi)
+{
+	int k = t->run->nthreads;
+
+	*lo = (u64)n * t->idx / k;
+	*hi = (u64)n * (t->idx + 1) / k;
+}
+
+static inline u64 far_ns(u32 i)
+{
+	return (FAR_MS + (i & 1023)) * NSEC_PER_MSEC;
+}
+
+static inline unsigned long far_j(u32 i)
+{
+	return msecs_to_jiffies(FAR_MS + (i & 1023));
+}
+
+static int cancel_pre(struct bthread *t)
+{
+	struct cancel_ctx *c = t->run->ctx;
+	u32 i, lo, hi;
+	int err;
+
+	share(t, c->n, &lo, &hi);
+	for (i = lo; i < hi; i++) {
+		switch (c->sys) {
+		case T_TEMPO: {
+			struct tempo_timer *tt = (struct tempo_timer *)pool + i;
+
+			tempo_timer_init(tt, noop_tempo, 0);
+			err = tempo_timer_arm(tt, far_ns(i));
+			if (err)
+				return err;
+			break;
+		}
+		case T_DWORK: {
+			struct delayed_work *dw = (struct delayed_work *)pool + i;
+
+			INIT_DELAYED_WORK(dw, noop_work);
+			mod_delayed_work(system_wq, dw, far_j(i));
+			break;
+		}
+		case T_TIMER: {
+			struct timer_list *tl = (struct timer_list *)pool + i;
+
+			timer_setup(tl, noop_timer, 0);
+			mod_timer(tl, jiffies + far_j(i));
+			break;
+		}
+		case T_HRTIMER: {
+			struct hrtimer *h = (struct hrtimer *)pool + i;
+
+			hrtimer_init(h, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+			h->function = noop_hrtimer;
+			hrtimer_start(h, ns_to_ktime(far_ns(i)), HRTIMER_MODE_REL);
+			break;
+		}
+		default:
+			return -EINVAL;
+		}
+		if (!(i & 1023))
+			cond_resched();
+	}
+	return 0;
+}
+
+/*
+ * One loop per system, so that the measured loop holds nothing but the
+ * random pick and the two calls.
+ */
+#define CANCEL_LOOP(type, cancel, arm)						\
+	do {									\
+		type *base = pool;						\
+		u32 seed = 2463534242U + t->idx, span = hi - lo;		\
+		u64 ops = 0;							\
+		do {								\
+			int b;							\
+			for (b = 0; b < BATCH; b++) {				\
+				u32 i = lo + xorshift32(&seed) % span;		\
+				type *x = base + i;				\
+				cancel;						\
+				arm;						\
+			}							\
+			ops += BATCH;						\
+			cond_resched();						\
+		} while (ktime_get_ns() - r->t0 < c->dur_ns);			\
+		t->ops = ops;							\
+	} while (0)
+
+static void cancel_body(struct bthread *t)
+{
+	struct brun *r = t->run;
+	struct cancel_ctx *c = r->ctx;
+	u32 lo, hi;
+
+	share(t, c->n, &lo, &hi);
+	switch (c->sys) {
+	case T_TEMPO:
+		CANCEL_LOOP(struct tempo_timer, tempo_timer_cancel(x),
+			    tempo_timer_arm(x, far_ns(i)));
+		break;
+	case T_DWORK:
+		CANCEL_LOOP(struct delayed_work, cancel_delayed_work(x),
+			    mod_delayed_work(system_wq, x, far_j(i)));
+		break;
+	case T_TIMER:
+		CANCEL_LOOP(struct timer_list, timer_delete(x),
+			    mod_timer(x, jiffies + far_j(i)));
+		break;
+	case T_HRTIMER:
+		CANCEL_LOOP(struct hrtimer, hrtimer_try_to_cancel(x),
+			    hrtimer_start(x, ns_to_ktime(far_ns(i)), HRTIMER_MODE_REL));
+		break;
+	default:
+		break;
+	}
+}
+
+static void cancel_post(struct bthread *t)
+{
+	struct cancel_ctx *c = t->run->ctx;
+	u32 i, lo, hi;
+
+	share(t, c->n, &lo, &hi);
+	for (i = lo; i < hi; i++) {
+		switch (c->sys) {
+		case T_TEMPO:
+			tempo_timer_cancel_sync((struct tempo_timer *)pool + i);
+			break;
+		case T_DWORK:
+			cancel_delayed_work_sync((struct delayed_work *)pool + i);
+			break;
+		case T_TIMER:
+			timer_delete_sync((struct timer_list *)pool + i);
+			break;
+		case T_HRTIMER:
+			hrtimer_cancel((struct hrtimer *)pool + i);
+			break;
+		default:
+			break;
+		}
+		if (!(i & 1023))
+			cond_resched();
+	}
+}
+
+static int parse_sys(const char *s, const char * const *names, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return -EINVAL;
+}
+
+static int parse_cpus(const char *s)
+{
+	if (!strcmp(s, "all"))
+		return min_t(int, num_online_cpus(), MAX_THREADS);
+	if (!strcmp(s, "1"))
+		return 1;
+	return -EINVAL;
+}
+
+static int cmd_cancel(const char *sys_s, u32 n, const char *cpus_s)
+{
+	struct cancel_ctx c = { .dur_ns = (u64)sample_ms * NSEC_PER_MSEC, .n = n };
+	struct brun *r;
+	int sys = parse_sys(sys_s, tsys_name, T_NSYS), nt = parse_cpus(cpus_s), err;
+	u64 ops;
+
+	if (sys < 0 || nt < 0 || n < 1 || n > MAX_TIMERS)
+		return -EINVAL;
+	c.sys = sys;
+	r = brun_alloc();
+	if (!r)
+		return -ENOMEM;
+	r->nthreads = nt;
+	r->ctx = &c;
+	r->pre = cancel_pre;
+	r->body = cancel_body;
+	r->post = cancel_post;
+	err = brun_go(r);
+	ops = brun_ops(r);
+	if (!err && ops) {
+		char head[128];
+
+		scnprintf(head, sizeof(head),
+			  "name=cancel system=%s outstanding=%u cpus=%s threads=%d ops=%llu",
+			  sys_s, n, cpus_s, nt, ops);
+		emit_milli(head, div64_u64((r->t1 - r->t0) * 1000, ops), "ns/op");
+	}
+	kfree(r);
+	return err;
+}
+
+/* ---- timers that fire ---- */
+
+struct fire_item {
+	union {
+		struct tempo_timer	tt;
+		struct delayed_work	dw;
+		struct hrtimer		h;
+	};
+	u64	deadline;
+};
+
+struct fire_ctx {
+	enum tsys	sys;
+	u32		k;
+	bool		burst;
+	u64		common_deadline;
+	atomic_t	fired;
+	atomic_t	armed_late;	/* burst: armed after the common deadline */
+	u64		first, last;
+	s64		*late;		/* ns, per item */
+	struct fire_item *items;
+};
+
+static struct fire_ctx *fire_cur;
+
+static void fire_record(struct fire_item *it)
+{
+	struct fire_ctx *f = fire_cur;
+	u64 now = ktime_get_ns();
+	int n;
+
+	f->late[it - f->items] = (s64)(now - it->deadline);
+	cmpxchg64(&f->first, 0, now);
+	n = atomic_inc_return(&f->fired);
+	if (n == f->k)
+		WRITE_ONCE(f->last, now);
+}
+
+static void fire_tempo(struct tempo_timer *t)
+{
+	fire_record(container_of(t, struct fire_item, tt));
+}
+
+static void fire_work(struct work_struct *w)
+{
+	fire_record(container_of(to_delayed_work(w), struct fire_item, dw));
+}
+
+static enum hrtimer_restart fire_hrtimer(struct hrtimer *h)
+{
+	fire_record(container_of(h, struct fire_item, h));
+	return HRTIMER_NORESTART;
+}
+
+static int fire_pre(struct bthread *t)
+{
+	struct fire_ctx *f = t->run->ctx;
+	u32 i, lo, hi, seed = 12345 + t->idx;
+
+	share(t, f->k, &lo, &hi);
+	for (i = lo; i < hi; i++) {
+		struct fire_item *it = &f->items[i];
+		u64 now = ktime_get_ns(), delay;
+
+		if (f->burst && (s64)(f->common_deadline - now) <= 0) {
+			delay = 0;	/* arming outran the common deadline */
+			atomic_inc(&f->armed_late);
+		} else if (f->burst) {
+			delay = f->common_deadline - now;
+		} else
+			delay = (2 + xorshift32(&seed) % 100) * NSEC_PER_MSEC;
+		it->deadline = now + delay;
+		switch (f->sys) {
+		case T_TEMPO:
+			tempo_timer_init(&it->tt, fire_tempo, 0);
+			if (tempo_timer_arm(&it->tt, delay))
+				return -EIO;
+			break;
+		case T_DWORK:
+			INIT_DELAYED_WORK(&it->dw, fire_work);
+			/* rounded up, as msecs_to_jiffies() does */
+			queue_delayed_work(system_wq, &it->dw,
+					   usecs_to_jiffies(div_u64(delay + 999, 1000)));
+			break;
+		case T_HRTIMER:
+			hrtimer_init(&it->h, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+			it->h.function = fire_hrtimer;
+			hrtimer_start(&it->h, ns_to_ktime(delay), HRTIMER_MODE_REL);
+			break;
+		default:
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static void fire_body(struct bthread *t) { }
+
+static int cmp_s64(const void *a, const void *b)
+{
+	s64 x = *(const s64 *)a, y = *(const s64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void emit_late(const char *head, const char *what, s64 ns)
+{
+	char h[160];
+	s64 v = ns / 100;	/* 0.1 us */
+
+	scnprintf(h, sizeof(h), "%s stat=%s", head, what);
+	emit("%s value=%s%lld.%lld unit=us\n", h, v < 0 ? "-" : "",
+	     abs(v) / 10, abs(v) % 10);
+}
+
+static int cmd_fire(const char *sys_s, u32 k, bool burst)
+{
+	struct fire_ctx *f;
+	struct brun *r;
+	int sys = parse_sys(sys_s, tsys_name, T_NSYS), err;
+	unsigned long stop;
+	u32 i;
+
+	if (sys < 0 || sys == T_TIMER || k < 16 || k > MAX_TIMERS / 4)
+		return -EINVAL;
+	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	r = brun_alloc();
+	if (!f || !r) {
+		err = -ENOMEM;
+		goto out;
+	}
+	f->items = kvcalloc(k, sizeof(*f->items), GFP_KERNEL);
+	f->late = kvcalloc(k, sizeof(s64), GFP_KERNEL);
+	if (!f->items || !f->late) {
+		err = -ENOMEM;
+		goto out;
+	}
+	f->sys = sys;
+	f->k = k;
+	f->burst = burst;
+	/* arming K timers under TCG takes up to a few us each */
+	f->common_deadline = ktime_get_ns() + 300 * NSEC_PER_MSEC + (u64)k * 20000;
+	fire_cur = f;
+	r->nthreads = min_t(int, num_online_cpus(), MAX_THREADS);
+	r->ctx = f;
+	r->pre = fire_pre;
+	r->body = fire_body;
+	err = brun_go(r);
+	stop = jiffies + 30 * HZ;
+	while (atomic_read(&f->fired) < k && time_before(jiffies, stop))
+		usleep_range(5000, 10000);
+	if (atomic_read(&f->fired) < k) {
+		pr_err("tempo_bench: %s %s: %d of %u fired in 30 s\n",
+		       burst ? "burst" : "spread", sys_s, atomic_read(&f->fired), k);
+		err = err ?: -ETIMEDOUT;
+	}
+	/* nothing may still run when the items are freed */
+	for (i = 0; i < k; i++) {
+		if (sys == T_TEMPO)
+			tempo_timer_cancel_sync(&f->items[i].tt);
+		else if (sys == T_DWORK)
+			cancel_delayed_work_sync(&f->items[i].dw);
+		else
+			hrtimer_cancel(&f->items[i].h);
+	}
+	if (!err) {
+		char head[128];
+
+		if (burst) {
+			scnprintf(head, sizeof(head),
+				  "name=fire_burst system=%s timers=%u cpus=all armed_late=%d",
+				  sys_s, k, atomic_read(&f->armed_late));
+			emit_milli(head, div64_u64((f->last - f->first) * 1000, k - 1),
+				   "ns/expiry");
+		} else {
+			scnprintf(head, sizeof(head),
+				  "name=fire_lateness system=%s timers=%u cpus=all delay=2..102ms",
+				  sys_s, k);
+			sort(f->late, k, sizeof(s64), cmp_s64, NULL);
+			emit_late(head, "p50", f->late[k / 2]);
+			emit_late(head, "p99", f->late[(u64)k * 99 / 100]);
+			emit_late(head, "max", f->late[k - 1]);
+		}
+	}
+out:
+	fire_cur = NULL;
+	if (f) {
+		kvfree(f->items);
+		kvfree(f->late);
+	}
+	kfree(f);
+	kfree(r);
+	return err;
+}
+
+/* ---- ordered completion ---- */
+
+enum osys { O_TEMPO, O_TEMPO_INLINE, O_PADATA, O_OWQ, O_ROB, O_NSYS };
+static const char * const osys_name[O_NSYS] = {
+	"tempo", "tempo_inline", "padata", "owq", "rob"
+};
+
+struct order_item {
+	union {
+#ifdef HAVE_TEMPO_ORDER
+		struct tempo_order_req	req;
+#endif
+#if IS_ENABLED(CONFIG_PADATA)
+		struct padata_priv	pp;
+#endif
+		struct work_struct	w;
+	};
+	u64	seq;
+	u64	result;
+};
+
+#define ROB_WINDOW	1024
+
+struct order_ctx {
+	enum osys		sys;
+	u32			m;
+	atomic_t		done;
+	atomic_t		misorder;
+	u64			last_seq;	/* owned by the completion side */
+	struct order_item	*items;
+	struct completion	all_done;
+#ifdef HAVE_TEMPO_ORDER
+	struct tempo_order	*o;
+#endif
+#if IS_ENABLED(CONFIG_PADATA)
+	struct padata_instance	*pinst;
+	struct padata_shell	*ps;
+#endif
+	struct workqueue_struct	*owq;
+	/* rob */
+	spinlock_t		rob_lock;
+	atomic64_t		rob_next;
+	u64			rob_head;
+	struct order_item	*rob[ROB_WINDOW];
+};
+
+static struct order_ctx *order_cur;
+
+/* The small parallel step: a few dozen multiply-adds on the item. */
+static noinline void small_step(struct order_item *it)
+{
+	u64 x = it->seq + 1;
+	unsigned int i;
+
+	for (i = 0; i < work_iters; i++)
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+	it->result = x;
+}
+
+/* Completion: check the order, count. seq is the order the system promised. */
+static void order_complete(struct order_item *it, u64 seq)
+{
+	struct order_ctx *c = order_cur;
+
+	if (atomic_read(&c->done) && seq != c->last_seq + 1)
+		atomic_inc(&c->misorder);
+	c->last_seq = seq;
+	if (atomic_inc_return(&c->done) == c->m)
+		complete(&c->all_done);
+}
+
+#ifdef HAVE_TEMPO_ORDER
+static void ord_tempo_work(struct tempo_order_req *req)
+{
+	small_step(container_of(req, struct order_item, req));
+}
+
+static void ord_tempo_done(struct tempo_order_req *req)
+{
+	order_complete(container_of(req, struct order_item, req), req->ticket);
+}
+
+static void ord_tempo_run(void *arg)
+{
+	struct order_item *it = arg;
+
+	order_complete(it, it->seq);
+}
+#endif
+
+#if IS_ENABLED(CONFIG_PADATA)
+static void ord_padata_parallel(struct padata_priv *pp)
+{
+	small_step(container_of(pp, struct order_item, pp));
+	padata_do_serial(pp);
+}
+
+static void ord_padata_serial(struct padata_priv *pp)
+{
+	order_complete(container_of(pp, struct order_item, pp), pp->seq_nr);
+}
+#endif
+
+/* The ordered workqueue runs items in queueing order by construction. */
+static void ord_owq_fn(struct work_struct *w)
+{
+	struct order_item *it = container_of(w, struct order_item, w);
+
+	small_step(it);
+	order_complete(it, order_cur->last_seq + 1);
+}
+
+static void ord_rob_submit(struct order_ctx *c, struct order_item *it)
+{
+	u64 seq = atomic64_inc_return(&c->rob_next) - 1;
+
+	it->seq = seq;
+	/* the window: do not run more than ROB_WINDOW ahead of the head */
+	while (seq - READ_ONCE(c->rob_head) >= ROB_WINDOW)
+		cond_resched();
+	small_step(it);
+	spin_lock(&c->rob_lock);
+	c->rob[seq % ROB_WINDOW] = it;
+	while (c->rob[c->rob_head % ROB_WINDOW]) {
+		struct order_item *x = c->rob[c->rob_head % ROB_WINDOW];
+
+		c->rob[c->rob_head % ROB_WINDOW] = NULL;
+		order_complete(x, x->seq);
+		WRITE_ONCE(c->rob_head, c->rob_head + 1);
+	}
+	spin_unlock(&c->rob_lock);
+}
+
+static void order_body(struct bthread *t)
+{
+	struct order_ctx *c = t->run->ctx;
+	u32 i, lo, hi;
+
+	share(t, c->m, &lo, &hi);
+	for (i = lo; i < hi; i++) {
+		struct order_item *it = &c->items[i];
+
+		switch (c->sys) {
+#ifdef HAVE_TEMPO_ORDER
+		case O_TEMPO:
+			if (tempo_order_submit(c->o, &it->req, ord_tempo_work,
+					       ord_tempo_done, 0))
+				t->err = -EIO;
+			break;
+		case O_TEMPO_INLINE: {
+			u64 tk;
+
+			if (tempo_order_ticket(c->o, &tk)) {
+				t->err = -EIO;
+				break;
+			}
+			it->seq = tk;
+			small_step(it);
+			tempo_order_run(c->o, tk, ord_tempo_run, it);
+			break;
+		}
+#endif
+#if IS_ENABLED(CONFIG_PADATA)
+		case O_PADATA: {
+			/*
+			 * One ordered stream is one serial CPU, as for one
+			 * pcrypt tfm: padata orders per cb_cpu only.
+			 */
+			int cb_cpu = cpumask_first(cpu_online_mask), err;
+
+			it->pp.parallel = ord_padata_parallel;
+			it->pp.serial = ord_padata_serial;
+			while ((err = padata_do_parallel(c->ps, &it->pp, &cb_cpu)) == -EBUSY)
+				cond_resched();
+			if (err)
+				t->err = err;
+			break;
+		}
+#endif
+		case O_OWQ:
+			INIT_WORK(&it->w, ord_owq_fn);
+			queue_work(c->owq, &it->w);
+			break;
+		case O_ROB:
+			ord_rob_submit(c, it);
+			break;
+		default:
+			t->err = -EINVAL;
+			return;
+		}
+		if (t->err)
+			return;
+		if (!(i & 63))
+			cond_resched();
+	}
+}
+
+static int cmd_order(const char *sys_s, u32 m)
+{
+	struct order_ctx *c;
+	struct brun *r;
+	int sys = parse_sys(sys_s, osys_name, O_NSYS), err = 0;
+
+	if (sys < 0 || m < 64 || m > MAX_TIMERS)
+		return -EINVAL;
+#ifndef HAVE_TEMPO_ORDER
+	if (sys == O_TEMPO || sys == O_TEMPO_INLINE)
+		return -EOPNOTSUPP;
+#endif
+	if (!IS_ENABLED(CONFIG_PADATA) && sys == O_PADATA)
+		return -EOPNOTSUPP;
+	c = kvzalloc(sizeof(*c), GFP_KERNEL);
+	r = brun_alloc();
+	if (!c || !r) {
+		err = -ENOMEM;
+		goto out;
+	}
+	c->items = kvcalloc(m, sizeof(*c->items), GFP_KERNEL);
+	if (!c->items) {
+		err = -ENOMEM;
+		goto out;
+	}
+	c->sys = sys;
+	c->m = m;
+	init_completion(&c->all_done);
+	spin_lock_init(&c->rob_lock);
+	switch (sys) {
+#ifdef HAVE_TEMPO_ORDER
+	case O_TEMPO:
+	case O_TEMPO_INLINE:
+		c->o = tempo_order_create(ROB_WINDOW, NULL);
+		if (IS_ERR_OR_NULL(c->o)) {
+			err = c->o ? PTR_ERR(c->o) : -ENOMEM;
+			c->o = NULL;
+			goto out;
+		}
+		break;
+#endif
+#if IS_ENABLED(CONFIG_PADATA)
+	case O_PADATA:
+		c->pinst = padata_alloc("tempo_bench");
+		if (!c->pinst) {
+			err = -ENOMEM;
+			goto out;
+		}
+		c->ps = padata_alloc_shell(c->pinst);
+		if (!c->ps) {
+			err = -ENOMEM;
+			goto out;
+		}
+		break;
+#endif
+	case O_OWQ:
+		c->owq = alloc_ordered_workqueue("tempo_bench_ord", 0);
+		if (!c->owq) {
+			err = -ENOMEM;
+			goto out;
+		}
+		break;
+	default:
+		break;
+	}
+	order_cur = c;
+	r->nthreads = min_t(int, num_online_cpus(), MAX_THREADS);
+	r->ctx = c;
+	r->body = order_body;
+	err = brun_go(r);
+	if (!err && !wait_for_completion_timeout(&c->all_done, 60 * HZ))
+		err = -ETIMEDOUT;
+	if (!err) {
+		u64 end = ktime_get_ns();
+		char head[160];
+
+		scnprintf(head, sizeof(head),
+			  "name=order system=%s items=%u cpus=all work_iters=%u misordered=%d",
+			  sys_s, m, work_iters, atomic_read(&c->misorder));
+		emit_milli(head, div64_u64((end - r->t0) * 1000, m), "ns/item");
+		if (atomic_read(&c->misorder))
+			err = -EPROTO;
+	}
+out:
+	if (c) {
+#ifdef HAVE_TEMPO_ORDER
+		if (c->o)
+			tempo_order_destroy(c->o);
+#endif
+#if IS_ENABLED(CONFIG_PADATA)
+		if (c->pinst)	/* the serial worker still holds pd after serial() */
+			flush_workqueue(c->pinst->serial_wq);
+		if (c->ps)
+			padata_free_shell(c->ps);
+		if (c->pinst)
+			padata_free(c->pinst);
+#endif
+		if (c->owq)
+			destroy_workqueue(c->owq);
+		kvfree(c->items);
+	}
+	order_cur = NULL;
+	kvfree(c);
+	kfree(r);
+	return err;
+}
+
+/* ---- delay queue ---- */
+
+/*
+ * The baseline: java.util.concurrent.DelayQueue as written (JDK 21), in
+ * kernel terms. One lock (ReentrantLock -> spinlock), a binary heap
+ * (PriorityQueue), one condition (Condition available -> a wait queue whose
+ * waiters are exclusive, so signal() wakes one), and the leader-follower
+ * take(): the leader waits for the head's delay with a timed wait
+ * (awaitNanos -> schedule_hrtimeout), the others wait indefinitely.
+ */
+struct jnode {
+	u64	deadline;	/* ktime_get_ns() */
+};
+
+struct jdq {
+	spinlock_t		lock;		/* the ReentrantLock: all below */
+	wait_queue_head_t	available;
+	struct task_struct	*leader;
+	struct jnode		**heap;
+	u32			size, cap;
+	u64			sleeps;		/* bench only: awaits that slept */
+};
+
+static bool jdq_less(struct jnode *a, struct jnode *b)
+{
+	return a->deadline < b->deadline;	/* compareTo(): getDelay() order */
+}
+
+static void jdq_sift_up(struct jdq *q, u32 k, struct jnode *x)
+{
+	while (k > 0) {
+		u32 parent = (k - 1) >> 1;
+		struct jnode *e = q->heap[parent];
+
+		if (!jdq_less(x, e))
+			break;
+		q->heap[k] = e;
+		k = parent;
+	}
+	q->heap[k] = x;
+}
+
+static void jdq_sift_down(struct jdq *q, u32 k, struct jnode *x)
+{
+	u32 half = q->size >> 1;
+
+	while (k < half) {
+		u32 child = (k << 1) + 1, right = child + 1;
+		struct jnode *c = q->heap[child];
+
+		if (right < q->size && jdq_less(q->heap[right], c))
+			c = q->heap[child = right];
+		if (!jdq_less(c, x))
+			break;
+		q->heap[k] = c;
+		k = child;
+	}
+	q->heap[k] = x;
+}
+
+static struct jnode *jdq_poll_head(struct jdq *q)	/* PriorityQueue.poll() */
+{
+	struct jnode *res = q->heap[0], *x;
+
+	x = q->heap[--q->size];
+	q->heap[q->size] = NULL;
+	if (q->size)
+		jdq_sift_down(q, 0, x);
+	return res;
+}
+
+/* DelayQueue.offer(e) */
+static int jdq_put(struct jdq *q, struct jnode *e)
+{
+	spin_lock(&q->lock);
+	if (q->size >= q->cap) {	/* PriorityQueue grows; ours is sized for the run */
+		spin_unlock(&q->lock);
+		return -ENOSPC;
+	}
+	jdq_sift_up(q, q->size++, e);
+	if (q->heap[0] == e) {
+		q->leader = NULL;
+		wake_up(&q->available);		/* available.signal() */
+	}
+	spin_unlock(&q->lock);
+	return 0;
+}
+
+/* Condition.await()/awaitNanos(): release the lock, sleep, retake it. */
+static void jdq_await(struct jdq *q, s64 nanos)
+{
+	DEFINE_WAIT(w);
+
+	prepare_to_wait_exclusive(&q->available, &w, TASK_UNINTERRUPTIBLE);
+	spin_unlock(&q->lock);
+	if (nanos < 0) {
+		schedule();
+	} else {
+		ktime_t kt = ns_to_ktime(nanos);
+
+		schedule_hrtimeout(&kt, HRTIMER_MODE_REL);
+	}
+	finish_wait(&q->available, &w);
+	spin_lock(&q->lock);
+	q->sleeps++;
+}
+
+/* DelayQueue.take() */
+static struct jnode *jdq_take(struct jdq *q)
+{
+	struct jnode *res;
+
+	spin_lock(&q->lock);
+	for (;;) {
+		struct jnode *first = q->size ? q->heap[0] : NULL;
+		s64 delay;
+
+		if (!first) {
+			jdq_await(q, -1);
+			continue;
+		}
+		delay = (s64)(first->deadline - ktime_get_ns());
+		if (delay <= 0) {
+			res = jdq_poll_head(q);
+			break;
+		}
+		if (q->leader) {
+			jdq_await(q, -1);
+		} else {
+			q->leader = current;
+			jdq_await(q, delay);
+			if (q->leader == current)
+				q->leader = NULL;
+		}
+	}
+	if (!q->leader && q->size)
+		wake_up(&q->available);		/* available.signal() */
+	spin_unlock(&q->lock);
+	return res;
+}
+
+enum dsys { D_TEMPO, D_JAVA, D_NSYS };
+static const char * const dsys_name[D_NSYS] = { "tempo", "java" };
+
+struct dq_item {
+	union {
+#ifdef HAVE_TEMPO_DELAYQ
+		struct tempo_delayq_node	node;
+#endif
+		struct jnode			j;
+	};
+};
+
+struct dq_ctx {
+	enum dsys		sys;
+	u32			k;
+	bool			immediate;	/* one thread: put(delay 0), take */
+	int			producers;
+	struct dq_item		*items;		/* dq_pending far ones, then k moving ones */
+	struct jdq		j;
+#ifdef HAVE_TEMPO_DELAYQ
+	struct tempo_delayq	*q;
+#endif
+};
+
+/* put an already-due item and take it back: the data structure alone */
+static void dq_immediate_body(struct bthread *t)
+{
+	struct dq_ctx *c = t->run->ctx;
+	u32 i;
+
+	for (i = 0; i < c->k; i++) {
+		struct dq_item *it = &c->items[dq_pending + i];
+
+#ifdef HAVE_TEMPO_DELAYQ
+		if (c->sys == D_TEMPO) {
+			if (tempo_delayq_put(c->q, &it->node, 0) ||
+			    IS_ERR(tempo_delayq_take(c->q))) {
+				t->err = -EIO;
+				return;
+			}
+			continue;
+		}
+#endif
+		it->j.deadline = ktime_get_ns();
+		if (jdq_put(&c->j, &it->j)) {
+			t->err = -ENOSPC;
+			return;
+		}
+		jdq_take(&c->j);
+	}
+}
+
+static void dq_body(struct bthread *t)
+{
+	struct dq_ctx *c = t->run->ctx;
+	bool producer = t->idx < c->producers;
+	int share_idx = producer ? t->idx : t->idx - c->producers;
+	u32 lo = (u64)c->k * share_idx / c->producers;
+	u32 hi = (u64)c->k * (share_idx + 1) / c->producers;
+	u32 i, seed = 777 + t->idx;
+
+	for (i = lo; i < hi; i++) {
+		struct dq_item *it = &c->items[dq_pending + i];
+		u64 delay = xorshift32(&seed) % NSEC_PER_MSEC;
+
+		if (producer) {
+#ifdef HAVE_TEMPO_DELAYQ
+			if (c->sys == D_TEMPO) {
+				if (tempo_delayq_put(c->q, &it->node, delay))
+					t->err = -EIO;
+				continue;
+			}
+#endif
+			it->j.deadline = ktime_get_ns() + delay;
+			if (jdq_put(&c->j, &it->j))
+				t->err = -ENOSPC;
+		} else {
+#ifdef HAVE_TEMPO_DELAYQ
+			if (c->sys == D_TEMPO) {
+				if (IS_ERR(tempo_delayq_take(c->q)))
+					t->err = -EIO;
+				continue;
+			}
+#endif
+			jdq_take(&c->j);
+		}
+		if (t->err)
+			return;
+		t->ops++;
+	}
+}
+
+#ifdef HAVE_TEMPO_DELAYQ
+static void dq_release(struct tempo_delayq_node *node, void *arg) { }
+#endif
+
+static int cmd_dq(const char *sys_s, u32 k, bool immediate)
+{
+	struct dq_ctx *c;
+	struct brun *r;
+	int sys = parse_sys(sys_s, dsys_name, D_NSYS), err = 0, ncpu;
+	u32 i;
+
+	if (sys < 0 || k < 16 || k > MAX_TIMERS)
+		return -EINVAL;
+#ifndef HAVE_TEMPO_DELAYQ
+	if (sys == D_TEMPO)
+		return -EOPNOTSUPP;
+#endif
+	c = kvzalloc(sizeof(*c), GFP_KERNEL);
+	r = brun_alloc();
+	if (!c || !r) {
+		err = -ENOMEM;
+		goto out;
+	}
+	c->items = kvcalloc(dq_pending + k, sizeof(*c->items), GFP_KERNEL);
+	if (!c->items) {
+		err = -ENOMEM;
+		goto out;
+	}
+	c->sys = sys;
+	c->k = k;
+	c->immediate = immediate;
+	ncpu = min_t(int, num_online_cpus(), MAX_THREADS / 2);
+	c->producers = ncpu;
+	if (sys == D_JAVA) {
+		spin_lock_init(&c->j.lock);
+		init_waitqueue_head(&c->j.available);
+		c->j.cap = dq_pending + k;
+		c->j.heap = kvcalloc(c->j.cap, sizeof(*c->j.heap), GFP_KERNEL);
+		if (!c->j.heap) {
+			err = -ENOMEM;
+			goto out;
+		}
+		for (i = 0; i < dq_pending; i++) {
+			c->items[i].j.deadline = ktime_get_ns() +
+				(FAR_MS + (i & 1023)) * NSEC_PER_MSEC;
+			jdq_put(&c->j, &c->items[i].j);
+		}
+	}
+#ifdef HAVE_TEMPO_DELAYQ
+	if (sys == D_TEMPO) {
+		c->q = tempo_delayq_create();
+		if (IS_ERR_OR_NULL(c->q)) {
+			err = c->q ? PTR_ERR(c->q) : -ENOMEM;
+			c->q = NULL;
+			goto out;
+		}
+		for (i = 0; i < dq_pending + k; i++)
+			tempo_delayq_node_init(&c->items[i].node);
+		for (i = 0; i < dq_pending; i++) {
+			err = tempo_delayq_put(c->q, &c->items[i].node,
+					       (FAR_MS + (i & 1023)) * NSEC_PER_MSEC);
+			if (err)
+				goto out;
+			if (!(i & 1023))
+				cond_resched();
+		}
+	}
+#endif
+	r->nthreads = immediate ? 1 : 2 * ncpu;
+	r->ctx = c;
+	r->body = immediate ? dq_immediate_body : dq_body;
+	err = brun_go(r);
+	if (!err && immediate) {
+		char head[128];
+
+		scnprintf(head, sizeof(head),
+			  "name=delayq_immediate system=%s pending=%u items=%u cpus=1",
+			  sys_s, dq_pending, k);
+		emit_milli(head, div64_u64((r->t1 - r->t0) * 1000, k), "ns/item");
+	} else if (!err) {
+		char head[192];
+		u64 wakeups = c->j.sleeps;
+
+#ifdef HAVE_TEMPO_DELAYQ
+		if (c->q) {
+			struct tempo_delayq_stats st;
+
+			tempo_delayq_stats(c->q, &st);
+			wakeups = st.wakeups;
+		}
+#endif
+		scnprintf(head, sizeof(head),
+			  "name=delayq system=%s pending=%u items=%u producers=%d consumers=%d %s wakeups=%llu",
+			  sys_s, dq_pending, k, ncpu, ncpu, "delay=0..1ms", wakeups);
+		emit_milli(head, div64_u64((r->t1 - r->t0) * 1000, k), "ns/item");
+	}
+out:
+	if (c) {
+#ifdef HAVE_TEMPO_DELAYQ
+		if (c->q) {
+			tempo_delayq_shutdown(c->q);
+			tempo_delayq_destroy(c->q, dq_release, NULL);
+		}
+#endif
+		kvfree(c->j.heap);
+		kvfree(c->items);
+	}
+	kvfree(c);
+	kfree(r);
+	return err;
+}
+
+/* ---- parts: what one arm+cancel is made of, on this emulated CPU ---- */
+
+static noinline u64 part_ktime(u32 n)
+{
+	u64 x = 0;
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		x += ktime_get_ns();
+	return x;
+}
+
+static noinline u64 part_irqsave(u32 n)
+{
+	unsigned long flags;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		local_irq_save(flags);
+		local_irq_restore(flags);
+	}
+	return 0;
+}
+
+static noinline u64 part_cmpxchg(u32 n)
+{
+	static atomic_long_t word;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		long old = atomic_long_read(&word);
+
+		atomic_long_try_cmpxchg(&word, &old, old + 1);
+	}
+	return 0;
+}
+
+static noinline u64 part_spinlock(u32 n)
+{
+	static DEFINE_SPINLOCK(lock);
+	unsigned long flags;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		spin_lock_irqsave(&lock, flags);
+		spin_unlock_irqrestore(&lock, flags);
+	}
+	return 0;
+}
+
+static noinline u64 part_div(u32 n)
+{
+	u64 x = 0;
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		x += div_u64(ktime_get_ns() + i, READ_ONCE(sample_ms) | 1);
+	return x;
+}
+
+static int cmd_parts(void)
+{
+	static const struct { const char *name; u64 (*fn)(u32 n); } parts[] = {
+		{ "ktime_get_ns", part_ktime },
+		{ "irqsave_restore", part_irqsave },
+		{ "cmpxchg", part_cmpxchg },
+		{ "spin_lock_irqsave", part_spinlock },
+		{ "ktime_get_ns+div_u64", part_div },
+	};
+	const u32 n = 200000;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(parts); i++) {
+		char head[96];
+		u64 t0 = ktime_get_ns(), t1;
+
+		parts[i].fn(n);
+		t1 = ktime_get_ns();
+		scnprintf(head, sizeof(head), "name=parts system=%s", parts[i].name);
+		emit_milli(head, div64_u64((t1 - t0) * 1000, n), "ns/op");
+	}
+	return 0;
+}
+
+/* ---- debugfs ---- */
+
+static ssize_t run_write(struct file *file, const char __user *ubuf,
+			 size_t len, loff_t *ppos)
+{
+	char buf[128], a[24], b[24], d[24];
+	u32 n = 0;
+	int err, got;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = 0;
+	got = sscanf(buf, "%23s %23s %u %23s", a, b, &n, d);
+	if (got < 3)
+		return -EINVAL;
+	mutex_lock(&bench_lock);
+	result_len = 0;
+	result[0] = 0;
+	if (!strcmp(a, "cancel") && got == 4)
+		err = cmd_cancel(b, n, d);
+	else if (!strcmp(a, "burst"))
+		err = cmd_fire(b, n, true);
+	else if (!strcmp(a, "spread"))
+		err = cmd_fire(b, n, false);
+	else if (!strcmp(a, "order"))
+		err = cmd_order(b, n);
+	else if (!strcmp(a, "dq"))
+		err = cmd_dq(b, n, false);
+	else if (!strcmp(a, "dq0"))
+		err = cmd_dq(b, n, true);
+	else if (!strcmp(a, "parts"))
+		err = cmd_parts();
+	else
+		err = -EINVAL;
+	if (err)
+		emit("error=%d cmd=%s %s %u\n", err, a, b, n);
+	mutex_unlock(&bench_lock);
+	return err ? err : len;
+}
+
+static ssize_t run_read(struct file *file, char __user *ubuf, size_t len,
+			loff_t *ppos)
+{
+	ssize_t ret;
+
+	mutex_lock(&bench_lock);
+	ret = simple_read_from_buffer(ubuf, len, ppos, result, result_len);
+	mutex_unlock(&bench_lock);
+	return ret;
+}
+
+static const struct file_operations run_fops = {
+	.owner = THIS_MODULE,
+	.write = run_write,
+	.read = run_read,
+	.llseek = default_llseek,
+};
+
+static struct dentry *dir;
+
+static int __init tempo_bench_init(void)
+{
+	size_t sz = max3(sizeof(struct tempo_timer), sizeof(struct delayed_work),
+			 max(sizeof(struct timer_list), sizeof(struct hrtimer)));
+
+	pool_bytes = sz * MAX_TIMERS;
+	pool = vzalloc(pool_bytes);
+	if (!pool)
+		return -ENOMEM;
+	dir = debugfs_create_dir("tempo_bench", NULL);
+	debugfs_create_file("run", 0600, dir, NULL, &run_fops);
+	pr_info("tempo_bench: ready (order %s, delayq %s, padata %s)\n",
+		HAVE_ORDER_STR, HAVE_DELAYQ_STR,
+		IS_ENABLED(CONFIG_PADATA) ? "yes" : "no");
+	return 0;
+}
+
+static void __exit tempo_bench_exit(void)
+{
+	debugfs_remove_recursive(dir);
+	vfree(pool);
+}
+
+module_init(tempo_bench_init);
+module_exit(tempo_bench_exit);
+MODULE_DESCRIPTION("tempo benchmarks against delayed_work, timer_list, hrtimer, padata, DelayQueue");
+MODULE_LICENSE("GPL");
