@@ -48,10 +48,16 @@ check check-kcsan: fuzz
 litmus:
 	@tools/litmus/run.sh
 
-check-kcsan: deps
+# The guest test programs, and the example client module built against the KCSAN
+# kernel (check.sh loads it as TEMPO_EXTRA_KOS, as `make check` does).
+check-kcsan: deps userspace
 	@mkdir -p build
 	@$(VM)/kernel.sh kcsan >/dev/null || \
 		{ echo "check-kcsan: the KCSAN kernel did not build"; echo "0 passed, 1 failed"; exit 1; }
+	@kdir=$$($(VM)/kernel.sh kcsan) && \
+		$(MAKE) --no-print-directory KDIR="$$kdir" examples >build/check-kcsan-examples.log 2>&1 || \
+		{ cat build/check-kcsan-examples.log; echo "check-kcsan: the example module did not build"; \
+		  echo "0 passed, 1 failed"; exit 1; }
 	@TEMPO_KVARIANT=kcsan TEMPO_CHECK_OUT=$(CURDIR)/build/check-kcsan \
 		TEMPO_KCSAN_SCOPE='\[tempo' TEMPO_MAKE_FLAGS=TEMPO_INJECT_DELAY=1 \
 		TEMPO_VM_SMP=$(KCSAN_SMP) TEMPO_VM_APPEND="$(KCSAN_APPEND) $(TEMPO_VM_APPEND)" \
