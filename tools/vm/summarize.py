@@ -40,6 +40,25 @@ KCSAN_HEAD = "BUG: KCSAN:"
 KCSAN_END = re.compile(r"^={20,}\s*$")
 
 
+# An access "by interrupt" is followed by the stack of whatever the interrupt
+# hit: that task's frames are not the access's. Cut each stack at the entry.
+IRQ_ENTRY = re.compile(r"\basm_(sysvec_|common_interrupt|exc_)")
+
+
+def kcsan_own_frames(block):
+    """The lines of a KCSAN report without the frames below an interrupt entry."""
+    out, cut = [], False
+    for line in block:
+        text = TIMESTAMP.sub("", line)
+        if not text.startswith(" ") or not text.strip():
+            cut = False  # a header ("read to ... by interrupt"), a blank line
+        if not cut:
+            out.append(line)
+        if IRQ_ENTRY.search(text):
+            cut = True
+    return out
+
+
 def kcsan_blocks(lines, scope):
     """Line numbers (0-based) of KCSAN reports to ignore: those whose text (the
     stacks of both accesses) matches no regex of @scope. Only with --kcsan-scope."""
@@ -55,7 +74,7 @@ def kcsan_blocks(lines, scope):
         j = i + 1
         while j < len(lines) and not KCSAN_END.match(TIMESTAMP.sub("", lines[j])):
             j += 1
-        block = lines[i:j]
+        block = kcsan_own_frames(lines[i:j])
         if not any(r.search(l) for r in scope for l in block):
             skip.update(range(i, j))
             ignored += 1
