@@ -206,6 +206,7 @@
 #include <linux/wait_bit.h>
 #include <linux/workqueue.h>
 
+#include "compat.h"
 #include "internal.h"
 #include "wheel.h"
 
@@ -1428,8 +1429,8 @@ static void base_init(struct tempo_base *base, unsigned int cpu)
 	tempo_wheel_setup(&base->wheel, wheel_depth, 0);
 	INIT_LIST_HEAD(&base->expired);
 	base->programmed = TEMPO_NEVER;
-	hrtimer_init(&base->hrtimer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_HARD);
-	base->hrtimer.function = tempo_hrtimer_fn;
+	hrtimer_setup(&base->hrtimer, tempo_hrtimer_fn, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_ABS_PINNED_HARD);
 	INIT_WORK(&base->work, base_dispatch);
 	base->cpu = cpu;
 	base->online = false;
