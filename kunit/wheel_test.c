@@ -22,10 +22,11 @@
 #include <linux/slab.h>
 
 #include <tempo/timer.h>
+#include "../kmod/compat.h"
 #include "../kmod/internal.h"
 #include "../kmod/wheel.h"
 
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
 
 static unsigned int stress_ms = 2000;
 module_param(stress_ms, uint, 0444);
@@ -536,8 +537,7 @@ static void live_arm_from_hardirq(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, a);
 	a->p = probe_new(test);
 	a->ret = -1;
-	hrtimer_init(&a->hr, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	a->hr.function = irq_arm_fn;
+	hrtimer_setup(&a->hr, irq_arm_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	hrtimer_start(&a->hr, ms_to_ktime(1), HRTIMER_MODE_REL_HARD);
 	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&a->p->done, 5 * HZ), 0UL);
 	hrtimer_cancel(&a->hr);
