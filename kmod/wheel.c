@@ -208,6 +208,7 @@
 
 #include "compat.h"
 #include "internal.h"
+#include "trace.h"
 #include "wheel.h"
 
 /* The state word. */
@@ -830,6 +831,7 @@ static void record_lateness(struct tempo_base *base, struct tempo_timer *t)
 	s64 late_ns = ktime_get_ns() - READ_ONCE(t->expires) * tick_ns;
 	u64 late_us = late_ns > 0 ? div_u64(late_ns, NSEC_PER_USEC) : 0;
 
+	trace_tempo_timer_fire(t, READ_ONCE(t->expires) * tick_ns, late_ns);
 	base->stats.late[min_t(unsigned int, fls64(late_us), TEMPO_LATE_BUCKETS - 1)]++;
 }
 
@@ -972,6 +974,7 @@ static int tempo_arm(struct tempo_timer *t, int cpu, u64 expires, u64 now)
 		if (atomic_long_try_cmpxchg(&t->state, &old, new))
 			break;
 	}
+	trace_tempo_timer_arm(t, target, expires * tick_ns, old & TT_PENDING);
 
 	if (old & TT_PENDING)
 		local->stats.rearmed++;
@@ -1132,6 +1135,7 @@ bool tempo_timer_cancel(struct tempo_timer *timer)
 		if (new == old || atomic_long_try_cmpxchg(&timer->state, &old, new))
 			break;
 	}
+	trace_tempo_timer_cancel(timer, old & TT_PENDING);
 
 	if (old & TT_PENDING)
 		local->stats.cancelled++;
