@@ -789,6 +789,14 @@ static void delayq_destroy_with_waiters(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, dq_release_free, &ctx), 1U);
 	KUNIT_EXPECT_EQ(test, ctx.n, 1U);
 	for (i = 0; i < nc; i++) {
+		unsigned int ms;
+
+		/*
+		 * destroy() waited for the sleepers to leave take(); each
+		 * consumer thread then records that a moment later.
+		 */
+		for (ms = 0; ms < 2000 && !dq_consumer_done(&cs[i]); ms += 10)
+			msleep(10);
 		KUNIT_EXPECT_TRUE(test, dq_consumer_done(&cs[i]));
 		KUNIT_EXPECT_EQ(test, dq_consumer_stop(&cs[i]), -ESHUTDOWN);
 	}
