@@ -207,7 +207,6 @@ void tempo_order_stats(struct tempo_order *order,
 		       struct tempo_order_stats *stats);
 u64 tempo_order_stats_all(struct tempo_order_stats *stats);
 
-#if IS_ENABLED(CONFIG_KUNIT)
 /*
  * Test only: a hook called where the lost hand-off race is decided, so that
  * kunit/order_test.c can hold one side there while the other moves. @st is
@@ -223,6 +222,7 @@ typedef void (*tempo_order_hook_fn_t)(struct tempo_order *order, u64 ticket,
 				      enum tempo_order_hook_point where,
 				      enum tempo_order_slot_state st);
 
+#if IS_ENABLED(CONFIG_KUNIT)
 void tempo_order_set_test_hook(struct tempo_order *order,
 			       tempo_order_hook_fn_t hook);
 #endif
