@@ -51,3 +51,52 @@ style:
 		| grep -v '^total: 0 errors, 0 warnings, 0 checks' | grep . && rc=1; \
 	$$tree/scripts/kernel-doc -none -Wall $(STYLE_SRCS) 2>&1 | grep . && rc=1; \
 	[ $$rc = 0 ] && echo "style: checkpatch --strict and kernel-doc -Wall clean"; exit $$rc
+
+# ---- install ----------------------------------------------------------------------------
+# modules_install honours INSTALL_MOD_PATH (a staging root) and KDIR (default: the running
+# kernel's build directory); the rest honours DESTDIR and PREFIX.
+UDEVDIR ?= /usr/lib/udev/rules.d
+MANDIR ?= $(PREFIX)/share/man
+TEMPOCTL := build/guest/bin/tempoctl
+
+install: modules install-headers install-tools install-man install-udev
+	@kdir='$(KDIR)'; \
+	if [ -z "$$kdir" ]; then kdir=$$($(VM)/kernel.sh $(KVARIANT)) || exit 1; fi; \
+	$(MAKE) -C "$$kdir" M=$(CURDIR) modules_install
+
+install-headers:
+	install -d $(DESTDIR)$(PREFIX)/include/tempo
+	install -m 0644 include/tempo/*.h $(DESTDIR)$(PREFIX)/include/tempo/
+	@if [ -f include/uapi/tempo.h ]; then \
+		echo install -D -m 0644 include/uapi/tempo.h $(DESTDIR)$(PREFIX)/include/uapi/tempo.h; \
+		install -D -m 0644 include/uapi/tempo.h $(DESTDIR)$(PREFIX)/include/uapi/tempo.h; fi
+	@if [ -f tools/lib/libtempo.h ]; then \
+		echo install -D -m 0644 tools/lib/libtempo.h $(DESTDIR)$(PREFIX)/include/libtempo.h; \
+		install -D -m 0644 tools/lib/libtempo.h $(DESTDIR)$(PREFIX)/include/libtempo.h; fi
+
+# tempoctl and libtempo come with the userspace tools (tools/userspace.mk); skipped when
+# the tree has none.
+install-tools:
+	@if [ -f tools/tempoctl/tempoctl.c ]; then \
+		$(MAKE) --no-print-directory userspace && \
+		install -D -m 0755 $(TEMPOCTL) $(DESTDIR)$(PREFIX)/bin/tempoctl && \
+		install -D -m 0644 build/lib/libtempo.a $(DESTDIR)$(PREFIX)/lib/libtempo.a && \
+		echo "install: tempoctl, libtempo.a into $(DESTDIR)$(PREFIX)"; \
+	else echo "install: no tools/tempoctl in this tree, skipping the tools"; fi
+
+install-man:
+	install -D -m 0644 tools/man/tempoctl.8 $(DESTDIR)$(MANDIR)/man8/tempoctl.8
+
+install-udev:
+	install -D -m 0644 tools/udev/60-tempo.rules $(DESTDIR)$(UDEVDIR)/60-tempo.rules
+
+# DKMS: the tree (without build output) under /usr/src, then dkms builds and installs
+# tempo.ko for the running kernel and, from then on, for every new kernel in
+# BUILD_EXCLUSIVE_KERNEL.
+dkms-install:
+	@[ -n "$(TEMPO_VERSION)" ] || { echo "dkms-install: no PACKAGE_VERSION in dkms.conf"; exit 1; }
+	rm -rf $(DESTDIR)/usr/src/tempo-$(TEMPO_VERSION)
+	install -d $(DESTDIR)/usr/src/tempo-$(TEMPO_VERSION)
+	tar -c --exclude=./.git --exclude=./build --exclude='*.o' --exclude='*.ko' \
+		--exclude='.*.cmd' -f - . | tar -x -C $(DESTDIR)/usr/src/tempo-$(TEMPO_VERSION)
+	dkms install tempo/$(TEMPO_VERSION)
