@@ -221,7 +221,7 @@
 #define TT_CPU_MASK	(((1UL << TT_CPU_BITS) - 1) << TT_CPU_SHIFT)
 #define TT_CPU_NONE	((1U << TT_CPU_BITS) - 1)
 #define TT_SEQ_SHIFT	(TT_CPU_SHIFT + TT_CPU_BITS)
-#define TT_SEQ_ONE	(1UL << TT_SEQ_SHIFT)
+#define TT_SEQ_ONE	BIT(TT_SEQ_SHIFT)
 
 static inline unsigned int tt_cpu(long state)
 {
@@ -1340,7 +1340,7 @@ static int tempo_cpu_offline(unsigned int cpu)
  */
 static inline u64 stat_read(const u64 *counter)
 {
-	return data_race(*counter);
+	return data_race(*counter);	/* intended, see above */
 }
 
 /**
