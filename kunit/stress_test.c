@@ -300,4 +300,5 @@ static struct kunit_suite stress_suite = {
 	.name = "tempo_stress",
 	.test_cases = stress_cases,
 };
+
 kunit_test_suite(stress_suite);
