@@ -65,5 +65,12 @@ clean:
 	rm -rf build
 
 include tools/user/user.mk
+
 # Verification lanes (litmus, check-kcsan): tools/verify.mk.
 include tools/verify.mk
+
+# Userspace (libtempo, tempoctl, the VM's KTAP test programs) and the example
+# client module: tools/userspace.mk.
+include tools/userspace.mk
+check demo: userspace examples
+clean: userspace-clean

@@ -27,6 +27,11 @@ int tempo_delayq_init(void);
 void tempo_delayq_exit(void);
 void tempo_delayq_debugfs(struct dentry *dir);
 
+/* kmod/dev.c */
+int tempo_dev_init(void);
+void tempo_dev_exit(void);
+void tempo_dev_debugfs(struct dentry *dir);
+
 /*
  * DEBUG HOOK (issue 8, tools/verify.mk): a random busy-wait at the cores'
  * racy points, to widen race windows under the stress tests. Compiled out

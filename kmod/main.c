@@ -7,9 +7,9 @@
  * in reverse order. The timer wheel, the ordered scheduler and the delay queue
  * hook their init and exit calls in here as they arrive.
  *
- * An open file on /dev/tempo holds a reference on this module (the misc core
- * takes it through tempo_dev_fops.owner), so the module cannot be unloaded
- * while userspace holds the device open.
+ * An open file on /dev/tempo (kmod/dev.c) holds a reference on this module
+ * (the misc core takes it through tempo_dev_fops.owner), so the module cannot
+ * be unloaded while userspace holds the device open.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -17,7 +17,6 @@
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/init.h>
-#include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
 
@@ -35,34 +34,6 @@ static uint wheel_levels = 10;
 module_param(wheel_levels, uint, 0444);
 MODULE_PARM_DESC(wheel_levels,
 		 "timer wheel levels of 64 slots, each 8x coarser (4..11, default 10: delays up to 2^32.9 ticks)");
-
-/*
- * TEMPORARY: the minimal file operations of /dev/tempo. kmod/dev.c will own
- * the real ones (ioctls, per-file state); until then open and release only.
- */
-static int tempo_dev_open(struct inode *inode, struct file *file)
-{
-	return 0;
-}
-
-static int tempo_dev_release(struct inode *inode, struct file *file)
-{
-	return 0;
-}
-
-static const struct file_operations tempo_dev_fops = {
-	.owner		= THIS_MODULE,
-	.open		= tempo_dev_open,
-	.release	= tempo_dev_release,
-	.llseek		= noop_llseek,
-};
-
-static struct miscdevice tempo_miscdev = {
-	.minor	= MISC_DYNAMIC_MINOR,
-	.name	= "tempo",
-	.fops	= &tempo_dev_fops,
-	.mode	= 0666,
-};
 
 static int tempo_version_show(struct seq_file *m, void *unused)
 {
@@ -102,8 +73,9 @@ static int __init tempo_init(void)
 	tempo_wheel_debugfs(tempo_debugfs_dir);
 	tempo_order_debugfs(tempo_debugfs_dir);
 	tempo_delayq_debugfs(tempo_debugfs_dir);
+	tempo_dev_debugfs(tempo_debugfs_dir);
 
-	err = misc_register(&tempo_miscdev);
+	err = tempo_dev_init();
 	if (err) {
 		pr_err("cannot register /dev/tempo: %d\n", err);
 		goto err_remove_debugfs;
@@ -125,7 +97,7 @@ module_init(tempo_init);
 
 static void __exit tempo_exit(void)
 {
-	misc_deregister(&tempo_miscdev);
+	tempo_dev_exit();
 	debugfs_remove(tempo_debugfs_dir);
 	tempo_delayq_exit();
 	tempo_order_exit();

@@ -157,9 +157,12 @@ typedef void (*tempo_order_req_fn_t)(struct tempo_order_req *req);
  * @ticket: the ticket it was given; read-only for the caller.
  * @work_fn: private.
  * @done_fn: private.
- * @status: 0 when @done_fn runs in order. -ETIME when the domain's deadline
+ * @status: 0 when @done_fn runs in order. Nonzero when the domain's deadline
  *	timed the ticket out before @work_fn returned: @done_fn then runs
  *	once, at once, out of order, so that the request can be released.
+ *	That is -ETIME, or -EINVAL once a later ticket of the same slot has
+ *	timed out too (see tempo_order_run()); treat any nonzero value as
+ *	"released out of order".
  */
 struct tempo_order_req {
 	struct work_struct	work;
@@ -210,7 +213,9 @@ u64 tempo_order_stats_all(struct tempo_order_stats *stats);
 /*
  * Test only: a hook called where the lost hand-off race is decided, so that
  * kunit/order_test.c can hold one side there while the other moves. @st is
- * the state just read from the ticket's slot.
+ * the state just read from the ticket's slot. The points are declared in
+ * every build: order_hook() in kmod/order.c names them unconditionally (its
+ * body is empty without CONFIG_KUNIT).
  */
 enum tempo_order_hook_point {
 	TEMPO_ORDER_HOOK_OWNER_SEEN,	/* run/trash read its slot, before cmpxchg */
@@ -218,6 +223,7 @@ enum tempo_order_hook_point {
 	TEMPO_ORDER_HOOK_DRAIN_SEEN,	/* drainer read the next slot, before cmpxchg */
 };
 
+#if IS_ENABLED(CONFIG_KUNIT)
 typedef void (*tempo_order_hook_fn_t)(struct tempo_order *order, u64 ticket,
 				      enum tempo_order_hook_point where,
 				      enum tempo_order_slot_state st);

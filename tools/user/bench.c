@@ -8,7 +8,9 @@
  *    fixed arrays, cursor % slots; no cancel exists in the seed);
  *  - heap: a binary-heap timer (java.util.Timer's structure) under a mutex;
  *  - ullink: the Java ordered scheduler's ring (getAndSet/CAS on a slot
- *    array), for ordered completion; kmod/order.c joins when it lands.
+ *    array), for ordered completion, against kmod/order.c: run in order
+ *    (each caller is the head), ticket + run, and parked (every completion
+ *    parked, then drained by the head in one streak).
  * Batches of BATCH operations, best of ROUNDS, ns/op. Writes a JSON summary.
  */
 #define _GNU_SOURCE
@@ -16,6 +18,7 @@
 #include <time.h>
 #include <linux/types.h>
 #include "wheel_harness.h"
+#include <tempo/order.h>
 
 #define BATCH	65536
 #define ROUNDS	7
@@ -336,8 +339,59 @@ static double ullink_bench(void)
 	return best;
 }
 
+/* ---- tempo ordered scheduler (kmod/order.c) --------------------------------- */
+static u64 o_ran, o_tickets[BATCH];
+static void o_fn(void *arg) { (void)arg; o_ran++; }
+
+#define O_WIN	1024	/* the ullink ring's size: same cache footprint class */
+
+/* Best of ROUNDS of BATCH ops, in chunks of O_WIN; only @body is timed. */
+#define O_MEASURE(best, setup, body) do {					\
+	unsigned int __r, __c;							\
+	best = 1e30;								\
+	for (__r = 0; __r < ROUNDS; __r++) {					\
+		double __sum = 0, __t0;						\
+		for (__c = 0; __c < BATCH / O_WIN; __c++) {			\
+			setup;							\
+			__t0 = now_ns();					\
+			body;							\
+			__sum += now_ns() - __t0;				\
+		}								\
+		if (__sum / BATCH < best)					\
+			best = __sum / BATCH;					\
+	}									\
+} while (0)
+
+static void order_bench(double *run, double *ticket_run, double *parked)
+{
+	struct tempo_order_opts opts = { .max_streak = O_WIN };
+	struct tempo_order *o;
+	unsigned int i;
+
+	tempo_order_init();
+	o = tempo_order_create(O_WIN, &opts);
+	if (IS_ERR(o))
+		abort();
+	/* Tickets taken beforehand (untimed); run() in order: each caller is the head. */
+	O_MEASURE(*run, for (i = 0; i < O_WIN; i++) tempo_order_ticket_try(o, &o_tickets[i]),
+		  for (i = 0; i < O_WIN; i++) tempo_order_run(o, o_tickets[i], o_fn, NULL));
+	O_MEASURE(*ticket_run, (void)0, for (i = 0; i < O_WIN; i++) {
+		u64 t;
+
+		tempo_order_ticket_try(o, &t);
+		tempo_order_run(o, t, o_fn, NULL);
+	});
+	/* All but the first park; then the head drains O_WIN completions. */
+	O_MEASURE(*parked, for (i = 0; i < O_WIN; i++) tempo_order_ticket_try(o, &o_tickets[i]),
+		  { for (i = 1; i < O_WIN; i++) tempo_order_run(o, o_tickets[i], o_fn, NULL);
+		    tempo_order_run(o, o_tickets[0], o_fn, NULL); });
+	tempo_order_destroy(o);
+	tempo_order_exit();
+}
+
 int main(int argc, char **argv)
 {
+	double o_run, o_trun, o_parked;
 	double f_cas, f_xchg, arm, rearm, cancel, fire, s_arm, s_fire, h_arm, h_cancel, h_fire, u_run_ns;
 	FILE *j;
 
@@ -347,6 +401,7 @@ int main(int argc, char **argv)
 	seed_bench(&s_arm, &s_fire);
 	heap_bench(&h_arm, &h_cancel, &h_fire);
 	u_run_ns = ullink_bench();
+	order_bench(&o_run, &o_trun, &o_parked);
 
 	printf("# bench: batch %u timers, best of %u, 1 CPU\n", BATCH, ROUNDS);
 	printf("# bench: %-18s %8s %8s %8s %10s %10s\n", "op", "ns/op", "floor", "x floor", "vs seed003", "vs heap");
@@ -360,6 +415,10 @@ int main(int argc, char **argv)
 	printf("# bench: %-18s %8.1f %8.1f %8.1f\n", "heap cancel", h_cancel, f_cas, h_cancel / f_cas);
 	printf("# bench: %-18s %8.1f %8.1f %8.1f\n", "heap fire", h_fire, f_cas, h_fire / f_cas);
 	printf("# bench: %-18s %8.1f %8.1f %8.1f   (floor: xchg + cmpxchg)\n", "ullink run", u_run_ns, f_xchg + f_cas, u_run_ns / (f_xchg + f_cas));
+	printf("# bench: %-18s %8.1f %8.1f %8.1f %10s %10s %10.2f  (floor: 2 cmpxchg + smp_mb; last col: vs ullink)\n", "order run", o_run, 3 * f_cas, o_run / (3 * f_cas), "", "", o_run / u_run_ns);
+	printf("# bench: %-18s %8.1f %8.1f %8.1f %10s %10s %10.2f  (floor: 3 cmpxchg + smp_mb)\n", "order ticket+run", o_trun, 4 * f_cas, o_trun / (4 * f_cas), "", "", o_trun / u_run_ns);
+	printf("# bench: %-18s %8.1f %8.1f %8.1f %10s %10s %10.2f  (floor: 2 cmpxchg)\n", "order parked+drain", o_parked, 2 * f_cas, o_parked / (2 * f_cas), "", "", o_parked / u_run_ns);
+	printf("# bench: order floors count smp_mb() (wq_has_sleeper) as one locked RMW, as x86 does\n");
 	printf("# bench: floors: cmpxchg %.2f ns, xchg %.2f ns\n", f_cas, f_xchg);
 
 	j = fopen(argc > 1 ? argv[1] : "build/user/bench.json", "w");
@@ -370,9 +429,11 @@ int main(int argc, char **argv)
 		"\"seed003_cas_wheel\":{\"arm\":%.2f,\"fire\":%.2f,\"cancel\":null},\n"
 		"\"heap_locked\":{\"arm\":%.2f,\"cancel\":%.2f,\"fire\":%.2f},\n"
 		"\"ullink_ring\":{\"run_in_order\":%.2f},\n"
-		"\"tempo_order\":null}\n",
+		"\"tempo_order\":{\"run_in_order\":%.2f,\"ticket_run\":%.2f,\"parked_drain\":%.2f,"
+		"\"floor_run\":%.2f,\"floor_ticket_run\":%.2f,\"vs_ullink_run\":%.2f}}\n",
 		BATCH, ROUNDS, f_cas, f_xchg, arm, rearm, cancel, fire, s_arm, s_fire,
-		h_arm, h_cancel, h_fire, u_run_ns);
+		h_arm, h_cancel, h_fire, u_run_ns, o_run, o_trun, o_parked, 3 * f_cas, 4 * f_cas,
+		o_run / u_run_ns);
 	fclose(j);
 	return 0;
 }

@@ -8,6 +8,7 @@ set -u
 out=${1:-build/user}
 secs=${USER_STRESS_SECS:-3}
 fuzz=${USER_FUZZ_SECS:-60}
+ofuzz=${USER_ORDER_FUZZ_SECS:-20}
 pass=0 fail=0 n=0
 export TSAN_OPTIONS="halt_on_error=0 exitcode=66 report_signal_unsafe=0"
 export ASAN_OPTIONS="detect_leaks=1"
@@ -18,11 +19,16 @@ tests=(
 	"wheel_stress_tsan_real_4cpu|$out/wheel_stress $secs 4 real"
 	"wheel_stress_tsan_fake_3cpu|$out/wheel_stress $secs 3 fake"
 	"wheel_fuzz|$out/wheel_fuzz -max_total_time=$fuzz -max_len=256 -timeout=10 -artifact_prefix=$out/ $out/corpus tools/user/corpus/wheel"
+	"order_det|$out/order_det_test"
+	"order_stress_tsan_4cpu|$out/order_stress $secs 4"
+	"order_stress_tsan_deadline_3cpu|$out/order_stress $secs 3 deadline"
+	"order_fuzz|$out/order_fuzz -max_total_time=$ofuzz -max_len=256 -timeout=10 -artifact_prefix=$out/ $out/corpus_order tools/user/corpus/order"
+	"delayq_stress_tsan_4cpu|$out/delayq_stress $secs 4"
 	"bench|$out/bench $out/bench.json"
 )
 echo "KTAP version 1"
 echo "1..${#tests[@]}"
-mkdir -p "$out/corpus" "$out/logs"
+mkdir -p "$out/corpus" "$out/corpus_order" "$out/logs"
 for t in "${tests[@]}"; do
 	name=${t%%|*}
 	cmd=${t#*|}
@@ -30,12 +36,12 @@ for t in "${tests[@]}"; do
 	log=$out/logs/$name.log
 	timeout --foreground $((secs * 10 + fuzz + 120)) $cmd >"$log" 2>&1
 	rc=$?
-	grep -E "^# (SUMMARY|wheel|bench)" "$log" | sed 's/^/# /'
+	grep -E "^# (SUMMARY|wheel|order|delayq|bench)" "$log" | sed 's/^/# /'
 	if [ $rc -eq 0 ] && ! grep -qE "WARNING: ThreadSanitizer|ERROR: AddressSanitizer|runtime error:" "$log"; then
 		echo "ok $n $name"
 		pass=$((pass + 1))
 	else
-		grep -E "^    not ok|CHECK|SUMMARY: |EARLY|wheel_fuzz:|WARNING:" "$log" | sort | uniq -c | sort -rn | head -8 | sed 's/^/# /'
+		grep -E "^    not ok|CHECK|SUMMARY: |EARLY|ORDER|OVERLAP|DUP|WRONG|HERD|CONSERVATION|wheel_fuzz:|order_fuzz:|WARNING:" "$log" | sort | uniq -c | sort -rn | head -8 | sed 's/^/# /'
 		echo "# see $log (exit $rc)"
 		echo "not ok $n $name"
 		fail=$((fail + 1))

@@ -519,6 +519,8 @@ unsigned int tempo_sim_run_irqs(void)
 	return n;
 }
 
+static struct task_struct kworkers[NR_CPUS];
+
 /* ---- workqueues ----------------------------------------------------------------------- */
 
 static struct workqueue_struct the_wq;
@@ -580,7 +582,15 @@ unsigned int tempo_sim_run_works(void)
 		/* As in the kernel, PENDING clears before the function runs. */
 		atomic_set_release(&w->pending, 0);
 		s->in_work = true;
-		w->func(w);
+		{
+			/* A work item runs as its CPU's kworker, not as the task it interrupted. */
+			struct task_struct *saved = tempo_sim_current;
+
+			tempo_sim_current = &kworkers[tempo_sim_this_cpu];
+			kworkers[tempo_sim_this_cpu].flags = PF_KTHREAD;
+			w->func(w);
+			tempo_sim_current = saved;
+		}
 		s->in_work = false;
 		__atomic_store_n(&s->running_work, NULL, __ATOMIC_RELEASE);
 		if (threaded)
@@ -684,4 +694,266 @@ void tempo_sim_wait_idle(void)
 void tempo_sim_wake_all(void)
 {
 	/* Sleepers poll: nothing to do. */
+}
+
+/* ---- tasks and wait queues (kernel/sched/core.c, kernel/sched/wait.c) ------------------- */
+
+static __thread struct task_struct thread_task;
+__thread struct task_struct *tempo_sim_current;
+static u64 lost_wakeup_ns = 20 * NSEC_PER_SEC;
+
+void *tempo_sim_self(void)
+{
+	return &thread_task;
+}
+
+struct task_struct *tempo_sim_get_current(void)
+{
+	if (unlikely(!tempo_sim_current))
+		tempo_sim_current = &thread_task;
+	return tempo_sim_current;
+}
+
+bool kthread_should_stop(void)
+{
+	return __atomic_load_n(&current->should_stop, __ATOMIC_ACQUIRE);
+}
+
+int try_to_wake_up(struct task_struct *p, unsigned int state, int wake_flags)
+{
+	unsigned int s = __atomic_load_n(&p->__state, __ATOMIC_SEQ_CST);
+
+	(void)wake_flags;
+	do {
+		if (!(s & state))
+			return 0;
+	} while (!__atomic_compare_exchange_n(&p->__state, &s, TASK_RUNNING, false,
+					      __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
+	return 1;
+}
+
+int wake_up_process(struct task_struct *p)
+{
+	return try_to_wake_up(p, TASK_NORMAL, 0);
+}
+
+void tempo_sim_signal(struct task_struct *p)
+{
+	__atomic_store_n(&p->sigpending, true, __ATOMIC_SEQ_CST);
+	try_to_wake_up(p, TASK_INTERRUPTIBLE, 0);
+}
+
+void tempo_sim_kthread_stop(struct task_struct *p)
+{
+	__atomic_store_n(&p->should_stop, true, __ATOMIC_SEQ_CST);
+	wake_up_process(p);
+}
+
+/*
+ * Sleep until woken (or @expires passes): the CPU serves its own interrupts
+ * and work items meanwhile. A sleep of lost_wakeup_ns of real time is
+ * reported: in the kernel it would be a hung task.
+ */
+static int sim_sleep(ktime_t *expires)
+{
+	struct task_struct *p = current;
+	u64 t0 = tempo_sim_real_ns();
+	bool slept = false, warned = false;
+	int ret = 0;
+
+	for (;;) {
+		unsigned int s = __atomic_load_n(&p->__state, __ATOMIC_ACQUIRE);
+
+		if (s == TASK_RUNNING) {
+			ret = -EINTR;
+			break;
+		}
+		if ((s & TASK_INTERRUPTIBLE) && signal_pending(p)) {
+			ret = -EINTR;
+			break;
+		}
+		if (expires && ktime_get() >= *expires)
+			break;
+		slept = true;
+		tempo_sim_wait_idle();
+		if (!warned && tempo_sim_real_ns() - t0 > lost_wakeup_ns) {
+			warned = true;
+			tempo_user_warn(__FILE__, __LINE__, "task asleep for 20 s: lost wake-up?");
+		}
+	}
+	__atomic_store_n(&p->__state, TASK_RUNNING, __ATOMIC_RELAXED);
+	if (slept)
+		p->nr_sleeps++;
+	return ret;
+}
+
+void schedule(void)
+{
+	sim_sleep(NULL);
+}
+
+int schedule_hrtimeout(ktime_t *expires, enum hrtimer_mode mode)
+{
+	ktime_t end;
+
+	if (!expires) {
+		schedule();
+		return -EINTR;
+	}
+	end = mode == HRTIMER_MODE_REL ? ktime_get() + *expires : *expires;
+	return sim_sleep(&end);
+}
+
+int default_wake_function(struct wait_queue_entry *e, unsigned int mode, int flags, void *key)
+{
+	(void)key;
+	return try_to_wake_up(e->private, mode, flags);
+}
+
+/* list_del_init_careful(): the sleeper may test list_empty_careful() unlocked. */
+static void list_del_init_careful(struct list_head *e)
+{
+	__list_del(e->prev, e->next);
+	WRITE_ONCE(e->prev, e);
+	__atomic_store_n(&e->next, e, __ATOMIC_RELEASE);
+}
+
+int autoremove_wake_function(struct wait_queue_entry *e, unsigned int mode, int flags, void *key)
+{
+	int ret = default_wake_function(e, mode, flags, key);
+
+	if (ret)
+		list_del_init_careful(&e->entry);
+	return ret;
+}
+
+static int wake_up_common(struct wait_queue_head *w, unsigned int mode, int nr_exclusive,
+			  int wake_flags, void *key)
+{
+	struct wait_queue_entry *curr, *next;
+
+	lockdep_assert_held(&w->lock);
+	list_for_each_entry_safe(curr, next, &w->head, entry) {
+		unsigned int flags = curr->flags;
+		int ret = curr->func(curr, mode, wake_flags, key);
+
+		if (ret < 0)
+			break;
+		if (ret && (flags & WQ_FLAG_EXCLUSIVE) && !--nr_exclusive)
+			break;
+	}
+	return nr_exclusive;
+}
+
+int __wake_up(struct wait_queue_head *w, unsigned int mode, int nr_exclusive, void *key)
+{
+	unsigned long flags;
+	int r;
+
+	spin_lock_irqsave(&w->lock, flags);
+	r = wake_up_common(w, mode, nr_exclusive, 0, key);
+	spin_unlock_irqrestore(&w->lock, flags);
+	return nr_exclusive - r;
+}
+
+void __wake_up_locked_key(struct wait_queue_head *w, unsigned int mode, void *key)
+{
+	wake_up_common(w, mode, 1, 0, key);
+}
+
+void __wake_up_locked(struct wait_queue_head *w, unsigned int mode, int nr)
+{
+	wake_up_common(w, mode, nr, 0, NULL);
+}
+
+void add_wait_queue(struct wait_queue_head *w, struct wait_queue_entry *e)
+{
+	unsigned long flags;
+
+	e->flags &= ~WQ_FLAG_EXCLUSIVE;
+	spin_lock_irqsave(&w->lock, flags);
+	__add_wait_queue(w, e);
+	spin_unlock_irqrestore(&w->lock, flags);
+}
+
+void add_wait_queue_exclusive(struct wait_queue_head *w, struct wait_queue_entry *e)
+{
+	unsigned long flags;
+
+	e->flags |= WQ_FLAG_EXCLUSIVE;
+	spin_lock_irqsave(&w->lock, flags);
+	__add_wait_queue_entry_tail(w, e);
+	spin_unlock_irqrestore(&w->lock, flags);
+}
+
+void remove_wait_queue(struct wait_queue_head *w, struct wait_queue_entry *e)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&w->lock, flags);
+	__remove_wait_queue(w, e);
+	spin_unlock_irqrestore(&w->lock, flags);
+}
+
+void prepare_to_wait(struct wait_queue_head *w, struct wait_queue_entry *e, int state)
+{
+	unsigned long flags;
+
+	e->flags &= ~WQ_FLAG_EXCLUSIVE;
+	spin_lock_irqsave(&w->lock, flags);
+	if (list_empty(&e->entry))
+		__add_wait_queue(w, e);
+	set_current_state(state);
+	spin_unlock_irqrestore(&w->lock, flags);
+}
+
+bool prepare_to_wait_exclusive(struct wait_queue_head *w, struct wait_queue_entry *e, int state)
+{
+	unsigned long flags;
+	bool was_empty = false;
+
+	e->flags |= WQ_FLAG_EXCLUSIVE;
+	spin_lock_irqsave(&w->lock, flags);
+	if (list_empty(&e->entry)) {
+		was_empty = list_empty(&w->head);
+		__add_wait_queue_entry_tail(w, e);
+	}
+	set_current_state(state);
+	spin_unlock_irqrestore(&w->lock, flags);
+	return was_empty;
+}
+
+long prepare_to_wait_event(struct wait_queue_head *w, struct wait_queue_entry *e, int state)
+{
+	unsigned long flags;
+	long ret = 0;
+
+	spin_lock_irqsave(&w->lock, flags);
+	if (signal_pending_state(state, current)) {
+		list_del_init(&e->entry);
+		ret = -ERESTARTSYS;
+	} else {
+		if (list_empty(&e->entry)) {
+			if (e->flags & WQ_FLAG_EXCLUSIVE)
+				__add_wait_queue_entry_tail(w, e);
+			else
+				__add_wait_queue(w, e);
+		}
+		set_current_state(state);
+	}
+	spin_unlock_irqrestore(&w->lock, flags);
+	return ret;
+}
+
+void finish_wait(struct wait_queue_head *w, struct wait_queue_entry *e)
+{
+	unsigned long flags;
+
+	__set_current_state(TASK_RUNNING);
+	/* list_empty_careful(): pairs with list_del_init_careful(). */
+	if (__atomic_load_n(&e->entry.next, __ATOMIC_ACQUIRE) != &e->entry) {
+		spin_lock_irqsave(&w->lock, flags);
+		list_del_init(&e->entry);
+		spin_unlock_irqrestore(&w->lock, flags);
+	}
 }

@@ -7,13 +7,15 @@
 #   make user-bench         the native benchmarks only (build/user/bench.json)
 #
 # Knobs: USER_STRESS_SECS (per TSan stress run, default 3),
-#        USER_FUZZ_SECS (libFuzzer time, default 60).
+#        USER_FUZZ_SECS (wheel libFuzzer time, default 60),
+#        USER_ORDER_FUZZ_SECS (order libFuzzer time, default 20).
 
 USER_CC ?= clang
 USER_OUT := build/user
 USER_DIR := tools/user
 USER_STRESS_SECS ?= 3
 USER_FUZZ_SECS ?= 60
+USER_ORDER_FUZZ_SECS ?= 20
 USER_CFLAGS := -std=gnu11 -g -O1 -Wall -Wno-unused-function -fno-omit-frame-pointer \
 	-I$(USER_DIR)/include -Iinclude -Ikmod -I$(USER_DIR)
 USER_ASAN := -fsanitize=address,undefined -fno-sanitize=pointer-overflow \
@@ -24,9 +26,16 @@ USER_SIM := $(USER_DIR)/sim.c
 USER_HDRS := $(wildcard $(USER_DIR)/*.h $(USER_DIR)/include/*.h \
 	$(USER_DIR)/include/*/*.h) kmod/wheel.h include/tempo/timer.h
 USER_WHEEL := kmod/wheel.c
+USER_HDRS += include/tempo/order.h include/tempo/delayq.h kmod/internal.h
+# The ordered scheduler's tests see its race hook (CONFIG_KUNIT, as kunit/ does).
+USER_ORDER := kmod/wheel.c kmod/order.c
+USER_DELAYQ := kmod/wheel.c kmod/delayq.c
+USER_KUNIT := -DCONFIG_KUNIT=1
 
 USER_BINS := $(USER_OUT)/wheel_det_test $(USER_OUT)/wheel_stress \
-	$(USER_OUT)/wheel_fuzz $(USER_OUT)/bench
+	$(USER_OUT)/wheel_fuzz $(USER_OUT)/bench \
+	$(USER_OUT)/order_det_test $(USER_OUT)/order_stress $(USER_OUT)/order_fuzz \
+	$(USER_OUT)/delayq_stress
 
 $(USER_OUT)/wheel_det_test: $(USER_DIR)/wheel_det_test.c $(USER_SIM) $(USER_WHEEL) $(USER_HDRS)
 	@mkdir -p $(@D)
@@ -40,7 +49,23 @@ $(USER_OUT)/wheel_fuzz: $(USER_DIR)/wheel_fuzz.c $(USER_SIM) $(USER_WHEEL) $(USE
 	@mkdir -p $(@D)
 	$(USER_CC) $(USER_CFLAGS) $(USER_FUZZ) -o $@ $(filter %.c,$^) -lpthread
 
-$(USER_OUT)/bench: $(USER_DIR)/bench.c $(USER_SIM) $(USER_WHEEL) $(USER_HDRS)
+$(USER_OUT)/order_det_test: $(USER_DIR)/order_det_test.c $(USER_SIM) $(USER_ORDER) $(USER_HDRS)
+	@mkdir -p $(@D)
+	$(USER_CC) $(USER_CFLAGS) $(USER_KUNIT) $(USER_ASAN) -o $@ $(filter %.c,$^) -lpthread
+
+$(USER_OUT)/order_stress: $(USER_DIR)/order_stress.c $(USER_SIM) $(USER_ORDER) $(USER_HDRS)
+	@mkdir -p $(@D)
+	$(USER_CC) $(USER_CFLAGS) $(USER_KUNIT) $(USER_TSAN) -o $@ $(filter %.c,$^) -lpthread
+
+$(USER_OUT)/order_fuzz: $(USER_DIR)/order_fuzz.c $(USER_SIM) $(USER_ORDER) $(USER_HDRS)
+	@mkdir -p $(@D)
+	$(USER_CC) $(USER_CFLAGS) $(USER_FUZZ) -o $@ $(filter %.c,$^) -lpthread
+
+$(USER_OUT)/delayq_stress: $(USER_DIR)/delayq_stress.c $(USER_SIM) $(USER_DELAYQ) $(USER_HDRS)
+	@mkdir -p $(@D)
+	$(USER_CC) $(USER_CFLAGS) $(USER_TSAN) -o $@ $(filter %.c,$^) -lpthread
+
+$(USER_OUT)/bench: $(USER_DIR)/bench.c $(USER_SIM) $(USER_ORDER) $(USER_HDRS)
 	@mkdir -p $(@D)
 	$(USER_CC) $(filter-out -O1,$(USER_CFLAGS)) -O2 -o $@ $(filter %.c,$^) -lpthread
 
@@ -52,6 +77,7 @@ test-user: deps
 	@$(MAKE) --no-print-directory user-build >$(USER_OUT)/build.log 2>&1 || \
 		{ cat $(USER_OUT)/build.log; echo "test-user: build failed"; echo "0 passed, 1 failed"; exit 1; }
 	@USER_STRESS_SECS=$(USER_STRESS_SECS) USER_FUZZ_SECS=$(USER_FUZZ_SECS) \
+		USER_ORDER_FUZZ_SECS=$(USER_ORDER_FUZZ_SECS) \
 		$(USER_DIR)/run.sh $(USER_OUT)
 
 user-bench: $(USER_OUT)/bench

@@ -28,6 +28,9 @@
 #include <string.h>
 #include <errno.h>
 #include <limits.h>
+#ifndef ERESTARTSYS
+#define ERESTARTSYS 512
+#endif
 
 /* ---- types ---------------------------------------------------------- */
 typedef uint8_t u8;
@@ -72,13 +75,21 @@ typedef unsigned int gfp_t;
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define IS_ENABLED(x) 0
+#define __ARG_PLACEHOLDER_1 0,
+#define __take_second_arg(__ignored, val, ...) val
+#define ____is_defined(arg1_or_junk) __take_second_arg(arg1_or_junk 1, 0)
+#define ___is_defined(val) ____is_defined(__ARG_PLACEHOLDER_##val)
+#define __is_defined(x) ___is_defined(x)
+#define IS_ENABLED(option) __is_defined(option)
 #define KBUILD_MODNAME "tempo"
 #ifndef pr_fmt
 #define pr_fmt(fmt) fmt
 #endif
 #define BUILD_BUG_ON(c) _Static_assert(!(c), "BUILD_BUG_ON(" #c ")")
 #define __stringify(x) #x
+#ifndef static_assert
+#define static_assert _Static_assert
+#endif
 
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)
@@ -133,7 +144,12 @@ static inline s64 div_s64(s64 a, s32 b) { return a / b; }
 #define WRITE_ONCE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 #define smp_load_acquire(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define smp_store_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#if defined(__x86_64__) && !defined(TEMPO_TSAN)
+/* arch/x86/include/asm/barrier.h: a locked add, cheaper than mfence. */
+#define smp_mb() __asm__ __volatile__("lock; addl $0,-4(%%rsp)" ::: "memory", "cc")
+#else
 #define smp_mb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#endif
 #define smp_rmb() __atomic_thread_fence(__ATOMIC_ACQUIRE)
 #define smp_wmb() __atomic_thread_fence(__ATOMIC_RELEASE)
 #define smp_mb__before_atomic() smp_mb()
@@ -227,6 +243,8 @@ static inline int list_empty(const struct list_head *h) { return READ_ONCE(h->ne
 static inline void list_move_tail(struct list_head *e, struct list_head *h) { __list_del(e->prev, e->next); list_add_tail(e, h); }
 static inline void __list_splice(const struct list_head *l, struct list_head *p, struct list_head *n)
 { struct list_head *f = l->next, *la = l->prev; f->prev = p; p->next = f; la->next = n; n->prev = la; }
+static inline void list_splice_tail(struct list_head *l, struct list_head *h)
+{ if (!list_empty(l)) __list_splice(l, h->prev, h); }
 static inline void list_splice_tail_init(struct list_head *l, struct list_head *h)
 { if (!list_empty(l)) { __list_splice(l, h->prev, h); INIT_LIST_HEAD(l); } }
 static inline void list_splice_init(struct list_head *l, struct list_head *h)
@@ -319,11 +337,17 @@ static inline void *tempo_pcpu_ptr(void *p, unsigned int cpu)
 #define per_cpu_ptr(p, cpu) ((__typeof__(p))tempo_pcpu_ptr((void *)(p), (cpu)))
 #define this_cpu_ptr(p) per_cpu_ptr(p, smp_processor_id())
 #define raw_cpu_ptr(p) this_cpu_ptr(p)
-#define this_cpu_inc(x) ((*this_cpu_ptr(&(x)))++)
-#define this_cpu_dec(x) ((*this_cpu_ptr(&(x)))--)
-#define this_cpu_add(x, v) ((*this_cpu_ptr(&(x))) += (v))
-#define this_cpu_read(x) (*this_cpu_ptr(&(x)))
-#define this_cpu_write(x, v) ((*this_cpu_ptr(&(x))) = (v))
+/*
+ * this_cpu_*() are single unlocked instructions on the owner CPU (x86:
+ * incq %gs:...), which remote readers sum with READ_ONCE(): a relaxed load
+ * and store by the owner model that (no lock prefix, no tearing).
+ */
+#define this_cpu_add(x, v) do { __typeof__(&(x)) __p = this_cpu_ptr(&(x));	\
+	__atomic_store_n(__p, __atomic_load_n(__p, __ATOMIC_RELAXED) + (v), __ATOMIC_RELAXED); } while (0)
+#define this_cpu_inc(x) this_cpu_add(x, 1)
+#define this_cpu_dec(x) this_cpu_add(x, -1)
+#define this_cpu_read(x) __atomic_load_n(this_cpu_ptr(&(x)), __ATOMIC_RELAXED)
+#define this_cpu_write(x, v) __atomic_store_n(this_cpu_ptr(&(x)), (v), __ATOMIC_RELAXED)
 #define __this_cpu_inc(x) this_cpu_inc(x)
 #define __this_cpu_read(x) this_cpu_read(x)
 #define __this_cpu_write(x, v) this_cpu_write(x, v)
@@ -338,14 +362,33 @@ static inline ktime_t ktime_get(void) { return (ktime_t)ktime_get_ns(); }
 static inline s64 ktime_to_ns(ktime_t k) { return k; }
 static inline ktime_t ns_to_ktime(u64 ns) { return (ktime_t)ns; }
 static inline ktime_t ktime_add_ns(ktime_t k, u64 ns) { return k + ns; }
+static inline bool ktime_before(ktime_t a, ktime_t b) { return a < b; }
+static inline bool ktime_after(ktime_t a, ktime_t b) { return a > b; }
+static inline ktime_t ktime_sub(ktime_t a, ktime_t b) { return a - b; }
+#define KTIME_MAX ((s64)~((u64)1 << 63))
 #define jiffies ((unsigned long)(ktime_get_ns() / 4000000))
 #define HZ 250
 
 /* ---- memory ---------------------------------------------------------- */
-static inline void *kzalloc(size_t n, gfp_t f) { (void)f; return calloc(1, n); }
-static inline void *kmalloc(size_t n, gfp_t f) { (void)f; return f & __GFP_ZERO ? calloc(1, n) : malloc(n); }
-static inline void *kcalloc(size_t c, size_t n, gfp_t f) { (void)f; return calloc(c, n); }
-static inline void *kmalloc_array(size_t c, size_t n, gfp_t f) { (void)f; return calloc(c, n); }
+/*
+ * kmalloc() aligns power-of-two sizes naturally and everything to at least
+ * ARCH_KMALLOC_MINALIGN; vmalloc() to a page. Cache-line alignment (64)
+ * covers the ____cacheline_aligned structures the cores allocate.
+ */
+static inline void *tempo_kalloc(size_t n, bool zero)
+{
+	void *p = NULL;
+
+	if (posix_memalign(&p, 64, n ? n : 1))
+		return NULL;
+	if (zero)
+		memset(p, 0, n);
+	return p;
+}
+static inline void *kzalloc(size_t n, gfp_t f) { (void)f; return tempo_kalloc(n, true); }
+static inline void *kmalloc(size_t n, gfp_t f) { return tempo_kalloc(n, f & __GFP_ZERO); }
+static inline void *kcalloc(size_t c, size_t n, gfp_t f) { (void)f; return c && n > SIZE_MAX / c ? NULL : tempo_kalloc(c * n, true); }
+static inline void *kmalloc_array(size_t c, size_t n, gfp_t f) { return kcalloc(c, n, f); }
 #define kvzalloc kzalloc
 #define kvcalloc kcalloc
 #define kvmalloc_array kmalloc_array
@@ -466,30 +509,167 @@ bool cancel_work_sync(struct work_struct *w);
 void flush_workqueue(struct workqueue_struct *wq);
 extern struct workqueue_struct *system_wq;
 
-/* ---- sleeping: wait_var_event, wait queues, mutexes ------------------- */
+/* ---- sleeping: wait_var_event (polled), tasks, wait queues, locks ------ */
 void tempo_sim_wait_idle(void);		/* run own irqs (and works), then nap */
 void tempo_sim_wake_all(void);
+/* The wheel's wait_var_event(): sleepers poll, so wake_up_var() is a no-op. */
 #define wait_var_event(var, cond) do { while (!(cond)) tempo_sim_wait_idle(); } while (0)
 #define wake_up_var(var) do { (void)(var); tempo_sim_wake_all(); } while (0)
-struct wait_queue_head { int dummy; };
-typedef struct wait_queue_head wait_queue_head_t;
-#define init_waitqueue_head(w) do { (void)(w); } while (0)
-#define DECLARE_WAIT_QUEUE_HEAD(n) wait_queue_head_t n = { 0 }
-#define wait_event(wq, cond) do { (void)(wq); while (!(cond)) tempo_sim_wait_idle(); } while (0)
-#define wait_event_interruptible(wq, cond) ({ wait_event(wq, cond); 0; })
-#define wake_up(wq) do { (void)(wq); tempo_sim_wake_all(); } while (0)
-#define wake_up_all(wq) wake_up(wq)
-static inline bool wq_has_sleeper(wait_queue_head_t *w) { (void)w; smp_mb(); return true; }
+
 #include <pthread.h>
+/*
+ * spinlock_t: a pthread mutex (TSan models it) plus its holder, so that
+ * lockdep_assert_held() is checked. The _irq/_irqsave forms also disable
+ * the simulated CPU's interrupts, as in the kernel.
+ */
+void *tempo_sim_self(void);
+typedef struct { pthread_mutex_t m; void *owner; } spinlock_t;
+#define __SPIN_LOCK_UNLOCKED(n) { PTHREAD_MUTEX_INITIALIZER, NULL }
+#define DEFINE_SPINLOCK(n) spinlock_t n = __SPIN_LOCK_UNLOCKED(n)
+static inline void spin_lock_init(spinlock_t *l) { pthread_mutex_init(&l->m, NULL); l->owner = NULL; }
+static inline void spin_lock(spinlock_t *l) { pthread_mutex_lock(&l->m); WRITE_ONCE(l->owner, tempo_sim_self()); }
+static inline void spin_unlock(spinlock_t *l) { WRITE_ONCE(l->owner, NULL); pthread_mutex_unlock(&l->m); }
+#define spin_lock_irq(l) do { tempo_sim_irq_disable(); spin_lock(l); } while (0)
+#define spin_unlock_irq(l) do { spin_unlock(l); tempo_sim_irq_enable(); } while (0)
+#define spin_lock_irqsave(l, f) do { local_irq_save(f); spin_lock(l); } while (0)
+#define spin_unlock_irqrestore(l, f) do { spin_unlock(l); local_irq_restore(f); } while (0)
+#define spin_lock_bh spin_lock
+#define spin_unlock_bh spin_unlock
+#define lockdep_assert_held(l) WARN_ON(READ_ONCE((l)->owner) != tempo_sim_self())
+#define lockdep_assert_irqs_disabled() WARN_ON(!irqs_disabled())
+
 struct mutex { pthread_mutex_t m; };
 #define DEFINE_MUTEX(n) struct mutex n = { PTHREAD_MUTEX_INITIALIZER }
 #define mutex_init(x) pthread_mutex_init(&(x)->m, NULL)
 #define mutex_lock(x) pthread_mutex_lock(&(x)->m)
 #define mutex_unlock(x) pthread_mutex_unlock(&(x)->m)
 #define mutex_destroy(x) pthread_mutex_destroy(&(x)->m)
-typedef struct { pthread_mutex_t m; } spinlock_t;
-#define spin_lock_init(x) pthread_mutex_init(&(x)->m, NULL)
-#define spin_lock(x) pthread_mutex_lock(&(x)->m)
-#define spin_unlock(x) pthread_mutex_unlock(&(x)->m)
+#define mutex_trylock(x) (pthread_mutex_trylock(&(x)->m) == 0)
+
+/*
+ * Tasks: each thread has one (current); work items run as their CPU's
+ * kworker. state follows kernel/sched/core.c: set_current_state() is a
+ * store + full barrier, a wake-up moves a task whose state matches the mode
+ * to TASK_RUNNING (try_to_wake_up() returns whether it did), schedule()
+ * returns once the task is running (or at once with a signal pending in
+ * TASK_INTERRUPTIBLE). A sleeping simulated CPU goes on serving its own
+ * interrupts and work items (tempo_sim_wait_idle()).
+ */
+#define TASK_RUNNING		0x0000
+#define TASK_INTERRUPTIBLE	0x0001
+#define TASK_UNINTERRUPTIBLE	0x0002
+#define TASK_NORMAL		(TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE)
+#define TASK_KILLABLE		TASK_UNINTERRUPTIBLE
+#define PF_KTHREAD		0x00200000
+struct task_struct {
+	unsigned int	__state;	/* atomic */
+	unsigned int	flags;		/* PF_KTHREAD */
+	bool		should_stop;	/* kthread_should_stop(), atomic */
+	bool		sigpending;	/* signal_pending(), atomic */
+	unsigned long	nr_sleeps;	/* schedule() calls that slept */
+};
+extern __thread struct task_struct *tempo_sim_current;
+struct task_struct *tempo_sim_get_current(void);
+#define current tempo_sim_get_current()
+#define set_current_state(s) __atomic_store_n(&current->__state, (s), __ATOMIC_SEQ_CST)
+#define __set_current_state(s) __atomic_store_n(&current->__state, (s), __ATOMIC_RELAXED)
+static inline bool signal_pending(struct task_struct *p) { return __atomic_load_n(&p->sigpending, __ATOMIC_ACQUIRE); }
+static inline bool signal_pending_state(unsigned int state, struct task_struct *p)
+{ return (state & TASK_INTERRUPTIBLE) && signal_pending(p); }
+static inline bool fatal_signal_pending(struct task_struct *p) { (void)p; return false; }
+bool kthread_should_stop(void);
+int wake_up_process(struct task_struct *p);
+int try_to_wake_up(struct task_struct *p, unsigned int state, int wake_flags);
+void schedule(void);
+int schedule_hrtimeout(ktime_t *expires, enum hrtimer_mode mode);
+/* Test control: make signal_pending() true / kthread_should_stop() true, and wake. */
+void tempo_sim_signal(struct task_struct *p);
+void tempo_sim_kthread_stop(struct task_struct *p);
+
+/* Wait queues: include/linux/wait.h and kernel/sched/wait.c, faithfully. */
+struct wait_queue_entry;
+typedef int (*wait_queue_func_t)(struct wait_queue_entry *wq_entry, unsigned int mode,
+				 int flags, void *key);
+#define WQ_FLAG_EXCLUSIVE	0x01
+#define WQ_FLAG_WOKEN		0x02
+struct wait_queue_entry {
+	unsigned int		flags;
+	void			*private;
+	wait_queue_func_t	func;
+	struct list_head	entry;
+};
+typedef struct wait_queue_entry wait_queue_entry_t;
+struct wait_queue_head {
+	spinlock_t		lock;
+	struct list_head	head;
+};
+typedef struct wait_queue_head wait_queue_head_t;
+int default_wake_function(struct wait_queue_entry *e, unsigned int mode, int flags, void *key);
+int autoremove_wake_function(struct wait_queue_entry *e, unsigned int mode, int flags, void *key);
+#define __WAIT_QUEUE_HEAD_INITIALIZER(n) { __SPIN_LOCK_UNLOCKED(n.lock), { &(n).head, &(n).head } }
+#define DECLARE_WAIT_QUEUE_HEAD(n) wait_queue_head_t n = __WAIT_QUEUE_HEAD_INITIALIZER(n)
+static inline void init_waitqueue_head(wait_queue_head_t *w) { spin_lock_init(&w->lock); INIT_LIST_HEAD(&w->head); }
+#define DEFINE_WAIT_FUNC(name, function) struct wait_queue_entry name = { \
+	.private = current, .func = function, .entry = LIST_HEAD_INIT((name).entry) }
+#define DEFINE_WAIT(name) DEFINE_WAIT_FUNC(name, autoremove_wake_function)
+static inline void init_wait_entry(struct wait_queue_entry *e, int flags)
+{ e->flags = flags; e->private = current; e->func = autoremove_wake_function; INIT_LIST_HEAD(&e->entry); }
+static inline int waitqueue_active(struct wait_queue_head *w) { return !list_empty(&w->head); }
+static inline bool wq_has_sleeper(struct wait_queue_head *w) { smp_mb(); return waitqueue_active(w); }
+static inline void __add_wait_queue(struct wait_queue_head *w, struct wait_queue_entry *e) { list_add(&e->entry, &w->head); }
+static inline void __add_wait_queue_entry_tail(struct wait_queue_head *w, struct wait_queue_entry *e) { list_add_tail(&e->entry, &w->head); }
+static inline void __add_wait_queue_entry_tail_exclusive(struct wait_queue_head *w, struct wait_queue_entry *e)
+{ e->flags |= WQ_FLAG_EXCLUSIVE; __add_wait_queue_entry_tail(w, e); }
+static inline void __remove_wait_queue(struct wait_queue_head *w, struct wait_queue_entry *e) { (void)w; list_del(&e->entry); }
+void add_wait_queue(struct wait_queue_head *w, struct wait_queue_entry *e);
+void add_wait_queue_exclusive(struct wait_queue_head *w, struct wait_queue_entry *e);
+void remove_wait_queue(struct wait_queue_head *w, struct wait_queue_entry *e);
+void prepare_to_wait(struct wait_queue_head *w, struct wait_queue_entry *e, int state);
+bool prepare_to_wait_exclusive(struct wait_queue_head *w, struct wait_queue_entry *e, int state);
+long prepare_to_wait_event(struct wait_queue_head *w, struct wait_queue_entry *e, int state);
+void finish_wait(struct wait_queue_head *w, struct wait_queue_entry *e);
+int __wake_up(struct wait_queue_head *w, unsigned int mode, int nr_exclusive, void *key);
+void __wake_up_locked_key(struct wait_queue_head *w, unsigned int mode, void *key);
+void __wake_up_locked(struct wait_queue_head *w, unsigned int mode, int nr);
+#define poll_to_key(m) ((void *)(uintptr_t)(m))
+#define wake_up(x) __wake_up(x, TASK_NORMAL, 1, NULL)
+#define wake_up_nr(x, nr) __wake_up(x, TASK_NORMAL, nr, NULL)
+#define wake_up_all(x) __wake_up(x, TASK_NORMAL, 0, NULL)
+#define wake_up_locked(x) __wake_up_locked((x), TASK_NORMAL, 1)
+#define wake_up_all_locked(x) __wake_up_locked((x), TASK_NORMAL, 0)
+#define wake_up_interruptible(x) __wake_up(x, TASK_INTERRUPTIBLE, 1, NULL)
+#define wake_up_interruptible_all(x) __wake_up(x, TASK_INTERRUPTIBLE, 0, NULL)
+#define wake_up_poll(x, m) __wake_up(x, TASK_NORMAL, 1, poll_to_key(m))
+#define wake_up_locked_poll(x, m) __wake_up_locked_key((x), TASK_NORMAL, poll_to_key(m))
+#define wake_up_interruptible_poll(x, m) __wake_up(x, TASK_INTERRUPTIBLE, 1, poll_to_key(m))
+
+/* ___wait_event() of include/linux/wait.h (no goto: a flag instead). */
+#define ___wait_event(wq_head, condition, state, exclusive, ret, cmd) ({	\
+	struct wait_queue_entry __wq_entry;					\
+	long __ret = ret, __int;						\
+	bool __intr = false;							\
+	init_wait_entry(&__wq_entry, exclusive ? WQ_FLAG_EXCLUSIVE : 0);	\
+	for (;;) {								\
+		__int = prepare_to_wait_event(&(wq_head), &__wq_entry, state);	\
+		if (condition)							\
+			break;							\
+		if (((state) & TASK_INTERRUPTIBLE) && __int) {			\
+			__ret = __int;						\
+			__intr = true;						\
+			break;							\
+		}								\
+		cmd;								\
+	}									\
+	if (!__intr)								\
+		finish_wait(&(wq_head), &__wq_entry);				\
+	__ret;									\
+})
+#define wait_event(wq, cond) do { if (!(cond)) \
+	(void)___wait_event(wq, cond, TASK_UNINTERRUPTIBLE, 0, 0, schedule()); } while (0)
+#define wait_event_interruptible(wq, cond) ({ long __r = 0; if (!(cond)) \
+	__r = ___wait_event(wq, cond, TASK_INTERRUPTIBLE, 0, 0, schedule()); (int)__r; })
+#define wait_event_interruptible_exclusive(wq, cond) ({ long __r = 0; if (!(cond)) \
+	__r = ___wait_event(wq, cond, TASK_INTERRUPTIBLE, 1, 0, schedule()); (int)__r; })
+#define wait_event_killable(wq, cond) ({ wait_event(wq, cond); 0; })
 
 #endif /* _TEMPO_USER_H */

@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * tempo: the /dev/tempo userspace ABI.
+ *
+ * Each open file of /dev/tempo is an independent context holding timers, an
+ * ordered stream and one event queue; close() cancels and frees all of it.
+ * Nothing in one context can be seen or touched through another.
+ *
+ * Timers. TEMPO_IOC_TIMER_ARM arms a batch of timers in one call; each timer
+ * has a user cookie, a relative delay or an absolute CLOCK_MONOTONIC deadline
+ * (nanoseconds), and an optional period. The kernel returns an id per timer.
+ * TEMPO_IOC_TIMER_CANCEL cancels a batch by id or by cookie. Arming with
+ * TEMPO_ARM_REARM moves an existing timer to a new deadline (and period).
+ *
+ * Events. read() returns whole struct tempo_event records, as many as fit:
+ * a timer's expiry, an ordered completion, or a loss report. It blocks
+ * (interruptibly) while none is ready, fails with EAGAIN under O_NONBLOCK and
+ * with EINVAL when the buffer is smaller than one record. poll()/epoll report
+ * EPOLLIN while a record is ready. With several readers each record goes to
+ * exactly one of them, and one ready record wakes one blocked reader
+ * (exclusive waits). The event queue is a delay queue: arming is put(),
+ * read() is take(), cancelling is remove().
+ *
+ * A timer is never reported before its deadline. A one-shot timer lives until
+ * its event has been read (the record carries TEMPO_EVF_FINAL and the id is
+ * released) or until it is cancelled: every armed timer ends up either read or
+ * cancelled, never both, never neither. A periodic timer lives until it is
+ * cancelled; while its record waits unread, further expirations are folded
+ * into the record's overrun count rather than queued (the timer pauses after
+ * one of them, and the read that takes the record counts the periods that
+ * passed and resumes it on the original schedule), so a slow reader costs
+ * neither memory nor CPU beyond one record and two expiries per timer.
+ *
+ * Ordered stream. TEMPO_IOC_ORDER_TICKET takes a ticket; any thread may later
+ * TEMPO_IOC_ORDER_SUBMIT (ticket, cookie, data) or TEMPO_IOC_ORDER_TRASH the
+ * ticket. Completions are delivered strictly in ticket order: as
+ * TEMPO_EV_ORDER records on read(), or, once a sink file has been set with
+ * TEMPO_IOC_ORDER_SINK, by writing each submission's data to the sink, in
+ * ticket order, from the thread that holds the next ticket (the submitter
+ * whose ticket completes the sequence); there is no writer thread.
+ * Ordered records beyond the queue limit are dropped and reported by one
+ * TEMPO_EV_LOST record carrying the number lost: never lost silently.
+ *
+ * Conventions. All structs are made of __u32/__u64 and are multiples of 8
+ * bytes, identical for 32- and 64-bit callers. Pointers travel as __u64.
+ * Reserved fields and unknown flag bits must be zero, or the call fails with
+ * EINVAL and changes nothing. Times are CLOCK_MONOTONIC nanoseconds. Unknown
+ * commands fail with ENOTTY.
+ *
+ * ioctl magic: 0xD7, commands 0x00-0x3F (unused in
+ * Documentation/userspace-api/ioctl/ioctl-number.rst as of Linux 6.1).
+ */
+#ifndef _UAPI_TEMPO_H
+#define _UAPI_TEMPO_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#define TEMPO_DEVICE		"/dev/tempo"
+#define TEMPO_IOC_MAGIC		0xD7
+
+/* TEMPO_IOC_INFO .version: bumped on any incompatible change (never, so far). */
+#define TEMPO_ABI_VERSION	1
+
+/* TEMPO_IOC_INFO .features */
+#define TEMPO_FEAT_TIMERS	(1U << 0)	/* TEMPO_IOC_TIMER_ARM/CANCEL */
+#define TEMPO_FEAT_PERIODIC	(1U << 1)	/* tempo_timer_spec.period */
+#define TEMPO_FEAT_ORDER	(1U << 2)	/* TEMPO_IOC_ORDER_TICKET/SUBMIT/TRASH */
+#define TEMPO_FEAT_SINK		(1U << 3)	/* TEMPO_IOC_ORDER_SINK */
+#define TEMPO_FEAT_STATS	(1U << 4)	/* TEMPO_IOC_STATS */
+
+/**
+ * struct tempo_info - what this kernel offers (TEMPO_IOC_INFO)
+ * @version: TEMPO_ABI_VERSION.
+ * @features: TEMPO_FEAT_* bits.
+ * @record_size: sizeof(struct tempo_event): read() sizes are multiples of it.
+ * @order_window: how far a ticket may run ahead of the oldest unfinished one.
+ * @tick_ns: timer granularity.
+ * @max_delay_ns: longest relative delay a timer accepts.
+ * @min_period_ns: shortest period a periodic timer accepts.
+ * @max_timers: live timers per context (TEMPO_IOC_TIMER_ARM fails with ENOSPC beyond).
+ * @max_events: ordered records queued per context before they are reported lost.
+ * @max_data: largest TEMPO_IOC_ORDER_SUBMIT data, in bytes.
+ * @reserved: zero.
+ */
+struct tempo_info {
+	__u32 version;
+	__u32 features;
+	__u32 record_size;
+	__u32 order_window;
+	__u64 tick_ns;
+	__u64 max_delay_ns;
+	__u64 min_period_ns;
+	__u32 max_timers;
+	__u32 max_events;
+	__u32 max_data;
+	__u32 reserved[3];
+};
+
+/* struct tempo_timer_spec .flags */
+#define TEMPO_ARM_ABS		(1U << 0)	/* @value is an absolute CLOCK_MONOTONIC deadline */
+#define TEMPO_ARM_REARM		(1U << 1)	/* re-arm the existing timer @id */
+#define TEMPO_ARM_FLAGS		(TEMPO_ARM_ABS | TEMPO_ARM_REARM)
+
+/**
+ * struct tempo_timer_spec - one timer of a TEMPO_IOC_TIMER_ARM batch
+ * @cookie: returned in the timer's events; also the key of a cancel by cookie.
+ * @value: delay in ns from now, or with TEMPO_ARM_ABS a CLOCK_MONOTONIC
+ *	deadline in ns (a deadline in the past fires at once).
+ * @period: 0 for a one-shot timer, else the period in ns (>= min_period_ns):
+ *	deadlines are @value, @value + @period, ... with no drift.
+ * @id: out: the new timer's id (nonzero). In, with TEMPO_ARM_REARM: the
+ *	timer to re-arm; its cookie becomes @cookie, an unread event of it is
+ *	withdrawn, and its overrun count restarts.
+ * @flags: TEMPO_TIMER_* bits.
+ * @reserved: zero.
+ */
+struct tempo_timer_spec {
+	__u64 cookie;
+	__u64 value;
+	__u64 period;
+	__u64 id;
+	__u32 flags;
+	__u32 reserved;
+};
+
+/* struct tempo_batch .flags, for TEMPO_IOC_TIMER_CANCEL */
+#define TEMPO_CANCEL_COOKIE	(1U << 0)	/* @ptr holds cookies, not ids */
+#define TEMPO_CANCEL_FLAGS	(TEMPO_CANCEL_COOKIE)
+
+/**
+ * struct tempo_batch - a batch of timers to arm or cancel
+ * @ptr: in: user address of the array, a struct tempo_timer_spec[@count] for
+ *	TEMPO_IOC_TIMER_ARM, a __u64[@count] of ids (or cookies, with
+ *	TEMPO_CANCEL_COOKIE) for TEMPO_IOC_TIMER_CANCEL.
+ * @count: in: number of elements, at most max_timers.
+ * @flags: in: TEMPO_CANCEL_* for cancel, zero for arm.
+ * @done: out: elements that succeeded.
+ * @error_index: out: index of the first element that failed, @count if none.
+ * @error: out: that element's negative errno, 0 if none.
+ * @affected: out: timers armed or cancelled (a cookie may cancel several).
+ *
+ * Arm validates every element before arming any: a malformed element (EINVAL)
+ * or a batch that would exceed max_timers (ENOSPC) fails the whole call with
+ * no effect. Elements are then applied in order, each atomically; the first
+ * that fails (ENOENT for an unknown id to re-arm, ENOMEM, EFAULT) stops the
+ * batch, so @done == @error_index.
+ * Cancel applies every element; one whose id (or cookie) names no live timer
+ * (never armed, already cancelled, or a one-shot whose event was read) fails
+ * with ENOENT and the batch goes on.
+ * The call returns 0 when every element succeeded, else the first failure's
+ * error; the out fields are written in both cases.
+ */
+struct tempo_batch {
+	__u64 ptr;
+	__u32 count;
+	__u32 flags;
+	__u32 done;
+	__u32 error_index;
+	__s32 error;
+	__u32 affected;
+};
+
+/* struct tempo_event .type */
+#define TEMPO_EV_TIMER		1	/* a timer expired */
+#define TEMPO_EV_ORDER		2	/* an ordered submission completed */
+#define TEMPO_EV_LOST		3	/* @overrun ordered records were dropped */
+
+/* struct tempo_event .flags */
+#define TEMPO_EVF_FINAL		(1U << 0)	/* the timer is gone; its id is released */
+
+/**
+ * struct tempo_event - one record returned by read()
+ * @id: timer id (TEMPO_EV_TIMER) or ticket (TEMPO_EV_ORDER); 0 for TEMPO_EV_LOST.
+ * @cookie: the timer's or the submission's cookie.
+ * @deadline: TEMPO_EV_TIMER: the deadline that expired (ns). TEMPO_EV_ORDER:
+ *	when the submission was made.
+ * @time: when the timer fired (never before @deadline), or when the
+ *	completion ran.
+ * @overrun: TEMPO_EV_TIMER: expirations of a periodic timer after @deadline
+ *	that were folded into this record. TEMPO_EV_LOST: records dropped.
+ * @type: TEMPO_EV_*.
+ * @flags: TEMPO_EVF_*.
+ * @len: TEMPO_EV_ORDER: length of the submission's data.
+ * @reserved: zero.
+ */
+struct tempo_event {
+	__u64 id;
+	__u64 cookie;
+	__u64 deadline;
+	__u64 time;
+	__u32 overrun;
+	__u16 type;
+	__u16 flags;
+	__u32 len;
+	__u32 reserved;
+};
+
+/* struct tempo_ticket .flags */
+#define TEMPO_TICKET_NONBLOCK	(1U << 0)	/* fail with EAGAIN when the window is full */
+#define TEMPO_TICKET_FLAGS	(TEMPO_TICKET_NONBLOCK)
+
+/**
+ * struct tempo_ticket - take (TEMPO_IOC_ORDER_TICKET) or trash a ticket
+ * @ticket: out for TICKET, in for TRASH.
+ * @flags: TEMPO_TICKET_* for TICKET, zero for TRASH.
+ * @reserved: zero.
+ *
+ * TICKET blocks interruptibly while the ordering window is full, unless
+ * TEMPO_TICKET_NONBLOCK is set (then EAGAIN). TRASH declares that the ticket
+ * will never be submitted; the stream moves past it. A ticket that was not
+ * issued by this file, or was already submitted or trashed, gets EINVAL.
+ */
+struct tempo_ticket {
+	__u64 ticket;
+	__u32 flags;
+	__u32 reserved;
+};
+
+/**
+ * struct tempo_submit - complete a ticket (TEMPO_IOC_ORDER_SUBMIT)
+ * @ticket: a ticket taken from this file and neither submitted nor trashed.
+ * @cookie: returned in the TEMPO_EV_ORDER record.
+ * @data: user address of @len bytes, copied at once; written to the sink in
+ *	ticket order when a sink is set, else only @len is reported.
+ * @len: at most max_data.
+ * @flags: zero.
+ *
+ * Returns once the submission is either completed or parked for an earlier
+ * ticket's submitter to complete; when this ticket is next in order the
+ * caller completes it and every consecutive parked one (with a sink: writes
+ * them) before returning.
+ */
+struct tempo_submit {
+	__u64 ticket;
+	__u64 cookie;
+	__u64 data;
+	__u32 len;
+	__u32 flags;
+};
+
+/**
+ * struct tempo_sink - where ordered completions go (TEMPO_IOC_ORDER_SINK)
+ * @fd: a file open for writing, or -1 to go back to TEMPO_EV_ORDER records.
+ * @flags: zero.
+ * @reserved: zero.
+ *
+ * Each completion's data is written with the sink's file position (as by
+ * write(2)) by whichever thread completes it. A failed or short write is
+ * counted in tempo_ctx_stats.sink_errors and sink_last_error.
+ */
+struct tempo_sink {
+	__s32 fd;
+	__u32 flags;
+	__u64 reserved;
+};
+
+/**
+ * struct tempo_ctx_stats - counters of one context (one open file)
+ * @timers: live timers now.
+ * @armed: successful arms, re-arms included.
+ * @rearmed: of which re-arms.
+ * @fired: expirations seen (periodic ones each time).
+ * @cancelled: timers cancelled before their event was read.
+ * @events_read: records returned by read().
+ * @events_ready: records ready to read now.
+ * @overruns: periodic expirations folded into an unread record.
+ * @events_lost: ordered records dropped (queue full) or lost to a read() EFAULT.
+ * @tickets: tickets taken.
+ * @submitted: submissions.
+ * @trashed: tickets trashed (by TEMPO_IOC_ORDER_TRASH or at close).
+ * @completed: completions run (records queued or data written).
+ * @sink_bytes: bytes written to sinks.
+ * @sink_errors: failed or short sink writes.
+ * @sink_last_error: negative errno of the last failed sink write, or 0.
+ * @reserved: zero.
+ */
+struct tempo_ctx_stats {
+	__u64 timers;
+	__u64 armed;
+	__u64 rearmed;
+	__u64 fired;
+	__u64 cancelled;
+	__u64 events_read;
+	__u64 events_ready;
+	__u64 overruns;
+	__u64 events_lost;
+	__u64 tickets;
+	__u64 submitted;
+	__u64 trashed;
+	__u64 completed;
+	__u64 sink_bytes;
+	__u64 sink_errors;
+	__s32 sink_last_error;
+	__u32 reserved[3];
+};
+
+/**
+ * struct tempo_mod_stats - counters of the whole module
+ * @contexts: open files now.
+ * @timers: live timers now, over all files (0 when nothing leaked).
+ * @submissions: ordered submissions in flight or unread, over all files.
+ * @bytes: memory charged to userspace for timers and submissions, now.
+ * @opens: files opened since load.
+ * @armed: arms since load.
+ * @fired: expirations since load.
+ * @completed: ordered completions since load.
+ * @reserved: zero.
+ */
+struct tempo_mod_stats {
+	__u64 contexts;
+	__u64 timers;
+	__u64 submissions;
+	__u64 bytes;
+	__u64 opens;
+	__u64 armed;
+	__u64 fired;
+	__u64 completed;
+	__u64 reserved[4];
+};
+
+/**
+ * struct tempo_stats - TEMPO_IOC_STATS
+ * @ctx: this file's context.
+ * @mod: the module.
+ */
+struct tempo_stats {
+	struct tempo_ctx_stats ctx;
+	struct tempo_mod_stats mod;
+};
+
+#define TEMPO_IOC_INFO		_IOR(TEMPO_IOC_MAGIC, 0x00, struct tempo_info)
+#define TEMPO_IOC_STATS		_IOR(TEMPO_IOC_MAGIC, 0x01, struct tempo_stats)
+#define TEMPO_IOC_TIMER_ARM	_IOWR(TEMPO_IOC_MAGIC, 0x10, struct tempo_batch)
+#define TEMPO_IOC_TIMER_CANCEL	_IOWR(TEMPO_IOC_MAGIC, 0x11, struct tempo_batch)
+#define TEMPO_IOC_ORDER_TICKET	_IOWR(TEMPO_IOC_MAGIC, 0x20, struct tempo_ticket)
+#define TEMPO_IOC_ORDER_SUBMIT	_IOW(TEMPO_IOC_MAGIC, 0x21, struct tempo_submit)
+#define TEMPO_IOC_ORDER_TRASH	_IOW(TEMPO_IOC_MAGIC, 0x22, struct tempo_ticket)
+#define TEMPO_IOC_ORDER_SINK	_IOW(TEMPO_IOC_MAGIC, 0x23, struct tempo_sink)
+
+#endif /* _UAPI_TEMPO_H */

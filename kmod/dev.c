@@ -1,0 +1,1412 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tempo: /dev/tempo, the file interface to the cores.
+ *
+ * This is the only file that knows about files. Each open() makes a context
+ * (struct tempo_ctx) holding three things, and release() tears all of them
+ * down:
+ *
+ *   timers    an xarray of struct tempo_utimer, each embedding a struct
+ *             tempo_timer of the wheel; the id is the xarray index.
+ *   events    one ready list behind a wait queue: the per-file delay queue.
+ *             Arming a timer is put(), its expiry moves it to the ready list
+ *             and wakes one reader (exclusive waits), read() is take() and
+ *             drain(), cancel is remove() in O(1). A timer *is* its pending
+ *             event: a periodic timer that expires again while its record is
+ *             unread bumps the record's overrun count instead of queueing a
+ *             second one, so the queue never holds more timer records than
+ *             there are timers. This is the delay queue of kmod/delayq.c
+ *             specialised, rather than that core itself, because a record
+ *             carries the fire time and the folded overruns (set in the
+ *             expiry callback, which the core keeps to itself), because
+ *             "read or cancelled, exactly once" needs the record's state and
+ *             the id's ownership decided under one lock, and because ordered
+ *             completions share the same queue, wait queue and poll mask.
+ *   order     an ordering domain of kmod/order.c, created on first use, with a
+ *             ticket ownership table so that userspace can only run or trash
+ *             tickets this file issued, each once; completions either become
+ *             records on the ready list or are written to a sink file.
+ *
+ * Locks. ctx->wq.lock (a spinlock, never taken from interrupts: everything
+ * here runs in process context) guards the ready list and every utimer's
+ * state, deadline and event fields; all arms of a utimer happen under it, so
+ * the last arm wins consistently with ut->deadline. ctx->ctl_lock (a mutex)
+ * serialises the arm and cancel ioctls of one context. ctx->sink_lock guards
+ * the sink file. Nesting: ctl_lock -> wq.lock; sink_lock alone.
+ *
+ * A utimer's life (transitions under wq.lock):
+ *
+ *        arm            expiry                  read() (one-shot)
+ *   new -----> ARMED --------------> QUEUED -------------------> DELIVERED
+ *                ^   <-------------   |  ^                          |
+ *                |   read() (periodic)|  | expiry (periodic):       | reader frees
+ *                |   (re-arms if      |  | overrun++, park          | (or cancel
+ *                +--------------------+--+                          |  that won
+ *                                     |                             |  the id)
+ *        cancel (from ARMED/QUEUED)   v
+ *                            DEAD ---> shutdown_sync, free
+ *
+ * Ownership of the memory goes with the id: whoever removes the id from the
+ * xarray (cancel, the reader of a one-shot record, release) frees the utimer,
+ * after tempo_timer_shutdown_sync(), through kfree_rcu() so that a cancel by
+ * cookie may inspect entries under rcu_read_lock(). Every armed timer is
+ * therefore counted exactly once, as read or as cancelled.
+ *
+ * Ordered completions with a sink are written with kernel_write() from the
+ * completion callback. The ordered scheduler runs it in the thread that
+ * completes the sequence: the submitting thread inside its ioctl (process
+ * context, no locks of ours held, may sleep), or the scheduler's workqueue
+ * when it hands off a long streak (a kworker: process context too, but with
+ * kernel credentials, no signals, and no SIGPIPE to deliver to the
+ * submitter). kernel_write() is allowed in both: it may sleep and may block on
+ * a full pipe, which is the stream's backpressure. It is not allowed from
+ * atomic context, so the sink write asserts might_sleep(). A sink nobody
+ * drains blocks the completing thread for good; when that is the workqueue,
+ * close() waits for it in tempo_order_destroy(). A sink opened O_NONBLOCK
+ * avoids that: a write that would block fails, and is counted (sink_errors).
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/build_bug.h>
+#include <linux/compat.h>
+#include <linux/debugfs.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/ktime.h>
+#include <linux/log2.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/poll.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/signal.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/wait.h>
+#include <linux/xarray.h>
+
+#include <tempo/timer.h>
+#include <tempo/order.h>
+#include <uapi/tempo.h>
+
+#include "internal.h"
+
+/* ---- limits ---------------------------------------------------------- */
+
+static unsigned int max_timers = 1 << 20;
+module_param(max_timers, uint, 0644);
+MODULE_PARM_DESC(max_timers, "live timers per open file of /dev/tempo (default 1M)");
+
+static unsigned int max_events = 1 << 16;
+module_param(max_events, uint, 0644);
+MODULE_PARM_DESC(max_events, "unread ordered records per file before they are reported lost (default 65536)");
+
+static unsigned int order_window = 1024;
+module_param(order_window, uint, 0644);
+MODULE_PARM_DESC(order_window, "ordering window per file, rounded up to a power of two, 2..65536 (default 1024)");
+
+static unsigned int max_data = 1 << 16;
+module_param(max_data, uint, 0644);
+MODULE_PARM_DESC(max_data, "largest ordered submission, bytes, at most 1 MiB (default 65536)");
+
+static ulong min_period_ns = 100 * NSEC_PER_USEC;
+module_param(min_period_ns, ulong, 0644);
+MODULE_PARM_DESC(min_period_ns, "shortest period of a periodic timer, ns (default 100000)");
+
+#define TEMPO_MAX_DATA_CAP	BIT(20)
+#define TEMPO_MAX_WINDOW	BIT(16)
+#define TEMPO_READ_CHUNK	32	/* records per pass of read() */
+#define TEMPO_SPEC_CHUNK	32	/* specs per copy_from_user() */
+#define TEMPO_CANCEL_CHUNK	32	/* keys per copy_from_user(), and per overlapped sync */
+
+static unsigned int limit_timers(void)
+{
+	return READ_ONCE(max_timers);
+}
+
+static unsigned int limit_events(void)
+{
+	return READ_ONCE(max_events);
+}
+
+static unsigned int limit_data(void)
+{
+	return min_t(u32, READ_ONCE(max_data), TEMPO_MAX_DATA_CAP);
+}
+
+static unsigned int limit_window(void)
+{
+	unsigned int w = clamp_t(u32, READ_ONCE(order_window), 2, TEMPO_MAX_WINDOW);
+
+	return roundup_pow_of_two(w);
+}
+
+/* ---- module-wide counters -------------------------------------------- */
+
+static struct {
+	atomic64_t contexts, timers, submissions, bytes;
+	atomic64_t opens, armed, fired, completed;
+} mstat;
+
+/* ---- per-context state ----------------------------------------------- */
+
+enum tempo_ut_state { UT_ARMED, UT_QUEUED, UT_DELIVERED, UT_DEAD };
+enum tempo_qent_type { QE_TIMER, QE_ORDER };
+
+/* An entry of the ready list: the head of a utimer or an osub. */
+struct tempo_qent {
+	struct list_head	node;
+	u8			type;
+};
+
+struct tempo_ctx;
+
+struct tempo_utimer {
+	struct tempo_timer	timer;
+	struct tempo_qent	q;
+	struct tempo_ctx	*ctx;
+	u32			id;
+	u8			state;		/* enum tempo_ut_state, under wq.lock */
+	bool			parked;		/* periodic, idle until its record is read */
+	u64			cookie;
+	u64			deadline;	/* next expiry, ns */
+	u64			period;
+	u64			ev_deadline;	/* the unread record: deadline, */
+	u64			ev_time;	/* fire time */
+	u32			ev_overrun;	/* and folded expirations */
+	struct list_head	reap;		/* on a reader's list, once DELIVERED */
+	struct list_head	kill;		/* on a cookie cancel's list */
+	struct rcu_head		rcu;
+};
+
+/* An ordered submission, from ioctl to completion (and record, if any). */
+struct tempo_osub {
+	struct tempo_qent	q;
+	struct tempo_ctx	*ctx;
+	u64			ticket;
+	u64			cookie;
+	u64			submitted;
+	u64			completed;
+	u32			len;
+	u8			data[];
+};
+
+struct tempo_ctx_counters {
+	atomic64_t armed, rearmed, fired, cancelled, events_read, overruns;
+	atomic64_t events_lost, tickets, submitted, trashed, completed;
+	atomic64_t sink_bytes, sink_errors;
+};
+
+struct tempo_ctx {
+	wait_queue_head_t	wq;		/* .lock guards the fields up to order */
+	struct list_head	ready;
+	u32			nready;
+	u32			nready_order;	/* ordered records on the ready list */
+	u32			lost;		/* ordered records dropped, not yet reported */
+
+	struct mutex		ctl_lock;	/* arm and cancel ioctls */
+	struct xarray		timers;
+	u32			next_id;	/* xa_alloc_cyclic(), under ctl_lock */
+	atomic_t		ntimers;
+
+	struct mutex		order_lock;	/* creates the ordering domain */
+	struct tempo_order	*order;		/* set once, LMM(dev_order_get:A) */
+	atomic64_t		*slots;		/* ticket + 1 while issued, unused */
+	u32			window;
+
+	struct mutex		sink_lock;	/* sink, and sink writes */
+	struct file		*sink;
+	int			sink_last_error;
+
+	struct tempo_ctx_counters st;
+};
+
+static const struct file_operations tempo_dev_fops;
+
+/* ---- timers ---------------------------------------------------------- */
+
+static void dev_ready_add(struct tempo_ctx *ctx, struct tempo_qent *q)
+{
+	lockdep_assert_held(&ctx->wq.lock);
+	list_add_tail(&q->node, &ctx->ready);
+	ctx->nready++;
+	/* One record, one reader: wakes every poller and one exclusive reader. */
+	wake_up_locked_poll(&ctx->wq, EPOLLIN | EPOLLRDNORM);
+}
+
+static void dev_ready_del(struct tempo_ctx *ctx, struct tempo_qent *q)
+{
+	lockdep_assert_held(&ctx->wq.lock);
+	list_del(&q->node);
+	ctx->nready--;
+}
+
+/*
+ * The wheel callback: process context, on the tempo workqueue of the CPU the
+ * timer was armed on.
+ */
+static void dev_timer_fire(struct tempo_timer *t)
+{
+	struct tempo_utimer *ut = container_of(t, struct tempo_utimer, timer);
+	struct tempo_ctx *ctx = ut->ctx;
+	u64 now = ktime_get_ns();
+	u64 missed;
+
+	spin_lock(&ctx->wq.lock);
+	if (ut->state != UT_ARMED && ut->state != UT_QUEUED)
+		goto out_unlock;
+	/*
+	 * An expiry for a deadline that a re-arm has since moved later: the
+	 * timer is armed again for the new one. Never report early.
+	 */
+	if ((s64)(now - ut->deadline) < 0)
+		goto out_unlock;
+
+	atomic64_inc(&ctx->st.fired);
+	atomic64_inc(&mstat.fired);
+	missed = ut->period ? div64_u64(now - ut->deadline, ut->period) : 0;
+	if (ut->state == UT_QUEUED) {
+		/*
+		 * Periodic, record still unread: fold this expiry into it, and
+		 * park the timer. The read that takes the record counts what
+		 * expired meanwhile and re-arms it (dev_periodic_resume()), so
+		 * an absent reader costs at most one more callback per timer:
+		 * no callback storm from many short periods nobody reads.
+		 */
+		ut->ev_overrun += 1 + missed;
+		atomic64_add(1 + missed, &ctx->st.overruns);
+		ut->deadline += (missed + 1) * ut->period;
+		ut->parked = true;
+		goto out_unlock;
+	}
+	ut->state = UT_QUEUED;
+	ut->ev_deadline = ut->deadline;
+	ut->ev_time = now;
+	ut->ev_overrun = missed;
+	atomic64_add(missed, &ctx->st.overruns);
+	dev_ready_add(ctx, &ut->q);
+	if (ut->period) {
+		ut->deadline += (missed + 1) * ut->period;
+		/* Under wq.lock, like every arm of a utimer. */
+		tempo_timer_arm_at(&ut->timer, TEMPO_CPU_LOCAL,
+				   ns_to_ktime(ut->deadline));
+	}
+out_unlock:
+	spin_unlock(&ctx->wq.lock);
+}
+
+static void dev_utimer_free_rcu(struct tempo_utimer *ut)
+{
+	atomic_dec(&ut->ctx->ntimers);
+	atomic64_dec(&mstat.timers);
+	atomic64_sub(sizeof(*ut), &mstat.bytes);
+	kfree_rcu(ut, rcu);
+}
+
+/*
+ * Retire a utimer whose id this thread removed from the xarray: make it dead,
+ * withdraw its record and start cancelling it, without waiting. Returns true
+ * when it had not been delivered (it counts as cancelled). The caller then
+ * buries it, typically after dooming a whole batch: the waits of the
+ * cancel_syncs then overlap instead of adding up (a timer held by another
+ * CPU is unlinked only when that CPU gets to it).
+ */
+static bool dev_utimer_doom(struct tempo_ctx *ctx, struct tempo_utimer *ut)
+{
+	bool cancelled;
+
+	spin_lock(&ctx->wq.lock);
+	cancelled = ut->state != UT_DELIVERED;
+	if (ut->state == UT_QUEUED)
+		dev_ready_del(ctx, &ut->q);
+	ut->state = UT_DEAD;
+	spin_unlock(&ctx->wq.lock);
+
+	tempo_timer_cancel(&ut->timer);
+	if (cancelled)
+		atomic64_inc(&ctx->st.cancelled);
+	return cancelled;
+}
+
+/* Wait for a doomed utimer's callback, then free it. */
+static void dev_utimer_bury(struct tempo_utimer *ut)
+{
+	tempo_timer_shutdown_sync(&ut->timer);
+	dev_utimer_free_rcu(ut);
+}
+
+/* Bury every utimer on @graves (linked through ->kill). */
+static void dev_bury_all(struct list_head *graves)
+{
+	struct tempo_utimer *ut, *tmp;
+
+	list_for_each_entry_safe(ut, tmp, graves, kill) {
+		list_del(&ut->kill);
+		dev_utimer_bury(ut);
+		cond_resched();
+	}
+}
+
+static bool dev_utimer_kill(struct tempo_ctx *ctx, struct tempo_utimer *ut)
+{
+	bool cancelled = dev_utimer_doom(ctx, ut);
+
+	dev_utimer_bury(ut);
+	return cancelled;
+}
+
+static int dev_spec_check(const struct tempo_timer_spec *s)
+{
+	u64 max = tempo_timer_max_delay_ns();
+
+	if (s->flags & ~TEMPO_ARM_FLAGS || s->reserved)
+		return -EINVAL;
+	if (!(s->flags & TEMPO_ARM_ABS) && s->value > max)
+		return -EINVAL;
+	if (s->period && (s->period < READ_ONCE(min_period_ns) || s->period > max))
+		return -EINVAL;
+	if ((s->flags & TEMPO_ARM_REARM) && (!s->id || s->id > U32_MAX))
+		return -EINVAL;
+	return 0;
+}
+
+/* The absolute deadline of a checked spec; EINVAL when too far away. */
+static int dev_spec_deadline(const struct tempo_timer_spec *s, u64 now, u64 *deadline)
+{
+	if (!(s->flags & TEMPO_ARM_ABS)) {
+		*deadline = now + s->value;
+		return 0;
+	}
+	if ((s64)(s->value - now) > (s64)tempo_timer_max_delay_ns())
+		return -EINVAL;
+	*deadline = s->value;
+	return 0;
+}
+
+/*
+ * Under wq.lock: (re)start a utimer from a checked spec. The wheel refuses
+ * nothing dev_spec_check() let through; should it, the error is returned.
+ */
+static int dev_utimer_start(struct tempo_ctx *ctx, struct tempo_utimer *ut,
+			    const struct tempo_timer_spec *s, u64 deadline)
+{
+	int ret;
+
+	lockdep_assert_held(&ctx->wq.lock);
+	if (ut->state == UT_QUEUED)
+		dev_ready_del(ctx, &ut->q);
+	ut->state = UT_ARMED;
+	ut->parked = false;
+	ut->cookie = s->cookie;
+	ut->period = s->period;
+	ut->deadline = deadline;
+	ret = tempo_timer_arm_at(&ut->timer, TEMPO_CPU_LOCAL, ns_to_ktime(deadline));
+	return ret < 0 ? ret : 0;
+}
+
+/* Undo the arm of a new timer that cannot be completed. */
+static void dev_timer_unarm(struct tempo_ctx *ctx, u32 id)
+{
+	struct tempo_utimer *ut = xa_erase(&ctx->timers, id);
+
+	if (ut && dev_utimer_kill(ctx, ut))
+		atomic64_dec(&ctx->st.cancelled);
+}
+
+static int dev_timer_new(struct tempo_ctx *ctx, struct tempo_timer_spec *s,
+			 u64 deadline)
+{
+	struct tempo_utimer *ut;
+	int err;
+
+	ut = kzalloc(sizeof(*ut), GFP_KERNEL_ACCOUNT);
+	if (!ut)
+		return -ENOMEM;
+	ut->ctx = ctx;
+	ut->q.type = QE_TIMER;
+	ut->state = UT_ARMED;
+	tempo_timer_init(&ut->timer, dev_timer_fire, 0);
+
+	/*
+	 * Publishes ut with ut->id set; only ctl_lock holders look it up.
+	 * Cyclic, so that an id read as final is not reused for a long time and
+	 * a late cancel of it cannot hit a newer timer.
+	 */
+	err = xa_alloc_cyclic(&ctx->timers, &ut->id, ut, XA_LIMIT(1, INT_MAX), &ctx->next_id,
+			      GFP_KERNEL_ACCOUNT);
+	if (err < 0) {
+		kfree(ut);
+		return err == -EBUSY ? -ENOSPC : err;
+	}
+	atomic_inc(&ctx->ntimers);
+	atomic64_inc(&mstat.timers);
+	atomic64_add(sizeof(*ut), &mstat.bytes);
+
+	s->id = ut->id;
+	spin_lock(&ctx->wq.lock);
+	err = dev_utimer_start(ctx, ut, s, deadline);
+	spin_unlock(&ctx->wq.lock);
+	if (err)
+		dev_timer_unarm(ctx, ut->id);
+	return err;
+}
+
+static int dev_timer_rearm(struct tempo_ctx *ctx, const struct tempo_timer_spec *s,
+			   u64 deadline)
+{
+	struct tempo_utimer *ut;
+	int err = -ENOENT;
+
+	rcu_read_lock();	/* a reader may free a delivered one-shot */
+	ut = xa_load(&ctx->timers, s->id);
+	if (ut) {
+		spin_lock(&ctx->wq.lock);
+		if (ut->state == UT_ARMED || ut->state == UT_QUEUED)
+			err = dev_utimer_start(ctx, ut, s, deadline);
+		spin_unlock(&ctx->wq.lock);
+	}
+	rcu_read_unlock();
+	if (!err)
+		atomic64_inc(&ctx->st.rearmed);
+	return err;
+}
+
+static int dev_arm_one(struct tempo_ctx *ctx, struct tempo_timer_spec *s,
+		       struct tempo_timer_spec __user *us)
+{
+	u64 deadline;
+	int err;
+
+	err = dev_spec_check(s);
+	if (!err)
+		err = dev_spec_deadline(s, ktime_get_ns(), &deadline);
+	if (err)
+		return err;
+	if (s->flags & TEMPO_ARM_REARM)
+		return dev_timer_rearm(ctx, s, deadline);
+
+	err = dev_timer_new(ctx, s, deadline);
+	if (err)
+		return err;
+	if (put_user(s->id, &us->id)) {
+		dev_timer_unarm(ctx, s->id);
+		return -EFAULT;
+	}
+	return 0;
+}
+
+/* Pass 1 of an arm batch: every element well formed, room for the new ones. */
+static int dev_arm_validate(struct tempo_ctx *ctx, struct tempo_timer_spec __user *us,
+			    u32 count)
+{
+	struct tempo_timer_spec s;
+	u64 now = ktime_get_ns(), deadline, new = 0;
+	u32 i;
+	int err;
+
+	for (i = 0; i < count; i++) {
+		if (copy_from_user(&s, &us[i], sizeof(s)))
+			return -EFAULT;
+		err = dev_spec_check(&s);
+		if (!err)
+			err = dev_spec_deadline(&s, now, &deadline);
+		if (err)
+			return err;
+		if (!(s.flags & TEMPO_ARM_REARM))
+			new++;
+		if (!(i % 1024))
+			cond_resched();
+	}
+	if (atomic_read(&ctx->ntimers) + new > limit_timers())
+		return -ENOSPC;
+	return 0;
+}
+
+static int dev_batch_in(struct tempo_batch *b, void __user *arg, u32 allowed)
+{
+	if (copy_from_user(b, arg, sizeof(*b)))
+		return -EFAULT;
+	if (b->flags & ~allowed)
+		return -EINVAL;
+	/* @done, @error_index, @error, @affected are out fields. */
+	b->done = 0;
+	b->error_index = b->count;
+	b->error = 0;
+	b->affected = 0;
+	return 0;
+}
+
+static int dev_batch_out(struct tempo_batch *b, void __user *arg, int err)
+{
+	if (copy_to_user(arg, b, sizeof(*b)))
+		return -EFAULT;
+	return err;
+}
+
+static void dev_batch_fail(struct tempo_batch *b, u32 i, int err)
+{
+	if (b->error)
+		return;
+	b->error = err;
+	b->error_index = i;
+}
+
+static long dev_ioc_arm(struct tempo_ctx *ctx, void __user *arg)
+{
+	struct tempo_timer_spec __user *us;
+	struct tempo_timer_spec s;
+	struct tempo_batch b;
+	u32 i;
+	int err;
+
+	err = dev_batch_in(&b, arg, 0);
+	if (err)
+		return err;
+	if (!b.count)
+		return -EINVAL;
+	if (b.count > limit_timers())
+		return -ENOSPC;
+	us = u64_to_user_ptr(b.ptr);
+
+	mutex_lock(&ctx->ctl_lock);
+	err = dev_arm_validate(ctx, us, b.count);
+	if (err)
+		goto out_unlock;
+	for (i = 0; i < b.count; i++) {
+		err = copy_from_user(&s, &us[i], sizeof(s)) ? -EFAULT :
+		      dev_arm_one(ctx, &s, &us[i]);
+		if (err) {
+			dev_batch_fail(&b, i, err);
+			break;
+		}
+		b.done++;
+		if (!(i % 1024))
+			cond_resched();
+	}
+	b.affected = b.done;
+	atomic64_add(b.done, &ctx->st.armed);
+	atomic64_add(b.done, &mstat.armed);
+	err = dev_batch_out(&b, arg, b.error);
+out_unlock:
+	mutex_unlock(&ctx->ctl_lock);
+	return err;
+}
+
+/* Doom timer @id onto @graves; 0, or -ENOENT if it is not live. */
+static int dev_cancel_id(struct tempo_ctx *ctx, u64 id, struct list_head *graves)
+{
+	struct tempo_utimer *ut;
+
+	if (!id || id > U32_MAX)
+		return -ENOENT;
+	ut = xa_erase(&ctx->timers, id);
+	if (!ut)
+		return -ENOENT;
+	list_add_tail(&ut->kill, graves);
+	return dev_utimer_doom(ctx, ut) ? 0 : -ENOENT;
+}
+
+/* Cancel every timer with @cookie. Returns how many, or -ENOENT for none. */
+static int dev_cancel_cookie(struct tempo_ctx *ctx, u64 cookie)
+{
+	struct tempo_utimer *ut;
+	unsigned long index = 0;
+	LIST_HEAD(victims);
+	int n = 0, scanned;
+
+	do {
+		scanned = 0;
+		rcu_read_lock();	/* utimers are freed with kfree_rcu() */
+		xa_for_each_start(&ctx->timers, index, ut, index) {
+			if (++scanned > 1024)
+				break;
+			if (READ_ONCE(ut->cookie) != cookie)
+				continue;
+			/* Fails when a reader just took a delivered one-shot. */
+			if (xa_cmpxchg(&ctx->timers, index, ut, NULL, 0) == ut)
+				list_add_tail(&ut->kill, &victims);
+		}
+		rcu_read_unlock();
+		list_for_each_entry(ut, &victims, kill)
+			n += dev_utimer_doom(ctx, ut);
+		dev_bury_all(&victims);
+	} while (scanned > 1024);
+	return n ? n : -ENOENT;
+}
+
+static long dev_ioc_cancel(struct tempo_ctx *ctx, void __user *arg)
+{
+	u64 keys[TEMPO_CANCEL_CHUNK];
+	struct tempo_batch b;
+	LIST_HEAD(graves);
+	const u64 __user *ukeys;
+	u32 i, j, n;
+	int err, ret;
+
+	err = dev_batch_in(&b, arg, TEMPO_CANCEL_FLAGS);
+	if (err)
+		return err;
+	if (!b.count || b.count > limit_timers())
+		return -EINVAL;
+	ukeys = u64_to_user_ptr(b.ptr);
+
+	mutex_lock(&ctx->ctl_lock);
+	for (i = 0; i < b.count; i += n) {
+		n = min_t(u32, b.count - i, TEMPO_CANCEL_CHUNK);
+		if (copy_from_user(keys, ukeys + i, n * sizeof(u64))) {
+			dev_batch_fail(&b, i, -EFAULT);
+			break;
+		}
+		for (j = 0; j < n; j++) {
+			if (b.flags & TEMPO_CANCEL_COOKIE)
+				ret = dev_cancel_cookie(ctx, keys[j]);
+			else
+				ret = dev_cancel_id(ctx, keys[j], &graves);
+			if (ret < 0) {
+				dev_batch_fail(&b, i + j, ret);
+				continue;
+			}
+			b.done++;
+			b.affected += (b.flags & TEMPO_CANCEL_COOKIE) ? ret : 1;
+		}
+		dev_bury_all(&graves);
+	}
+	err = dev_batch_out(&b, arg, b.error);
+	mutex_unlock(&ctx->ctl_lock);
+	return err;
+}
+
+/* ---- events: read and poll ------------------------------------------- */
+
+static void dev_record_timer(struct tempo_utimer *ut, struct tempo_event *ev)
+{
+	ev->type = TEMPO_EV_TIMER;
+	ev->id = ut->id;
+	ev->cookie = ut->cookie;
+	ev->deadline = ut->ev_deadline;
+	ev->time = ut->ev_time;
+	ev->overrun = ut->ev_overrun;
+	ev->flags = ut->period ? 0 : TEMPO_EVF_FINAL;
+}
+
+static void dev_record_order(struct tempo_osub *os, struct tempo_event *ev)
+{
+	ev->type = TEMPO_EV_ORDER;
+	ev->id = os->ticket;
+	ev->cookie = os->cookie;
+	ev->deadline = os->submitted;
+	ev->time = os->completed;
+	ev->len = os->len;
+}
+
+/*
+ * Under wq.lock: the record of a periodic timer is being read. If the timer
+ * parked (it expired again while the record was unread), count the periods
+ * that passed since into the record and re-arm it at the next boundary.
+ */
+static void dev_periodic_resume(struct tempo_ctx *ctx, struct tempo_utimer *ut,
+				struct tempo_event *ev)
+{
+	u64 now, missed;
+
+	ut->state = UT_ARMED;
+	if (!ut->parked)
+		return;
+	ut->parked = false;
+	now = ktime_get_ns();
+	if ((s64)(now - ut->deadline) >= 0) {
+		missed = div64_u64(now - ut->deadline, ut->period) + 1;
+		ev->overrun += missed;
+		atomic64_add(missed, &ctx->st.overruns);
+		ut->deadline += missed * ut->period;
+	}
+	tempo_timer_arm_at(&ut->timer, TEMPO_CPU_LOCAL, ns_to_ktime(ut->deadline));
+}
+
+/*
+ * Under wq.lock: move up to @max records into @ev. Delivered one-shot timers
+ * go on @treap, osubs on @oreap, for the caller to free after unlocking.
+ */
+static int dev_take_locked(struct tempo_ctx *ctx, struct tempo_event *ev, int max,
+			   struct list_head *treap, struct list_head *oreap)
+{
+	struct tempo_utimer *ut;
+	struct tempo_osub *os;
+	struct tempo_qent *q;
+	int n = 0;
+
+	lockdep_assert_held(&ctx->wq.lock);
+	memset(ev, 0, max * sizeof(*ev));
+	if (ctx->lost && n < max) {
+		ev[n].type = TEMPO_EV_LOST;
+		ev[n].overrun = ctx->lost;
+		ctx->lost = 0;
+		n++;
+	}
+	while (n < max && !list_empty(&ctx->ready)) {
+		q = list_first_entry(&ctx->ready, struct tempo_qent, node);
+		dev_ready_del(ctx, q);
+		if (q->type == QE_TIMER) {
+			ut = container_of(q, struct tempo_utimer, q);
+			dev_record_timer(ut, &ev[n]);
+			if (ut->period) {
+				dev_periodic_resume(ctx, ut, &ev[n]);
+			} else {
+				ut->state = UT_DELIVERED;
+				list_add_tail(&ut->reap, treap);
+			}
+		} else {
+			os = container_of(q, struct tempo_osub, q);
+			dev_record_order(os, &ev[n]);
+			ctx->nready_order--;
+			list_add_tail(&os->q.node, oreap);
+		}
+		n++;
+	}
+	return n;
+}
+
+static void dev_osub_free(struct tempo_osub *os)
+{
+	atomic64_dec(&mstat.submissions);
+	atomic64_sub(sizeof(*os) + os->len, &mstat.bytes);
+	kvfree(os);
+}
+
+/*
+ * Take the ids of the delivered one-shots on @treap, unless a cancel took one
+ * first (it frees that one). Called under rcu_read_lock(), entered before the
+ * records were taken: a utimer freed by such a cancel cannot have been reused
+ * for another timer yet, so the pointer comparison is ABA-free.
+ */
+static void dev_reap_ids(struct tempo_ctx *ctx, struct list_head *treap)
+{
+	struct tempo_utimer *ut, *tmp;
+
+	list_for_each_entry_safe(ut, tmp, treap, reap) {
+		if (xa_cmpxchg(&ctx->timers, ut->id, ut, NULL, 0) != ut)
+			list_del(&ut->reap);
+	}
+}
+
+/* Free what dev_take_locked() and dev_reap_ids() left to us. */
+static void dev_reap(struct tempo_ctx *ctx, struct list_head *treap,
+		     struct list_head *oreap)
+{
+	struct tempo_utimer *ut, *utmp;
+	struct tempo_qent *q, *qtmp;
+
+	list_for_each_entry_safe(ut, utmp, treap, reap) {
+		list_del(&ut->reap);
+		dev_utimer_kill(ctx, ut);
+	}
+	list_for_each_entry_safe(q, qtmp, oreap, node) {
+		list_del(&q->node);
+		dev_osub_free(container_of(q, struct tempo_osub, q));
+	}
+}
+
+static bool dev_readable(struct tempo_ctx *ctx)
+{
+	return !list_empty(&ctx->ready) || ctx->lost;
+}
+
+static ssize_t tempo_dev_read(struct file *file, char __user *buf, size_t count,
+			      loff_t *ppos)
+{
+	struct tempo_ctx *ctx = file->private_data;
+	size_t want = count / sizeof(struct tempo_event);
+	struct tempo_event *ev;
+	LIST_HEAD(treap);
+	LIST_HEAD(oreap);
+	size_t done = 0;
+	int n, err = 0;
+
+	if (!want)
+		return -EINVAL;
+	ev = kmalloc_array(min_t(size_t, want, TEMPO_READ_CHUNK), sizeof(*ev), GFP_KERNEL);
+	if (!ev)
+		return -ENOMEM;
+
+	spin_lock(&ctx->wq.lock);
+	if (!dev_readable(ctx)) {
+		if (file->f_flags & O_NONBLOCK)
+			err = -EAGAIN;
+		else
+			err = wait_event_interruptible_exclusive_locked(ctx->wq,
+									dev_readable(ctx));
+	}
+	while (!err && done < want && dev_readable(ctx)) {
+		rcu_read_lock();	/* see dev_reap_ids() */
+		n = dev_take_locked(ctx, ev, min_t(size_t, want - done, TEMPO_READ_CHUNK),
+				    &treap, &oreap);
+		spin_unlock(&ctx->wq.lock);
+		dev_reap_ids(ctx, &treap);
+		rcu_read_unlock();
+		dev_reap(ctx, &treap, &oreap);
+
+		if (copy_to_user(buf + done * sizeof(*ev), ev, n * sizeof(*ev))) {
+			/* Gone with the caller's bad buffer: count, never hide. */
+			atomic64_add(n, &ctx->st.events_lost);
+			err = -EFAULT;
+		} else {
+			done += n;
+			atomic64_add(n, &ctx->st.events_read);
+		}
+		spin_lock(&ctx->wq.lock);
+	}
+	/*
+	 * We were the one exclusive reader woken; if records remain, pass the
+	 * wake on (prepare_to_wait_event()'s rule for exclusive waiters).
+	 */
+	if (dev_readable(ctx))
+		wake_up_locked(&ctx->wq);
+	spin_unlock(&ctx->wq.lock);
+	kfree(ev);
+
+	if (done)
+		return done * sizeof(*ev);
+	return err;
+}
+
+static __poll_t tempo_dev_poll(struct file *file, struct poll_table_struct *pt)
+{
+	struct tempo_ctx *ctx = file->private_data;
+	__poll_t mask = 0;
+
+	poll_wait(file, &ctx->wq, pt);
+	spin_lock(&ctx->wq.lock);
+	if (dev_readable(ctx))
+		mask = EPOLLIN | EPOLLRDNORM;
+	spin_unlock(&ctx->wq.lock);
+	return mask;
+}
+
+/* ---- ordered stream -------------------------------------------------- */
+
+static struct tempo_order *dev_order_get(struct tempo_ctx *ctx)
+{
+	struct tempo_order *o;
+	atomic64_t *slots;
+	u32 window;
+
+	/* LMM(dev_order_get:A) Pairs with LMM(dev_order_get:B): sees slots. */
+	o = smp_load_acquire(&ctx->order);
+	if (o)
+		return o;
+
+	mutex_lock(&ctx->order_lock);
+	o = ctx->order;
+	if (o)
+		goto out_unlock;
+	window = limit_window();
+	slots = kvcalloc(window, sizeof(*slots), GFP_KERNEL_ACCOUNT);
+	if (!slots) {
+		o = ERR_PTR(-ENOMEM);
+		goto out_unlock;
+	}
+	o = tempo_order_create(window, NULL);
+	if (IS_ERR(o)) {
+		kvfree(slots);
+		goto out_unlock;
+	}
+	ctx->slots = slots;
+	ctx->window = window;
+	/* LMM(dev_order_get:B) Pairs with LMM(dev_order_get:A). */
+	smp_store_release(&ctx->order, o);
+out_unlock:
+	mutex_unlock(&ctx->order_lock);
+	return o;
+}
+
+/* Claim an issued ticket for its one submit or trash; false if not ours. */
+static bool dev_ticket_claim(struct tempo_ctx *ctx, u64 ticket)
+{
+	atomic64_t *slot = &ctx->slots[ticket & (ctx->window - 1)];
+
+	if (ticket == U64_MAX)	/* ticket + 1 would read as a free slot */
+		return false;
+	return atomic64_cmpxchg(slot, ticket + 1, 0) == ticket + 1;
+}
+
+static void dev_sink_write(struct tempo_ctx *ctx, struct tempo_osub *os)
+{
+	struct file *sink = ctx->sink;
+	loff_t pos = 0, *ppos = (sink->f_mode & FMODE_STREAM) ? NULL : &pos;
+	size_t off = 0;
+	ssize_t ret = 0;
+
+	might_sleep();
+	if (ppos)
+		pos = sink->f_pos;
+	while (off < os->len) {
+		ret = kernel_write(sink, os->data + off, os->len - off, ppos);
+		if (ret <= 0)
+			break;
+		off += ret;
+	}
+	if (ppos)
+		sink->f_pos = pos;
+	atomic64_add(off, &ctx->st.sink_bytes);
+	if (off < os->len) {
+		atomic64_inc(&ctx->st.sink_errors);
+		ctx->sink_last_error = ret < 0 ? ret : -EIO;
+	}
+}
+
+/*
+ * The completion, in ticket order, never concurrently with another of this
+ * context: in the thread completing the sequence (see the top of the file).
+ */
+static void dev_order_complete(void *arg)
+{
+	struct tempo_osub *os = arg;
+	struct tempo_ctx *ctx = os->ctx;
+
+	os->completed = ktime_get_ns();
+	atomic64_inc(&ctx->st.completed);
+	atomic64_inc(&mstat.completed);
+
+	mutex_lock(&ctx->sink_lock);
+	if (ctx->sink) {
+		dev_sink_write(ctx, os);
+		mutex_unlock(&ctx->sink_lock);
+		dev_osub_free(os);
+		return;
+	}
+	mutex_unlock(&ctx->sink_lock);
+
+	spin_lock(&ctx->wq.lock);
+	if (ctx->nready_order >= limit_events()) {
+		ctx->lost++;
+		atomic64_inc(&ctx->st.events_lost);
+		/* The TEMPO_EV_LOST record is readable now. */
+		wake_up_locked_poll(&ctx->wq, EPOLLIN | EPOLLRDNORM);
+		spin_unlock(&ctx->wq.lock);
+		dev_osub_free(os);
+		return;
+	}
+	ctx->nready_order++;
+	dev_ready_add(ctx, &os->q);
+	spin_unlock(&ctx->wq.lock);
+}
+
+static long dev_ioc_ticket(struct tempo_ctx *ctx, void __user *arg)
+{
+	struct tempo_order *o;
+	struct tempo_ticket tk;
+	u64 t;
+	int err;
+
+	if (copy_from_user(&tk, arg, sizeof(tk)))
+		return -EFAULT;
+	if (tk.flags & ~TEMPO_TICKET_FLAGS || tk.reserved)
+		return -EINVAL;
+	o = dev_order_get(ctx);
+	if (IS_ERR(o))
+		return PTR_ERR(o);
+
+	if (tk.flags & TEMPO_TICKET_NONBLOCK)
+		err = tempo_order_ticket_try(o, &t);
+	else
+		err = tempo_order_ticket(o, &t);
+	if (err)
+		return err;
+	/*
+	 * The window keeps t - window finished, so its slot is free: nothing
+	 * else writes it until we publish t here.
+	 */
+	atomic64_set(&ctx->slots[t & (ctx->window - 1)], t + 1);
+	atomic64_inc(&ctx->st.tickets);
+
+	tk.ticket = t;
+	if (copy_to_user(arg, &tk, sizeof(tk))) {
+		if (dev_ticket_claim(ctx, t)) {
+			tempo_order_trash(o, t);
+			atomic64_inc(&ctx->st.trashed);
+		}
+		return -EFAULT;
+	}
+	return 0;
+}
+
+static long dev_ioc_submit(struct tempo_ctx *ctx, void __user *arg)
+{
+	struct tempo_order *o = smp_load_acquire(&ctx->order); /* LMM(dev_order_get:A) */
+	struct tempo_submit sb;
+	struct tempo_osub *os;
+	int ret;
+
+	if (copy_from_user(&sb, arg, sizeof(sb)))
+		return -EFAULT;
+	if (sb.flags || sb.len > limit_data() || !o)
+		return -EINVAL;
+
+	os = kvmalloc(struct_size(os, data, sb.len), GFP_KERNEL_ACCOUNT);
+	if (!os)
+		return -ENOMEM;
+	if (copy_from_user(os->data, u64_to_user_ptr(sb.data), sb.len)) {
+		kvfree(os);
+		return -EFAULT;
+	}
+	if (!dev_ticket_claim(ctx, sb.ticket)) {
+		kvfree(os);
+		return -EINVAL;
+	}
+	os->q.type = QE_ORDER;
+	os->ctx = ctx;
+	os->ticket = sb.ticket;
+	os->cookie = sb.cookie;
+	os->len = sb.len;
+	os->submitted = ktime_get_ns();
+	atomic64_inc(&mstat.submissions);
+	atomic64_add(sizeof(*os) + os->len, &mstat.bytes);
+	atomic64_inc(&ctx->st.submitted);
+
+	/* Claimed above: outstanding, so run() cannot fail (no deadline). */
+	ret = tempo_order_run(o, sb.ticket, dev_order_complete, os);
+	if (WARN_ON_ONCE(ret < 0)) {
+		dev_osub_free(os);
+		return ret;
+	}
+	return 0;
+}
+
+static long dev_ioc_trash(struct tempo_ctx *ctx, void __user *arg)
+{
+	struct tempo_order *o = smp_load_acquire(&ctx->order); /* LMM(dev_order_get:A) */
+	struct tempo_ticket tk;
+
+	if (copy_from_user(&tk, arg, sizeof(tk)))
+		return -EFAULT;
+	if (tk.flags || tk.reserved || !o || !dev_ticket_claim(ctx, tk.ticket))
+		return -EINVAL;
+	tempo_order_trash(o, tk.ticket);
+	atomic64_inc(&ctx->st.trashed);
+	return 0;
+}
+
+static long dev_ioc_sink(struct tempo_ctx *ctx, void __user *arg)
+{
+	struct tempo_sink sk;
+	struct file *f = NULL, *old;
+
+	if (copy_from_user(&sk, arg, sizeof(sk)))
+		return -EFAULT;
+	if (sk.flags || sk.reserved)
+		return -EINVAL;
+	if (sk.fd != -1) {
+		f = fget(sk.fd);
+		if (!f)
+			return -EBADF;
+		/* What kernel_write() accepts; and never a tempo file (recursion). */
+		if (!(f->f_mode & FMODE_WRITE)) {
+			fput(f);
+			return -EBADF;
+		}
+		if (!(f->f_mode & FMODE_CAN_WRITE) || !f->f_op->write_iter ||
+		    f->f_op->write || f->f_op == &tempo_dev_fops) {
+			fput(f);
+			return -EINVAL;
+		}
+	}
+	mutex_lock(&ctx->sink_lock);
+	old = ctx->sink;
+	ctx->sink = f;
+	ctx->sink_last_error = 0;
+	mutex_unlock(&ctx->sink_lock);
+	if (old)
+		fput(old);
+	return 0;
+}
+
+/* ---- info and stats -------------------------------------------------- */
+
+static long dev_ioc_info(void __user *arg)
+{
+	struct tempo_info in = {
+		.version	= TEMPO_ABI_VERSION,
+		.features	= TEMPO_FEAT_TIMERS | TEMPO_FEAT_PERIODIC |
+				  TEMPO_FEAT_ORDER | TEMPO_FEAT_SINK | TEMPO_FEAT_STATS,
+		.record_size	= sizeof(struct tempo_event),
+		.order_window	= limit_window(),
+		.tick_ns	= tempo_timer_tick_ns(),
+		.max_delay_ns	= tempo_timer_max_delay_ns(),
+		.min_period_ns	= READ_ONCE(min_period_ns),
+		.max_timers	= limit_timers(),
+		.max_events	= limit_events(),
+		.max_data	= limit_data(),
+	};
+
+	return copy_to_user(arg, &in, sizeof(in)) ? -EFAULT : 0;
+}
+
+static void dev_stats_ctx(struct tempo_ctx *ctx, struct tempo_ctx_stats *s)
+{
+	struct tempo_ctx_counters *c = &ctx->st;
+
+	s->timers = atomic_read(&ctx->ntimers);
+	s->armed = atomic64_read(&c->armed);
+	s->rearmed = atomic64_read(&c->rearmed);
+	s->fired = atomic64_read(&c->fired);
+	s->cancelled = atomic64_read(&c->cancelled);
+	s->events_read = atomic64_read(&c->events_read);
+	s->overruns = atomic64_read(&c->overruns);
+	s->events_lost = atomic64_read(&c->events_lost);
+	s->tickets = atomic64_read(&c->tickets);
+	s->submitted = atomic64_read(&c->submitted);
+	s->trashed = atomic64_read(&c->trashed);
+	s->completed = atomic64_read(&c->completed);
+	s->sink_bytes = atomic64_read(&c->sink_bytes);
+	s->sink_errors = atomic64_read(&c->sink_errors);
+	s->sink_last_error = READ_ONCE(ctx->sink_last_error);
+	spin_lock(&ctx->wq.lock);
+	s->events_ready = ctx->nready;
+	spin_unlock(&ctx->wq.lock);
+}
+
+static void dev_stats_mod(struct tempo_mod_stats *s)
+{
+	s->contexts = atomic64_read(&mstat.contexts);
+	s->timers = atomic64_read(&mstat.timers);
+	s->submissions = atomic64_read(&mstat.submissions);
+	s->bytes = atomic64_read(&mstat.bytes);
+	s->opens = atomic64_read(&mstat.opens);
+	s->armed = atomic64_read(&mstat.armed);
+	s->fired = atomic64_read(&mstat.fired);
+	s->completed = atomic64_read(&mstat.completed);
+}
+
+static long dev_ioc_stats(struct tempo_ctx *ctx, void __user *arg)
+{
+	struct tempo_stats st;
+
+	memset(&st, 0, sizeof(st));
+	dev_stats_ctx(ctx, &st.ctx);
+	dev_stats_mod(&st.mod);
+	return copy_to_user(arg, &st, sizeof(st)) ? -EFAULT : 0;
+}
+
+/* ---- file operations ------------------------------------------------- */
+
+static long tempo_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct tempo_ctx *ctx = file->private_data;
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case TEMPO_IOC_INFO:
+		return dev_ioc_info(uarg);
+	case TEMPO_IOC_STATS:
+		return dev_ioc_stats(ctx, uarg);
+	case TEMPO_IOC_TIMER_ARM:
+		return dev_ioc_arm(ctx, uarg);
+	case TEMPO_IOC_TIMER_CANCEL:
+		return dev_ioc_cancel(ctx, uarg);
+	case TEMPO_IOC_ORDER_TICKET:
+		return dev_ioc_ticket(ctx, uarg);
+	case TEMPO_IOC_ORDER_SUBMIT:
+		return dev_ioc_submit(ctx, uarg);
+	case TEMPO_IOC_ORDER_TRASH:
+		return dev_ioc_trash(ctx, uarg);
+	case TEMPO_IOC_ORDER_SINK:
+		return dev_ioc_sink(ctx, uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static int tempo_dev_open(struct inode *inode, struct file *file)
+{
+	struct tempo_ctx *ctx;
+
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
+	if (!ctx)
+		return -ENOMEM;
+	init_waitqueue_head(&ctx->wq);
+	INIT_LIST_HEAD(&ctx->ready);
+	mutex_init(&ctx->ctl_lock);
+	xa_init_flags(&ctx->timers, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
+	mutex_init(&ctx->order_lock);
+	mutex_init(&ctx->sink_lock);
+
+	file->private_data = ctx;
+	atomic64_inc(&mstat.contexts);
+	atomic64_inc(&mstat.opens);
+	return stream_open(inode, file);
+}
+
+/* Trash every ticket issued and not yet submitted, then drop the domain. */
+static void dev_order_release(struct tempo_ctx *ctx)
+{
+	u32 i;
+	u64 v;
+
+	if (!ctx->order)
+		return;
+	for (i = 0; i < ctx->window; i++) {
+		v = atomic64_read(&ctx->slots[i]);
+		if (v && dev_ticket_claim(ctx, v - 1)) {
+			tempo_order_trash(ctx->order, v - 1);
+			atomic64_inc(&ctx->st.trashed);
+		}
+	}
+	tempo_order_destroy(ctx->order);
+	kvfree(ctx->slots);
+}
+
+static int tempo_dev_release(struct inode *inode, struct file *file)
+{
+	struct tempo_ctx *ctx = file->private_data;
+	struct tempo_qent *q, *tmp;
+	struct tempo_utimer *ut;
+	unsigned long id;
+	LIST_HEAD(graves);
+
+	/* No ioctl or read can run any more: only timer callbacks. */
+	xa_for_each(&ctx->timers, id, ut) {
+		xa_erase(&ctx->timers, id);
+		dev_utimer_doom(ctx, ut);
+		list_add_tail(&ut->kill, &graves);
+		cond_resched();
+	}
+	dev_bury_all(&graves);
+	xa_destroy(&ctx->timers);
+
+	dev_order_release(ctx);
+	list_for_each_entry_safe(q, tmp, &ctx->ready, node) {
+		list_del(&q->node);
+		dev_osub_free(container_of(q, struct tempo_osub, q));
+	}
+	if (ctx->sink)
+		fput(ctx->sink);
+
+	mutex_destroy(&ctx->sink_lock);
+	mutex_destroy(&ctx->order_lock);
+	mutex_destroy(&ctx->ctl_lock);
+	atomic64_dec(&mstat.contexts);
+	kfree(ctx);
+	return 0;
+}
+
+static const struct file_operations tempo_dev_fops = {
+	.owner		= THIS_MODULE,
+	.open		= tempo_dev_open,
+	.release	= tempo_dev_release,
+	.read		= tempo_dev_read,
+	.poll		= tempo_dev_poll,
+	.unlocked_ioctl	= tempo_dev_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,	/* identical layouts, see dev_abi_check() */
+	.llseek		= no_llseek,
+};
+
+static struct miscdevice tempo_miscdev = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= "tempo",
+	.fops	= &tempo_dev_fops,
+	.mode	= 0666,
+};
+
+#define ABI_FIELD(type, field, off) \
+	BUILD_BUG_ON(offsetof(struct type, field) != (off))
+
+/* Freeze the ABI: sizes and offsets, the same for 32- and 64-bit callers. */
+static void dev_abi_check(void)
+{
+	BUILD_BUG_ON(sizeof(struct tempo_info) != 64);
+	ABI_FIELD(tempo_info, tick_ns, 16);
+	ABI_FIELD(tempo_info, max_timers, 40);
+	ABI_FIELD(tempo_info, reserved, 52);
+
+	BUILD_BUG_ON(sizeof(struct tempo_timer_spec) != 40);
+	ABI_FIELD(tempo_timer_spec, cookie, 0);
+	ABI_FIELD(tempo_timer_spec, value, 8);
+	ABI_FIELD(tempo_timer_spec, period, 16);
+	ABI_FIELD(tempo_timer_spec, id, 24);
+	ABI_FIELD(tempo_timer_spec, flags, 32);
+	ABI_FIELD(tempo_timer_spec, reserved, 36);
+
+	BUILD_BUG_ON(sizeof(struct tempo_batch) != 32);
+	ABI_FIELD(tempo_batch, ptr, 0);
+	ABI_FIELD(tempo_batch, count, 8);
+	ABI_FIELD(tempo_batch, flags, 12);
+	ABI_FIELD(tempo_batch, done, 16);
+	ABI_FIELD(tempo_batch, error_index, 20);
+	ABI_FIELD(tempo_batch, error, 24);
+	ABI_FIELD(tempo_batch, affected, 28);
+
+	BUILD_BUG_ON(sizeof(struct tempo_event) != 48);
+	ABI_FIELD(tempo_event, id, 0);
+	ABI_FIELD(tempo_event, cookie, 8);
+	ABI_FIELD(tempo_event, deadline, 16);
+	ABI_FIELD(tempo_event, time, 24);
+	ABI_FIELD(tempo_event, overrun, 32);
+	ABI_FIELD(tempo_event, type, 36);
+	ABI_FIELD(tempo_event, flags, 38);
+	ABI_FIELD(tempo_event, len, 40);
+	ABI_FIELD(tempo_event, reserved, 44);
+
+	BUILD_BUG_ON(sizeof(struct tempo_ticket) != 16);
+	ABI_FIELD(tempo_ticket, flags, 8);
+	BUILD_BUG_ON(sizeof(struct tempo_submit) != 32);
+	ABI_FIELD(tempo_submit, data, 16);
+	ABI_FIELD(tempo_submit, len, 24);
+	ABI_FIELD(tempo_submit, flags, 28);
+	BUILD_BUG_ON(sizeof(struct tempo_sink) != 16);
+	ABI_FIELD(tempo_sink, reserved, 8);
+
+	BUILD_BUG_ON(sizeof(struct tempo_ctx_stats) != 136);
+	ABI_FIELD(tempo_ctx_stats, sink_last_error, 120);
+	BUILD_BUG_ON(sizeof(struct tempo_mod_stats) != 96);
+	BUILD_BUG_ON(sizeof(struct tempo_stats) != 232);
+	ABI_FIELD(tempo_stats, mod, 136);
+}
+
+static int dev_stats_show(struct seq_file *m, void *unused)
+{
+	struct tempo_mod_stats s;
+
+	dev_stats_mod(&s);
+	seq_printf(m, "contexts %llu\ntimers %llu\nsubmissions %llu\nbytes %llu\n",
+		   s.contexts, s.timers, s.submissions, s.bytes);
+	seq_printf(m, "opens %llu\narmed %llu\nfired %llu\ncompleted %llu\n",
+		   s.opens, s.armed, s.fired, s.completed);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(dev_stats);
+
+/**
+ * tempo_dev_debugfs() - add the file interface's counters ("dev") to @dir
+ * @dir: tempo's debugfs directory.
+ *
+ * Context: process context.
+ */
+void tempo_dev_debugfs(struct dentry *dir)
+{
+	debugfs_create_file("dev", 0444, dir, NULL, &dev_stats_fops);
+}
+
+/**
+ * tempo_dev_init() - register /dev/tempo
+ *
+ * Context: module init, process context.
+ * Return: 0, or the negative errno of misc_register().
+ */
+int tempo_dev_init(void)
+{
+	dev_abi_check();
+	return misc_register(&tempo_miscdev);
+}
+
+/**
+ * tempo_dev_exit() - unregister /dev/tempo
+ *
+ * Context: module exit; no file is open (each holds a module reference).
+ */
+void tempo_dev_exit(void)
+{
+	misc_deregister(&tempo_miscdev);
+}

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/*
+ * libtempo: see libtempo.h. The layout checks below mirror the kernel's
+ * BUILD_BUG_ON()s in kmod/dev.c: a mismatch fails the build, not a call.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "libtempo.h"
+
+#define ABI_FIELD(type, field, off) \
+	_Static_assert(offsetof(struct type, field) == (off), #type "." #field)
+
+_Static_assert(sizeof(struct tempo_info) == 64, "tempo_info");
+ABI_FIELD(tempo_info, tick_ns, 16);
+ABI_FIELD(tempo_info, max_timers, 40);
+ABI_FIELD(tempo_info, reserved, 52);
+_Static_assert(sizeof(struct tempo_timer_spec) == 40, "tempo_timer_spec");
+ABI_FIELD(tempo_timer_spec, id, 24);
+ABI_FIELD(tempo_timer_spec, flags, 32);
+ABI_FIELD(tempo_timer_spec, reserved, 36);
+_Static_assert(sizeof(struct tempo_batch) == 32, "tempo_batch");
+ABI_FIELD(tempo_batch, count, 8);
+ABI_FIELD(tempo_batch, done, 16);
+ABI_FIELD(tempo_batch, error, 24);
+ABI_FIELD(tempo_batch, affected, 28);
+_Static_assert(sizeof(struct tempo_event) == 48, "tempo_event");
+ABI_FIELD(tempo_event, time, 24);
+ABI_FIELD(tempo_event, overrun, 32);
+ABI_FIELD(tempo_event, type, 36);
+ABI_FIELD(tempo_event, flags, 38);
+ABI_FIELD(tempo_event, len, 40);
+_Static_assert(sizeof(struct tempo_ticket) == 16, "tempo_ticket");
+_Static_assert(sizeof(struct tempo_submit) == 32, "tempo_submit");
+ABI_FIELD(tempo_submit, len, 24);
+_Static_assert(sizeof(struct tempo_sink) == 16, "tempo_sink");
+_Static_assert(sizeof(struct tempo_ctx_stats) == 136, "tempo_ctx_stats");
+ABI_FIELD(tempo_ctx_stats, sink_last_error, 120);
+_Static_assert(sizeof(struct tempo_mod_stats) == 96, "tempo_mod_stats");
+_Static_assert(sizeof(struct tempo_stats) == 232, "tempo_stats");
+ABI_FIELD(tempo_stats, mod, 136);
+
+static int ret_errno(int ret)
+{
+	return ret < 0 ? -errno : ret;
+}
+
+int tempo_open(int flags)
+{
+	return ret_errno(open(TEMPO_DEVICE, O_RDWR | O_CLOEXEC | flags));
+}
+
+int tempo_close(int fd)
+{
+	return ret_errno(close(fd));
+}
+
+int tempo_info(int fd, struct tempo_info *info)
+{
+	return ret_errno(ioctl(fd, TEMPO_IOC_INFO, info));
+}
+
+int tempo_stats(int fd, struct tempo_stats *stats)
+{
+	return ret_errno(ioctl(fd, TEMPO_IOC_STATS, stats));
+}
+
+int tempo_arm(int fd, struct tempo_timer_spec *specs, uint32_t n, struct tempo_batch *b)
+{
+	struct tempo_batch local;
+
+	if (!b)
+		b = &local;
+	memset(b, 0, sizeof(*b));
+	b->ptr = (uintptr_t)specs;
+	b->count = n;
+	return ret_errno(ioctl(fd, TEMPO_IOC_TIMER_ARM, b));
+}
+
+int tempo_arm_one(int fd, uint64_t cookie, uint64_t value, uint64_t period,
+		  uint32_t flags, uint64_t *id)
+{
+	struct tempo_timer_spec s = {
+		.cookie = cookie, .value = value, .period = period, .flags = flags,
+	};
+	int err;
+
+	if (flags & TEMPO_ARM_REARM && id)
+		s.id = *id;
+	err = tempo_arm(fd, &s, 1, NULL);
+	if (!err && id)
+		*id = s.id;
+	return err;
+}
+
+int tempo_rearm(int fd, uint64_t id, uint64_t cookie, uint64_t value, uint64_t period,
+		uint32_t flags)
+{
+	return tempo_arm_one(fd, cookie, value, period, flags | TEMPO_ARM_REARM, &id);
+}
+
+int tempo_cancel(int fd, const uint64_t *keys, uint32_t n, uint32_t flags,
+		 struct tempo_batch *b)
+{
+	struct tempo_batch local;
+
+	if (!b)
+		b = &local;
+	memset(b, 0, sizeof(*b));
+	b->ptr = (uintptr_t)keys;
+	b->count = n;
+	b->flags = flags;
+	return ret_errno(ioctl(fd, TEMPO_IOC_TIMER_CANCEL, b));
+}
+
+int tempo_cancel_one(int fd, uint64_t id)
+{
+	return tempo_cancel(fd, &id, 1, 0, NULL);
+}
+
+ssize_t tempo_read_events(int fd, struct tempo_event *ev, size_t max)
+{
+	ssize_t n = read(fd, ev, max * sizeof(*ev));
+
+	return n < 0 ? -errno : n / (ssize_t)sizeof(*ev);
+}
+
+int tempo_ticket(int fd, uint32_t flags, uint64_t *ticket)
+{
+	struct tempo_ticket t = { .flags = flags };
+	int err = ret_errno(ioctl(fd, TEMPO_IOC_ORDER_TICKET, &t));
+
+	if (!err)
+		*ticket = t.ticket;
+	return err;
+}
+
+int tempo_submit(int fd, uint64_t ticket, uint64_t cookie, const void *data, uint32_t len)
+{
+	struct tempo_submit s = {
+		.ticket = ticket, .cookie = cookie, .data = (uintptr_t)data, .len = len,
+	};
+
+	return ret_errno(ioctl(fd, TEMPO_IOC_ORDER_SUBMIT, &s));
+}
+
+int tempo_trash(int fd, uint64_t ticket)
+{
+	struct tempo_ticket t = { .ticket = ticket };
+
+	return ret_errno(ioctl(fd, TEMPO_IOC_ORDER_TRASH, &t));
+}
+
+int tempo_set_sink(int fd, int sink_fd)
+{
+	struct tempo_sink s = { .fd = sink_fd };
+
+	return ret_errno(ioctl(fd, TEMPO_IOC_ORDER_SINK, &s));
+}
+
+uint64_t tempo_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR MIT */
+/*
+ * libtempo: thin wrappers around the /dev/tempo ioctls (include/uapi/tempo.h).
+ *
+ * Every function returns 0 (or a count) on success and a negative errno on
+ * failure; errno itself is left as the system call set it. There are no
+ * hidden threads, no allocations and no global state: a struct tempo_batch
+ * or struct tempo_event array belongs to the caller.
+ */
+#ifndef LIBTEMPO_H
+#define LIBTEMPO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "uapi/tempo.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* open(TEMPO_DEVICE, O_RDWR | O_CLOEXEC | @flags): a new context, or -errno. */
+int tempo_open(int flags);
+int tempo_close(int fd);
+
+int tempo_info(int fd, struct tempo_info *info);
+int tempo_stats(int fd, struct tempo_stats *stats);
+
+/*
+ * Arm @n timers; each spec's id is filled in. @b (optional) receives the
+ * batch outcome. Returns 0 when all were armed, else the first failure.
+ */
+int tempo_arm(int fd, struct tempo_timer_spec *specs, uint32_t n, struct tempo_batch *b);
+/* One timer: @flags TEMPO_ARM_*; *@id receives the id. */
+int tempo_arm_one(int fd, uint64_t cookie, uint64_t value, uint64_t period,
+		  uint32_t flags, uint64_t *id);
+/* Move timer @id to a new @value (and @period). */
+int tempo_rearm(int fd, uint64_t id, uint64_t cookie, uint64_t value, uint64_t period,
+		uint32_t flags);
+
+/* Cancel @n timers by id, or by cookie with TEMPO_CANCEL_COOKIE. */
+int tempo_cancel(int fd, const uint64_t *keys, uint32_t n, uint32_t flags,
+		 struct tempo_batch *b);
+int tempo_cancel_one(int fd, uint64_t id);
+
+/*
+ * Read up to @max records. Returns how many, 0 never (it blocks unless the
+ * file is O_NONBLOCK, then -EAGAIN), or -errno.
+ */
+ssize_t tempo_read_events(int fd, struct tempo_event *ev, size_t max);
+
+/* Ordered stream. @flags TEMPO_TICKET_NONBLOCK. */
+int tempo_ticket(int fd, uint32_t flags, uint64_t *ticket);
+int tempo_submit(int fd, uint64_t ticket, uint64_t cookie, const void *data, uint32_t len);
+int tempo_trash(int fd, uint64_t ticket);
+/* Write completions to @sink_fd in ticket order; -1 for records again. */
+int tempo_set_sink(int fd, int sink_fd);
+
+/* CLOCK_MONOTONIC now, in ns: the clock of every tempo time. */
+uint64_t tempo_now_ns(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBTEMPO_H */

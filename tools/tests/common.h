@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Helpers shared by the /dev/tempo userspace tests. */
+#ifndef TEMPO_TEST_COMMON_H
+#define TEMPO_TEST_COMMON_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "libtempo.h"
+#include "ktap.h"
+
+#define MS	1000000ULL	/* ns */
+
+static inline struct tempo_ctx_stats ctx_stats(int fd)
+{
+	struct tempo_stats st;
+
+	memset(&st, 0xff, sizeof(st));
+	if (tempo_stats(fd, &st))
+		ktap_diag("TEMPO_IOC_STATS failed");
+	return st.ctx;
+}
+
+static inline struct tempo_mod_stats mod_stats(int fd)
+{
+	struct tempo_stats st;
+
+	memset(&st, 0xff, sizeof(st));
+	if (tempo_stats(fd, &st))
+		ktap_diag("TEMPO_IOC_STATS failed");
+	return st.mod;
+}
+
+/* Wait (up to @ms) until @fd has at least @n records ready. */
+static inline int wait_ready(int fd, unsigned long n, int ms)
+{
+	while (ctx_stats(fd).events_ready < n) {
+		if (ms-- <= 0)
+			return -ETIMEDOUT;
+		usleep(1000);
+	}
+	return 0;
+}
+
+/* Read a module parameter; -1 if it cannot. */
+static inline long param_get(const char *name)
+{
+	char path[128], buf[32] = "";
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/tempo/parameters/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fgets(buf, sizeof(buf), f))
+		v = strtol(buf, NULL, 0);
+	fclose(f);
+	return v;
+}
+
+static inline int param_set(const char *name, long v)
+{
+	char path[128];
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "/sys/module/tempo/parameters/%s", name);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	ok = fprintf(f, "%ld\n", v) > 0;
+	return fclose(f) == 0 && ok ? 0 : -EIO;
+}
+
+#endif /* TEMPO_TEST_COMMON_H */

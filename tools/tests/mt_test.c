@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tempo_mt: /dev/tempo with many threads. Readers that must never see a
+ * record twice and must account for every timer (armed = read + cancelled),
+ * submitters whose completions must come out in ticket order (as records and
+ * through a sink), exclusive wake-ups, epoll, and never-early deadlines.
+ * KTAP on stdout.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/epoll.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "common.h"
+
+#define NREADERS	4
+#define NTIMERS		4000
+#define NSUBMITTERS	4
+#define NSUBMITS	2000
+
+static int gfd;
+static atomic_int stop;
+static atomic_uint_fast64_t seen[NTIMERS];	/* by cookie: times received */
+static atomic_uint_fast64_t received, early, dup_ids, bad_ids;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+}
+
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static void *reader(void *arg)
+{
+	struct tempo_event ev[8];
+	uint64_t seed = (uintptr_t)arg * 7919 + 1;
+	ssize_t n, i;
+
+	while (!atomic_load(&stop)) {
+		n = tempo_read_events(gfd, ev, 1 + rnd(&seed) % 8);
+		if (n == -EINTR)
+			continue;
+		if (n < 0)
+			break;
+		for (i = 0; i < n; i++) {
+			if (ev[i].type != TEMPO_EV_TIMER || ev[i].cookie >= NTIMERS) {
+				atomic_fetch_add(&bad_ids, 1);
+				continue;
+			}
+			if (atomic_fetch_add(&seen[ev[i].cookie], 1))
+				atomic_fetch_add(&dup_ids, 1);
+			if (ev[i].time < ev[i].deadline)
+				atomic_fetch_add(&early, 1);
+		}
+		atomic_fetch_add(&received, n);
+	}
+	return NULL;
+}
+
+static void stop_threads(pthread_t *th, int n)
+{
+	int i;
+
+	atomic_store(&stop, 1);
+	for (i = 0; i < n; i++) {
+		while (pthread_tryjoin_np(th[i], NULL)) {
+			pthread_kill(th[i], SIGUSR1);
+			usleep(1000);
+		}
+	}
+	atomic_store(&stop, 0);
+}
+
+static int test_readers_no_duplicates_conservation(void)
+{
+	struct tempo_timer_spec *s = calloc(NTIMERS, sizeof(*s));
+	uint64_t ids[NTIMERS / 4], cancelled, seed = 42;
+	struct tempo_ctx_stats st;
+	struct tempo_batch b;
+	pthread_t th[NREADERS];
+	int i, waited = 0;
+
+	CHECK(s);
+	gfd = tempo_open(0);
+	CHECK(gfd >= 0);
+	for (i = 0; i < NREADERS; i++)
+		CHECK(!pthread_create(&th[i], NULL, reader, (void *)(uintptr_t)i));
+	for (i = 0; i < NTIMERS; i++) {
+		s[i].value = rnd(&seed) % (400 * MS);
+		s[i].cookie = i;
+	}
+	/* arm in batches of 500 while the readers run */
+	for (i = 0; i < NTIMERS; i += 500)
+		CHECK_ERR(tempo_arm(gfd, s + i, 500, NULL), 0);
+	for (i = 0; i < NTIMERS / 4; i++)
+		ids[i] = s[(rnd(&seed) % (NTIMERS / 4)) * 4 + i % 4].id;
+	tempo_cancel(gfd, ids, NTIMERS / 4, 0, &b);	/* racing the expiries */
+	cancelled = b.affected;
+	while (atomic_load(&received) + cancelled < NTIMERS && waited++ < 10000)
+		usleep(1000);
+	usleep(20000);			/* anything extra would show up now */
+	stop_threads(th, NREADERS);
+	st = ctx_stats(gfd);
+	ktap_diag("armed %d = read %llu + cancelled %llu; dups %llu early %llu bad %llu",
+		  NTIMERS, (unsigned long long)atomic_load(&received),
+		  (unsigned long long)cancelled, (unsigned long long)atomic_load(&dup_ids),
+		  (unsigned long long)atomic_load(&early),
+		  (unsigned long long)atomic_load(&bad_ids));
+	CHECK(atomic_load(&dup_ids) == 0);
+	CHECK(atomic_load(&bad_ids) == 0);
+	CHECK(atomic_load(&early) == 0);
+	CHECK(atomic_load(&received) + cancelled == NTIMERS);
+	CHECK(st.events_read == atomic_load(&received) && st.cancelled == cancelled);
+	CHECK(st.timers == 0 && st.events_ready == 0);
+	for (i = 0; i < NTIMERS; i++)
+		CHECK(atomic_load(&seen[i]) <= 1);
+	close(gfd);
+	free(s);
+	return KTAP_PASS;
+}
+
+static long voluntary_switches(pid_t tid)
+{
+	char path[64], line[128];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "voluntary_ctxt_switches: %ld", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+static atomic_int tids[NREADERS];
+
+static void *counting_reader(void *arg)
+{
+	struct tempo_event ev;
+
+	atomic_store(&tids[(uintptr_t)arg], (int)syscall(SYS_gettid));
+	while (!atomic_load(&stop))
+		if (tempo_read_events(gfd, &ev, 1) == 1)
+			atomic_fetch_add(&received, 1);
+	return NULL;
+}
+
+/* One ready record wakes one of the blocked readers, not all of them. */
+static int test_one_record_wakes_one_reader(void)
+{
+	long before[NREADERS], woken = 0, v;
+	pthread_t th[NREADERS];
+	uint64_t id;
+	int i;
+
+	gfd = tempo_open(0);
+	CHECK(gfd >= 0);
+	atomic_store(&received, 0);
+	for (i = 0; i < NREADERS; i++)
+		CHECK(!pthread_create(&th[i], NULL, counting_reader, (void *)(uintptr_t)i));
+	usleep(100000);				/* all blocked in read() */
+	for (i = 0; i < NREADERS; i++)
+		before[i] = voluntary_switches(atomic_load(&tids[i]));
+	CHECK_ERR(tempo_arm_one(gfd, 1, 1 * MS, 0, 0, &id), 0);
+	usleep(100000);
+	for (i = 0; i < NREADERS; i++) {
+		v = voluntary_switches(atomic_load(&tids[i]));
+		CHECK(v >= 0 && before[i] >= 0);
+		woken += v != before[i];
+	}
+	CHECK(atomic_load(&received) == 1);
+	stop_threads(th, NREADERS);
+	ktap_diag("readers woken by one record: %ld of %d", woken, NREADERS);
+	CHECK(woken == 1);
+	close(gfd);
+	return KTAP_PASS;
+}
+
+struct order_check {
+	uint64_t next;		/* expected ticket */
+	uint64_t got;
+	int bad;
+};
+
+static atomic_uint_fast64_t submitted, trashed;
+
+static void *submitter(void *arg)
+{
+	uint64_t seed = (uintptr_t)arg * 104729 + 3, t;
+	int i;
+
+	for (i = 0; i < NSUBMITS; i++) {
+		if (tempo_ticket(gfd, 0, &t))
+			return (void *)1;
+		usleep(rnd(&seed) % 200);	/* workers finish out of order */
+		if (rnd(&seed) % 10 == 0) {
+			if (tempo_trash(gfd, t))
+				return (void *)1;
+			atomic_fetch_add(&trashed, 1);
+			continue;
+		}
+		if (tempo_submit(gfd, t, t * 3, &t, sizeof(t)))
+			return (void *)1;
+		atomic_fetch_add(&submitted, 1);
+	}
+	return NULL;
+}
+
+/*
+ * Completions beyond a drainer's streak finish on the ordered scheduler's
+ * workqueue, after the submitting ioctl returned: wait for all of them.
+ */
+static int wait_completed(uint64_t n)
+{
+	int ms = 20000;
+
+	while (ctx_stats(gfd).completed < n) {
+		if (ms-- <= 0)
+			return -ETIMEDOUT;
+		usleep(1000);
+	}
+	return 0;
+}
+
+static int run_submitters(void)
+{
+	pthread_t th[NSUBMITTERS];
+	void *ret;
+	int i, bad = 0;
+
+	atomic_store(&submitted, 0);
+	atomic_store(&trashed, 0);
+	for (i = 0; i < NSUBMITTERS; i++)
+		CHECK(!pthread_create(&th[i], NULL, submitter, (void *)(uintptr_t)i));
+	for (i = 0; i < NSUBMITTERS; i++) {
+		pthread_join(th[i], &ret);
+		bad += ret != NULL;
+	}
+	CHECK(bad == 0);
+	return KTAP_PASS;
+}
+
+static int test_submitters_records_in_ticket_order(void)
+{
+	struct tempo_event ev[64];
+	uint64_t last = 0, got = 0;
+	int n, i, first = 1, bad = 0;
+
+	gfd = tempo_open(O_NONBLOCK);
+	CHECK(gfd >= 0);
+	CHECK(run_submitters() == KTAP_PASS);
+	CHECK_ERR(wait_completed(atomic_load(&submitted)), 0);
+	while ((n = tempo_read_events(gfd, ev, 64)) > 0) {
+		for (i = 0; i < n; i++) {
+			if (ev[i].type != TEMPO_EV_ORDER || ev[i].cookie != ev[i].id * 3 ||
+			    (!first && ev[i].id <= last))
+				bad++;
+			last = ev[i].id;
+			first = 0;
+		}
+		got += n;
+	}
+	ktap_diag("%d threads: %llu submitted, %llu trashed, %llu records in order, %d bad",
+		  NSUBMITTERS, (unsigned long long)atomic_load(&submitted),
+		  (unsigned long long)atomic_load(&trashed), (unsigned long long)got, bad);
+	CHECK(bad == 0);
+	CHECK(got == atomic_load(&submitted));
+	CHECK(ctx_stats(gfd).tickets == (uint64_t)NSUBMITTERS * NSUBMITS);
+	close(gfd);
+	return KTAP_PASS;
+}
+
+static int test_submitters_sink_in_ticket_order(void)
+{
+	uint64_t v, last = 0, got = 0;
+	int p[2], first = 1, bad = 0;
+	struct tempo_ctx_stats st;
+	FILE *in;
+
+	gfd = tempo_open(O_NONBLOCK);
+	CHECK(gfd >= 0);
+	CHECK(pipe(p) == 0);
+	CHECK_ERR(tempo_set_sink(gfd, p[1]), 0);
+	close(p[1]);		/* the sink holds its own reference */
+	if (fork() == 0) {	/* drain the pipe so that the sink never blocks for long */
+		char buf[4096];
+		ssize_t r;
+
+		close(gfd);
+		in = fopen("/tmp/tempo_sink.out", "w");
+		while ((r = read(p[0], buf, sizeof(buf))) > 0)
+			fwrite(buf, 1, r, in);
+		fclose(in);
+		_exit(0);
+	}
+	close(p[0]);
+	CHECK(run_submitters() == KTAP_PASS);
+	CHECK_ERR(wait_completed(atomic_load(&submitted)), 0);
+	st = ctx_stats(gfd);
+	close(gfd);		/* drops the sink: the child sees EOF */
+	while (wait(NULL) > 0)
+		;
+	in = fopen("/tmp/tempo_sink.out", "r");
+	CHECK(in);
+	while (fread(&v, sizeof(v), 1, in) == 1) {
+		if (!first && v <= last)
+			bad++;
+		last = v;
+		first = 0;
+		got++;
+	}
+	fclose(in);
+	ktap_diag("sink: %llu values, %llu bytes, %d out of order, %llu errors",
+		  (unsigned long long)got, (unsigned long long)st.sink_bytes, bad,
+		  (unsigned long long)st.sink_errors);
+	CHECK(bad == 0);
+	CHECK(got == atomic_load(&submitted));
+	CHECK(st.sink_bytes == got * sizeof(v) && st.sink_errors == 0);
+	return KTAP_PASS;
+}
+
+static int test_epoll(void)
+{
+	struct epoll_event e = { .events = EPOLLIN }, out;
+	struct tempo_event ev;
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+	uint64_t id;
+
+	gfd = tempo_open(O_NONBLOCK);
+	CHECK(ep >= 0 && gfd >= 0);
+	CHECK(epoll_ctl(ep, EPOLL_CTL_ADD, gfd, &e) == 0);
+	CHECK(epoll_wait(ep, &out, 1, 0) == 0);
+	CHECK_ERR(tempo_arm_one(gfd, 1, 3 * MS, 0, 0, &id), 0);
+	CHECK(epoll_wait(ep, &out, 1, 5000) == 1 && (out.events & EPOLLIN));
+	CHECK(tempo_read_events(gfd, &ev, 1) == 1);
+	CHECK(epoll_wait(ep, &out, 1, 0) == 0);	/* level: drained */
+	close(gfd);
+	close(ep);
+	return KTAP_PASS;
+}
+
+static int test_never_early_lateness(void)
+{
+	struct tempo_timer_spec s[500];
+	struct tempo_event ev[64];
+	uint64_t seed = 7, now = tempo_now_ns(), late, max = 0, sum = 0;
+	int i, n, got = 0, bad = 0;
+
+	gfd = tempo_open(0);
+	CHECK(gfd >= 0);
+	memset(s, 0, sizeof(s));
+	for (i = 0; i < 500; i++) {
+		s[i].value = rnd(&seed) % (100 * MS);
+		if (i % 2) {
+			s[i].flags = TEMPO_ARM_ABS;
+			s[i].value += now;
+		}
+	}
+	CHECK_ERR(tempo_arm(gfd, s, 500, NULL), 0);
+	while (got < 500) {
+		n = tempo_read_events(gfd, ev, 64);
+		CHECK(n > 0);
+		now = tempo_now_ns();
+		for (i = 0; i < n; i++) {
+			if (ev[i].time < ev[i].deadline || now < ev[i].deadline)
+				bad++;
+			late = ev[i].time - ev[i].deadline;
+			sum += late;
+			max = late > max ? late : max;
+		}
+		got += n;
+	}
+	ktap_diag("500 timers: lateness mean %llu us, max %llu us, early %d",
+		  (unsigned long long)(sum / 500 / 1000), (unsigned long long)(max / 1000), bad);
+	CHECK(bad == 0);
+	close(gfd);
+	return KTAP_PASS;
+}
+
+static const struct ktap_case cases[] = {
+	KTAP_CASE(test_readers_no_duplicates_conservation),
+	KTAP_CASE(test_one_record_wakes_one_reader),
+	KTAP_CASE(test_submitters_records_in_ticket_order),
+	KTAP_CASE(test_submitters_sink_in_ticket_order),
+	KTAP_CASE(test_epoll),
+	KTAP_CASE(test_never_early_lateness),
+	{ NULL, NULL }
+};
+
+int main(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	int fd = tempo_open(0);
+
+	if (fd < 0) {
+		printf("KTAP version 1\n1..0 # SKIP no %s: %s\n", TEMPO_DEVICE, strerror(-fd));
+		return 77;
+	}
+	close(fd);
+	sigaction(SIGUSR1, &sa, NULL);	/* no SA_RESTART: read() returns EINTR */
+	return ktap_run("tempo_mt", cases);
+}

@@ -1,0 +1,1013 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tempo_uapi: every /dev/tempo operation, and every error path one invalid
+ * field at a time (Documentation/process/botching-up-ioctls.rst). Each case
+ * opens its own context. KTAP on stdout.
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+
+#include "common.h"
+
+#define BAD_PTR	((uint64_t)(uintptr_t)bad_page)
+
+static void *bad_page;	/* mapped PROT_NONE: a pointer that faults */
+
+static int open_ctx(void)
+{
+	return tempo_open(0);
+}
+
+/* Read one record, blocking. */
+static int read_one(int fd, struct tempo_event *ev)
+{
+	return tempo_read_events(fd, ev, 1) == 1 ? 0 : -1;
+}
+
+/* ---- info and stats ---- */
+
+static int test_info(void)
+{
+	struct tempo_info in;
+	int fd = open_ctx();
+
+	CHECK(fd >= 0);
+	memset(&in, 0xff, sizeof(in));
+	CHECK_ERR(tempo_info(fd, &in), 0);
+	CHECK(in.version == TEMPO_ABI_VERSION);
+	CHECK(in.record_size == sizeof(struct tempo_event));
+	CHECK((in.features & (TEMPO_FEAT_TIMERS | TEMPO_FEAT_PERIODIC | TEMPO_FEAT_ORDER |
+			      TEMPO_FEAT_SINK | TEMPO_FEAT_STATS)) ==
+	      (TEMPO_FEAT_TIMERS | TEMPO_FEAT_PERIODIC | TEMPO_FEAT_ORDER |
+	       TEMPO_FEAT_SINK | TEMPO_FEAT_STATS));
+	CHECK(in.tick_ns > 0 && in.max_delay_ns > in.tick_ns);
+	CHECK(in.max_timers > 0 && in.max_events > 0 && in.max_data > 0);
+	CHECK(in.order_window >= 2 && !(in.order_window & (in.order_window - 1)));
+	CHECK(!in.reserved[0] && !in.reserved[1] && !in.reserved[2]);
+	ktap_diag("tick %llu ns, max delay %llu ns, window %u",
+		  (unsigned long long)in.tick_ns, (unsigned long long)in.max_delay_ns,
+		  in.order_window);
+	close(fd);
+	return KTAP_PASS;
+}
+
+static int test_stats_fresh_context(void)
+{
+	struct tempo_ctx_stats s;
+	int fd = open_ctx();
+
+	CHECK(fd >= 0);
+	s = ctx_stats(fd);
+	CHECK(!s.timers && !s.armed && !s.fired && !s.cancelled && !s.events_ready);
+	CHECK(!s.tickets && !s.submitted && !s.completed && !s.sink_last_error);
+	CHECK(mod_stats(fd).contexts >= 1);
+	close(fd);
+	return KTAP_PASS;
+}
+
+/* ---- timers ---- */
+
+static int test_arm_one_fires(void)
+{
+	struct tempo_event ev;
+	uint64_t id = 0, t0;
+	int fd = open_ctx();
+
+	CHECK(fd >= 0);
+	t0 = tempo_now_ns();
+	CHECK_ERR(tempo_arm_one(fd, 42, 2 * MS, 0, 0, &id), 0);
+	CHECK(id != 0);
+	CHECK_ERR(read_one(fd, &ev), 0);
+	CHECK(ev.type == TEMPO_EV_TIMER);
+	CHECK(ev.id == id && ev.cookie == 42);
+	CHECK(ev.flags == TEMPO_EVF_FINAL && ev.overrun == 0 && !ev.reserved);
+	CHECK(ev.deadline >= t0 + 2 * MS);
+	CHECK(ev.time >= ev.deadline);			/* never early */
+	CHECK(tempo_now_ns() >= ev.deadline);
+	CHECK(ctx_stats(fd).timers == 0);		/* a read one-shot is gone */
+	close(fd);
+	return KTAP_PASS;
+}
+
+static int test_arm_absolute(void)
+{
+	struct tempo_event ev;
+	uint64_t id, when = tempo_now_ns() + 3 * MS;
+	int fd = open_ctx();
+
+	CHECK(fd >= 0);
+	CHECK_ERR(tempo_arm_one(fd, 1, when, 0, TEMPO_ARM_ABS, &id), 0);
+	CHECK_ERR(read_one(fd, &ev), 0);
+	CHECK(ev.deadline == when && ev.time >= when);
+	close(fd);
+	return KTAP_PASS;
+}
+
+static int test_arm_absolute_past_fires_at_once(void)
+{
+	struct tempo_event ev;
+	uint64_t id, when = tempo_now_ns() - 1000 * MS;
+	int fd = open_ctx();
+
+	CHECK(fd >= 0);
+	CHECK_ERR(tempo_arm_one(fd, 1, when, 0, TEMPO_ARM_ABS, &id), 0);
+	CHECK_ERR(read_one(fd, &ev), 0);
+	CHECK(ev.deadline == when);
+	close(fd);
+	return KTAP_PASS;
+}
+
+static int test_arm_batch(void)
+{
+	struct tempo_timer_spec s[100];
+	struct tempo_batch b;
+	int fd = open_ctx(), i, j;
+
+	CHECK(fd >= 0);
+	memset(s, 0, sizeof(s));
+	for (i = 0; i < 100; i++) {
+		s[i].cookie = i;
+		s[i].value = 1000 * MS;
+	}
+	CHECK_ERR(tempo_arm(fd, s, 100, &b), 0);
+	CHECK(b.done == 100 && b.affected == 100 && b.error_index == 100 && b.error == 0);
+	for (i = 0; i < 100; i++) {
+		CHECK(s[i].id != 0);
+		for (j = 0; j < i; j++)
+			CHECK(s[i].id != s[j].id);
+	}
+	CHECK(ctx_stats(fd).timers == 100);
+	CHECK(ctx_stats(fd).armed == 100);
+	close(fd);
+	return KTAP_PASS;
+}
+
+static int test_read_as_many_as_fit(void)
+{
+	struct tempo_timer_spec s[10];
+	struct tempo_event ev[10];
+	int fd = open_ctx(), i;
+
+	CHECK(fd >= 0);
+	memset(s, 0, sizeof(s));
+	for (i = 0; i < 10; i++)
+		s[i].value = 1 * MS;
+	CHECK_ERR(tempo_arm(fd, s, 10, NULL), 0);
+	CHECK_ERR(wait_ready(fd, 10, 2000), 0);
+	/* A buffer of 4.5 records takes 4 whole ones. */
+	CHECK(read(fd, ev, 4 * sizeof(ev[0]) + 20) == 4 * sizeof(ev[0]));
+	CHECK(tempo_read_events(fd, ev, 10) == 6);
+	for (i = 0; i < 6; i++)
+		CHECK(ev[i].type == TEMPO_EV_TIMER);
+	close(fd);
+	return KTAP_PASS;
+}
+
+static int test_read_short_buffer_einval(void)
+{
+	struct tempo_event ev;
+	uint64_t id;
+	int fd = open_ctx();
+
+	CHECK(fd >= 0);
+	CHECK_ERR(tempo_arm_one(fd, 1, 0, 0, 0, &id), 0);
+	CHECK_ERR(wait_ready(fd, 1, 2000), 0);
+	CHECK(read(fd, &ev, sizeof(ev) - 1) == -1 && errno == EINVAL);
+	CHECK(ctx_stats(fd).events_ready == 1);		/* nothing consumed */
+	close(fd);
+	return KTAP_PASS;
+}
+
+static int test_read_nonblock_eagain(void)
+{
+	struct tempo_event ev;
+	int fd = tempo_open(O_NONBLOCK);
+
+	CHECK(fd >= 0);
+	CHECK(read(fd, &ev, sizeof(ev)) == -1 && errno == EAGAIN);
+	close(fd);
+	return KTAP_PASS;
+}
+
+static int test_read_bad_buffer_efault_counted(void)
+{
+	uint64_t id;
+	int fd = open_ctx();
+
+	CHECK(fd >= 0);
+	CHECK_ERR(tempo_arm_one(fd, 1, 0, 0, 0, &id), 0);
+	CHECK_ERR(wait_ready(fd, 1, 2000), 0);
+	CHECK(read(fd, bad_page, sizeof(struct tempo_event)) == -1 && errno == EFAULT);
+	CHECK(ctx_stats(fd).events_lost == 1);		/* reported, not hidden */
+	close(fd);
+	return KTAP_PASS;
+}
+
+static int test_poll(void)
+{
+	struct pollfd p;
+	uint64_t id;
+	int fd = open_ctx();
+
+	CHECK(fd >= 0);
+	p.fd = fd;
+	p.events = POLLIN;
+	CHECK(poll(&p, 1, 0) == 0);
+	CHECK_ERR(tempo_arm_one(fd, 1, 2 * MS, 0, 0, &id), 0);
+	CHECK(poll(&p, 1, 5000) == 1 && (p.revents & POLLIN));
+	close(fd);
+	return KTAP_PASS;
+}
+
+static int test_cancel_by_id(void)
+{
+	struct tempo_batch b;
+	struct tempo_ctx_stats s;
+	struct tempo_event ev;
+	uint64_t id;
+	int fd = tempo_open(O_NONBLOCK);
+
+	CHECK(fd >= 0);
+	CHECK_ERR(tempo_arm_one(fd, 1, 1000 * MS, 0, 0, &id), 0);
+	CHECK_ERR(tempo_cancel(fd, &id, 1, 0, &b), 0);
+	CHECK(b.done == 1 && b.affected == 1 && b.error == 0 && b.error_index == 1);
+	s = ctx_stats(fd);
+	CHECK(s.timers == 0 && s.cancelled == 1);
+	CHECK(read(fd, &ev, sizeof(ev)) == -1 && errno == EAGAIN);
+	CHECK_ERR(tempo_cancel_one(fd, id), -ENOENT);		/* twice */
+	close(fd);
+	return KTAP_PASS;
+}
+
+static int test_cancel_queued_withdraws_record(void)
+{
+	struct tempo_event ev;
+	uint64_t id;
+	int fd = tempo_open(O_NONBLOCK);
+
+	CHECK(fd >= 0);
+	CHECK_ERR(tempo_arm_one(fd, 1, 0, 0, 0, &id), 0);
+	CHECK_ERR(wait_ready(fd, 1, 2000), 0);
+	CHECK_ERR(tempo_cancel_one(fd, id), 0);
+	CHECK(read(fd, &ev, sizeof(ev)) == -1 && errno == EAGAIN);
+	close(fd);
+	return KTAP_PASS;
+}
+
+static int test_cancel_after_read_enoent(void)
+{
+	struct tempo_event ev;
+	uint64_t id;
+	int fd = open_ctx();
+
+	CHECK(fd >= 0);
+	CHECK_ERR(tempo_arm_one(fd, 1, 0, 0, 0, &id), 0);
+	CHECK_ERR(read_one(fd, &ev), 0);
+	CHECK_ERR(tempo_cancel_one(fd, id), -ENOENT);
+	CHECK(ctx_stats(fd).cancelled == 0);
+	close(fd);
+	return KTAP_PASS;
+}
+
+static int test_cancel_batch_reports_first_failure(void)
+{
+	uint64_t keys[3];
+	struct tempo_batch b;
+	int fd = open_ctx();
+
+	CHECK(fd >= 0);
+	CHECK_ERR(tempo_arm_one(fd, 1, 1000 * MS, 0, 0, &keys[0]), 0);
+	CHECK_ERR(tempo_arm_one(fd, 1, 1000 * MS, 0, 0, &keys[2]), 0);
+	keys[1] = 999999;
+	CHECK_ERR(tempo_cancel(fd, keys, 3, 0, &b), -ENOENT);
+	CHECK(b.done == 2 && b.affected == 2 && b.error_index == 1 && b.error == -ENOENT);
+	CHECK(ctx_stats(fd).timers == 0);
+	close(fd);
+	return KTAP_PASS;
+}
+
+static int test_cancel_by_cookie(void)
+{
+	struct tempo_timer_spec s[8];
+	struct tempo_batch b;
+	uint64_t cookie = 7;
+	int fd = open_ctx(), i;
+
+	CHECK(fd >= 0);
+	memset(s, 0, sizeof(s));
+	for (i = 0; i < 8; i++) {
+		s[i].cookie = i < 5 ? 7 : 8;
+		s[i].value = 1000 * MS;
+	}
+	CHECK_ERR(tempo_arm(fd, s, 8, NULL), 0);
+	CHECK_ERR(tempo_cancel(fd, &cookie, 1, TEMPO_CANCEL_COOKIE, &b), 0);
+	CHECK(b.done == 1 && b.affected == 5);
+	CHECK(ctx_stats(fd).timers == 3);
+	CHECK_ERR(tempo_cancel(fd, &cookie, 1, TEMPO_CANCEL_COOKIE, &b), -ENOENT);
+	close(fd);
+	return KTAP_PASS;
+}
+
+static int test_rearm_moves_deadline(void)
+{
+	struct tempo_event ev;
+	uint64_t id, t0;
+	int fd = tempo_open(O_NONBLOCK);
+
+	CHECK(fd >= 0);
+	CHECK_ERR(tempo_arm_one(fd, 1, 1000 * MS, 0, 0, &id), 0);
+	t0 = tempo_now_ns();
+	CHECK_ERR(tempo_rearm(fd, id, 2, 2 * MS, 0, 0), 0);
+	CHECK_ERR(wait_ready(fd, 1, 2000), 0);
+	CHECK_ERR(read_one(fd, &ev), 0);
+	CHECK(ev.id == id && ev.cookie == 2 && ev.deadline >= t0 + 2 * MS);
+	CHECK(ev.deadline < t0 + 500 * MS);
+	CHECK(ctx_stats(fd).rearmed == 1);
+	close(fd);
+	return KTAP_PASS;
+}
+
+static int test_rearm_withdraws_unread_record(void)
+{
+	struct tempo_event ev;
+	uint64_t id;
+	int fd = tempo_open(O_NONBLOCK);
+
+	CHECK(fd >= 0);
+	CHECK_ERR(tempo_arm_one(fd, 1, 0, 0, 0, &id), 0);
+	CHECK_ERR(wait_ready(fd, 1, 2000), 0);
+	CHECK_ERR(tempo_rearm(fd, id, 1, 1000 * MS, 0, 0), 0);
+	CHECK(ctx_stats(fd).events_ready == 0);
+	CHECK(read(fd, &ev, sizeof(ev)) == -1 && errno == EAGAIN);
+	CHECK_ERR(tempo_cancel_one(fd, id), 0);
+	close(fd);
+	return KTAP_PASS;
+}
+
+static int test_rearm_unknown_enoent(void)
+{
+	struct tempo_timer_spec s = { .value = MS, .id = 12345, .flags = TEMPO_ARM_REARM };
+	struct tempo_batch b;
+	int fd = open_ctx();
+
+	CHECK(fd >= 0);
+	CHECK_ERR(tempo_arm(fd, &s, 1, &b), -ENOENT);
+	CHECK(b.done == 0 && b.error_index == 0 && b.error == -ENOENT);
+	close(fd);
+	return KTAP_PASS;
+}
+
+static int test_periodic_overrun(void)
+{
+	struct tempo_event ev;
+	uint64_t id, t0 = tempo_now_ns();
+	int fd = open_ctx();
+
+	CHECK(fd >= 0);
+	CHECK_ERR(tempo_arm_one(fd, 5, 2 * MS, 2 * MS, 0, &id), 0);
+	usleep(30000);					/* a slow reader */
+	/* unread, it parked after one more expiry: no callback storm */
+	CHECK(ctx_stats(fd).fired <= 2);
+	CHECK_ERR(read_one(fd, &ev), 0);
+	CHECK(ev.id == id && ev.flags == 0);		/* periodic: not final */
+	CHECK(ev.deadline == t0 + 2 * MS || ev.deadline > t0);
+	CHECK(ev.overrun >= 3);				/* ~14 periods folded */
+	ktap_diag("overrun %u after 30 ms at 2 ms", ev.overrun);
+	CHECK_ERR(read_one(fd, &ev), 0);		/* it keeps going */
+	CHECK(ev.id == id && ev.time >= ev.deadline);
+	CHECK(ctx_stats(fd).overruns >= 3);
+	CHECK_ERR(tempo_cancel_one(fd, id), 0);
+	CHECK(ctx_stats(fd).timers == 0);
+	close(fd);
+	return KTAP_PASS;
+}
+
+static int test_periodic_deadlines_do_not_drift(void)
+{
+	struct tempo_event ev;
+	uint64_t id, first = 0;
+	int fd = open_ctx(), i;
+
+	CHECK(fd >= 0);
+	CHECK_ERR(tempo_arm_one(fd, 5, 5 * MS, 5 * MS, 0, &id), 0);
+	for (i = 0; i < 4; i++) {
+		CHECK_ERR(read_one(fd, &ev), 0);
+		if (!i)
+			first = ev.deadline;
+		/* deadline = first + k * period exactly, k >= i */
+		CHECK((ev.deadline - first) % (5 * MS) == 0);
+		CHECK(ev.deadline >= first + i * 5 * MS);
+		CHECK(ev.time >= ev.deadline);
+	}
+	close(fd);
+	return KTAP_PASS;
+}
+
+/* ---- arm error paths: one invalid field each, and no effect ---- */
+
+static int arm_expect(struct tempo_timer_spec *s, int n, int want)
+{
+	struct tempo_ctx_stats st;
+	int fd = open_ctx();
+
+	CHECK(fd >= 0);
+	CHECK_ERR(tempo_arm(fd, s, n, NULL), want);
+	st = ctx_stats(fd);
+	CHECK(st.timers == 0 && st.armed == 0);		/* changed nothing */
+	close(fd);
+	return KTAP_PASS;
+}
+
+static int test_arm_unknown_flag(void)
+{
+	struct tempo_timer_spec s = { .value = MS, .flags = 1U << 7 };
+
+	return arm_expect(&s, 1, -EINVAL);
+}
+
+static int test_arm_reserved_nonzero(void)
+{
+	struct tempo_timer_spec s = { .value = MS, .reserved = 1 };
+
+	return arm_expect(&s, 1, -EINVAL);
+}
+
+static int test_arm_period_too_short(void)
+{
+	struct tempo_timer_spec s = { .value = MS, .period = 1 };
+
+	return arm_expect(&s, 1, -EINVAL);
+}
+
+static int test_arm_delay_too_long(void)
+{
+	struct tempo_timer_spec s = { .value = UINT64_MAX / 2 };
+
+	return arm_expect(&s, 1, -EINVAL);
+}
+
+static int test_arm_abs_too_far(void)
+{
+	struct tempo_timer_spec s = { .value = tempo_now_ns() + UINT64_MAX / 4,
+				      .flags = TEMPO_ARM_ABS };
+
+	return arm_expect(&s, 1, -EINVAL);
+}
+
+static int test_arm_rearm_id_zero(void)
+{
+	struct tempo_timer_spec s = { .value = MS, .flags = TEMPO_ARM_REARM };
+
+	return arm_expect(&s, 1, -EINVAL);
+}
+
+static int test_arm_bad_element_in_batch_no_effect(void)
+{
+	struct tempo_timer_spec s[5];
+	int i;
+
+	memset(s, 0, sizeof(s));
+	for (i = 0; i < 5; i++)
+		s[i].value = 1000 * MS;
+	s[3].flags = 1U << 9;
+	return arm_expect(s, 5, -EINVAL);
+}
+
+static int test_arm_bad_specs_pointer(void)
+{
+	struct tempo_batch b = { .ptr = BAD_PTR, .count = 1 };
+	int fd = open_ctx();
+
+	CHECK(fd >= 0);
+	CHECK(ioctl(fd, TEMPO_IOC_TIMER_ARM, &b) == -1 && errno == EFAULT);
+	CHECK(ctx_stats(fd).timers == 0);
+	close(fd);
+	return KTAP_PASS;
+}
+
+static int test_arm_bad_batch_pointer(void)
+{
+	int fd = open_ctx();
+
+	CHECK(fd >= 0);
+	CHECK(ioctl(fd, TEMPO_IOC_TIMER_ARM, bad_page) == -1 && errno == EFAULT);
+	CHECK(ioctl(fd, TEMPO_IOC_TIMER_ARM, NULL) == -1 && errno == EFAULT);
+	close(fd);
+	return KTAP_PASS;
+}
+
+static int test_arm_batch_flags_nonzero(void)
+{
+	struct tempo_timer_spec s = { .value = MS };
+	struct tempo_batch b = { .ptr = (uintptr_t)&s, .count = 1, .flags = 1 };
+	int fd = open_ctx();
+
+	CHECK(fd >= 0);
+	CHECK(ioctl(fd, TEMPO_IOC_TIMER_ARM, &b) == -1 && errno == EINVAL);
+	CHECK(ctx_stats(fd).timers == 0);
+	close(fd);
+	return KTAP_PASS;
+}
+
+static int test_arm_count_zero(void)
+{
+	struct tempo_timer_spec s = { .value = MS };
+	struct tempo_batch b = { .ptr = (uintptr_t)&s, .count = 0 };
+	int fd = open_ctx();
+
+	CHECK(fd >= 0);
+	CHECK(ioctl(fd, TEMPO_IOC_TIMER_ARM, &b) == -1 && errno == EINVAL);
+	close(fd);
+	return KTAP_PASS;
+}
+
+static int test_cancel_unknown_flag(void)
+{
+	uint64_t id;
+	struct tempo_batch b = { .ptr = (uintptr_t)&id, .count = 1, .flags = 1U << 5 };
+	int fd = open_ctx();
+
+	CHECK(fd >= 0);
+	CHECK_ERR(tempo_arm_one(fd, 1, 1000 * MS, 0, 0, &id), 0);
+	CHECK(ioctl(fd, TEMPO_IOC_TIMER_CANCEL, &b) == -1 && errno == EINVAL);
+	CHECK(ctx_stats(fd).timers == 1);
+	close(fd);
+	return KTAP_PASS;
+}
+
+static int test_cancel_bad_pointer(void)
+{
+	struct tempo_batch b = { .ptr = BAD_PTR, .count = 1 };
+	int fd = open_ctx();
+
+	CHECK(fd >= 0);
+	CHECK(ioctl(fd, TEMPO_IOC_TIMER_CANCEL, &b) == -1 && errno == EFAULT);
+	close(fd);
+	return KTAP_PASS;
+}
+
+static int test_unknown_ioctl_enotty(void)
+{
+	char buf[64] = "";
+	int fd = open_ctx();
+
+	CHECK(fd >= 0);
+	CHECK(ioctl(fd, _IO(TEMPO_IOC_MAGIC, 0x3f)) == -1 && errno == ENOTTY);
+	/* A known number with the wrong size is another command. */
+	CHECK(ioctl(fd, _IOWR(TEMPO_IOC_MAGIC, 0x10, char[16]), buf) == -1 && errno == ENOTTY);
+	CHECK(ioctl(fd, _IOR('x', 0x00, struct tempo_info), buf) == -1 && errno == ENOTTY);
+	close(fd);
+	return KTAP_PASS;
+}
+
+/* ---- limits ---- */
+
+static int test_limit_timers_enospc(void)
+{
+	struct tempo_timer_spec s[11];
+	long old = param_get("max_timers");
+	int fd, i, rc = KTAP_FAIL;
+
+	if (old < 0 || param_set("max_timers", 10))
+		return KTAP_SKIP;
+	fd = open_ctx();
+	memset(s, 0, sizeof(s));
+	for (i = 0; i < 11; i++)
+		s[i].value = 1000 * MS;
+	if (fd < 0)
+		goto out;
+	if (tempo_arm(fd, s, 11, NULL) != -ENOSPC || ctx_stats(fd).timers != 0)
+		goto out;
+	if (tempo_arm(fd, s, 10, NULL) != 0 || ctx_stats(fd).timers != 10)
+		goto out;
+	if (tempo_arm(fd, s, 1, NULL) != -ENOSPC)
+		goto out;
+	/* re-arms need no room */
+	s[0].flags = TEMPO_ARM_REARM;
+	if (tempo_arm(fd, s, 1, NULL) != 0)
+		goto out;
+	rc = KTAP_PASS;
+out:
+	if (rc != KTAP_PASS)
+		ktap_diag("max_timers=10 not enforced");
+	close(fd);
+	param_set("max_timers", old);
+	return rc;
+}
+
+static int test_limit_window_eagain(void)
+{
+	struct tempo_info in;
+	uint64_t t, first = 0;
+	unsigned int i;
+	int fd = open_ctx();
+
+	CHECK(fd >= 0);
+	CHECK_ERR(tempo_info(fd, &in), 0);
+	for (i = 0; i < in.order_window; i++) {
+		CHECK_ERR(tempo_ticket(fd, TEMPO_TICKET_NONBLOCK, &t), 0);
+		if (!i)
+			first = t;
+		CHECK(t == first + i);
+	}
+	CHECK_ERR(tempo_ticket(fd, TEMPO_TICKET_NONBLOCK, &t), -EAGAIN);
+	CHECK_ERR(tempo_trash(fd, first), 0);		/* room for one */
+	CHECK_ERR(tempo_ticket(fd, TEMPO_TICKET_NONBLOCK, &t), 0);
+	CHECK(t == first + in.order_window);
+	close(fd);					/* trashes the rest */
+	return KTAP_PASS;
+}
+
+static int test_limit_events_lost_reported(void)
+{
+	long old = param_get("max_events");
+	struct tempo_event ev[8];
+	uint64_t t[6];
+	int fd, i, n, rc = KTAP_FAIL;
+
+	if (old < 0 || param_set("max_events", 4))
+		return KTAP_SKIP;
+	fd = tempo_open(O_NONBLOCK);
+	if (fd < 0)
+		goto out;
+	for (i = 0; i < 6; i++)
+		if (tempo_ticket(fd, 0, &t[i]))
+			goto out;
+	for (i = 0; i < 6; i++)
+		if (tempo_submit(fd, t[i], 100 + i, NULL, 0))
+			goto out;
+	n = tempo_read_events(fd, ev, 8);
+	/* the loss first, then the 4 that fit */
+	if (n != 5 || ev[0].type != TEMPO_EV_LOST || ev[0].overrun != 2) {
+		ktap_diag("n %d type %u overrun %u", n, ev[0].type, ev[0].overrun);
+		goto out;
+	}
+	for (i = 1; i < 5; i++)
+		if (ev[i].type != TEMPO_EV_ORDER || ev[i].id != t[i - 1])
+			goto out;
+	if (ctx_stats(fd).events_lost != 2)
+		goto out;
+	rc = KTAP_PASS;
+out:
+	close(fd);
+	param_set("max_events", old);
+	return rc;
+}
+
+static int test_submit_too_big_einval(void)
+{
+	struct tempo_info in;
+	uint64_t t;
+	char *buf;
+	int fd = open_ctx();
+
+	CHECK(fd >= 0);
+	CHECK_ERR(tempo_info(fd, &in), 0);
+	buf = calloc(1, in.max_data + 1);
+	CHECK(buf);
+	CHECK_ERR(tempo_ticket(fd, 0, &t), 0);
+	CHECK_ERR(tempo_submit(fd, t, 1, buf, in.max_data + 1), -EINVAL);
+	CHECK_ERR(tempo_submit(fd, t, 1, buf, in.max_data), 0);	/* still ours */
+	free(buf);
+	close(fd);
+	return KTAP_PASS;
+}
+
+/* ---- ordered stream ---- */
+
+static int test_order_reverse_submits_come_out_in_order(void)
+{
+	struct tempo_event ev[8];
+	uint64_t t[8];
+	int fd = tempo_open(O_NONBLOCK), i;
+
+	CHECK(fd >= 0);
+	for (i = 0; i < 8; i++)
+		CHECK_ERR(tempo_ticket(fd, 0, &t[i]), 0);
+	for (i = 7; i >= 1; i--)
+		CHECK_ERR(tempo_submit(fd, t[i], 1000 + i, NULL, 0), 0);
+	/* parked behind ticket 0 */
+	CHECK(read(fd, ev, sizeof(ev)) == -1 && errno == EAGAIN);
+	CHECK_ERR(tempo_submit(fd, t[0], 1000, "x", 1), 0);
+	CHECK(tempo_read_events(fd, ev, 8) == 8);
+	for (i = 0; i < 8; i++) {
+		CHECK(ev[i].type == TEMPO_EV_ORDER && ev[i].id == t[i]);
+		CHECK(ev[i].cookie == 1000 + (uint64_t)i);
+		CHECK(ev[i].time >= ev[i].deadline);
+	}
+	CHECK(ev[0].len == 1);
+	CHECK(ctx_stats(fd).completed == 8);
+	close(fd);
+	return KTAP_PASS;
+}
+
+static int test_order_trash(void)
+{
+	struct tempo_event ev[4];
+	uint64_t t[3];
+	int fd = tempo_open(O_NONBLOCK), i;
+
+	CHECK(fd >= 0);
+	for (i = 0; i < 3; i++)
+		CHECK_ERR(tempo_ticket(fd, 0, &t[i]), 0);
+	CHECK_ERR(tempo_submit(fd, t[2], 2, NULL, 0), 0);
+	CHECK_ERR(tempo_trash(fd, t[0]), 0);			/* at the head */
+	CHECK(read(fd, ev, sizeof(ev)) == -1 && errno == EAGAIN);
+	CHECK_ERR(tempo_trash(fd, t[1]), 0);			/* in the middle */
+	CHECK(tempo_read_events(fd, ev, 4) == 1);
+	CHECK(ev[0].id == t[2] && ev[0].cookie == 2);
+	CHECK(ctx_stats(fd).trashed == 2);
+	close(fd);
+	return KTAP_PASS;
+}
+
+static int test_order_ticket_misuse_einval(void)
+{
+	struct tempo_ticket tk = { .flags = 1U << 4 };
+	struct tempo_submit sb = { 0 };
+	uint64_t t;
+	int fd = open_ctx();
+
+	CHECK(fd >= 0);
+	CHECK_ERR(tempo_submit(fd, 0, 0, NULL, 0), -EINVAL);	/* no ticket yet */
+	CHECK(ioctl(fd, TEMPO_IOC_ORDER_TICKET, &tk) == -1 && errno == EINVAL);
+	tk.flags = 0;
+	tk.reserved = 1;
+	CHECK(ioctl(fd, TEMPO_IOC_ORDER_TICKET, &tk) == -1 && errno == EINVAL);
+	CHECK_ERR(tempo_ticket(fd, 0, &t), 0);
+	CHECK_ERR(tempo_submit(fd, t + 1, 0, NULL, 0), -EINVAL);	/* not issued */
+	CHECK_ERR(tempo_submit(fd, UINT64_MAX, 0, NULL, 0), -EINVAL);
+	sb.ticket = t;
+	sb.flags = 1;
+	CHECK(ioctl(fd, TEMPO_IOC_ORDER_SUBMIT, &sb) == -1 && errno == EINVAL);
+	tk.reserved = 0;
+	tk.ticket = t;
+	tk.flags = 1;
+	CHECK(ioctl(fd, TEMPO_IOC_ORDER_TRASH, &tk) == -1 && errno == EINVAL);
+	CHECK_ERR(tempo_submit(fd, t, 0, NULL, 0), 0);
+	CHECK_ERR(tempo_submit(fd, t, 0, NULL, 0), -EINVAL);	/* twice */
+	CHECK_ERR(tempo_trash(fd, t), -EINVAL);			/* after submit */
+	CHECK(ctx_stats(fd).submitted == 1);
+	close(fd);
+	return KTAP_PASS;
+}
+
+static int test_order_submit_bad_data_no_effect(void)
+{
+	struct tempo_event ev;
+	uint64_t t;
+	int fd = open_ctx();
+
+	CHECK(fd >= 0);
+	CHECK_ERR(tempo_ticket(fd, 0, &t), 0);
+	CHECK_ERR(tempo_submit(fd, t, 0, bad_page, 8), -EFAULT);
+	CHECK_ERR(tempo_submit(fd, t, 9, "ok", 2), 0);		/* ticket intact */
+	CHECK_ERR(read_one(fd, &ev), 0);
+	CHECK(ev.id == t && ev.cookie == 9);
+	close(fd);
+	return KTAP_PASS;
+}
+
+static int test_order_sink_pipe(void)
+{
+	struct tempo_ctx_stats s;
+	struct tempo_event ev;
+	char out[8] = "";
+	uint64_t t[3];
+	int p[2], fd = tempo_open(O_NONBLOCK), i;
+
+	CHECK(fd >= 0);
+	CHECK(pipe(p) == 0);
+	CHECK_ERR(tempo_set_sink(fd, p[1]), 0);
+	for (i = 0; i < 3; i++)
+		CHECK_ERR(tempo_ticket(fd, 0, &t[i]), 0);
+	CHECK_ERR(tempo_submit(fd, t[2], 0, "c", 1), 0);
+	CHECK_ERR(tempo_submit(fd, t[1], 0, "bb", 2), 0);
+	CHECK_ERR(tempo_submit(fd, t[0], 0, "a", 1), 0);
+	CHECK(read(p[0], out, sizeof(out)) == 4);
+	CHECK(!memcmp(out, "abbc", 4));
+	CHECK(read(fd, &ev, sizeof(ev)) == -1 && errno == EAGAIN);	/* no records */
+	s = ctx_stats(fd);
+	CHECK(s.sink_bytes == 4 && s.sink_errors == 0 && s.completed == 3);
+	/* back to records */
+	CHECK_ERR(tempo_set_sink(fd, -1), 0);
+	CHECK_ERR(tempo_ticket(fd, 0, &t[0]), 0);
+	CHECK_ERR(tempo_submit(fd, t[0], 0, "z", 1), 0);
+	CHECK(tempo_read_events(fd, &ev, 1) == 1 && ev.id == t[0]);
+	close(p[0]);
+	close(p[1]);
+	close(fd);
+	return KTAP_PASS;
+}
+
+/* A sink that cannot take the data: counted and reported, never hidden. */
+static int test_order_sink_full_counted(void)
+{
+	static char big[1 << 16];
+	struct tempo_ctx_stats s;
+	uint64_t t;
+	int p[2], fd = open_ctx();
+
+	CHECK(fd >= 0);
+	CHECK(pipe2(p, O_NONBLOCK) == 0);
+	while (write(p[1], big, sizeof(big)) > 0)
+		;					/* fill the pipe */
+	CHECK_ERR(tempo_set_sink(fd, p[1]), 0);
+	CHECK_ERR(tempo_ticket(fd, 0, &t), 0);
+	CHECK_ERR(tempo_submit(fd, t, 0, "x", 1), 0);
+	s = ctx_stats(fd);
+	CHECK(s.completed == 1 && s.sink_errors == 1 && s.sink_bytes == 0);
+	CHECK(s.sink_last_error == -EAGAIN);
+	close(p[0]);
+	close(p[1]);
+	close(fd);
+	return KTAP_PASS;
+}
+
+static int test_order_sink_invalid(void)
+{
+	struct tempo_sink sk = { .fd = 0, .reserved = 1 };
+	int p[2], fd = open_ctx(), other = open_ctx();
+
+	CHECK(fd >= 0 && other >= 0);
+	CHECK(pipe(p) == 0);
+	CHECK_ERR(tempo_set_sink(fd, 1000), -EBADF);		/* not open */
+	CHECK_ERR(tempo_set_sink(fd, p[0]), -EBADF);		/* not writable */
+	CHECK_ERR(tempo_set_sink(fd, other), -EINVAL);		/* a tempo file */
+	sk.fd = p[1];
+	CHECK(ioctl(fd, TEMPO_IOC_ORDER_SINK, &sk) == -1 && errno == EINVAL);
+	sk.reserved = 0;
+	sk.flags = 2;
+	CHECK(ioctl(fd, TEMPO_IOC_ORDER_SINK, &sk) == -1 && errno == EINVAL);
+	close(p[0]);
+	close(p[1]);
+	close(other);
+	close(fd);
+	return KTAP_PASS;
+}
+
+/* ---- contexts ---- */
+
+static int test_contexts_are_isolated(void)
+{
+	struct tempo_event ev;
+	uint64_t id, t;
+	int a = open_ctx(), b = tempo_open(O_NONBLOCK);
+
+	CHECK(a >= 0 && b >= 0);
+	CHECK_ERR(tempo_arm_one(a, 1, 0, 0, 0, &id), 0);
+	CHECK_ERR(tempo_ticket(a, 0, &t), 0);
+	CHECK_ERR(wait_ready(a, 1, 2000), 0);
+	CHECK_ERR(tempo_cancel_one(b, id), -ENOENT);
+	CHECK_ERR(tempo_rearm(b, id, 1, MS, 0, 0), -ENOENT);
+	CHECK(read(b, &ev, sizeof(ev)) == -1 && errno == EAGAIN);
+	CHECK_ERR(tempo_submit(b, t, 0, NULL, 0), -EINVAL);
+	CHECK_ERR(tempo_trash(b, t), -EINVAL);
+	CHECK(ctx_stats(b).timers == 0 && ctx_stats(a).timers == 1);
+	CHECK_ERR(read_one(a, &ev), 0);
+	CHECK(ev.id == id);
+	close(a);
+	close(b);
+	return KTAP_PASS;
+}
+
+static int test_close_with_pending_leaks_nothing(void)
+{
+	struct tempo_mod_stats before, after;
+	struct tempo_timer_spec *s;
+	uint64_t t[4];
+	int probe = open_ctx(), fd = open_ctx(), i, n = 10000;
+
+	CHECK(probe >= 0 && fd >= 0);
+	before = mod_stats(probe);
+	s = calloc(n, sizeof(*s));
+	CHECK(s);
+	for (i = 0; i < n; i++) {
+		s[i].value = (i % 3) ? 1000 * MS : (i % 7) * MS;
+		s[i].period = (i % 5) ? 0 : 1 * MS;
+	}
+	CHECK_ERR(tempo_arm(fd, s, n, NULL), 0);
+	for (i = 0; i < 4; i++)
+		CHECK_ERR(tempo_ticket(fd, 0, &t[i]), 0);
+	CHECK_ERR(tempo_submit(fd, t[3], 3, "parked", 6), 0);
+	CHECK_ERR(tempo_submit(fd, t[2], 2, "parked", 6), 0);
+	usleep(20000);				/* let some fire, unread */
+	CHECK(mod_stats(probe).timers == before.timers + n);
+	close(fd);				/* t[0], t[1] unsubmitted */
+	after = mod_stats(probe);
+	ktap_diag("module: timers %llu -> %llu, submissions %llu, bytes %llu -> %llu",
+		  (unsigned long long)before.timers, (unsigned long long)after.timers,
+		  (unsigned long long)after.submissions,
+		  (unsigned long long)before.bytes, (unsigned long long)after.bytes);
+	CHECK(after.timers == before.timers);
+	CHECK(after.submissions == before.submissions);
+	CHECK(after.bytes == before.bytes);
+	CHECK(after.contexts == before.contexts - 1);
+	free(s);
+	close(probe);
+	return KTAP_PASS;
+}
+
+static int test_conservation_single_thread(void)
+{
+	struct tempo_timer_spec s[200];
+	struct tempo_event ev[64];
+	struct tempo_ctx_stats st;
+	uint64_t ids[100], got = 0, cancelled;
+	struct tempo_batch b;
+	int fd = open_ctx(), i, n;
+
+	CHECK(fd >= 0);
+	memset(s, 0, sizeof(s));
+	for (i = 0; i < 200; i++)
+		s[i].value = (i % 20) * MS;
+	CHECK_ERR(tempo_arm(fd, s, 200, NULL), 0);
+	usleep(5000);
+	for (i = 0; i < 100; i++)
+		ids[i] = s[2 * i].id;
+	tempo_cancel(fd, ids, 100, 0, &b);	/* some already fired: ENOENT is fine */
+	cancelled = b.affected;
+	while (got + cancelled < 200) {
+		n = tempo_read_events(fd, ev, 64);
+		CHECK(n > 0);
+		for (i = 0; i < n; i++)
+			CHECK(ev[i].time >= ev[i].deadline);
+		got += n;
+	}
+	st = ctx_stats(fd);
+	CHECK(got + cancelled == 200);
+	CHECK(st.events_read == got && st.cancelled == cancelled && st.timers == 0);
+	ktap_diag("armed 200 = read %llu + cancelled %llu",
+		  (unsigned long long)got, (unsigned long long)cancelled);
+	close(fd);
+	return KTAP_PASS;
+}
+
+static const struct ktap_case cases[] = {
+	KTAP_CASE(test_info),
+	KTAP_CASE(test_stats_fresh_context),
+	KTAP_CASE(test_arm_one_fires),
+	KTAP_CASE(test_arm_absolute),
+	KTAP_CASE(test_arm_absolute_past_fires_at_once),
+	KTAP_CASE(test_arm_batch),
+	KTAP_CASE(test_read_as_many_as_fit),
+	KTAP_CASE(test_read_short_buffer_einval),
+	KTAP_CASE(test_read_nonblock_eagain),
+	KTAP_CASE(test_read_bad_buffer_efault_counted),
+	KTAP_CASE(test_poll),
+	KTAP_CASE(test_cancel_by_id),
+	KTAP_CASE(test_cancel_queued_withdraws_record),
+	KTAP_CASE(test_cancel_after_read_enoent),
+	KTAP_CASE(test_cancel_batch_reports_first_failure),
+	KTAP_CASE(test_cancel_by_cookie),
+	KTAP_CASE(test_rearm_moves_deadline),
+	KTAP_CASE(test_rearm_withdraws_unread_record),
+	KTAP_CASE(test_rearm_unknown_enoent),
+	KTAP_CASE(test_periodic_overrun),
+	KTAP_CASE(test_periodic_deadlines_do_not_drift),
+	KTAP_CASE(test_arm_unknown_flag),
+	KTAP_CASE(test_arm_reserved_nonzero),
+	KTAP_CASE(test_arm_period_too_short),
+	KTAP_CASE(test_arm_delay_too_long),
+	KTAP_CASE(test_arm_abs_too_far),
+	KTAP_CASE(test_arm_rearm_id_zero),
+	KTAP_CASE(test_arm_bad_element_in_batch_no_effect),
+	KTAP_CASE(test_arm_bad_specs_pointer),
+	KTAP_CASE(test_arm_bad_batch_pointer),
+	KTAP_CASE(test_arm_batch_flags_nonzero),
+	KTAP_CASE(test_arm_count_zero),
+	KTAP_CASE(test_cancel_unknown_flag),
+	KTAP_CASE(test_cancel_bad_pointer),
+	KTAP_CASE(test_unknown_ioctl_enotty),
+	KTAP_CASE(test_limit_timers_enospc),
+	KTAP_CASE(test_limit_window_eagain),
+	KTAP_CASE(test_limit_events_lost_reported),
+	KTAP_CASE(test_submit_too_big_einval),
+	KTAP_CASE(test_order_reverse_submits_come_out_in_order),
+	KTAP_CASE(test_order_trash),
+	KTAP_CASE(test_order_ticket_misuse_einval),
+	KTAP_CASE(test_order_submit_bad_data_no_effect),
+	KTAP_CASE(test_order_sink_pipe),
+	KTAP_CASE(test_order_sink_full_counted),
+	KTAP_CASE(test_order_sink_invalid),
+	KTAP_CASE(test_contexts_are_isolated),
+	KTAP_CASE(test_close_with_pending_leaks_nothing),
+	KTAP_CASE(test_conservation_single_thread),
+	{ NULL, NULL }
+};
+
+int main(void)
+{
+	int fd;
+
+	bad_page = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	fd = tempo_open(0);
+	if (fd < 0 || bad_page == MAP_FAILED) {
+		printf("KTAP version 1\n1..0 # SKIP no %s: %s\n", TEMPO_DEVICE, strerror(-fd));
+		return 77;
+	}
+	close(fd);
+	return ktap_run("tempo_uapi", cases);
+}

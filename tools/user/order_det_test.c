@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The lost hand-off race of kmod/order.c (its design comment), driven
+ * through the core's test hook (tempo_order_set_test_hook(), built with
+ * CONFIG_KUNIT): the owner of t + 1 and the drainer finishing t each stop
+ * at a chosen hook point while the other moves, so each of the four
+ * interleavings is taken on purpose, not by luck. Two simulated CPUs, one
+ * thread each. Every case checks who ran the completion (the return values),
+ * that both completions ran once, in order, and that the head moved on.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <linux/types.h>
+#include <tempo/order.h>
+#include "internal.h"
+#include "sim.h"
+#include "tap.h"
+
+#define LD(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
+#define ST(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
+
+struct hold {
+	u64	t;
+	int	where, st;
+	int	armed, arrived, go;
+};
+static struct hold holds[2];
+static struct tempo_order *o;
+static u64 done_log[8];
+static int ndone;
+
+static void hook(struct tempo_order *order, u64 t, enum tempo_order_hook_point where,
+		 enum tempo_order_slot_state st)
+{
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		struct hold *h = &holds[i];
+
+		if (LD(h->armed) && h->t == t && h->where == (int)where && h->st == (int)st) {
+			ST(h->armed, 0);
+			ST(h->arrived, 1);
+			while (!LD(h->go))
+				sched_yield();
+		}
+	}
+}
+
+static void fn(void *arg)
+{
+	done_log[__atomic_fetch_add(&ndone, 1, __ATOMIC_ACQ_REL)] = (u64)(uintptr_t)arg;
+}
+
+struct op {
+	unsigned int cpu;
+	u64 t;
+	int ret;
+	pthread_t th;
+};
+
+static void *op_thread(void *arg)
+{
+	struct op *op = arg;
+
+	tempo_sim_set_cpu(op->cpu);
+	op->ret = tempo_order_run(o, op->t, fn, (void *)(uintptr_t)op->t);
+	return NULL;
+}
+
+static void op_start(struct op *op, unsigned int cpu, u64 t)
+{
+	op->cpu = cpu;
+	op->t = t;
+	pthread_create(&op->th, NULL, op_thread, op);
+}
+
+static void hold_arm(int i, u64 t, int where, int st)
+{
+	holds[i] = (struct hold){ .t = t, .where = where, .st = st };
+	ST(holds[i].armed, 1);
+}
+
+static void hold_wait(int i)
+{
+	while (!LD(holds[i].arrived))
+		sched_yield();
+}
+
+static void hold_release(int i)
+{
+	ST(holds[i].go, 1);
+}
+
+/* A fresh domain whose head is ticket t (= first), with t and t + 1 taken. */
+static u64 setup(void)
+{
+	struct tempo_order_opts opts = { .first_ticket = U64_MAX };	/* t + 1 wraps */
+	u64 a, b;
+
+	o = tempo_order_create(4, &opts);
+	tempo_order_set_test_hook(o, hook);
+	ndone = 0;
+	memset(holds, 0, sizeof(holds));
+	CHECK(!tempo_order_ticket_try(o, &a) && !tempo_order_ticket_try(o, &b), "tickets");
+	CHECK(a == U64_MAX && b == 0, "a=%llu b=%llu", a, b);
+	return a;
+}
+
+static void teardown(u64 t)
+{
+	struct tempo_order_stats st;
+	u64 c;
+
+	CHECK(ndone == 2, "%d completions ran", ndone);
+	CHECK(ndone < 1 || done_log[0] == t, "first completion %llu", done_log[0]);
+	CHECK(ndone < 2 || done_log[1] == t + 1, "second completion %llu", done_log[1]);
+	/* The head moved past both: the next ticket is the head, TAIL. */
+	CHECK(!tempo_order_ticket_try(o, &c), "take");
+	CHECK(tempo_order_run(o, c, fn, (void *)(uintptr_t)c) == 1, "t+2 is the head");
+	tempo_order_stats(o, &st);
+	CHECK(st.completed == 3 && !st.pending, "completed %llu pending %llu", st.completed, st.pending);
+	tempo_order_destroy(o);
+}
+
+/* Owner read EMPTY; the drainer makes it TAIL first: the owner takes the head. */
+static void owner_seen_empty_drainer_wins(void)
+{
+	u64 t = setup();
+	struct op own, drn;
+
+	hold_arm(0, t + 1, TEMPO_ORDER_HOOK_OWNER_SEEN, TEMPO_ORDER_EMPTY);
+	op_start(&own, 1, t + 1);
+	hold_wait(0);
+	op_start(&drn, 0, t);
+	pthread_join(drn.th, NULL);
+	hold_release(0);
+	pthread_join(own.th, NULL);
+	CHECK(drn.ret == 1, "drainer %d", drn.ret);
+	CHECK(own.ret == 1, "owner must run itself: %d", own.ret);
+	teardown(t);
+}
+
+/* Drainer read EMPTY; the owner parks first: the drainer re-reads and runs it. */
+static void drainer_seen_empty_owner_wins(void)
+{
+	u64 t = setup();
+	struct op own, drn;
+
+	hold_arm(0, t + 1, TEMPO_ORDER_HOOK_DRAIN_SEEN, TEMPO_ORDER_EMPTY);
+	op_start(&drn, 0, t);
+	hold_wait(0);
+	op_start(&own, 1, t + 1);
+	pthread_join(own.th, NULL);
+	hold_release(0);
+	pthread_join(drn.th, NULL);
+	CHECK(own.ret == 0, "owner must park: %d", own.ret);
+	CHECK(drn.ret == 1, "drainer %d", drn.ret);
+	teardown(t);
+}
+
+/* Owner is WRITING; the drainer hands it the head: the owner runs itself. */
+static void owner_writing_drainer_wins(void)
+{
+	u64 t = setup();
+	struct op own, drn;
+
+	hold_arm(0, t + 1, TEMPO_ORDER_HOOK_OWNER_WRITING, TEMPO_ORDER_WRITING);
+	op_start(&own, 1, t + 1);
+	hold_wait(0);
+	op_start(&drn, 0, t);
+	pthread_join(drn.th, NULL);
+	hold_release(0);
+	pthread_join(own.th, NULL);
+	CHECK(drn.ret == 1, "drainer %d", drn.ret);
+	CHECK(own.ret == 1, "owner must run itself: %d", own.ret);
+	teardown(t);
+}
+
+/* Drainer read WRITING; the owner parks first: the drainer re-reads PARKED. */
+static void drainer_seen_writing_owner_wins(void)
+{
+	u64 t = setup();
+	struct op own, drn;
+
+	hold_arm(0, t + 1, TEMPO_ORDER_HOOK_OWNER_WRITING, TEMPO_ORDER_WRITING);
+	hold_arm(1, t + 1, TEMPO_ORDER_HOOK_DRAIN_SEEN, TEMPO_ORDER_WRITING);
+	op_start(&own, 1, t + 1);
+	hold_wait(0);
+	op_start(&drn, 0, t);
+	hold_wait(1);
+	hold_release(0);
+	pthread_join(own.th, NULL);
+	hold_release(1);
+	pthread_join(drn.th, NULL);
+	CHECK(own.ret == 0, "owner must park: %d", own.ret);
+	CHECK(drn.ret == 1, "drainer %d", drn.ret);
+	teardown(t);
+}
+
+int main(void)
+{
+	tempo_sim_init(2, true, false);
+	if (tempo_wheel_init(100000, 10) || tempo_order_init())
+		return 1;
+	tap_begin("order_det", 4);
+	tap_run("owner_seen_empty_drainer_wins", owner_seen_empty_drainer_wins);
+	tap_run("drainer_seen_empty_owner_wins", drainer_seen_empty_owner_wins);
+	tap_run("owner_writing_drainer_wins", owner_writing_drainer_wins);
+	tap_run("drainer_seen_writing_owner_wins", drainer_seen_writing_owner_wins);
+	tempo_order_exit();
+	tempo_wheel_exit();
+	return tap_end("order_det");
+}

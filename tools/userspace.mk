@@ -1,0 +1,72 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Userspace side of tempo, included by the top-level Makefile:
+#
+#   make userspace   build/lib/libtempo.a, build/guest/bin/tempoctl and the
+#                    KTAP test programs in build/guest/tests/ (static, for the VM)
+#   make examples    tools/examples/tempo_example.ko against tempo's Module.symvers
+#   make abi32       check the UAPI layouts under -m32 (compat_ioctl relies on it)
+#
+# The VM runner packs build/guest/{tests,bin}/ into the initramfs and runs each
+# test program after the KUnit modules; TEMPO_EXTRA_KOS (exported below) makes
+# it load the example module too.
+
+TEMPO_ROOT := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST))/..)))
+U_CC ?= cc
+U_CFLAGS ?= -O2 -g
+U_CFLAGS += -std=gnu11 -Wall -Wextra -Werror -I$(TEMPO_ROOT)/include -I$(TEMPO_ROOT)/tools/lib
+U_LDFLAGS += -static -pthread
+
+U_LIB := $(TEMPO_ROOT)/build/lib/libtempo.a
+U_TESTS := $(TEMPO_ROOT)/build/guest/tests/tempo_uapi $(TEMPO_ROOT)/build/guest/tests/tempo_mt
+U_BINS := $(TEMPO_ROOT)/build/guest/bin/tempoctl
+U_HDRS := $(TEMPO_ROOT)/include/uapi/tempo.h $(TEMPO_ROOT)/tools/lib/libtempo.h
+
+EXAMPLE_KO := $(TEMPO_ROOT)/tools/examples/tempo_example.ko
+export TEMPO_EXTRA_KOS := $(strip $(TEMPO_EXTRA_KOS) $(EXAMPLE_KO))
+
+.PHONY: userspace examples abi32 userspace-clean
+
+userspace: $(U_LIB) $(U_TESTS) $(U_BINS)
+
+$(U_LIB): $(TEMPO_ROOT)/tools/lib/libtempo.c $(U_HDRS)
+	@mkdir -p $(dir $@)
+	$(U_CC) $(U_CFLAGS) -c $< -o $(@:.a=.o)
+	$(AR) rcs $@ $(@:.a=.o)
+
+$(TEMPO_ROOT)/build/guest/tests/tempo_uapi: $(TEMPO_ROOT)/tools/tests/uapi_test.c \
+		$(wildcard $(TEMPO_ROOT)/tools/tests/*.h) $(U_LIB)
+	@mkdir -p $(dir $@)
+	$(U_CC) $(U_CFLAGS) $< $(U_LIB) $(U_LDFLAGS) -o $@
+
+$(TEMPO_ROOT)/build/guest/tests/tempo_mt: $(TEMPO_ROOT)/tools/tests/mt_test.c \
+		$(wildcard $(TEMPO_ROOT)/tools/tests/*.h) $(U_LIB)
+	@mkdir -p $(dir $@)
+	$(U_CC) $(U_CFLAGS) $< $(U_LIB) $(U_LDFLAGS) -o $@
+
+$(TEMPO_ROOT)/build/guest/bin/tempoctl: $(wildcard $(TEMPO_ROOT)/tools/tempoctl/*.[ch]) $(U_LIB)
+	@mkdir -p $(dir $@)
+	$(U_CC) $(U_CFLAGS) $(filter %.c,$^) $(U_LIB) $(U_LDFLAGS) -lm -o $@
+
+# The example client module: a separate kbuild run that knows tempo's exports
+# from its Module.symvers (Documentation/kbuild/modules.rst, "Symbols From
+# Another External Module"). Needs `make modules` first.
+examples: modules
+	@kdir='$(KDIR)'; \
+	if [ -z "$$kdir" ]; then kdir=$$($(TEMPO_ROOT)/tools/vm/kernel.sh $(KVARIANT)) || exit 1; fi; \
+	$(MAKE) -C "$$kdir" M=$(TEMPO_ROOT)/tools/examples \
+		KBUILD_EXTRA_SYMBOLS=$(TEMPO_ROOT)/Module.symvers modules
+
+# Layout identity for 32-bit callers, without a 32-bit libc: a freestanding
+# compile of the UAPI header and libtempo's static asserts.
+abi32:
+	@printf '#include "uapi/tempo.h"\n#include <stddef.h>\n%s\n' \
+		"$$(sed -n '/^#define ABI_FIELD/,/^ABI_FIELD(tempo_stats, mod, 136);/p' \
+		$(TEMPO_ROOT)/tools/lib/libtempo.c)" | \
+	$(U_CC) -m32 -ffreestanding -fsyntax-only -I$(TEMPO_ROOT)/include \
+		-idirafter /usr/include/$$($(U_CC) -print-multiarch) -x c - && \
+	echo "abi32: layouts identical under -m32"
+
+userspace-clean:
+	rm -rf $(TEMPO_ROOT)/build/lib $(TEMPO_ROOT)/build/guest
+	-$(MAKE) -C $(TEMPO_ROOT)/tools/examples clean >/dev/null 2>&1 || true
