@@ -228,7 +228,6 @@ typedef void (*tempo_order_hook_fn_t)(struct tempo_order *order, u64 ticket,
 				      enum tempo_order_hook_point where,
 				      enum tempo_order_slot_state st);
 
-#if IS_ENABLED(CONFIG_KUNIT)
 void tempo_order_set_test_hook(struct tempo_order *order,
 			       tempo_order_hook_fn_t hook);
 #endif
