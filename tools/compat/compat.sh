@@ -49,6 +49,14 @@ build() {
 	grep -cE 'warning:|error:|^WARNING' "$3"
 }
 
+describe() {	# describe WARNINGS
+	case $1 in
+	fail) echo "build failed" ;;
+	0) echo "W=1 C=2 clean" ;;
+	*) echo "W=1 C=2: $1 warnings" ;;
+	esac
+}
+
 result() {	# result KERNEL OK TEXT
 	if [ "$2" = 1 ]; then
 		passed=$((passed + 1))
@@ -71,7 +79,7 @@ for k in $kernels; do
 			result "$k" 1 "$(basename "$kdir"): built, W=1 C=2 clean ($(($(date +%s) - start)) s)"
 		else
 			grep -E 'warning:|error:|^WARNING' "$tree/build.log" | head -n 20
-			result "$k" 0 "$(basename "$kdir"): build ${w/fail/failed} warnings (build/compat/$k/build.log)"
+			result "$k" 0 "$(basename "$kdir"): $(describe "$w") (build/compat/$k/build.log)"
 		fi
 		;;
 	*)
@@ -88,7 +96,7 @@ for k in $kernels; do
 		ok=0
 		[ "$w" = 0 ] && grep -qE '^[0-9]+ passed, 0 failed' <<<"$sum" && ok=1
 		[ "$ok" = 1 ] || tail -n 30 "$tree/check.log"
-		result "$k" "$ok" "build: ${w/fail/failed} warnings; check: $sum ($(($(date +%s) - start)) s)"
+		result "$k" "$ok" "$(describe "$w"); check: $sum ($(($(date +%s) - start)) s)"
 		;;
 	esac
 done
