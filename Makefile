@@ -16,6 +16,9 @@
 # kernel (built on first use). `make check` and `make demo` always use the test
 # kernel variant KVARIANT (default "tempo", tools/vm/kernel/tempo.config).
 
+# Other kernels (KERNEL=6.12, KERNEL=7.2), make compat, install, dkms, style.
+include tools/compat/compat.mk
+
 KVARIANT ?= tempo
 export TEMPO_KVARIANT := $(KVARIANT)
 

@@ -1300,7 +1300,6 @@ static const struct file_operations tempo_dev_fops = {
 	.poll		= tempo_dev_poll,
 	.unlocked_ioctl	= tempo_dev_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,	/* identical layouts, see dev_abi_check() */
-	.llseek		= no_llseek,
 };
 
 static struct miscdevice tempo_miscdev = {

@@ -218,6 +218,7 @@
 #include <tempo/timer.h>
 
 #include "internal.h"
+#include "trace.h"
 
 #define ORDER_ST_BITS	3
 #define ORDER_ST_MASK	((1ULL << ORDER_ST_BITS) - 1)
@@ -622,9 +623,13 @@ static int order_put(struct tempo_order *o, u64 t, tempo_order_fn_t fn,
 int tempo_order_run(struct tempo_order *order, u64 ticket,
 		    tempo_order_fn_t fn, void *arg)
 {
+	int ret;
+
 	if (!fn)
 		return -EINVAL;
-	return order_put(order, ticket, fn, arg);
+	ret = order_put(order, ticket, fn, arg);
+	trace_tempo_order_run(order, ticket, ret);
+	return ret;
 }
 EXPORT_SYMBOL_GPL(tempo_order_run);
 
@@ -643,7 +648,10 @@ EXPORT_SYMBOL_GPL(tempo_order_run);
  */
 int tempo_order_trash(struct tempo_order *order, u64 ticket)
 {
-	return order_put(order, ticket, NULL, NULL);
+	int ret = order_put(order, ticket, NULL, NULL);
+
+	trace_tempo_order_trash(order, ticket, ret);
+	return ret;
 }
 EXPORT_SYMBOL_GPL(tempo_order_trash);
 

@@ -206,7 +206,9 @@
 #include <linux/wait_bit.h>
 #include <linux/workqueue.h>
 
+#include "compat.h"
 #include "internal.h"
+#include "trace.h"
 #include "wheel.h"
 
 /* The state word. */
@@ -219,7 +221,7 @@
 #define TT_CPU_MASK	(((1UL << TT_CPU_BITS) - 1) << TT_CPU_SHIFT)
 #define TT_CPU_NONE	((1U << TT_CPU_BITS) - 1)
 #define TT_SEQ_SHIFT	(TT_CPU_SHIFT + TT_CPU_BITS)
-#define TT_SEQ_ONE	(1UL << TT_SEQ_SHIFT)
+#define TT_SEQ_ONE	BIT(TT_SEQ_SHIFT)
 
 static inline unsigned int tt_cpu(long state)
 {
@@ -829,6 +831,7 @@ static void record_lateness(struct tempo_base *base, struct tempo_timer *t)
 	s64 late_ns = ktime_get_ns() - READ_ONCE(t->expires) * tick_ns;
 	u64 late_us = late_ns > 0 ? div_u64(late_ns, NSEC_PER_USEC) : 0;
 
+	trace_tempo_timer_fire(t, READ_ONCE(t->expires) * tick_ns, late_ns);
 	base->stats.late[min_t(unsigned int, fls64(late_us), TEMPO_LATE_BUCKETS - 1)]++;
 }
 
@@ -971,6 +974,7 @@ static int tempo_arm(struct tempo_timer *t, int cpu, u64 expires, u64 now)
 		if (atomic_long_try_cmpxchg(&t->state, &old, new))
 			break;
 	}
+	trace_tempo_timer_arm(t, target, expires * tick_ns, old & TT_PENDING);
 
 	if (old & TT_PENDING)
 		local->stats.rearmed++;
@@ -1131,6 +1135,7 @@ bool tempo_timer_cancel(struct tempo_timer *timer)
 		if (new == old || atomic_long_try_cmpxchg(&timer->state, &old, new))
 			break;
 	}
+	trace_tempo_timer_cancel(timer, old & TT_PENDING);
 
 	if (old & TT_PENDING)
 		local->stats.cancelled++;
@@ -1335,7 +1340,7 @@ static int tempo_cpu_offline(unsigned int cpu)
  */
 static inline u64 stat_read(const u64 *counter)
 {
-	return data_race(*counter);
+	return data_race(*counter);	/* intended, see above */
 }
 
 /**
@@ -1428,8 +1433,8 @@ static void base_init(struct tempo_base *base, unsigned int cpu)
 	tempo_wheel_setup(&base->wheel, wheel_depth, 0);
 	INIT_LIST_HEAD(&base->expired);
 	base->programmed = TEMPO_NEVER;
-	hrtimer_init(&base->hrtimer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_HARD);
-	base->hrtimer.function = tempo_hrtimer_fn;
+	hrtimer_setup(&base->hrtimer, tempo_hrtimer_fn, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_ABS_PINNED_HARD);
 	INIT_WORK(&base->work, base_dispatch);
 	base->cpu = cpu;
 	base->online = false;

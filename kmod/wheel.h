@@ -70,7 +70,7 @@ VISIBLE_IF_KUNIT u64 tempo_wheel_add(struct tempo_wheel *w, struct tempo_timer *
 VISIBLE_IF_KUNIT void tempo_wheel_del(struct tempo_wheel *w, struct tempo_timer *t);
 VISIBLE_IF_KUNIT void tempo_wheel_forward(struct tempo_wheel *w, u64 now);
 VISIBLE_IF_KUNIT unsigned int tempo_wheel_collect(struct tempo_wheel *w, u64 now,
-						 struct list_head *expired);
+						  struct list_head *expired);
 VISIBLE_IF_KUNIT bool tempo_wheel_empty(const struct tempo_wheel *w);
 
 #endif /* _TEMPO_WHEEL_H */

@@ -796,7 +796,7 @@ static void delayq_destroy_with_waiters(struct kunit *test)
 		 * consumer thread then records that a moment later.
 		 */
 		for (ms = 0; ms < 2000 && !dq_consumer_done(&cs[i]); ms += 10)
-			msleep(10);
+			fsleep(10 * USEC_PER_MSEC);
 		KUNIT_EXPECT_TRUE(test, dq_consumer_done(&cs[i]));
 		KUNIT_EXPECT_EQ(test, dq_consumer_stop(&cs[i]), -ESHUTDOWN);
 	}

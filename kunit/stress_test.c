@@ -39,6 +39,8 @@
 
 #include <tempo/timer.h>
 
+#include "../kmod/compat.h"
+
 static unsigned int stress_seq_ms = 1500;
 module_param(stress_seq_ms, uint, 0444);
 MODULE_PARM_DESC(stress_seq_ms, "duration of the sequence-checked timer stress in ms");
@@ -219,8 +221,8 @@ static void stress_seq(struct kunit *test)
 		p->cpu = i / 2;
 		p->irq = i & 1;
 		init_completion(&p->done);
-		hrtimer_init(&p->hr, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
-		p->hr.function = sq_irq_fn;
+		hrtimer_setup(&p->hr, sq_irq_fn, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_REL_PINNED_HARD);
 		for (j = 0; j < SQ_TIMERS; j++) {
 			tempo_timer_init(&p->t[j].timer, sq_fn, 0);
 			p->t[j].prod = p;
@@ -298,4 +300,5 @@ static struct kunit_suite stress_suite = {
 	.name = "tempo_stress",
 	.test_cases = stress_cases,
 };
+
 kunit_test_suite(stress_suite);

@@ -22,10 +22,11 @@
 #include <linux/slab.h>
 
 #include <tempo/timer.h>
+#include "../kmod/compat.h"
 #include "../kmod/internal.h"
 #include "../kmod/wheel.h"
 
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
 
 static unsigned int stress_ms = 2000;
 module_param(stress_ms, uint, 0444);
@@ -218,7 +219,8 @@ static void pure_del(struct kunit *test)
 
 	tempo_timer_init(&a, NULL, 0);
 	tempo_timer_init(&b, NULL, 0);
-	a.expires = b.expires = 40;
+	a.expires = 40;
+	b.expires = 40;
 	tempo_wheel_add(w, &a);
 	tempo_wheel_add(w, &b);
 	tempo_wheel_del(w, &a);
@@ -536,8 +538,7 @@ static void live_arm_from_hardirq(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, a);
 	a->p = probe_new(test);
 	a->ret = -1;
-	hrtimer_init(&a->hr, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	a->hr.function = irq_arm_fn;
+	hrtimer_setup(&a->hr, irq_arm_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	hrtimer_start(&a->hr, ms_to_ktime(1), HRTIMER_MODE_REL_HARD);
 	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&a->p->done, 5 * HZ), 0UL);
 	hrtimer_cancel(&a->hr);
@@ -828,7 +829,7 @@ static void live_hotplug(struct kunit *test)
 	}
 	k = kthread_run(hp_load_thread, l, "tempo_hpload");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(k));
-	msleep(10);
+	fsleep(10 * USEC_PER_MSEC);
 
 	t_down = ktime_get_ns();
 	ret = remove_cpu(victim);
@@ -850,8 +851,10 @@ static void live_hotplug(struct kunit *test)
 	for (i = 0; i < n; i++) {
 		u64 d = delays_ms[i % ARRAY_SIZE(delays_ms)] * NSEC_PER_MSEC;
 
-		KUNIT_EXPECT_GT_MSG(test, wait_for_completion_timeout(&p[i]->done, 5 * HZ), 0UL,
-				    "timer %u (%u ms) lost", i, delays_ms[i % ARRAY_SIZE(delays_ms)]);
+		KUNIT_EXPECT_GT_MSG(test,
+				    wait_for_completion_timeout(&p[i]->done, 5 * HZ), 0UL,
+				    "timer %u (%u ms) lost", i,
+				    delays_ms[i % ARRAY_SIZE(delays_ms)]);
 		/*
 		 * Never early. Late by the usual bound, counted from the end
 		 * of remove_cpu() for a timer that fell due while it ran:
@@ -860,9 +863,11 @@ static void live_hotplug(struct kunit *test)
 		 */
 		KUNIT_EXPECT_GE(test, p[i]->fired_at, p[i]->deadline);
 		KUNIT_EXPECT_LE_MSG(test, p[i]->fired_at,
-				    max(p[i]->deadline, t_off) + tempo_timer_slack_ns(d) + WQ_SLOP_NS,
-				    "timer %u (%llu ms) late by %llu ns, cpu down took %llu ns", i,
-				    d / NSEC_PER_MSEC, p[i]->fired_at - p[i]->deadline, t_off - t_down);
+				    max(p[i]->deadline, t_off) + tempo_timer_slack_ns(d) +
+				    WQ_SLOP_NS,
+				    "timer %u (%llu ms) late by %llu ns, cpu down took %llu ns",
+				    i, d / NSEC_PER_MSEC, p[i]->fired_at - p[i]->deadline,
+				    t_off - t_down);
 		/* Due while the CPU was going down, it may have run there. */
 		if (p[i]->fired_at > t_off)
 			KUNIT_EXPECT_NE(test, p[i]->cpu, (int)victim);

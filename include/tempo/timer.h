@@ -52,6 +52,7 @@
 #ifndef _TEMPO_TIMER_H
 #define _TEMPO_TIMER_H
 
+#include <linux/bits.h>
 #include <linux/types.h>
 #include <linux/list.h>
 #include <linux/llist.h>
@@ -74,7 +75,7 @@ typedef void (*tempo_timer_fn_t)(struct tempo_timer *timer);
  * TEMPO_TIMER_PINNED: tempo_timer_arm() keeps an idle timer on the CPU it last
  * ran on instead of moving it to the calling CPU.
  */
-#define TEMPO_TIMER_PINNED	(1U << 0)
+#define TEMPO_TIMER_PINNED	BIT(0)
 #define TEMPO_TIMER_FLAGS	(TEMPO_TIMER_PINNED)
 
 /**
@@ -84,6 +85,7 @@ typedef void (*tempo_timer_fn_t)(struct tempo_timer *timer);
  * cache line when the embedding object aligns it.
  */
 struct tempo_timer {
+/* private: */
 	struct list_head	entry;		/* wheel slot or expired list (owner CPU only) */
 	struct llist_node	msg;		/* on the owner's inbox while QUEUED */
 	atomic_long_t		state;		/* seq | cpu | flags, see wheel.c */

@@ -7,10 +7,14 @@
 #
 # VARIANT names config fragments in tools/vm/kernel/: "tempo" merges tempo.config onto
 # tinyconfig; "tempo+kcsan" merges tempo.config then kcsan.config. Default: tempo.
+# A per-version overlay NAME@KVER.config (e.g. tempo@7.2.config), when present, is merged
+# right after NAME.config and wins over it option by option: it holds the options that
+# were renamed or removed since 6.1 ("# CONFIG_GONE is not set" drops a requirement).
 # --path only prints the directory the variant would use, without building.
 #
 # Environment:
-#   TEMPO_KVER   kernel version, source from /usr/src/linux-source-$TEMPO_KVER.tar.xz (6.1)
+#   TEMPO_KVER   kernel version (6.1): source from /usr/src/linux-source-$TEMPO_KVER.tar.xz,
+#                else from the package tools/compat/fetch.sh extracted under the cache
 #   TEMPO_CACHE  cache root (${XDG_CACHE_HOME:-$HOME/.cache}/tempo)
 #   V=1          show the kernel build output instead of logging it to the build dir
 #
@@ -29,6 +33,9 @@ fragdir=$here/kernel
 kver=${TEMPO_KVER:-6.1}
 cache=${TEMPO_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tempo}
 tarball=/usr/src/linux-source-$kver.tar.xz
+# Versions Debian 12 does not carry: tools/compat/fetch.sh extracts the .deb here.
+pkgdir=$cache/pkg/linux-source-$kver
+[ -f "$tarball" ] || [ ! -f "$pkgdir/VERSION" ] || tarball=$pkgdir/usr/src/linux-source-$kver.tar.xz
 
 path_only=0
 if [ "${1:-}" = "--path" ]; then
@@ -45,11 +52,16 @@ frags=()
 for f in "${frag_names[@]}"; do
 	[ -f "$fragdir/$f.config" ] || die "no fragment $fragdir/$f.config for variant '$variant'"
 	frags+=("$fragdir/$f.config")
+	[ ! -f "$fragdir/$f@$kver.config" ] || frags+=("$fragdir/$f@$kver.config")
 done
 
-[ -f "$tarball" ] || die "$tarball missing (run 'make deps')"
-srcver=$(dpkg-query -W -f='${Version}' "linux-source-$kver" 2>/dev/null) ||
-	srcver=$(stat -c '%s-%Y' "$tarball")
+[ -f "$tarball" ] || die "$tarball missing (run 'make deps', or tools/compat/fetch.sh $kver)"
+if [ "$tarball" = "$pkgdir/usr/src/linux-source-$kver.tar.xz" ]; then
+	srcver=$(cat "$pkgdir/VERSION")
+else
+	srcver=$(dpkg-query -W -f='${Version}' "linux-source-$kver" 2>/dev/null) ||
+		srcver=$(stat -c '%s-%Y' "$tarball")
+fi
 
 key=$( {
 	echo "epoch $KEY_EPOCH"
@@ -125,18 +137,30 @@ kmake tinyconfig || fail "tinyconfig"
 kmake olddefconfig || fail "olddefconfig"
 
 # tinyconfig silently drops options whose dependencies are missing: insist on each one.
-missing=()
+# A later fragment's line for an option replaces an earlier one (per-version overlays).
+declare -A want=()
+order=()
 for f in "${frags[@]}"; do
 	while IFS= read -r line; do
 		case "$line" in
-		CONFIG_*=*) grep -qxF -- "$line" "$objdir/.config" || missing+=("$line") ;;
+		CONFIG_*=*) opt=${line%%=*} ;;
 		"# CONFIG_"*" is not set")
 			opt=${line#\# }
 			opt=${opt%% *}
-			grep -q "^$opt=" "$objdir/.config" && missing+=("$line")
 			;;
+		*) continue ;;
 		esac
+		[ -n "${want[$opt]+set}" ] || order+=("$opt")
+		want[$opt]=$line
 	done <"$f"
+done
+missing=()
+for opt in "${order[@]}"; do
+	line=${want[$opt]}
+	case "$line" in
+	CONFIG_*=*) grep -qxF -- "$line" "$objdir/.config" || missing+=("$line") ;;
+	*) grep -q "^$opt=" "$objdir/.config" && missing+=("$line") ;;
+	esac
 done
 if [ "${#missing[@]}" -gt 0 ]; then
 	msg "these fragment options did not take effect (missing dependency?):"

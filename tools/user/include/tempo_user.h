@@ -466,6 +466,12 @@ struct hrtimer {
 	struct hrtimer *sim_next;
 };
 void hrtimer_init(struct hrtimer *t, int clock, enum hrtimer_mode mode);
+static inline void hrtimer_setup(struct hrtimer *t, enum hrtimer_restart (*fn)(struct hrtimer *),
+				 int clock, enum hrtimer_mode mode)
+{
+	hrtimer_init(t, clock, mode);
+	t->function = fn;
+}
 void hrtimer_start(struct hrtimer *t, ktime_t when, enum hrtimer_mode mode);
 int hrtimer_cancel(struct hrtimer *t);
 static inline void hrtimer_set_expires(struct hrtimer *t, ktime_t when) { t->expires = when; }

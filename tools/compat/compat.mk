@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Other kernels (issue 9). Included at the top of the Makefile, before KVARIANT and KDIR
+# take their defaults.
+#
+#   make check KERNEL=7.2     build tempo against linux-source-7.2 (fetched from sid by
+#                             tools/compat/fetch.sh) and run every test on it; also
+#                             KERNEL=6.12 (trixie) and KERNEL=6.1. The default is 6.1.
+#   make compat               every supported kernel: Debian 12's headers (build only),
+#                             6.12 and 7.2 (build with W=1 C=2, then make check);
+#                             "N passed, N failed" over the kernels (tools/compat/compat.sh)
+#   make install              modules_install, headers to $(PREFIX)/include, tools, man
+#                             page, udev rule (DESTDIR, PREFIX, INSTALL_MOD_PATH)
+#   make dkms-install         copy the tree to /usr/src/tempo-$(TEMPO_VERSION), dkms add/build/install
+#   make style                checkpatch --strict and kernel-doc -Wall over kmod/ include/ kunit/
+#
+# With KERNEL set, the test kernel variant defaults to "tempo+trace" for the kernels
+# fetched here (the debug kernel plus tracing, so that the tracepoints are exercised), and
+# the modules build against that kernel rather than the host's.
+
+ifneq ($(KERNEL),)
+export TEMPO_KVER := $(KERNEL)
+ifneq ($(KERNEL),6.1)
+KVARIANT ?= tempo+trace
+endif
+KDIR ?=
+endif
+
+TEMPO_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf 2>/dev/null)
+PREFIX ?= /usr/local
+DESTDIR ?=
+STYLE_SRCS = $(shell find kmod include kunit -name '*.[ch]' ! -name '*.mod.c' | sort)
+# A kernel tree for the style tools: 7.2's checkpatch when it is extracted, else 6.1's.
+STYLE_TREE = $(firstword $(wildcard $(or $(TEMPO_CACHE),$(HOME)/.cache/tempo)/src-7.2-*/linux-source-7.2) \
+	$(wildcard $(or $(TEMPO_CACHE),$(HOME)/.cache/tempo)/src-6.1-*/linux-source-6.1))
+
+# checkpatch --strict, with three exceptions. ALLOC_WITH_SIZEOF wants kzalloc_obj(), which
+# only 7.x has. compat.h is where LINUX_VERSION_CODE belongs. trace.h follows the layout of
+# every TRACE_EVENT in the kernel (include/trace/events/), which --strict dislikes.
+CHECKPATCH := --strict --no-tree --terse --show-types --ignore ALLOC_WITH_SIZEOF
+STYLE_OWN_RULES := kmod/compat.h kmod/trace.h
+
+.PHONY: compat compat-fetch style install install-headers install-man install-udev \
+	dkms-install
+
+deps: compat-fetch
+compat-fetch:
+	@$(if $(filter-out 6.1,$(KERNEL)),tools/compat/fetch.sh $(KERNEL))
+
+compat: deps
+	@tools/compat/compat.sh
+
+style:
+	@tree='$(STYLE_TREE)'; [ -n "$$tree" ] || { echo "style: no kernel source tree (make kernel)"; exit 1; }; \
+	echo "style: $$tree"; rc=0; \
+	{ $$tree/scripts/checkpatch.pl $(CHECKPATCH) -f $(filter-out $(STYLE_OWN_RULES),$(STYLE_SRCS)); \
+	  $$tree/scripts/checkpatch.pl $(CHECKPATCH) --ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON \
+		-f kmod/compat.h; \
+	  $$tree/scripts/checkpatch.pl $(CHECKPATCH) --ignore OPEN_ENDED_LINE,PARENTHESIS_ALIGNMENT \
+		-f kmod/trace.h; } | grep -v '^total: ' | grep . && rc=1; \
+	$$tree/scripts/kernel-doc -none -Wall $(STYLE_SRCS) 2>&1 | grep . && rc=1; \
+	[ $$rc = 0 ] && echo "style: checkpatch --strict and kernel-doc -Wall clean"; exit $$rc
+
+# ---- install ----------------------------------------------------------------------------
+# modules_install honours INSTALL_MOD_PATH (a staging root) and KDIR (default: the running
+# kernel's build directory); the rest honours DESTDIR and PREFIX.
+UDEVDIR ?= /usr/lib/udev/rules.d
+MANDIR ?= $(PREFIX)/share/man
+TEMPOCTL := build/guest/bin/tempoctl
+
+install: modules install-headers install-tools install-man install-udev
+	@kdir='$(KDIR)'; \
+	if [ -z "$$kdir" ]; then kdir=$$($(VM)/kernel.sh $(KVARIANT)) || exit 1; fi; \
+	$(MAKE) -C "$$kdir" M=$(CURDIR) modules_install
+
+install-headers:
+	install -d $(DESTDIR)$(PREFIX)/include/tempo
+	install -m 0644 include/tempo/*.h $(DESTDIR)$(PREFIX)/include/tempo/
+	@if [ -f include/uapi/tempo.h ]; then \
+		echo install -D -m 0644 include/uapi/tempo.h $(DESTDIR)$(PREFIX)/include/uapi/tempo.h; \
+		install -D -m 0644 include/uapi/tempo.h $(DESTDIR)$(PREFIX)/include/uapi/tempo.h; fi
+	@if [ -f tools/lib/libtempo.h ]; then \
+		echo install -D -m 0644 tools/lib/libtempo.h $(DESTDIR)$(PREFIX)/include/libtempo.h; \
+		install -D -m 0644 tools/lib/libtempo.h $(DESTDIR)$(PREFIX)/include/libtempo.h; fi
+
+# tempoctl and libtempo come with the userspace tools (tools/userspace.mk); skipped when
+# the tree has none.
+install-tools:
+	@if [ -f tools/tempoctl/tempoctl.c ]; then \
+		$(MAKE) --no-print-directory userspace && \
+		install -D -m 0755 $(TEMPOCTL) $(DESTDIR)$(PREFIX)/bin/tempoctl && \
+		install -D -m 0644 build/lib/libtempo.a $(DESTDIR)$(PREFIX)/lib/libtempo.a && \
+		echo "install: tempoctl, libtempo.a into $(DESTDIR)$(PREFIX)"; \
+	else echo "install: no tools/tempoctl in this tree, skipping the tools"; fi
+
+install-man:
+	install -D -m 0644 tools/man/tempoctl.8 $(DESTDIR)$(MANDIR)/man8/tempoctl.8
+
+install-udev:
+	install -D -m 0644 tools/udev/60-tempo.rules $(DESTDIR)$(UDEVDIR)/60-tempo.rules
+
+# DKMS: the tree (without build output) under /usr/src, then dkms builds and installs
+# tempo.ko for the running kernel and, from then on, for every new kernel in
+# BUILD_EXCLUSIVE_KERNEL.
+dkms-install:
+	@[ -n "$(TEMPO_VERSION)" ] || { echo "dkms-install: no PACKAGE_VERSION in dkms.conf"; exit 1; }
+	rm -rf $(DESTDIR)/usr/src/tempo-$(TEMPO_VERSION)
+	install -d $(DESTDIR)/usr/src/tempo-$(TEMPO_VERSION)
+	tar -c --exclude=./.git --exclude=./build --exclude='*.o' --exclude='*.ko' \
+		--exclude='.*.cmd' -f - . | tar -x -C $(DESTDIR)/usr/src/tempo-$(TEMPO_VERSION)
+	dkms install tempo/$(TEMPO_VERSION)
