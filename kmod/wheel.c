@@ -1369,6 +1369,25 @@ void tempo_wheel_totals(u64 *armed, u64 *fired, u64 *cancelled)
 }
 EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_totals);
 
+/**
+ * tempo_wheel_cpu_quiet - whether a CPU's wheel holds nothing and ticks not
+ * @cpu: the CPU
+ * @hrtimer_armed: set to whether its hrtimer is armed
+ *
+ * For the KUnit suite: a racy snapshot of another CPU's owner-only state.
+ * Return: true if the wheel, the expired list and the inbox are empty.
+ */
+VISIBLE_IF_KUNIT bool tempo_wheel_cpu_quiet(unsigned int cpu, bool *hrtimer_armed)
+{
+	struct tempo_base *base = per_cpu_ptr(tempo_bases, cpu);
+	struct llist_node *first = READ_ONCE(base->inbox.first);
+
+	*hrtimer_armed = hrtimer_active(&base->hrtimer);
+	return data_race(tempo_wheel_empty(&base->wheel) && list_empty(&base->expired)) &&
+	       (!first || first == INBOX_SEALED);
+}
+EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_cpu_quiet);
+
 static int stats_show(struct seq_file *m, void *v)
 {
 	u64 late[TEMPO_LATE_BUCKETS] = {};
