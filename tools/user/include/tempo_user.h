@@ -475,6 +475,11 @@ static inline void hrtimer_setup(struct hrtimer *t, enum hrtimer_restart (*fn)(s
 void hrtimer_start(struct hrtimer *t, ktime_t when, enum hrtimer_mode mode);
 int hrtimer_cancel(struct hrtimer *t);
 static inline void hrtimer_set_expires(struct hrtimer *t, ktime_t when) { t->expires = when; }
+/* Queued on a simulated CPU (a racy snapshot, as the kernel's is). */
+static inline bool hrtimer_active(const struct hrtimer *t)
+{
+	return __atomic_load_n(&t->queued, __ATOMIC_RELAXED);
+}
 
 struct irq_work {
 	void (*func)(struct irq_work *);
