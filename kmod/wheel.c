@@ -1285,7 +1285,8 @@ static int tempo_cpu_online(unsigned int cpu)
 		 * Never lose it: forward it, as the evacuation does, and say
 		 * so. The path is still to be found; grep logs for this line.
 		 */
-		pr_warn("tempo: cpu %u came online with timers on its wheel; forwarding them\n", cpu);
+		pr_warn("tempo: cpu %u came online with timers on its wheel; forwarding them\n",
+			cpu);
 		base_evacuate(base, NULL);
 	}
 	tempo_wheel_setup(&base->wheel, wheel_depth, tempo_now_tick());
@@ -1394,6 +1395,7 @@ VISIBLE_IF_KUNIT bool tempo_wheel_cpu_quiet(unsigned int cpu, bool *hrtimer_arme
 	struct llist_node *first = READ_ONCE(base->inbox.first);
 
 	*hrtimer_armed = hrtimer_active(&base->hrtimer);
+	/* Owner-only state read from another CPU: a snapshot for tests. */
 	return data_race(tempo_wheel_empty(&base->wheel) && list_empty(&base->expired)) &&
 	       (!first || first == INBOX_SEALED);
 }
