@@ -69,10 +69,13 @@
  *
  * Who writes what: PD and seq are set by arm/cancel from any CPU; LK is set and
  * cleared only by the owner of base @cpu; QU is set by whoever pushes the msg
- * and cleared only by the owner that pops it; @cpu changes only while the timer
- * is neither LK nor QU (anyone may then claim it), or by the one who holds QU
- * and moves the message to another inbox (forwarding). expires and want_cpu
- * are written by arm before its cmpxchg on the state word publishes them.
+ * and cleared by the owner that pops it (or by the pusher itself when the
+ * inbox is sealed and the timer is still LK there, see tempo_send()); @cpu
+ * changes only while the timer is neither LK nor QU (anyone may then claim
+ * it), or by the one who holds QU and moves the message to another inbox
+ * (forwarding), and never while LK is set: LK and @cpu together name the list
+ * that holds the entry. expires and want_cpu are written by arm before its
+ * cmpxchg on the state word publishes them.
  *
  * Logical states (PD, and whether the callback runs) and transitions:
  *
@@ -154,7 +157,8 @@
  * P5  Hotplug: base_seal:A (xchg of the inbox head to INBOX_SEALED) is fully
  *     ordered with inbox_push:A on the same word: a push either lands before
  *     the seal (and is in the batch the seal returns) or sees the seal and
- *     moves its message elsewhere.
+ *     either drops it (the timer is still LK on the sealed base, whose
+ *     evacuation will settle it) or moves it elsewhere.
  *
  * THE SEED'S FLAWS (../shared/seeds/003), AND WHY THEY ARE ABSENT
  *
@@ -608,8 +612,21 @@ static void base_kick(struct tempo_base *base, unsigned int cpu)
 
 /*
  * Push @t, whose state has QUEUED set for @cpu, to @cpu's inbox and kick @cpu
- * if the inbox was empty. If @cpu is going offline its inbox is sealed: move
- * the message to another CPU (we hold QUEUED, so nobody else changes cpu).
+ * if the inbox was empty.
+ *
+ * If @cpu is going offline its inbox is sealed (P5), and what we do depends on
+ * whether @cpu still has @t on a list:
+ * - LINKED (with cpu == @cpu): @cpu's evacuation has not settled @t yet and
+ *   will, from the state word, which already holds the change we were sending.
+ *   The message is redundant: clear QUEUED and stop. We must not move @t's cpu
+ *   here: the new owner would take LINKED for its own and list_del() the entry
+ *   from the dying CPU's list while that CPU walks it (I1; the bug behind "came
+ *   online with timers on its wheel", tools/user/wheel_det_test.c).
+ * - not LINKED: nobody holds @t but our message; move it to an online CPU (we
+ *   hold QUEUED, so nobody else changes cpu).
+ * The evacuation's settle and this cmpxchg race on the state word: if the
+ * evacuation wins it sees QUEUED, leaves @t to our message and clears LINKED,
+ * and our cmpxchg then fails and takes the second branch.
  *
  * Interrupts are off, which holds off stop_machine() and so keeps @cpu online
  * between a successful push and the kick: a sealed inbox is the only way a
@@ -619,6 +636,7 @@ static void tempo_send(struct tempo_base *local, struct tempo_timer *t, unsigned
 {
 	for (;;) {
 		struct tempo_base *base = per_cpu_ptr(tempo_bases, cpu);
+		unsigned int to;
 		long old, new;
 
 		switch (inbox_push(base, t)) {
@@ -632,11 +650,17 @@ static void tempo_send(struct tempo_base *local, struct tempo_timer *t, unsigned
 		case PUSH_SEALED:
 			break;
 		}
-		cpu = fallback_cpu(cpu);
+		to = fallback_cpu(cpu);
 		old = atomic_long_read(&t->state);
 		do {
-			new = tt_set_cpu(old, cpu);
+			if (old & TT_LINKED)
+				new = old & ~TT_QUEUED;
+			else
+				new = tt_set_cpu(old, to);
 		} while (!atomic_long_try_cmpxchg(&t->state, &old, new));
+		if (new & TT_LINKED)
+			return;		/* the evacuation of @cpu settles @t */
+		cpu = to;
 	}
 }
 
@@ -701,8 +725,12 @@ static bool base_settle(struct tempo_base *base, struct tempo_timer *t,
 	 * our own arm/cancel, all with interrupts off on this CPU, so this
 	 * decision cannot go stale. A timer that stays here is linked again.
 	 */
-	if (!(how & SETTLE_UNLINKED) && (atomic_long_read(&t->state) & TT_LINKED))
-		tempo_wheel_del(&base->wheel, t);
+	if (!(how & SETTLE_UNLINKED)) {
+		old = atomic_long_read(&t->state);
+		/* I1: LINKED names the CPU whose list holds the entry. */
+		if ((old & TT_LINKED) && !WARN_ON_ONCE(tt_cpu(old) != base->cpu))
+			tempo_wheel_del(&base->wheel, t);
+	}
 
 	for (;;) {
 		/* LMM(base_settle:A): pairs with tempo_arm:B (P1). */
@@ -1278,17 +1306,14 @@ static int tempo_cpu_online(unsigned int cpu)
 	struct tempo_base *base = per_cpu_ptr(tempo_bases, cpu);
 
 	local_irq_disable();
-	if (!tempo_wheel_empty(&base->wheel) || !list_empty(&base->expired)) {
-		/*
-		 * OPEN BUG (seen once in ~7 hotplug runs): a timer reached
-		 * this base's lists after tempo_cpu_offline() evacuated them.
-		 * Never lose it: forward it, as the evacuation does, and say
-		 * so. The path is still to be found; grep logs for this line.
-		 */
-		pr_warn("tempo: cpu %u came online with timers on its wheel; forwarding them\n",
-			cpu);
+	/*
+	 * tempo_cpu_offline() left the lists empty and nothing links on an
+	 * offline base. Should that ever break, forward what is there rather
+	 * than lose it with the re-initialisation below.
+	 */
+	if (WARN_ONCE(!tempo_wheel_empty(&base->wheel) || !list_empty(&base->expired),
+		      "tempo: cpu %u came online with timers on its wheel\n", cpu))
 		base_evacuate(base, NULL);
-	}
 	tempo_wheel_setup(&base->wheel, wheel_depth, tempo_now_tick());
 	base->programmed = TEMPO_NEVER;
 	/* Online before unsealed: a kick for the first message must be served. */

@@ -236,6 +236,7 @@ void tempo_sim_irq_enable(void)
 
 /* ---- hotplug ----------------------------------------------------------------- */
 
+static int (*hp_online)(unsigned int);
 static int (*hp_offline)(unsigned int);
 
 int cpuhp_setup_state(enum cpuhp_state st, const char *name,
@@ -246,6 +247,7 @@ int cpuhp_setup_state(enum cpuhp_state st, const char *name,
 
 	(void)st;
 	(void)name;
+	hp_online = online;
 	hp_offline = offline;
 	for (c = 0; c < nr_cpu_ids; c++) {
 		tempo_sim_this_cpu = c;
@@ -259,7 +261,36 @@ int cpuhp_setup_state(enum cpuhp_state st, const char *name,
 void cpuhp_remove_state_nocalls(enum cpuhp_state st)
 {
 	(void)st;
+	hp_online = NULL;
 	hp_offline = NULL;
+}
+
+/*
+ * Take @cpu down as the kernel does for a CPUHP_AP_ONLINE_DYN state: the
+ * teardown callback runs on @cpu while it is still online, then it leaves
+ * cpu_online_mask. Deterministic mode only.
+ */
+void tempo_sim_cpu_down(unsigned int cpu)
+{
+	int saved = tempo_sim_this_cpu;
+
+	tempo_sim_this_cpu = cpu;
+	if (hp_offline)
+		hp_offline(cpu);
+	__atomic_store_n(&cpus[cpu].online, false, __ATOMIC_RELEASE);
+	tempo_sim_this_cpu = saved;
+}
+
+/* Bring @cpu back: it joins cpu_online_mask, then the startup callback runs on it. */
+void tempo_sim_cpu_up(unsigned int cpu)
+{
+	int saved = tempo_sim_this_cpu;
+
+	tempo_sim_this_cpu = cpu;
+	__atomic_store_n(&cpus[cpu].online, true, __ATOMIC_RELEASE);
+	if (hp_online && hp_online(cpu))
+		abort();
+	tempo_sim_this_cpu = saved;
 }
 
 void cpuhp_remove_state(enum cpuhp_state st)
@@ -269,10 +300,13 @@ void cpuhp_remove_state(enum cpuhp_state st)
 
 	(void)st;
 	for (c = 0; c < nr_cpu_ids && hp_offline; c++) {
+		if (!tempo_sim_cpu_online(c))
+			continue;
 		tempo_sim_this_cpu = c;
 		hp_offline(c);
 	}
 	tempo_sim_this_cpu = saved;
+	hp_online = NULL;
 	hp_offline = NULL;
 }
 

@@ -40,6 +40,10 @@ u64 tempo_sim_next_hrtimer(void);
 /* Pending deliveries of one CPU (for tests that hold an IPI in flight). */
 unsigned int tempo_sim_pending_csds(unsigned int cpu);
 
+/* CPU hotplug through the registered cpuhp callbacks (deterministic mode). */
+void tempo_sim_cpu_down(unsigned int cpu);
+void tempo_sim_cpu_up(unsigned int cpu);
+
 /* Results */
 extern unsigned long tempo_user_warnings;
 

@@ -37,9 +37,10 @@ USER_BINS := $(USER_OUT)/wheel_det_test $(USER_OUT)/wheel_stress \
 	$(USER_OUT)/order_det_test $(USER_OUT)/order_stress $(USER_OUT)/order_fuzz \
 	$(USER_OUT)/delayq_stress $(USER_OUT)/fault_det_test
 
+# With the race hook: the test runs another CPU's operations at the cores' racy points.
 $(USER_OUT)/wheel_det_test: $(USER_DIR)/wheel_det_test.c $(USER_SIM) $(USER_WHEEL) $(USER_HDRS)
 	@mkdir -p $(@D)
-	$(USER_CC) $(USER_CFLAGS) $(USER_ASAN) -o $@ $(filter %.c,$^) -lpthread
+	$(USER_CC) $(USER_CFLAGS) -DTEMPO_INJECT_DELAY=1 $(USER_ASAN) -o $@ $(filter %.c,$^) -lpthread
 
 $(USER_OUT)/wheel_stress: $(USER_DIR)/wheel_stress.c $(USER_SIM) $(USER_WHEEL) $(USER_HDRS)
 	@mkdir -p $(@D)

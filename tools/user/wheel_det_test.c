@@ -7,6 +7,7 @@
  */
 #include <linux/types.h>
 #include "wheel_harness.h"
+#include "wheel.h"
 #include "tap.h"
 
 #define TICK_NS		1000000ULL
@@ -20,6 +21,22 @@ struct obj {
 };
 
 static unsigned int fired_total, freed_total;
+
+/*
+ * This binary is built with TEMPO_INJECT_DELAY: the cores call this hook at
+ * their racy points (just before each state-word cmpxchg), and a test may set
+ * race_hook to run another CPU's operations right there. Runs once per arming.
+ */
+static void (*race_hook)(void);
+
+void tempo_inject_delay(void)
+{
+	void (*fn)(void) = race_hook;
+
+	race_hook = NULL;
+	if (fn)
+		fn();
+}
 
 static void obj_fn(struct tempo_timer *t)
 {
@@ -183,12 +200,115 @@ static void test_arm_on_moves_while_in_flight(void)
 	teardown();
 }
 
+/*
+ * A remote CPU's message must never make it touch the list of a CPU going
+ * offline. The interleaving (the bug behind "came online with timers on its
+ * wheel", seen once in ~7 make check runs):
+ *
+ *   CPU 0 (going offline)                   CPU 1
+ *   a, b LINKED on CPU 0; b alone in its slot
+ *   offline: seal the inbox, evacuate:
+ *     settle a ...
+ *                                           cancel(b): held by CPU 0, so
+ *                                           QUEUED, push -> sealed; the old
+ *                                           code then moved b's cpu to 1
+ *                                           with LINKED still set, so ...
+ *                                           drain: b "LINKED here": list_del
+ *                                           from CPU 0's slot, from CPU 1
+ *     ... evacuate b's slot: found empty, its occupied bit stays set
+ *   online: the wheel is not empty
+ */
+static struct obj *hook_b;
+
+static void hook_cancel_b_from_cpu1(void)
+{
+	tempo_sim_set_cpu(1);
+	CHECK(tempo_timer_cancel(&hook_b->timer), "b was pending");
+	tempo_sim_run_irqs();
+	tempo_sim_set_cpu(0);
+}
+
+static void test_offline_with_remote_cancel_racing_evacuation(void)
+{
+	struct obj *a, *b;
+	bool armed;
+
+	setup(2);
+	a = obj_new(false);
+	b = obj_new(false);
+	tempo_sim_set_cpu(0);
+	a->deadline = ktime_get_ns() + 2 * TICK_NS;
+	tempo_timer_arm(&a->timer, 2 * TICK_NS);	/* level 0 */
+	tempo_timer_arm(&b->timer, 100 * TICK_NS);	/* level 1, its own slot */
+
+	hook_b = b;
+	race_hook = hook_cancel_b_from_cpu1;
+	tempo_sim_cpu_down(0);
+	CHECK(race_hook == NULL, "the evacuation reached the race point");
+	CHECK(tempo_wheel_cpu_quiet(0, &armed), "CPU 0's wheel is not empty after offline");
+	CHECK(!armed, "CPU 0's hrtimer still armed after offline");
+	CHECK(!(h_state(&b->timer) & (H_TT_LINKED | H_TT_QUEUED | H_TT_PENDING)),
+	      "b still held: state %#lx", h_state(&b->timer));
+
+	tempo_sim_set_cpu(1);
+	h_drive_until(a->deadline + 2 * TICK_NS);
+	CHECK(a->fired == 1 && b->fired == 0, "a fired %u, b fired %u", a->fired, b->fired);
+	tempo_sim_cpu_up(0);
+	CHECK(tempo_wheel_cpu_quiet(0, &armed), "CPU 0 came online with timers");
+	teardown();
+	free(a);
+	free(b);
+}
+
+/* The same race with a re-arm: the timer ends up on an online CPU, once. */
+static void hook_rearm_b_from_cpu1(void)
+{
+	tempo_sim_set_cpu(1);
+	hook_b->deadline = ktime_get_ns() + 3 * TICK_NS;
+	CHECK(tempo_timer_arm(&hook_b->timer, 3 * TICK_NS) == 1, "b was pending");
+	tempo_sim_run_irqs();
+	tempo_sim_set_cpu(0);
+}
+
+static void test_offline_with_remote_rearm_racing_evacuation(void)
+{
+	struct obj *a, *b;
+	bool armed;
+
+	setup(2);
+	a = obj_new(false);
+	b = obj_new(true);
+	tempo_sim_set_cpu(0);
+	a->deadline = ktime_get_ns() + 2 * TICK_NS;
+	tempo_timer_arm(&a->timer, 2 * TICK_NS);
+	tempo_timer_arm(&b->timer, 100 * TICK_NS);
+
+	hook_b = b;
+	race_hook = hook_rearm_b_from_cpu1;
+	tempo_sim_cpu_down(0);
+	CHECK(race_hook == NULL, "the evacuation reached the race point");
+	CHECK(tempo_wheel_cpu_quiet(0, &armed), "CPU 0's wheel is not empty after offline");
+
+	tempo_sim_set_cpu(1);
+	h_drive_until(b->deadline + 2 * TICK_NS);
+	CHECK(a->fired == 1, "a fired %u times", a->fired);
+	CHECK(freed_total == 1, "b fired %u times", freed_total);	/* b freed itself */
+	tempo_sim_cpu_up(0);
+	CHECK(tempo_wheel_cpu_quiet(0, &armed), "CPU 0 came online with timers");
+	teardown();
+	free(a);
+}
+
 int main(void)
 {
-	tap_begin("wheel_det", 4);
+	tap_begin("wheel_det", 6);
 	tap_run("fires_once_on_time", test_fires_once_on_time);
 	tap_run("claim_with_remote_rearm_in_flight", test_claim_with_remote_rearm_in_flight);
 	tap_run("claim_with_remote_cancel_in_flight", test_claim_with_remote_cancel_in_flight);
 	tap_run("arm_on_moves_while_in_flight", test_arm_on_moves_while_in_flight);
+	tap_run("offline_with_remote_cancel_racing_evacuation",
+		test_offline_with_remote_cancel_racing_evacuation);
+	tap_run("offline_with_remote_rearm_racing_evacuation",
+		test_offline_with_remote_rearm_racing_evacuation);
 	return tap_end("wheel_det");
 }
