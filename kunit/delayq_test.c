@@ -273,6 +273,128 @@ static void delayq_take_never_early_in_order(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, NULL, NULL), 0U);
 }
 
+/* --- deadline order across CPUs and granules ------------------------------ */
+
+struct dq_put_on {
+	struct tempo_delayq		*q;
+	struct tempo_delayq_node	*node;
+	ktime_t				deadline;
+};
+
+static int dq_put_on_fn(void *arg)
+{
+	struct dq_put_on *p = arg;
+
+	return tempo_delayq_put_at(p->q, p->node, p->deadline);
+}
+
+/* put_at() from @cpu, so that the item's timer is armed on @cpu's wheel. */
+static int dq_put_at_on(struct tempo_delayq *q, struct tempo_delayq_node *node,
+			ktime_t deadline, int cpu)
+{
+	struct dq_put_on p = { .q = q, .node = node, .deadline = deadline };
+
+	return smp_call_on_cpu(cpu, dq_put_on_fn, &p, false);
+}
+
+/* A SCHED_FIFO spinner: holds off every CFS task of its CPU until @until. */
+static int dq_hog_fn(void *arg)
+{
+	ktime_t until = *(ktime_t *)arg;
+
+	while (ktime_before(ktime_get(), until))
+		cpu_relax();
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+/*
+ * Deadline order holds even when the CPU holding the earlier item's timer
+ * cannot run its timer callbacks (a starved workqueue): A's timer is on a
+ * CPU that a SCHED_FIFO spinner holds for 150 ms past A's deadline, B (5 ms
+ * later) is on another CPU. B's expiry comes first, yet a consumer must get
+ * A first, as from java's heap.
+ * Fails if: an expired item is handed out while an earlier item is still
+ * pending (the release check in delayq_releasable()).
+ */
+static void delayq_order_survives_a_starved_cpu(struct kunit *test)
+{
+	struct tempo_delayq *q;
+	struct dq_item *items;
+	struct tempo_delayq_node *first, *second;
+	struct task_struct *hog;
+	ktime_t now, until;
+	int cpu_a, cpu_b;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs");
+	cpu_a = cpumask_first(cpu_online_mask);
+	cpu_b = cpumask_next(cpu_a, cpu_online_mask);
+	q = dq_create(test);
+	items = dq_items(test, 2);
+
+	now = ktime_get();
+	KUNIT_ASSERT_EQ(test, dq_put_at_on(q, &items[0].node, ktime_add_ms(now, 25), cpu_a), 0);
+	KUNIT_ASSERT_EQ(test, dq_put_at_on(q, &items[1].node, ktime_add_ms(now, 30), cpu_b), 0);
+
+	until = ktime_add_ms(now, 180);
+	hog = kthread_create(dq_hog_fn, &until, "dq_hog");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(hog));
+	kthread_bind(hog, cpu_a);
+	sched_set_fifo(hog);
+	wake_up_process(hog);
+
+	/* The consumer runs on B's CPU, so only A's CPU is starved. */
+	set_cpus_allowed_ptr(current, cpumask_of(cpu_b));
+	first = tempo_delayq_take_timeout(q, DQ_LONG_WAIT_MS * DQ_MS);
+	second = tempo_delayq_take_timeout(q, DQ_LONG_WAIT_MS * DQ_MS);
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+	kthread_stop(hog);
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(first));
+	KUNIT_ASSERT_FALSE(test, IS_ERR(second));
+	KUNIT_EXPECT_EQ_MSG(test, dq_item_of(first)->id, 0U,
+			    "item %u (deadline +%lld us) came before item 0",
+			    dq_item_of(first)->id,
+			    ktime_to_us(ktime_sub(first->deadline, now)));
+	KUNIT_EXPECT_EQ(test, dq_item_of(second)->id, 1U);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, NULL, NULL), 0U);
+}
+
+/*
+ * A long delay lands in a coarse wheel level (1 s: 64 ms granules), yet the
+ * item is available at tick precision: A is due 1 tick after a 64-tick
+ * boundary, where its granule would fire 63 ticks late; B, put later, is due
+ * 10 ms after A. A must come first.
+ * Fails if: far items fire from their coarse slot instead of being moved to
+ * a tick-precise timer before their deadline (delayq_stage_at()).
+ */
+static void delayq_long_delay_is_tick_precise(struct kunit *test)
+{
+	const u64 tick = tempo_timer_tick_ns(), gran = tempo_timer_slack_ns(NSEC_PER_SEC);
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *items = dq_items(test, 2);
+	struct tempo_delayq_node *first, *second;
+	u64 da;
+
+	KUNIT_ASSERT_GE(test, gran, 8 * tick);
+	da = ktime_get_ns() + NSEC_PER_SEC;
+	da = roundup(da, gran) + 1;	/* just past a granule boundary */
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put_at(q, &items[0].node, ns_to_ktime(da)), 0);
+	msleep(div_u64(da - 40 * DQ_MS - ktime_get_ns(), DQ_MS));
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put_at(q, &items[1].node,
+						  ns_to_ktime(da + 10 * DQ_MS)), 0);
+
+	first = tempo_delayq_take_timeout(q, DQ_LONG_WAIT_MS * DQ_MS);
+	second = tempo_delayq_take_timeout(q, DQ_LONG_WAIT_MS * DQ_MS);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(first));
+	KUNIT_ASSERT_FALSE(test, IS_ERR(second));
+	KUNIT_EXPECT_EQ_MSG(test, dq_item_of(first)->id, 0U,
+			    "the later item came first: the far item fired from its coarse slot");
+	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, NULL, NULL), 0U);
+}
+
 /*
  * Items that are ready together come out sorted by deadline, ties in put
  * order, however they became ready: here straight from put_at() with past
@@ -805,6 +927,8 @@ static void delayq_destroy_with_waiters(struct kunit *test)
 static struct kunit_case tempo_delayq_cases[] = {
 	KUNIT_CASE(delayq_take_never_early_in_order),
 	KUNIT_CASE(delayq_ready_sorted_by_deadline),
+	KUNIT_CASE(delayq_order_survives_a_starved_cpu),
+	KUNIT_CASE(delayq_long_delay_is_tick_precise),
 	KUNIT_CASE(delayq_remove_pending),
 	KUNIT_CASE(delayq_remove_ready),
 	KUNIT_CASE(delayq_remove_races_expiry),
