@@ -6,7 +6,7 @@
 #
 #   tools/litmus/run.sh [TEST.litmus...]
 #
-# Each test's header comment carries two lines the runner reads:
+# Each test's header comment carries the lines the runner reads:
 #   Result: Never|Sometimes|Always   what herd7 must report for the test as written
 #   Weaken: L1 L2+L3 ...             for each item, the lines of the test tagged
 #                                    "// LMM(L)" (every L of a "+" group at once) are
@@ -21,6 +21,34 @@
 #                                    a colon name the kernel's side of a pair, e.g.
 #                                    set_current_state.) Skipped while the file is not on
 #                                    this branch.
+# and, when the File check passes, the runner checks that the code is as ordered as the
+# test: each labelled line of the test and each statement the label marks in the File are
+# put in a class, relaxed < acquire, release < full, and the source must be at least what
+# the test claims ("not ok - T: source F LMM(l) is relaxed but the test claims release").
+#   Classes: smp_mb(), smp_store_mb(), xchg/cmpxchg/try_cmpxchg and the value-returning
+#   atomic*_ RMWs (xchg, cmpxchg, try_cmpxchg, *_return, fetch_*, *_and_test, ...) with
+#   no suffix are full; _acquire/_release/_relaxed suffixes, smp_load_acquire() and
+#   smp_store_release() give their class; READ_ONCE/WRITE_ONCE, atomic*_read/_set and
+#   the void atomic*_ RMWs (inc, add, ...) are relaxed. Anything else (smp_rmb(),
+#   cmpxchg_local(), a helper) is unclassified.
+#   The statement a label marks: a comment that starts with "LMM(l)" ("/* LMM(l)" or a
+#   " * LMM(l)" line; a mention later in a comment is a reference) labels the code after
+#   the comment's "*/" on the same line, else the next statement after it (blank lines
+#   and other comments skipped, continued until its parentheses balance); code before a
+#   "/* LMM(l) */" on its line is the statement. Every such place must pass; a label that
+#   marks no code fails.
+#   A statement with no primitive, an unclassified one or more than one fails unless the
+#   test has an annotation in its header:
+#     Ordering: LABEL CALL CLASS     the statement calls CALL(), which is CLASS (for a
+#                                    helper such as wq_has_sleeper(); for a primitive the
+#                                    runner knows, CLASS must be its class, and the line
+#                                    just picks it out of several)
+#     Ordering: LABEL CALL LABEL2    the statement calls CALL(), ordered as the statement
+#                                    at LMM(LABEL2) in the same File, which is classified
+#                                    the same way (e.g. base_dispatch:B calls base_settle()
+#                                    and the cmpxchg there is base_settle:B)
+#   The statement must still contain "CALL(", so an annotation cannot outlive the call.
+#   A tagged line of the test must hold exactly one classified primitive.
 # A test whose weakened copies stay "Never" checks nothing; the runner fails it.
 #
 # Environment: HERD7 (a herd7 command; default: tools/litmus/herd7.sh fetches one),
@@ -70,6 +98,220 @@ weaken() {	# weaken FILE LABELS(+-separated) > OUT
 		}' "$1"
 }
 
+# The ordering check (README item 4): is the statement each label of TEST names in SRC at least as ordered as the
+# test's line? Prints "ok TEXT" or "not ok TEXT" lines.
+read -r -d '' orderings_pl <<'PERL' || true
+use strict;
+use warnings;
+
+my ($test, $srcpath, $srcname) = @ARGV;
+
+# The ordering a call gives, on the scale relaxed < acquire, release < full; undef when
+# the name is not one of the primitives below.
+sub prim_class {
+	my ($f) = @_;
+	return 'full' if $f eq 'smp_mb' || $f eq 'smp_store_mb';
+	return 'acquire' if $f eq 'smp_load_acquire';
+	return 'release' if $f eq 'smp_store_release';
+	return 'relaxed' if $f eq 'READ_ONCE' || $f eq 'WRITE_ONCE';
+	my $op = $f;
+	my $atomic = $op =~ s/^atomic(?:64|_long)?_//;
+	my $sfx = $op =~ s/_(acquire|release|relaxed)$// ? $1 : '';
+	if ($atomic) {
+		return $sfx || 'relaxed' if $op =~ /^(read|set)$/;
+		return undef if $sfx eq '' && $op =~ /^(read|set)_/;
+		# void RMWs give no ordering; value-returning RMWs without a suffix are full
+		return $sfx ? undef : 'relaxed' if $op =~ /^(inc|dec|add|sub|and|or|xor|andnot)$/;
+		return $sfx || 'full'
+			if $op =~ /^(xchg|cmpxchg|try_cmpxchg|fetch_\w+|\w+_return|\w+_and_test|add_negative|add_unless|fetch_add_unless|inc_not_zero|inc_unless_negative|dec_unless_positive|dec_if_positive)$/;
+		return undef;
+	}
+	return $sfx || 'full' if $op =~ /^(xchg|cmpxchg|try_cmpxchg)(64|128)?$/;
+	return undef;
+}
+
+# Every call in C text that looks like a barrier or an atomic: [name, class or undef].
+sub prims {
+	my ($s) = @_;
+	$s =~ s{/\*.*?\*/}{ }gs;
+	$s =~ s{//.*}{}g;
+	my @p;
+	while ($s =~ /\b(smp_\w+|READ_ONCE|WRITE_ONCE|atomic(?:64|_long)?_\w+|(?:try_)?cmpxchg\w*|xchg\w*)\s*\(/g) {
+		push @p, [$1, prim_class($1)];
+	}
+	return @p;
+}
+
+sub geq {
+	my ($a, $b) = @_;
+	return $a eq $b || $a eq 'full' || $b eq 'relaxed';
+}
+
+sub oneline { my $s = shift; $s =~ s/\s+/ /g; $s =~ s/^ | $//g; return $s; }
+
+# The test: the claim of each tagged line, and the " * Ordering:" annotations.
+open(my $th, '<', $test) or die "$test: $!";
+my @tl = <$th>;
+close($th);
+my (%claim, @order, %ann, @errs, @oks);
+for my $l (@tl) {
+	if ($l =~ /^ \* Ordering:\s*(\S+)\s+(\w+)\s+(\S+)\s*$/) {
+		$ann{$1} = [$2, $3];
+		next;
+	}
+	if ($l =~ /^ \* Ordering:/) {
+		push @errs, "bad ' * Ordering:' line (want LABEL CALL CLASS-or-LABEL): " . oneline($l);
+		next;
+	}
+	next unless $l =~ m{^(.*?)//.*\bLMM\(([a-z_]+:[A-Z])\)};
+	my ($code, $lab) = ($1, $2);
+	my @p = prims($code);
+	if (@p != 1 || !defined $p[0][1]) {
+		push @errs, "the test's LMM($lab) line cannot be classified: " . oneline($code);
+		next;
+	}
+	push @order, $lab unless exists $claim{$lab};
+	if (exists $claim{$lab} && $claim{$lab} ne $p[0][1]) {
+		push @errs, "the test tags LMM($lab) on lines that claim $claim{$lab} and $p[0][1]";
+		next;
+	}
+	$claim{$lab} = $p[0][1];
+}
+for my $lab (sort keys %ann) {
+	push @errs, "' * Ordering:' names $lab, which no line of the test is tagged with"
+		unless exists $claim{$lab};
+}
+
+# The source: where each label is set, and the statement that carries it.
+open(my $sh, '<', $srcpath) or die "$srcpath: $!";
+my @sl = <$sh>;
+close($sh);
+
+# [line number, statement text] for each place LMM(label) labels code: the comment
+# starts with it ("/* LMM(l)" or a " * LMM(l)" line); a mention further into a comment
+# is a reference, not a label.
+sub sites {
+	my ($lab) = @_;
+	my @r;
+	for my $i (0 .. $#sl) {
+		my $l = $sl[$i];
+		next unless $l =~ m{(?:/\*+|^\s*\*)\s*LMM\(\Q$lab\E\)};
+		my $at = $-[0];
+		my $pre = substr($l, 0, $at);
+		if ($pre =~ /\S/ && $pre !~ m{^\s*(/\*|\*)}) {	# code /* LMM(l) */
+			push @r, [$i + 1, $pre];
+			next;
+		}
+		# the end of the label's comment; the statement starts after it
+		my $j = $i;
+		my $rest = substr($l, $at);
+		my $text = '';
+		while ($j <= $#sl) {
+			if ($rest =~ m{\*/(.*)$}s) {
+				$text = $1;
+				last;
+			}
+			$rest = $sl[++$j] // '';
+		}
+		my $k = $j + 1;
+		my $stmt = '';
+		my $first = 0;
+		while (1) {
+			my $t = $text;
+			$t =~ s{/\*.*?\*/}{ }gs;
+			if ($t =~ m{/\*}) {	# a comment opens: skip to its end
+				$text = $t;
+				until ($text =~ m{\*/}) {
+					last if $k > $#sl;
+					$text .= $sl[$k++];
+				}
+				next if $text =~ m{\*/};
+				last;
+			}
+			$t =~ s{//.*}{};
+			if ($t =~ /\S/) {
+				$stmt .= $t;
+				$first ||= $k;
+				my $depth = ($stmt =~ tr/(//) - ($stmt =~ tr/)//);
+				last if $depth <= 0;
+			}
+			last if $k > $#sl || ($first && $k - $first > 8);
+			$text = $sl[$k++];
+		}
+		push @r, [($first || $k), $stmt];
+	}
+	return @r;
+}
+
+# The class of the statement at a site: (class, detail) or (undef, why).
+sub site_class {
+	my ($lab, $site, $depth) = @_;
+	my ($n, $stmt) = @$site;
+	my @p = prims($stmt);
+	if (my $a = $ann{$lab}) {
+		my ($call, $to) = @$a;
+		return (undef, "line $n does not call $call(), which ' * Ordering:' names")
+			unless $stmt =~ /\b\Q$call\E\s*\(/;
+		# a primitive the runner knows: the line only picks it out of several
+		if (defined(my $pc = prim_class($call))) {
+			return (undef, "' * Ordering:' says $call() is $to; it is $pc") if $to ne $pc;
+			return ($pc, "line $n: $call()");
+		}
+		return ($to, "line $n: $call() is $to by ' * Ordering:'")
+			if $to =~ /^(relaxed|acquire|release|full)$/;
+		return (undef, "' * Ordering:' for $lab: '$to' is neither a class nor a label")
+			unless $to =~ /^[a-z_]+:[A-Z]$/;
+		return (undef, "' * Ordering:' for $lab: $to leads too far") if $depth > 3;
+		my @s = sites($to);
+		return (undef, "' * Ordering:' for $lab: no LMM($to) labels code in $srcname") unless @s;
+		my ($weak, $why);
+		for my $s (@s) {
+			my ($c, $d) = site_class($to, $s, $depth + 1);
+			return (undef, "via LMM($to): $d") unless defined $c;
+			$weak = $c if !defined $weak || !geq($c, $weak);
+			$why = $d;
+		}
+		return ($weak, "line $n: $call() is LMM($to), $why");
+	}
+	return (undef, "line $n has no barrier or atomic: " . oneline($stmt)) unless @p;
+	my @u = grep { !defined $_->[1] } @p;
+	return (undef, "line $n calls $u[0][0](), which the runner does not classify") if @u;
+	return (undef, "line $n calls " . join(' and ', map { "$_->[0]()" } @p) . "; which one is meant?")
+		if @p > 1;
+	return ($p[0][1], "line $n: $p[0][0]");
+}
+
+my $hint = "; name the call with ' * Ordering: LABEL CALL CLASS-or-LABEL' in the test";
+for my $lab (@order) {
+	my $want = $claim{$lab};
+	my @s = sites($lab);
+	unless (@s) {
+		push @errs, "source $srcname has LMM($lab) only inside a comment, not labelling code";
+		next;
+	}
+	my $bad = 0;
+	my $got;
+	for my $s (@s) {
+		my ($c, $d) = site_class($lab, $s, 0);
+		if (!defined $c) {
+			push @errs, "source $srcname LMM($lab) cannot be classified ($d)$hint";
+			$bad = 1;
+		} elsif (!geq($c, $want)) {
+			push @errs, "source $srcname LMM($lab) is $c but the test claims $want ($d)";
+			$bad = 1;
+		} else {
+			$got = $c;
+		}
+	}
+	push @oks, "$lab $got>=$want" unless $bad;
+}
+print "not ok $_\n" for @errs;
+print "ok $srcname orders as the test claims: " . join(', ', @oks) . "\n" unless @errs;
+PERL
+orderings() {	# orderings TEST.litmus SRC-PATH SRC-NAME
+	perl -e "$orderings_pl" "$@"
+}
+
 tests=("$@")
 [ "${#tests[@]}" -gt 0 ] || tests=("$here"/*.litmus)
 for t in "${tests[@]}"; do
@@ -93,6 +335,15 @@ for t in "${tests[@]}"; do
 			notok "$name: not in $src: "$missing
 		else
 			ok "$name: every label is in $src"
+			res=$(orderings "$t" "$here/../../$src" "$src") || res=
+			[ -n "$res" ] || res="not ok the ordering check (perl) did not run"
+			while read -r v text; do
+				if [ "$v" = ok ]; then
+					ok "$name: $text"
+				else
+					notok "$name: ${text#ok }"
+				fi
+			done <<<"$res"
 		fi
 	fi
 	got=$(verdict "$t")
