@@ -6,12 +6,44 @@
  * Model
  * -----
  * Every item embeds a struct tempo_delayq_node, which embeds a tempo timer.
- * put() arms the node's timer for the item's deadline and links the node on
- * the queue's (unordered) pending list. When the timer fires, its callback
- * (process context, tempo workqueue) moves the node to the ready list, kept
- * sorted by deadline, and wakes exactly one consumer asleep in take(). take()
- * pops the ready list's head. So the timer wheel decides when an item is
- * ready; consumers only ever wait for "the ready list is not empty".
+ * put() arms the node's timer and links the node as pending. When the timer
+ * fires, its callback (process context, tempo workqueue) moves the node to
+ * the ready list, kept sorted by deadline, and wakes exactly one consumer
+ * asleep in take(). take() pops the ready list's head. So the timer wheel
+ * decides when an item is ready; consumers only ever wait for "the ready list
+ * has a head they may take".
+ *
+ * Deadline order, as java's heap gives it
+ * ---------------------------------------
+ * Java's take() returns the heap's head once its delay has passed: expired
+ * items leave strictly in deadline order. Two things stand between per-item
+ * timers and that order, and each has its remedy here:
+ *
+ *  - Granularity. A long delay lands in a coarse wheel level and fires up to
+ *    1/8 of its delay late (kmod/wheel.c), after items with later deadlines
+ *    but finer levels. So a pending node is "far" or "near". A near node (due
+ *    within DQ_NEAR_TICKS ticks) has its timer at its deadline, which level 0
+ *    serves to the tick. A far node's timer is a stage, aimed to fire at
+ *    least DQ_NEAR_TICKS / 2 ticks before the deadline whatever its level
+ *    (delayq_stage_at()); its callback re-arms it closer, as near once it is
+ *    close enough. A node thus crosses at most one stage per wheel level, and
+ *    every item fires within a tick of its deadline (plus the workqueue's
+ *    latency).
+ *  - Latency. Timers fire on the CPU that armed them, and one CPU's timer
+ *    workqueue can lag another's (a busy or starved CPU). So a ready node may
+ *    be taken only if no near node is due in an earlier tick: the release
+ *    check, delayq_releasable(). Near nodes sit in per-tick buckets with an
+ *    occupancy mask (a one-level wheel of DQ_NEAR_SLOTS slots), so the
+ *    earliest pending tick is one find-first-set away. A ready node behind
+ *    an earlier pending one is "held": no consumer is woken for it until the
+ *    pending one leaves (expires or is removed), and then
+ *    delayq_release_held() wakes one consumer per released node.
+ *
+ * What remains: items due in the same tick may leave in either order, and a
+ * far node whose stage callback is held off for more than DQ_NEAR_TICKS / 2
+ * ticks (32 ms at the default tick) is not in the release check until it
+ * runs. Java's order is exact because its heap is ordered at every put, at
+ * O(log n); here put, remove, take and expiry stay O(1).
  *
  * Why no timed waits: java.util.concurrent.DelayQueue
  * ---------------------------------------------------
@@ -95,12 +127,20 @@
  * out, and destroy() waits for q->nstale to reach zero before freeing q.
  *
  * Invariants, whenever q->wait.lock is free:
- *  - a node is on q->pending iff state == PENDING, and then its timer is
- *    armed or its callback is running (the callback moves it);
+ *  - a node is on q->far or a q->near bucket iff state == PENDING, and then
+ *    its timer is armed or its callback is running (the callback moves it);
+ *    node->near is 1 + its bucket, or 0 on q->far;
+ *  - every near node's tick lies in [near_clk, near_clk + DQ_NEAR_SLOTS),
+ *    in bucket tick % DQ_NEAR_SLOTS, and near_occupied marks the non-empty
+ *    buckets;
+ *  - the ready nodes a consumer may take (delayq_releasable()) are a prefix
+ *    of q->ready; the other nheld nodes are its tail, and no consumer was
+ *    woken for them. Releasability only grows until the node is taken: a
+ *    node that becomes pending is due after every ready node;
  *  - a node is on q->ready iff state == READY, and ktime_get() >= deadline
  *    held when it got there; q->ready is sorted by deadline, ties in the
  *    order the nodes became ready;
- *  - npending/nready count those lists; nstale counts stale nodes of q;
+ *  - npending/nnear/nready count those lists; nstale counts stale nodes;
  *  - put = taken + removed + flushed + npending + nready (the counters);
  *  - once q->dead is set, take*() return -ESHUTDOWN and put() refuses, so
  *    items leave only through remove() or destroy()'s hand-back.
@@ -138,13 +178,15 @@
  *
  * Costs: put O(1) (+ the wheel's O(1) arm), remove O(1), take O(1), expiry
  * O(1) when items expire in deadline order (insertion walks from the tail,
- * one step per later deadline already ready). peek is O(1) unless the
+ * one step per later deadline already ready), plus one re-arm per stage for
+ * a far node (at most one per wheel level; none below DQ_NEAR_TICKS).
+ * Releasing held nodes costs one step per node released. peek is O(1) unless the
  * earliest pending item has left since the last peek with no item ready;
  * then it walks the pending list once, O(pending), under the lock:
  * peek is for diagnostics and poll-style "when", not for hot paths.
  *
- * Not guaranteed: global deadline order across items whose timers fire at
- * different granularities (see include/tempo/delayq.h); fairness beyond the
+ * Not guaranteed: order within one tick, and the far-node case above (see
+ * include/tempo/delayq.h); fairness beyond the
  * FIFO order of exclusive waiters; anything after destroy() starts other
  * than for consumers already asleep in take().
  */
@@ -187,15 +229,31 @@ enum delayq_counter {
 	DELAYQ_STAT_FLUSHED,
 	DELAYQ_STAT_WAKEUPS,
 	DELAYQ_STAT_REARMED,
+	DELAYQ_STAT_STAGED,
 	DELAYQ_NR_STATS
 };
 
+/*
+ * The near window: a node due within DQ_NEAR_TICKS ticks sits in the bucket of
+ * its deadline's tick, so the earliest pending deadline is one find-first-set
+ * away (delayq_near_min()). DQ_NEAR_SLOTS > 2 * DQ_NEAR_TICKS leaves room for
+ * nodes whose expiry is late by up to DQ_NEAR_SLOTS - DQ_NEAR_TICKS ticks.
+ */
+#define DQ_NEAR_TICKS	32
+#define DQ_NEAR_SLOTS	64
+
 struct tempo_delayq {
 	wait_queue_head_t	wait;		/* .lock protects all below */
-	struct list_head	pending;	/* PENDING nodes, put order */
+	struct list_head	far;		/* PENDING, not near: put order */
+	struct list_head	near[DQ_NEAR_SLOTS]; /* PENDING, by tick & 63 */
+	u64			near_occupied;	/* bit i: near[i] non-empty */
+	u64			near_clk;	/* <= tick of every near node */
+	u64			tick_ns;	/* tempo_timer_tick_ns() */
 	struct list_head	ready;		/* READY nodes, by deadline */
-	unsigned int		npending;
+	unsigned int		npending;	/* far + near */
+	unsigned int		nnear;
 	unsigned int		nready;
+	unsigned int		nheld;		/* ready, not yet releasable */
 	unsigned int		nstale;		/* removed, callback in flight */
 	unsigned int		nwaiters;	/* consumers in delayq_wait() */
 	ktime_t			pending_min;	/* earliest pending deadline... */
@@ -220,6 +278,7 @@ static const char * const delayq_counter_names[DELAYQ_NR_STATS] = {
 	[DELAYQ_STAT_FLUSHED]	= "flushed",
 	[DELAYQ_STAT_WAKEUPS]	= "wakeups",
 	[DELAYQ_STAT_REARMED]	= "rearmed",
+	[DELAYQ_STAT_STAGED]	= "staged",
 };
 
 /* Under q->wait.lock, so the queue's counter needs no atomics. */
@@ -259,11 +318,96 @@ static bool delayq_node_busy(const struct tempo_delayq_node *node)
 	return smp_load_acquire(&node->stale);
 }
 
-static void delayq_pending_add(struct tempo_delayq *q,
-			       struct tempo_delayq_node *node)
+/* The tick of @t (CLOCK_MONOTONIC); times before boot count as tick 0. */
+static u64 delayq_tick(const struct tempo_delayq *q, ktime_t t)
 {
+	return t > 0 ? div64_u64(t, q->tick_ns) : 0;
+}
+
+/*
+ * Link @node into the near window, unless its tick lies beyond the window
+ * (possible only while the earliest near node is overdue by more than
+ * DQ_NEAR_SLOTS - DQ_NEAR_TICKS ticks). Every near node was due within
+ * DQ_NEAR_TICKS of its insertion and @node is not overdue, so lowering
+ * near_clk to @node's tick keeps every node inside the window.
+ */
+static bool delayq_near_add(struct tempo_delayq *q, struct tempo_delayq_node *node)
+{
+	u64 tick = delayq_tick(q, node->deadline);
+	unsigned int idx = tick & (DQ_NEAR_SLOTS - 1);
+
+	if (!q->nnear || tick < q->near_clk)
+		q->near_clk = tick;
+	else if (tick - q->near_clk >= DQ_NEAR_SLOTS)
+		return false;
+	list_add_tail(&node->entry, &q->near[idx]);
+	q->near_occupied |= BIT_ULL(idx);
+	q->nnear++;
+	node->near = idx + 1;
+	return true;
+}
+
+/* The earliest tick of a near node, or U64_MAX. O(1). */
+static u64 delayq_near_min(struct tempo_delayq *q)
+{
+	unsigned int start = q->near_clk & (DQ_NEAR_SLOTS - 1);
+
+	if (!q->nnear)
+		return U64_MAX;
+	q->near_clk += __ffs64(ror64(q->near_occupied, start));
+	return q->near_clk;
+}
+
+/* Is ready @node releasable: no pending node of an earlier tick is known? */
+static bool delayq_releasable(struct tempo_delayq *q, const struct tempo_delayq_node *node)
+{
+	return !q->nnear || delayq_tick(q, node->deadline) <= delayq_near_min(q);
+}
+
+/* The ready head, if a consumer may take it now. */
+static struct tempo_delayq_node *delayq_ready_head(struct tempo_delayq *q)
+{
+	struct tempo_delayq_node *node;
+
+	node = list_first_entry_or_null(&q->ready, struct tempo_delayq_node, entry);
+	return node && delayq_releasable(q, node) ? node : NULL;
+}
+
+/*
+ * Where a pending node's timer goes. Near: the deadline itself, which the
+ * wheel's level 0 serves to the tick. Far: a stage that fires at least
+ * DQ_NEAR_TICKS / 2 ticks before the deadline, however coarse its level:
+ * aim DQ_NEAR_TICKS / 2 ticks early, minus the slack of the level the delay
+ * lands in (tempo_timer_slack_ns()). Each stage leaves at most about 1/8 of
+ * the remaining delay, so a node crosses at most one stage per wheel level.
+ */
+static ktime_t delayq_stage_at(struct tempo_delayq *q, ktime_t deadline, ktime_t now,
+			       bool *near)
+{
+	u64 left = ktime_sub(deadline, now);
+	u64 margin = DQ_NEAR_TICKS / 2 * q->tick_ns;
+
+	*near = left < DQ_NEAR_TICKS * q->tick_ns;
+	if (*near)
+		return deadline;
+	return ktime_sub_ns(deadline, margin + tempo_timer_slack_ns(left - margin));
+}
+
+/* Arm @node's timer for its deadline (or its next stage) and make it PENDING. */
+static int delayq_pending_add(struct tempo_delayq *q, struct tempo_delayq_node *node,
+			      ktime_t now)
+{
+	bool near;
+	int err;
+
 	delayq_lock_held(q);
-	list_add_tail(&node->entry, &q->pending);
+	err = tempo_timer_arm_at(&node->timer, TEMPO_CPU_LOCAL,
+				 delayq_stage_at(q, node->deadline, now, &near));
+	if (err < 0)
+		return err;
+	node->near = 0;
+	if (!near || !delayq_near_add(q, node))
+		list_add_tail(&node->entry, &q->far);
 	/* An invalid minimum stays invalid: peek() recomputes it. */
 	if (!q->npending) {
 		q->pending_min = node->deadline;
@@ -274,13 +418,24 @@ static void delayq_pending_add(struct tempo_delayq *q,
 	}
 	q->npending++;
 	node->state = DELAYQ_PENDING;
+	return 0;
 }
+
+static void delayq_release_held(struct tempo_delayq *q);
 
 static void delayq_pending_del(struct tempo_delayq *q,
 			       struct tempo_delayq_node *node)
 {
 	delayq_lock_held(q);
 	list_del_init(&node->entry);
+	if (node->near) {
+		unsigned int idx = node->near - 1;
+
+		if (list_empty(&q->near[idx]))
+			q->near_occupied &= ~BIT_ULL(idx);
+		q->nnear--;
+		node->near = 0;
+	}
 	q->npending--;
 	/* Removing the minimum (or a tie of it) invalidates the cached one. */
 	if (!q->npending || !ktime_after(node->deadline, q->pending_min))
@@ -288,9 +443,36 @@ static void delayq_pending_del(struct tempo_delayq *q,
 }
 
 /*
+ * The near window's minimum moved up: ready nodes held behind it may be
+ * releasable now. They form the tail of the ready list (sorted, and every
+ * node that becomes ready later is due at or after the releasable ones), so
+ * walk back from the tail over the held ones and wake one consumer for each
+ * node released: none was woken for it when it became ready.
+ */
+static void delayq_release_held(struct tempo_delayq *q)
+{
+	struct tempo_delayq_node *node;
+	unsigned int still = 0;
+
+	if (!q->nheld)
+		return;
+	list_for_each_entry_reverse(node, &q->ready, entry) {
+		if (still == q->nheld || delayq_releasable(q, node))
+			break;
+		still++;
+	}
+	while (q->nheld > still) {
+		q->nheld--;
+		wake_up_locked_poll(&q->wait, EPOLLIN | EPOLLRDNORM);
+	}
+}
+
+/*
  * Insert @node into the ready list by deadline, walking from the tail: O(1)
  * when items become ready in deadline order, the common case. Equal deadlines
- * keep arrival order. Then wake pollers and one consumer.
+ * keep arrival order. Then wake pollers and one consumer, if @node may be
+ * taken now; else it is held (an earlier near node has not expired yet) and
+ * the wake-up comes from delayq_release_held() when that one leaves.
  */
 static void delayq_make_ready(struct tempo_delayq *q,
 			      struct tempo_delayq_node *node)
@@ -306,8 +488,11 @@ static void delayq_make_ready(struct tempo_delayq *q,
 	q->nready++;
 	node->state = DELAYQ_READY;
 	delayq_count(q, DELAYQ_STAT_EXPIRED);
-	/* nr_exclusive = 1: all poll waiters and ONE consumer. */
-	wake_up_locked_poll(&q->wait, EPOLLIN | EPOLLRDNORM);
+	if (delayq_releasable(q, node))
+		/* nr_exclusive = 1: all poll waiters and ONE consumer. */
+		wake_up_locked_poll(&q->wait, EPOLLIN | EPOLLRDNORM);
+	else
+		q->nheld++;
 }
 
 static struct tempo_delayq_node *delayq_pop_ready(struct tempo_delayq *q)
@@ -315,8 +500,7 @@ static struct tempo_delayq_node *delayq_pop_ready(struct tempo_delayq *q)
 	struct tempo_delayq_node *node;
 
 	delayq_lock_held(q);
-	node = list_first_entry_or_null(&q->ready, struct tempo_delayq_node,
-					entry);
+	node = delayq_ready_head(q);
 	if (!node)
 		return NULL;
 	/* Guard: only the expiry callback and put() make nodes ready, after checking. */
@@ -356,6 +540,7 @@ static void delayq_expire(struct tempo_timer *timer)
 	/* Written by put() before it armed this timer: see "Locks and ordering". */
 	struct tempo_delayq *q = READ_ONCE(node->q);
 	unsigned long flags;
+	ktime_t now;
 	int err;
 
 	spin_lock_irqsave(&q->wait.lock, flags);
@@ -374,7 +559,16 @@ static void delayq_expire(struct tempo_timer *timer)
 	if (node->state != DELAYQ_PENDING)
 		goto unlock;
 
-	if (unlikely(ktime_before(ktime_get(), node->deadline))) {
+	now = ktime_get();
+	if (!node->near && ktime_before(now, node->deadline)) {
+		/* A far node's stage: move it closer (near, or a finer stage). */
+		delayq_count(q, DELAYQ_STAT_STAGED);
+		delayq_pending_del(q, node);
+		err = delayq_pending_add(q, node, now);
+		if (!WARN_ON_ONCE(err < 0))
+			goto unlock;
+		/* Cannot re-arm: the lesser evil is a slightly early item. */
+	} else if (unlikely(ktime_before(now, node->deadline))) {
 		/* The timer contract says never; don't hand out early, re-arm. */
 		WARN_ON_ONCE(1);
 		delayq_count(q, DELAYQ_STAT_REARMED);
@@ -382,10 +576,12 @@ static void delayq_expire(struct tempo_timer *timer)
 					 node->deadline);
 		if (!WARN_ON_ONCE(err < 0))
 			goto unlock;
-		/* Cannot re-arm: the lesser evil is a slightly early item. */
+		delayq_pending_del(q, node);
+	} else {
+		delayq_pending_del(q, node);
 	}
-	delayq_pending_del(q, node);
 	delayq_make_ready(q, node);
+	delayq_release_held(q);
 unlock:
 	spin_unlock_irqrestore(&q->wait.lock, flags);
 }
@@ -405,6 +601,7 @@ void tempo_delayq_node_init(struct tempo_delayq_node *node)
 	node->q = NULL;
 	node->deadline = 0;
 	node->state = DELAYQ_IDLE;
+	node->near = 0;
 	node->stale = false;
 }
 EXPORT_SYMBOL_GPL(tempo_delayq_node_init);
@@ -441,11 +638,15 @@ EXPORT_SYMBOL_GPL(tempo_delayq_node_sync);
 struct tempo_delayq *tempo_delayq_create(void)
 {
 	struct tempo_delayq *q = kzalloc(sizeof(*q), GFP_KERNEL);
+	unsigned int i;
 
 	if (!q)
 		return NULL;
 	init_waitqueue_head(&q->wait);
-	INIT_LIST_HEAD(&q->pending);
+	INIT_LIST_HEAD(&q->far);
+	for (i = 0; i < DQ_NEAR_SLOTS; i++)
+		INIT_LIST_HEAD(&q->near[i]);
+	q->tick_ns = tempo_timer_tick_ns();
 	INIT_LIST_HEAD(&q->ready);
 	atomic_inc(&delayq_live);
 	return q;
@@ -471,6 +672,7 @@ int tempo_delayq_put_at(struct tempo_delayq *q, struct tempo_delayq_node *node,
 			ktime_t deadline)
 {
 	unsigned long flags;
+	ktime_t now;
 	int err = 0;
 
 	spin_lock_irqsave(&q->wait.lock, flags);
@@ -485,16 +687,14 @@ int tempo_delayq_put_at(struct tempo_delayq *q, struct tempo_delayq_node *node,
 	/* Before arming: the callback reads node->q before it takes the lock. */
 	WRITE_ONCE(node->q, q);
 	node->deadline = deadline;
-	if (!ktime_before(ktime_get(), deadline)) {
+	now = ktime_get();
+	if (!ktime_before(now, deadline)) {
 		delayq_make_ready(q, node);
 	} else {
 		/* Armed inside the lock: its callback waits for us to finish. */
-		err = tempo_timer_arm_at(&node->timer, TEMPO_CPU_LOCAL,
-					 deadline);
+		err = delayq_pending_add(q, node, now);
 		if (err < 0)
 			goto unlock;
-		err = 0;
-		delayq_pending_add(q, node);
 	}
 	delayq_count(q, DELAYQ_STAT_PUT);
 unlock:
@@ -587,7 +787,7 @@ static struct tempo_delayq_node *delayq_wait(struct tempo_delayq *q,
 	if (node)
 		err = 0;
 	else	/* Leaving with an error: there must be nothing we could take. */
-		WARN_ON_ONCE(!q->dead && q->nready);
+		WARN_ON_ONCE(!q->dead && delayq_ready_head(q));
 	delayq_left_dead(q);
 	spin_unlock_irq(&q->wait.lock);
 	return err ? ERR_PTR(err) : node;
@@ -731,8 +931,12 @@ bool tempo_delayq_remove(struct tempo_delayq *q, struct tempo_delayq_node *node)
 			node->stale = true;
 			q->nstale++;
 		}
+		/* It may have held ready nodes back. */
+		delayq_release_held(q);
 		break;
 	case DELAYQ_READY:
+		if (!delayq_releasable(q, node))
+			q->nheld--;
 		list_del_init(&node->entry);
 		q->nready--;
 		break;
@@ -797,10 +1001,16 @@ bool tempo_delayq_peek(struct tempo_delayq *q, ktime_t *deadline)
 		found = false;
 	} else {
 		if (!q->pending_min_valid) {
+			unsigned int i;
+
 			q->pending_min = KTIME_MAX;
-			list_for_each_entry(node, &q->pending, entry)
+			list_for_each_entry(node, &q->far, entry)
 				if (ktime_before(node->deadline, q->pending_min))
 					q->pending_min = node->deadline;
+			for (i = 0; i < DQ_NEAR_SLOTS; i++)
+				list_for_each_entry(node, &q->near[i], entry)
+					if (ktime_before(node->deadline, q->pending_min))
+						q->pending_min = node->deadline;
 			q->pending_min_valid = true;
 		}
 		*deadline = q->pending_min;
@@ -845,7 +1055,7 @@ bool tempo_delayq_ready(struct tempo_delayq *q)
 	bool ready;
 
 	spin_lock_irqsave(&q->wait.lock, flags);
-	ready = !q->dead && q->nready;
+	ready = !q->dead && delayq_ready_head(q);
 	spin_unlock_irqrestore(&q->wait.lock, flags);
 	return ready;
 }
@@ -887,6 +1097,7 @@ void tempo_delayq_stats(struct tempo_delayq *q, struct tempo_delayq_stats *stats
 	stats->flushed = q->count[DELAYQ_STAT_FLUSHED];
 	stats->wakeups = q->count[DELAYQ_STAT_WAKEUPS];
 	stats->rearmed = q->count[DELAYQ_STAT_REARMED];
+	stats->staged = q->count[DELAYQ_STAT_STAGED];
 	stats->pending = q->npending;
 	stats->ready = q->nready;
 	stats->waiters = q->nwaiters;
@@ -918,13 +1129,16 @@ void tempo_delayq_shutdown(struct tempo_delayq *q)
 }
 EXPORT_SYMBOL_GPL(tempo_delayq_shutdown);
 
-/* Detach the first node of @list (ready or pending) from @q, or NULL. */
+/* Detach a pending node (@pending) or the first ready node from @q, or NULL. */
 static struct tempo_delayq_node *delayq_detach_first(struct tempo_delayq *q,
-						     struct list_head *list)
+						     bool pending)
 {
 	struct tempo_delayq_node *node;
+	struct list_head *list = &q->ready;
 
 	spin_lock_irq(&q->wait.lock);
+	if (pending)
+		list = q->near_occupied ? &q->near[__ffs64(q->near_occupied)] : &q->far;
 	node = list_first_entry_or_null(list, struct tempo_delayq_node, entry);
 	if (node) {
 		if (node->state == DELAYQ_PENDING) {
@@ -932,6 +1146,8 @@ static struct tempo_delayq_node *delayq_detach_first(struct tempo_delayq *q,
 		} else {
 			list_del_init(&node->entry);
 			q->nready--;
+			/* Shut down: nobody takes, so nothing is held any more. */
+			q->nheld = 0;
 		}
 		node->state = DELAYQ_DETACHED;
 	}
@@ -995,7 +1211,7 @@ unsigned int tempo_delayq_destroy(struct tempo_delayq *q,
 	 * Pending nodes first: until they are all DETACHED an expiry may still
 	 * move one to the ready list; after, nothing can enter either list.
 	 */
-	while ((node = delayq_detach_first(q, &q->pending))) {
+	while ((node = delayq_detach_first(q, true))) {
 		/* Waits for a callback in flight; it sees DETACHED and leaves. */
 		tempo_timer_cancel_sync(&node->timer);
 		list_add_tail(&node->entry, &pending);
@@ -1005,7 +1221,7 @@ unsigned int tempo_delayq_destroy(struct tempo_delayq *q,
 	 * are idle unless an earlier remove() left a cancelled arm linked in
 	 * the wheel: sync them too, so every node handed back may be freed.
 	 */
-	while ((node = delayq_detach_first(q, &q->ready))) {
+	while ((node = delayq_detach_first(q, false))) {
 		tempo_timer_cancel_sync(&node->timer);
 		list_add_tail(&node->entry, &detached);
 	}
@@ -1015,7 +1231,7 @@ unsigned int tempo_delayq_destroy(struct tempo_delayq *q,
 	spin_lock_irq(&q->wait.lock);
 	/* Shut down: nothing could have been queued since. */
 	WARN_ON_ONCE(q->npending || q->nready || !list_empty(&q->ready) ||
-		     !list_empty(&q->pending));
+		     !list_empty(&q->far) || q->near_occupied);
 	list_for_each_entry(node, &detached, entry) {
 		node->state = DELAYQ_REMOVED;
 		delayq_count(q, DELAYQ_STAT_FLUSHED);

@@ -310,22 +310,49 @@ static int dq_hog_fn(void *arg)
 }
 
 /*
+ * Put A (due in 25 ms) from @cpu_a and B (5 ms later) from @cpu_b, then hold
+ * @cpu_a's CFS tasks, its timer workqueue included, off for 180 ms with a
+ * SCHED_FIFO spinner. Return: the spinner, to kthread_stop(); @now: the base.
+ */
+static struct task_struct *dq_starve_scenario(struct kunit *test, struct tempo_delayq *q,
+					      struct dq_item *items, int cpu_a, int cpu_b,
+					      ktime_t *now, ktime_t *until)
+{
+	struct task_struct *hog;
+
+	*now = ktime_get();
+	KUNIT_ASSERT_EQ(test, dq_put_at_on(q, &items[0].node, ktime_add_ms(*now, 25), cpu_a), 0);
+	KUNIT_ASSERT_EQ(test, dq_put_at_on(q, &items[1].node, ktime_add_ms(*now, 30), cpu_b), 0);
+	*until = ktime_add_ms(*now, 180);
+	hog = kthread_create(dq_hog_fn, until, "dq_hog");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(hog));
+	kthread_bind(hog, cpu_a);
+	sched_set_fifo(hog);
+	wake_up_process(hog);
+	return hog;
+}
+
+/*
  * Deadline order holds even when the CPU holding the earlier item's timer
  * cannot run its timer callbacks (a starved workqueue): A's timer is on a
  * CPU that a SCHED_FIFO spinner holds for 150 ms past A's deadline, B (5 ms
  * later) is on another CPU. B's expiry comes first, yet a consumer must get
- * A first, as from java's heap.
+ * A first, as from java's heap. Then again with two consumers asleep: B is
+ * held back without a wake-up, so when A's expiry releases it, a second
+ * consumer must be woken for it.
  * Fails if: an expired item is handed out while an earlier item is still
- * pending (the release check in delayq_releasable()).
+ * pending (the release check in delayq_releasable()), or a held item strands
+ * when released (the wake-ups of delayq_release_held()).
  */
 static void delayq_order_survives_a_starved_cpu(struct kunit *test)
 {
 	struct tempo_delayq *q;
 	struct dq_item *items;
 	struct tempo_delayq_node *first, *second;
+	struct dq_consumer *cs;
 	struct task_struct *hog;
 	ktime_t now, until;
-	int cpu_a, cpu_b;
+	int cpu_a, cpu_b, i;
 
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "needs two CPUs");
@@ -334,17 +361,7 @@ static void delayq_order_survives_a_starved_cpu(struct kunit *test)
 	q = dq_create(test);
 	items = dq_items(test, 2);
 
-	now = ktime_get();
-	KUNIT_ASSERT_EQ(test, dq_put_at_on(q, &items[0].node, ktime_add_ms(now, 25), cpu_a), 0);
-	KUNIT_ASSERT_EQ(test, dq_put_at_on(q, &items[1].node, ktime_add_ms(now, 30), cpu_b), 0);
-
-	until = ktime_add_ms(now, 180);
-	hog = kthread_create(dq_hog_fn, &until, "dq_hog");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(hog));
-	kthread_bind(hog, cpu_a);
-	sched_set_fifo(hog);
-	wake_up_process(hog);
-
+	hog = dq_starve_scenario(test, q, items, cpu_a, cpu_b, &now, &until);
 	/* The consumer runs on B's CPU, so only A's CPU is starved. */
 	set_cpus_allowed_ptr(current, cpumask_of(cpu_b));
 	first = tempo_delayq_take_timeout(q, DQ_LONG_WAIT_MS * DQ_MS);
@@ -359,6 +376,20 @@ static void delayq_order_survives_a_starved_cpu(struct kunit *test)
 			    dq_item_of(first)->id,
 			    ktime_to_us(ktime_sub(first->deadline, now)));
 	KUNIT_EXPECT_EQ(test, dq_item_of(second)->id, 1U);
+
+	/* Two consumers asleep, one item each. */
+	cs = dq_consumers(test, q, 2, 1, false);
+	dq_expect_waiters(test, q, 2);
+	hog = dq_starve_scenario(test, q, items, cpu_a, cpu_b, &now, &until);
+	KUNIT_EXPECT_TRUE_MSG(test, dq_wait_for(dq_consumers_taken(cs, 2) == 2, 3000),
+			      "%u of 2 items taken: a released item stranded",
+			      dq_consumers_taken(cs, 2));
+	kthread_stop(hog);
+	tempo_delayq_shutdown(q);
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ(test, atomic_read(&items[i].taken), 1);
+		dq_consumer_stop(&cs[i]);
+	}
 	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, NULL, NULL), 0U);
 }
 

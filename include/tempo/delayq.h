@@ -70,12 +70,14 @@
  * a wake-up meant for a consumer.
  *
  * Time: CLOCK_MONOTONIC (ktime_get()). An item is never available before its
- * deadline; it is available at most one timer granule after it (see
- * tempo_timer_slack_ns()) plus the time the timer workqueue takes to run.
- * Items that are ready together come out in deadline order (ties: put
- * order). An item whose timer has a coarser granule can become ready after an
- * item with a later deadline; that is the only reordering, and it is bounded
- * by the slack of the earlier item's delay.
+ * deadline, and becomes available within one wheel tick after it (however
+ * long its delay: a long delay's timer is moved closer in stages) plus the
+ * time the timer workqueue takes to run. Items are taken in deadline order to
+ * the tick: an expired item is held back while an item due in an earlier
+ * tick is still pending, whichever CPU's workqueue is late. Two exceptions:
+ * items due in the same tick may come out in either order (ties that become
+ * ready together keep put order), and an item whose early-stage timer is
+ * held off for more than 16 ticks may be overtaken (kmod/delayq.c).
  */
 #ifndef _TEMPO_DELAYQ_H
 #define _TEMPO_DELAYQ_H
@@ -96,6 +98,7 @@ struct tempo_delayq;
  * @deadline:	when the item becomes available (CLOCK_MONOTONIC). Readable by
  *		the owner of a node it took; set by put.
  * @state:	enum in kmod/delayq.c, under the queue's lock; private.
+ * @near:	1 + the near bucket holding the node, or 0; private.
  * @stale:	an expiry callback is in flight for a removed node; private.
  *
  * Embed it in the item and initialise it with tempo_delayq_node_init() once.
@@ -106,6 +109,7 @@ struct tempo_delayq_node {
 	struct tempo_delayq	*q;
 	ktime_t			deadline;
 	u8			state;
+	u8			near;
 	bool			stale;
 };
 
@@ -119,6 +123,8 @@ struct tempo_delayq_node {
  * @wakeups:	wake-ups delivered to consumers asleep in take/take_timeout
  * @rearmed:	expiries that came before the deadline and were re-armed
  *		(the timer contract says never; this is the guard's count)
+ * @staged:	expiries of a long delay's early stage, re-armed closer to
+ *		the deadline (see "Time" above)
  * @pending:	items waiting for their deadline, now (queue only)
  * @ready:	items ready to be taken, now (queue only)
  * @waiters:	consumers asleep in take/take_timeout, now (queue only)
@@ -134,6 +140,7 @@ struct tempo_delayq_stats {
 	u64	flushed;
 	u64	wakeups;
 	u64	rearmed;
+	u64	staged;
 	u32	pending;
 	u32	ready;
 	u32	waiters;

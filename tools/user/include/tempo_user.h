@@ -256,6 +256,10 @@ static inline void list_splice_init(struct list_head *l, struct list_head *h)
 #define list_next_entry(pos, m) list_entry((pos)->m.next, __typeof__(*(pos)), m)
 #define list_for_each_entry(pos, h, m) \
 	for (pos = list_first_entry(h, __typeof__(*pos), m); &pos->m != (h); pos = list_next_entry(pos, m))
+#define list_last_entry(p, t, m) list_entry((p)->prev, t, m)
+#define list_prev_entry(pos, m) list_entry((pos)->m.prev, __typeof__(*(pos)), m)
+#define list_for_each_entry_reverse(pos, h, m) \
+	for (pos = list_last_entry(h, __typeof__(*pos), m); &pos->m != (h); pos = list_prev_entry(pos, m))
 #define list_for_each_entry_safe(pos, n, h, m) \
 	for (pos = list_first_entry(h, __typeof__(*pos), m), n = list_next_entry(pos, m); \
 	     &pos->m != (h); pos = n, n = list_next_entry(n, m))
@@ -365,6 +369,7 @@ static inline ktime_t ktime_add_ns(ktime_t k, u64 ns) { return k + ns; }
 static inline bool ktime_before(ktime_t a, ktime_t b) { return a < b; }
 static inline bool ktime_after(ktime_t a, ktime_t b) { return a > b; }
 static inline ktime_t ktime_sub(ktime_t a, ktime_t b) { return a - b; }
+static inline ktime_t ktime_sub_ns(ktime_t k, u64 ns) { return k - ns; }
 #define KTIME_MAX ((s64)~((u64)1 << 63))
 #define jiffies ((unsigned long)(ktime_get_ns() / 4000000))
 #define HZ 250
