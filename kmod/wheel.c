@@ -867,10 +867,10 @@ static void record_lateness(struct tempo_base *base, struct tempo_timer *t, u64 
  * Run the collected callbacks of one base, in process context on its CPU.
  *
  * The clock is read once per DISPATCH_CLOCK_EVERY timers, not per timer (a
- * clock read is the dearest step of a claim under virtualisation). A stale
- * reading is an earlier one, so the due check of the claim (I7) stays on the
- * safe side: a timer it finds not yet due is re-placed, never run early.
- * Lateness statistics read low by at most the time of that many callbacks.
+ * clock read is the dearest step of a claim under virtualisation), and again
+ * whenever the stale reading says a timer is not due yet, so the claim (I7)
+ * decides on a fresh clock exactly as before. Lateness statistics read low by
+ * at most the time of DISPATCH_CLOCK_EVERY callbacks.
  */
 #define DISPATCH_CLOCK_EVERY	16
 
@@ -896,7 +896,14 @@ static void base_dispatch(struct work_struct *work)
 		/* LMM(base_dispatch:A): before the claim (P4). */
 		WRITE_ONCE(base->running, t);
 		tempo_inject_delay();	/* debug hook, compiled out by default */
-		if (!(n % DISPATCH_CLOCK_EVERY))
+		/*
+		 * A timer that looks not yet due may only look so because the
+		 * reading is stale (the vCPU stalled, the hrtimer collected
+		 * more meanwhile): read again rather than re-place it, which
+		 * would let later timers of this batch overtake it.
+		 */
+		if (!(n % DISPATCH_CLOCK_EVERY) ||
+		    READ_ONCE(t->expires) > ns_to_tick_floor(now_ns))
 			now_ns = ktime_get_ns();
 		/* LMM(base_dispatch:B): the claim is base_settle's cmpxchg. */
 		fire = base_settle(base, t, SETTLE_UNLINKED | SETTLE_DUE,
