@@ -958,6 +958,19 @@ static void dev_sink_write(struct tempo_ctx *ctx, struct tempo_osub *os)
 }
 
 /*
+ * Count a completion once its effect (the sink write, the record, or the
+ * lost count) is in place, so that whoever sees "completed" reach N finds
+ * the N-th write or record: dev_stats_ctx() reads completed first.
+ */
+static void dev_count_completed(struct tempo_ctx *ctx)
+{
+	/* LMM(dev_count_completed:A): pairs with dev_stats_ctx:A. */
+	smp_wmb();
+	atomic64_inc(&ctx->st.completed);
+	atomic64_inc(&mstat.completed);
+}
+
+/*
  * The completion, in ticket order, never concurrently with another of this
  * context: in the thread completing the sequence (see the top of the file).
  */
@@ -967,14 +980,13 @@ static void dev_order_complete(void *arg)
 	struct tempo_ctx *ctx = os->ctx;
 
 	os->completed = ktime_get_ns();
-	atomic64_inc(&ctx->st.completed);
-	atomic64_inc(&mstat.completed);
 
 	mutex_lock(&ctx->sink_lock);
 	if (ctx->sink) {
 		dev_sink_write(ctx, os);
 		mutex_unlock(&ctx->sink_lock);
 		dev_osub_free(os);
+		dev_count_completed(ctx);
 		return;
 	}
 	mutex_unlock(&ctx->sink_lock);
@@ -987,11 +999,13 @@ static void dev_order_complete(void *arg)
 		wake_up_locked_poll(&ctx->wq, EPOLLIN | EPOLLRDNORM);
 		spin_unlock(&ctx->wq.lock);
 		dev_osub_free(os);
+		dev_count_completed(ctx);
 		return;
 	}
 	ctx->nready_order++;
 	dev_ready_add(ctx, &os->q);
 	spin_unlock(&ctx->wq.lock);
+	dev_count_completed(ctx);
 }
 
 static long dev_ioc_ticket(struct tempo_ctx *ctx, void __user *arg)
@@ -1148,6 +1162,10 @@ static void dev_stats_ctx(struct tempo_ctx *ctx, struct tempo_ctx_stats *s)
 {
 	struct tempo_ctx_counters *c = &ctx->st;
 
+	/* completed first: the writes and records it counts are then visible. */
+	s->completed = atomic64_read(&c->completed);
+	/* LMM(dev_stats_ctx:A): pairs with dev_count_completed:A. */
+	smp_rmb();
 	s->timers = atomic_read(&ctx->ntimers);
 	s->armed = atomic64_read(&c->armed);
 	s->rearmed = atomic64_read(&c->rearmed);
@@ -1159,7 +1177,6 @@ static void dev_stats_ctx(struct tempo_ctx *ctx, struct tempo_ctx_stats *s)
 	s->tickets = atomic64_read(&c->tickets);
 	s->submitted = atomic64_read(&c->submitted);
 	s->trashed = atomic64_read(&c->trashed);
-	s->completed = atomic64_read(&c->completed);
 	s->sink_bytes = atomic64_read(&c->sink_bytes);
 	s->sink_errors = atomic64_read(&c->sink_errors);
 	s->sink_last_error = READ_ONCE(ctx->sink_last_error);
