@@ -503,8 +503,10 @@ static struct tempo_delayq_node *delayq_pop_ready(struct tempo_delayq *q)
 	node = delayq_ready_head(q);
 	if (!node)
 		return NULL;
-	/* Guard: only the expiry callback and put() make nodes ready, after checking. */
-	WARN_ON_ONCE(ktime_before(ktime_get(), node->deadline));
+	/*
+	 * Not early: the expiry callback and put() make a node ready only
+	 * after reading the clock past its deadline (no clock read here).
+	 */
 	list_del_init(&node->entry);
 	q->nready--;
 	node->state = DELAYQ_TAKEN;
@@ -653,6 +655,47 @@ struct tempo_delayq *tempo_delayq_create(void)
 }
 EXPORT_SYMBOL_GPL(tempo_delayq_create);
 
+/*
+ * put_at(), or put() of a delay (@relative: @when is nanoseconds from now).
+ * The clock is read once, under the lock: a node found not yet due must be
+ * due after every node already ready (the release check relies on it), so
+ * "now" must not predate the ready nodes.
+ */
+static int delayq_put(struct tempo_delayq *q, struct tempo_delayq_node *node,
+		      ktime_t when, bool relative)
+{
+	unsigned long flags;
+	ktime_t now, deadline;
+	int err = 0;
+
+	spin_lock_irqsave(&q->wait.lock, flags);
+	if (unlikely(q->dead)) {
+		err = -ESHUTDOWN;
+		goto unlock;
+	}
+	if (unlikely(delayq_node_busy(node))) {
+		err = -EBUSY;
+		goto unlock;
+	}
+	now = ktime_get();
+	deadline = relative ? ktime_add_ns(now, when) : when;
+	/* Before arming: the callback reads node->q before it takes the lock. */
+	WRITE_ONCE(node->q, q);
+	node->deadline = deadline;
+	if (!ktime_before(now, deadline)) {
+		delayq_make_ready(q, node);
+	} else {
+		/* Armed inside the lock: its callback waits for us to finish. */
+		err = delayq_pending_add(q, node, now);
+		if (err < 0)
+			goto unlock;
+	}
+	delayq_count(q, DELAYQ_STAT_PUT);
+unlock:
+	spin_unlock_irqrestore(&q->wait.lock, flags);
+	return err;
+}
+
 /**
  * tempo_delayq_put_at() - queue an item until an absolute deadline
  * @q: the queue
@@ -671,35 +714,7 @@ EXPORT_SYMBOL_GPL(tempo_delayq_create);
 int tempo_delayq_put_at(struct tempo_delayq *q, struct tempo_delayq_node *node,
 			ktime_t deadline)
 {
-	unsigned long flags;
-	ktime_t now;
-	int err = 0;
-
-	spin_lock_irqsave(&q->wait.lock, flags);
-	if (unlikely(q->dead)) {
-		err = -ESHUTDOWN;
-		goto unlock;
-	}
-	if (unlikely(delayq_node_busy(node))) {
-		err = -EBUSY;
-		goto unlock;
-	}
-	/* Before arming: the callback reads node->q before it takes the lock. */
-	WRITE_ONCE(node->q, q);
-	node->deadline = deadline;
-	now = ktime_get();
-	if (!ktime_before(now, deadline)) {
-		delayq_make_ready(q, node);
-	} else {
-		/* Armed inside the lock: its callback waits for us to finish. */
-		err = delayq_pending_add(q, node, now);
-		if (err < 0)
-			goto unlock;
-	}
-	delayq_count(q, DELAYQ_STAT_PUT);
-unlock:
-	spin_unlock_irqrestore(&q->wait.lock, flags);
-	return err;
+	return delayq_put(q, node, deadline, false);
 }
 EXPORT_SYMBOL_GPL(tempo_delayq_put_at);
 
@@ -718,7 +733,7 @@ int tempo_delayq_put(struct tempo_delayq *q, struct tempo_delayq_node *node,
 {
 	if (delay_ns > tempo_timer_max_delay_ns())
 		return -ERANGE;
-	return tempo_delayq_put_at(q, node, ktime_add_ns(ktime_get(), delay_ns));
+	return delayq_put(q, node, delay_ns, true);
 }
 EXPORT_SYMBOL_GPL(tempo_delayq_put);
 
