@@ -105,8 +105,9 @@ struct tempo_info {
 /**
  * struct tempo_timer_spec - one timer of a TEMPO_IOC_TIMER_ARM batch
  * @cookie: returned in the timer's events; also the key of a cancel by cookie.
- * @value: delay in ns from now, or with TEMPO_ARM_ABS a CLOCK_MONOTONIC
- *	deadline in ns (a deadline in the past fires at once).
+ * @value: delay in ns from the call (the whole batch shares one clock
+ *	reading), or with TEMPO_ARM_ABS a CLOCK_MONOTONIC deadline in ns (a
+ *	deadline in the past fires at once).
  * @period: 0 for a one-shot timer, else the period in ns (>= min_period_ns):
  *	deadlines are @value, @value + @period, ... with no drift.
  * @id: out: the new timer's id (nonzero). In, with TEMPO_ARM_REARM: the
