@@ -21,27 +21,27 @@
  *
  *  - Granularity. A long delay lands in a coarse wheel level and fires up to
  *    1/8 of its delay late (kmod/wheel.c), after items with later deadlines
- *    but finer levels. So a pending node is "far" or "near". A near node (due
- *    within DQ_NEAR_TICKS ticks) has its timer at its deadline, which level 0
- *    serves to the tick. A far node's timer is a stage, aimed to fire at
- *    least DQ_NEAR_TICKS / 2 ticks before the deadline whatever its level
- *    (delayq_stage_at()); its callback re-arms it closer, as near once it is
- *    close enough. A node thus crosses at most one stage per wheel level, and
- *    every item fires within a tick of its deadline (plus the workqueue's
- *    latency).
+ *    but finer levels. So only a node due within DQ_EXACT_TICKS ticks has
+ *    its timer at its deadline, which level 0 serves to the tick. Any other
+ *    node's timer is a stage, aimed to fire early enough whatever its level
+ *    (delayq_stage_at()); its callback re-arms it closer. A node thus crosses
+ *    at most one stage per wheel level, and every item fires within a tick of
+ *    its deadline (plus the workqueue's latency). A pending node due within
+ *    DQ_NEAR_TICKS ticks is "near", any other "far"; a far node's stages aim
+ *    to make it near at least DQ_NEAR_TICKS / 2 ticks before its deadline.
  *  - Latency. Timers fire on the CPU that armed them, and one CPU's timer
  *    workqueue can lag another's (a busy or starved CPU). So a ready node may
  *    be taken only if no near node is due in an earlier tick: the release
  *    check, delayq_releasable(). Near nodes sit in per-tick buckets with an
- *    occupancy mask (a one-level wheel of DQ_NEAR_SLOTS slots), so the
- *    earliest pending tick is one find-first-set away. A ready node behind
+ *    occupancy bitmap (a one-level wheel of DQ_NEAR_SLOTS slots), so the
+ *    earliest pending tick is a few find-first-sets away. A ready node behind
  *    an earlier pending one is "held": no consumer is woken for it until the
  *    pending one leaves (expires or is removed), and then
  *    delayq_release_held() wakes one consumer per released node.
  *
  * What remains: items due in the same tick may leave in either order, and a
  * far node whose stage callback is held off for more than DQ_NEAR_TICKS / 2
- * ticks (32 ms at the default tick) is not in the release check until it
+ * ticks (96 ms at the default tick) is not in the release check until it
  * runs. Java's order is exact because its heap is ordered at every put, at
  * O(log n); here put, remove, take and expiry stay O(1).
  *
@@ -235,18 +235,25 @@ enum delayq_counter {
 
 /*
  * The near window: a node due within DQ_NEAR_TICKS ticks sits in the bucket of
- * its deadline's tick, so the earliest pending deadline is one find-first-set
- * away (delayq_near_min()). DQ_NEAR_SLOTS > 2 * DQ_NEAR_TICKS leaves room for
- * nodes whose expiry is late by up to DQ_NEAR_SLOTS - DQ_NEAR_TICKS ticks.
+ * its deadline's tick, so the earliest pending deadline is a find-first-set
+ * over DQ_NEAR_WORDS words away (delayq_near_min()). DQ_NEAR_SLOTS -
+ * DQ_NEAR_TICKS leaves room for near nodes whose expiry is late by that many
+ * ticks. The window is wide (192 ms at the default tick) because a far node
+ * joins the release check only when its stage callback runs, which is aimed
+ * DQ_NEAR_TICKS / 2 ticks before its deadline: that is how late a starved
+ * CPU's timer workqueue may be before order can suffer. Cost: 4 KiB of list
+ * heads per queue.
  */
-#define DQ_NEAR_TICKS	32
-#define DQ_NEAR_SLOTS	64
+#define DQ_NEAR_TICKS	192
+#define DQ_NEAR_SLOTS	256
+#define DQ_EXACT_TICKS	32	/* < 63: the wheel's level 0 */
+#define DQ_NEAR_WORDS	(DQ_NEAR_SLOTS / 64)
 
 struct tempo_delayq {
 	wait_queue_head_t	wait;		/* .lock protects all below */
 	struct list_head	far;		/* PENDING, not near: put order */
-	struct list_head	near[DQ_NEAR_SLOTS]; /* PENDING, by tick & 63 */
-	u64			near_occupied;	/* bit i: near[i] non-empty */
+	struct list_head	near[DQ_NEAR_SLOTS]; /* PENDING, by tick % slots */
+	u64			near_occupied[DQ_NEAR_WORDS]; /* bit: near[i] non-empty */
 	u64			near_clk;	/* <= tick of every near node */
 	u64			tick_ns;	/* tempo_timer_tick_ns() */
 	struct list_head	ready;		/* READY nodes, by deadline */
@@ -334,28 +341,58 @@ static u64 delayq_tick(const struct tempo_delayq *q, ktime_t t)
 static bool delayq_near_add(struct tempo_delayq *q, struct tempo_delayq_node *node)
 {
 	u64 tick = delayq_tick(q, node->deadline);
-	unsigned int idx = tick & (DQ_NEAR_SLOTS - 1);
+	unsigned int idx = tick % DQ_NEAR_SLOTS;
 
 	if (!q->nnear || tick < q->near_clk)
 		q->near_clk = tick;
 	else if (tick - q->near_clk >= DQ_NEAR_SLOTS)
 		return false;
 	list_add_tail(&node->entry, &q->near[idx]);
-	q->near_occupied |= BIT_ULL(idx);
+	q->near_occupied[idx / 64] |= BIT_ULL(idx % 64);
 	q->nnear++;
 	node->near = idx + 1;
 	return true;
 }
 
-/* The earliest tick of a near node, or U64_MAX. O(1). */
+/*
+ * The earliest tick of a near node, or U64_MAX. O(1): at most
+ * DQ_NEAR_WORDS + 1 words, cyclically from near_clk's slot; near_clk moves
+ * up to the answer (every near tick lies in the window from it).
+ */
 static u64 delayq_near_min(struct tempo_delayq *q)
 {
-	unsigned int start = q->near_clk & (DQ_NEAR_SLOTS - 1);
+	unsigned int start = q->near_clk % DQ_NEAR_SLOTS, w = start / 64, i;
 
 	if (!q->nnear)
 		return U64_MAX;
-	q->near_clk += __ffs64(ror64(q->near_occupied, start));
-	return q->near_clk;
+	for (i = 0; i <= DQ_NEAR_WORDS; i++) {
+		unsigned int wi = (w + i) % DQ_NEAR_WORDS;
+		u64 word = q->near_occupied[wi];
+
+		if (i == 0)
+			word &= ~0ULL << (start % 64);		/* from start on */
+		else if (i == DQ_NEAR_WORDS)
+			word &= ~(~0ULL << (start % 64));	/* wrapped: below start */
+		if (word) {
+			unsigned int slot = wi * 64 + __ffs64(word);
+
+			q->near_clk += (slot - start) % DQ_NEAR_SLOTS;
+			return q->near_clk;
+		}
+	}
+	WARN_ON_ONCE(1);	/* nnear says a bucket is occupied */
+	return U64_MAX;
+}
+
+/* Any near bucket's list, or NULL. */
+static struct list_head *delayq_near_any(struct tempo_delayq *q)
+{
+	unsigned int i;
+
+	for (i = 0; i < DQ_NEAR_WORDS; i++)
+		if (q->near_occupied[i])
+			return &q->near[i * 64 + __ffs64(q->near_occupied[i])];
+	return NULL;
 }
 
 /* Is ready @node releasable: no pending node of an earlier tick is known? */
@@ -374,22 +411,29 @@ static struct tempo_delayq_node *delayq_ready_head(struct tempo_delayq *q)
 }
 
 /*
- * Where a pending node's timer goes. Near: the deadline itself, which the
- * wheel's level 0 serves to the tick. Far: a stage that fires at least
- * DQ_NEAR_TICKS / 2 ticks before the deadline, however coarse its level:
- * aim DQ_NEAR_TICKS / 2 ticks early, minus the slack of the level the delay
- * lands in (tempo_timer_slack_ns()). Each stage leaves at most about 1/8 of
- * the remaining delay, so a node crosses at most one stage per wheel level.
+ * Where a pending node's timer goes, @left ticks before its deadline:
+ * - below DQ_EXACT_TICKS (inside the wheel's level 0, which fires to the
+ *   tick): at the deadline itself;
+ * - near (below DQ_NEAR_TICKS): a stage aimed DQ_EXACT_TICKS / 2 ticks early;
+ * - far: a stage aimed DQ_NEAR_TICKS / 2 ticks early, so the node joins the
+ *   release check well before its deadline.
+ * A stage aims early by the slack of the level its delay lands in too
+ * (tempo_timer_slack_ns()), so it never fires late; each stage leaves at most
+ * about 1/8 of the remaining delay, so a node crosses at most one stage per
+ * wheel level. @exact is set when the timer is at the deadline.
  */
 static ktime_t delayq_stage_at(struct tempo_delayq *q, ktime_t deadline, ktime_t now,
-			       bool *near)
+			       bool *exact)
 {
-	u64 left = ktime_sub(deadline, now);
-	u64 margin = DQ_NEAR_TICKS / 2 * q->tick_ns;
+	u64 left = ktime_sub(deadline, now), margin;
 
-	*near = left < DQ_NEAR_TICKS * q->tick_ns;
-	if (*near)
+	*exact = left < DQ_EXACT_TICKS * q->tick_ns;
+	if (*exact)
 		return deadline;
+	if (left < DQ_NEAR_TICKS * q->tick_ns)
+		margin = DQ_EXACT_TICKS / 2 * q->tick_ns;
+	else
+		margin = DQ_NEAR_TICKS / 2 * q->tick_ns;
 	return ktime_sub_ns(deadline, margin + tempo_timer_slack_ns(left - margin));
 }
 
@@ -397,16 +441,18 @@ static ktime_t delayq_stage_at(struct tempo_delayq *q, ktime_t deadline, ktime_t
 static int delayq_pending_add(struct tempo_delayq *q, struct tempo_delayq_node *node,
 			      ktime_t now)
 {
-	bool near;
+	bool exact;
 	int err;
 
 	delayq_lock_held(q);
 	err = tempo_timer_arm_at(&node->timer, TEMPO_CPU_LOCAL,
-				 delayq_stage_at(q, node->deadline, now, &near));
+				 delayq_stage_at(q, node->deadline, now, &exact));
 	if (err < 0)
 		return err;
+	node->exact = exact;
 	node->near = 0;
-	if (!near || !delayq_near_add(q, node))
+	if (ktime_sub(node->deadline, now) >= DQ_NEAR_TICKS * q->tick_ns ||
+	    !delayq_near_add(q, node))
 		list_add_tail(&node->entry, &q->far);
 	/* An invalid minimum stays invalid: peek() recomputes it. */
 	if (!q->npending) {
@@ -432,7 +478,7 @@ static void delayq_pending_del(struct tempo_delayq *q,
 		unsigned int idx = node->near - 1;
 
 		if (list_empty(&q->near[idx]))
-			q->near_occupied &= ~BIT_ULL(idx);
+			q->near_occupied[idx / 64] &= ~BIT_ULL(idx % 64);
 		q->nnear--;
 		node->near = 0;
 	}
@@ -562,8 +608,8 @@ static void delayq_expire(struct tempo_timer *timer)
 		goto unlock;
 
 	now = ktime_get();
-	if (!node->near && ktime_before(now, node->deadline)) {
-		/* A far node's stage: move it closer (near, or a finer stage). */
+	if (!node->exact && ktime_before(now, node->deadline)) {
+		/* A stage: move the node closer (near, or a finer stage). */
 		delayq_count(q, DELAYQ_STAT_STAGED);
 		delayq_pending_del(q, node);
 		err = delayq_pending_add(q, node, now);
@@ -604,6 +650,7 @@ void tempo_delayq_node_init(struct tempo_delayq_node *node)
 	node->deadline = 0;
 	node->state = DELAYQ_IDLE;
 	node->near = 0;
+	node->exact = false;
 	node->stale = false;
 }
 EXPORT_SYMBOL_GPL(tempo_delayq_node_init);
@@ -1153,7 +1200,7 @@ static struct tempo_delayq_node *delayq_detach_first(struct tempo_delayq *q,
 
 	spin_lock_irq(&q->wait.lock);
 	if (pending)
-		list = q->near_occupied ? &q->near[__ffs64(q->near_occupied)] : &q->far;
+		list = delayq_near_any(q) ?: &q->far;
 	node = list_first_entry_or_null(list, struct tempo_delayq_node, entry);
 	if (node) {
 		if (node->state == DELAYQ_PENDING) {
@@ -1246,7 +1293,7 @@ unsigned int tempo_delayq_destroy(struct tempo_delayq *q,
 	spin_lock_irq(&q->wait.lock);
 	/* Shut down: nothing could have been queued since. */
 	WARN_ON_ONCE(q->npending || q->nready || !list_empty(&q->ready) ||
-		     !list_empty(&q->far) || q->near_occupied);
+		     !list_empty(&q->far) || delayq_near_any(q));
 	list_for_each_entry(node, &detached, entry) {
 		node->state = DELAYQ_REMOVED;
 		delayq_count(q, DELAYQ_STAT_FLUSHED);

@@ -1481,7 +1481,7 @@ static int geometry_show(struct seq_file *m, void *v)
 	unsigned int lvl;
 
 	seq_printf(m, "tick_ns %u levels %u slots_per_level %u max_delay_ns %llu\n",
-		   tick_ns, wheel_depth, TEMPO_LVL_SIZE, tempo_timer_max_delay_ns());
+		   tick_ns, wheel_depth, (unsigned int)TEMPO_LVL_SIZE, tempo_timer_max_delay_ns());
 	seq_puts(m, "level granularity_ns from_ns to_ns\n");
 	for (lvl = 0; lvl < wheel_depth; lvl++) {
 		u64 from = lvl ? TEMPO_LVL_START(lvl) : 0;

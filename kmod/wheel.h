@@ -15,12 +15,12 @@
 #include <tempo/timer.h>
 
 #define TEMPO_LVL_CLK_SHIFT	3
-#define TEMPO_LVL_CLK_DIV	(1U << TEMPO_LVL_CLK_SHIFT)
+#define TEMPO_LVL_CLK_DIV	BIT(TEMPO_LVL_CLK_SHIFT)
 #define TEMPO_LVL_CLK_MASK	(TEMPO_LVL_CLK_DIV - 1)
 #define TEMPO_LVL_SHIFT(n)	((n) * TEMPO_LVL_CLK_SHIFT)
 #define TEMPO_LVL_GRAN(n)	(1ULL << TEMPO_LVL_SHIFT(n))
 #define TEMPO_LVL_BITS		6
-#define TEMPO_LVL_SIZE		(1U << TEMPO_LVL_BITS)
+#define TEMPO_LVL_SIZE		BIT(TEMPO_LVL_BITS)
 #define TEMPO_LVL_MASK		(TEMPO_LVL_SIZE - 1)
 #define TEMPO_LVL_OFFS(n)	((n) * TEMPO_LVL_SIZE)
 /* First delta (in ticks) that no longer fits level n - 1. */

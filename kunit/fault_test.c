@@ -70,14 +70,16 @@ static void fault_require(struct kunit *test)
 	unsigned int left;
 
 	if (!IS_ENABLED(CONFIG_FAULT_INJECTION) || !IS_ENABLED(CONFIG_FAILSLAB))
-		kunit_skip(test, "needs CONFIG_FAULT_INJECTION and CONFIG_FAILSLAB (make check-kcsan)");
+		kunit_skip(test,
+			   "needs CONFIG_FAULT_INJECTION and CONFIG_FAILSLAB (make check-kcsan)");
 	fault_arm(1);
 	q = tempo_delayq_create();
 	left = fault_disarm();
 	if (q)
 		tempo_delayq_destroy(q, NULL, NULL);
 	if (left)
-		kunit_skip(test, "failslab ignores sleeping allocations (set debugfs failslab/ignore-gfp-wait to N)");
+		kunit_skip(test,
+			   "failslab ignores sleeping allocations (failslab/ignore-gfp-wait)");
 }
 
 static void fault_order_create_window(struct kunit *test, u32 window)
@@ -98,7 +100,8 @@ static void fault_order_create_window(struct kunit *test, u32 window)
 			KUNIT_EXPECT_EQ_MSG(test, left, 0u,
 					    "window %u, fail_nth %u: error without an injected failure",
 					    window, nth);
-			KUNIT_EXPECT_EQ_MSG(test, fault_order_domains(), domains, "window %u, fail_nth %u: a failed create left a domain",
+			KUNIT_EXPECT_EQ_MSG(test, fault_order_domains(), domains,
+					    "window %u, fail_nth %u: a failed create left a domain",
 					    window, nth);
 			failed++;
 			continue;
@@ -174,4 +177,5 @@ static struct kunit_suite fault_suite = {
 	.name = "tempo_fault",
 	.test_cases = fault_cases,
 };
+
 kunit_test_suite(fault_suite);

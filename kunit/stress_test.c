@@ -46,7 +46,7 @@ module_param(stress_seq_ms, uint, 0444);
 MODULE_PARM_DESC(stress_seq_ms, "duration of the sequence-checked timer stress in ms");
 
 #define SQ_TIMERS	64		/* per producer */
-#define SQ_MAX_SEQ	(1U << 20)	/* numbers per producer; the bitmap's size */
+#define SQ_MAX_SEQ	BIT(20)	/* numbers per producer; the bitmap's size */
 #define SQ_IRQ_NS	(150 * NSEC_PER_USEC)
 
 struct sq_producer;

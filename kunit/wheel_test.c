@@ -915,7 +915,7 @@ static bool wait_quiet(unsigned int ms, bool hrtimer_off, bool *armed)
 		}
 		if (quiet && (!hrtimer_off || !*armed))
 			return true;
-		msleep(10);
+		usleep_range(10000, 11000);
 	}
 	return false;
 }

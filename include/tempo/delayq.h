@@ -77,7 +77,7 @@
  * tick is still pending, whichever CPU's workqueue is late. Two exceptions:
  * items due in the same tick may come out in either order (ties that become
  * ready together keep put order), and an item whose early-stage timer is
- * held off for more than 16 ticks may be overtaken (kmod/delayq.c).
+ * held off for more than 96 ticks may be overtaken (kmod/delayq.c).
  */
 #ifndef _TEMPO_DELAYQ_H
 #define _TEMPO_DELAYQ_H
@@ -99,6 +99,7 @@ struct tempo_delayq;
  *		the owner of a node it took; set by put.
  * @state:	enum in kmod/delayq.c, under the queue's lock; private.
  * @near:	1 + the near bucket holding the node, or 0; private.
+ * @exact:	the timer is at the deadline, not at an early stage; private.
  * @stale:	an expiry callback is in flight for a removed node; private.
  *
  * Embed it in the item and initialise it with tempo_delayq_node_init() once.
@@ -109,8 +110,9 @@ struct tempo_delayq_node {
 	struct tempo_delayq	*q;
 	ktime_t			deadline;
 	u8			state;
-	u8			near;
 	bool			stale;
+	bool			exact;
+	u16			near;
 };
 
 /**

@@ -125,7 +125,8 @@ static void *producer(void *arg)
 		if (x % 64 == 0)
 			sample();
 		if (own == IT_FREE || own == IT_REMOVED) {
-			u64 d = (x >> 32) % (40 * TICK);
+			/* a quarter far (staged twice), the rest near or exact */
+			u64 d = (x >> 32) % ((x & 0x300) ? 40 * TICK : 400 * TICK);
 
 			ST(it->own, IT_QUEUED);	/* before put: a consumer may take it at once */
 			ret = (x >> 5) & 1 ? tempo_delayq_put(q, &it->node, d) :
