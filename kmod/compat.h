@@ -23,6 +23,7 @@
 #include <linux/hrtimer.h>
 #include <linux/module.h>
 #include <linux/version.h>
+#include <linux/workqueue.h>
 
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
 
@@ -48,5 +49,19 @@ static inline void hrtimer_setup(struct hrtimer *timer,
 }
 
 #endif /* < 6.13 */
+
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 17, 0)
+
+/*
+ * 6.17, "workqueue: Add new WQ_PERCPU flag": a per-CPU workqueue says so, as the
+ * complement of WQ_UNBOUND (on the way to unbound by default); 7.x warns at
+ * alloc_workqueue() when a caller names neither. Before 6.17 per-CPU is what no flag
+ * means, so the flag is 0. Some stable kernels (6.12.y) backported the enum value, which
+ * they ignore; this macro, defined after <linux/workqueue.h>, shadows it harmlessly.
+ */
+#undef WQ_PERCPU
+#define WQ_PERCPU	0
+
+#endif /* < 6.17 */
 
 #endif /* _TEMPO_COMPAT_H */

@@ -33,6 +33,7 @@
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
+#include <linux/prandom.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -68,6 +69,7 @@ struct sq_producer {
 	unsigned int cpu;
 	bool irq;		/* the hrtimer producer of @cpu */
 	struct hrtimer hr;
+	struct rnd_state rnd;	/* the hrtimer's random numbers (see sq_irq_fn()) */
 	struct completion done;
 };
 
@@ -153,11 +155,17 @@ static void sq_cancel_one(struct sq_run *run, u32 r)
 		sq_end(s, false);
 }
 
+/*
+ * A hard hrtimer: hardirq context even on PREEMPT_RT, where get_random_u32()'s
+ * local_lock is a sleeping lock (lockdep's PROVE_RAW_LOCK_NESTING reports it; 7.2
+ * turns it on with PROVE_LOCKING, 6.12 does not); so a private prandom state, seeded
+ * at setup.
+ */
 static enum hrtimer_restart sq_irq_fn(struct hrtimer *hr)
 {
 	struct sq_producer *p = container_of(hr, struct sq_producer, hr);
 	struct sq_run *run = p->run;
-	u32 r = get_random_u32();
+	u32 r = prandom_u32_state(&p->rnd);
 
 	if (atomic_read(&run->stop))
 		return HRTIMER_NORESTART;
@@ -223,6 +231,7 @@ static void stress_seq(struct kunit *test)
 		init_completion(&p->done);
 		hrtimer_setup(&p->hr, sq_irq_fn, CLOCK_MONOTONIC,
 			      HRTIMER_MODE_REL_PINNED_HARD);
+		prandom_seed_state(&p->rnd, get_random_u64());
 		for (j = 0; j < SQ_TIMERS; j++) {
 			tempo_timer_init(&p->t[j].timer, sq_fn, 0);
 			p->t[j].prod = p;

@@ -10,7 +10,8 @@
 # Each kernel works on its own copy of the tree in build/compat/<kernel>/, so the
 # checkout's objects are untouched and one kernel's objects never meet another's.
 # A kernel passes when its build has no warning at all (compiler, sparse, modpost) and
-# its tests pass. One line per kernel, then "N passed, N failed" (kernels).
+# its tests pass. One line per kernel, then "N passed, N failed" (kernels), which is
+# also written to build/compat/summary.txt.
 #
 # Environment: TEMPO_COMPAT_KERNELS (default "6.1-headers 6.12 7.2").
 
@@ -95,7 +96,10 @@ for k in $kernels; do
 		w=$(build "$kdir" "$tree" "$tree/build.log")
 		[ "$w" = 0 ] || grep -E 'warning:|error:|^WARNING' "$tree/build.log" | head -n 20
 		make -C "$tree" check KERNEL="$k" </dev/null >"$tree/check.log" 2>&1
-		sum=$(tail -n 1 "$tree/check.log")
+		# The verdict check.sh wrote (make's own lines come after it in check.log).
+		sum=$(tail -n 1 "$tree/build/check/summary.txt" 2>/dev/null)
+		[ -n "$sum" ] || sum=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$tree/check.log" | tail -n 1)
+		[ -n "$sum" ] || sum="no summary (build/compat/$k/check.log)"
 		ok=0
 		[ "$w" = 0 ] && grep -qE '^[0-9]+ passed, 0 failed' <<<"$sum" && ok=1
 		[ "$ok" = 1 ] || tail -n 30 "$tree/check.log"
@@ -106,5 +110,7 @@ done
 
 echo
 printf '%s\n' "${lines[@]}"
-echo "$passed passed, $failed failed"
+# Also in build/compat/summary.txt, for callers that read the verdict after make's own
+# "Error" line (as .ci/run does with build/check/summary.txt).
+echo "$passed passed, $failed failed" | tee "$out/summary.txt"
 [ "$failed" = 0 ]

@@ -49,7 +49,7 @@ expect=0
 for ko in "$root/kunit/tempo_test.ko" ${TEMPO_EXTRA_KOS:-}; do
 	expect=$((expect + $(count_suites "$ko")))
 done
-for f in "$root"/build/guest/tests/*; do
+for f in "$root"/build/guest/tests/* "$vm"/guest/tests/*; do
 	[ -f "$f" ] && [ -x "$f" ] && expect=$((expect + 1))
 done
 

@@ -11,7 +11,8 @@
 #   /bin/busybox               static busybox (applet links made by /init)
 #   /tempo/tempo.ko, /tempo/tempo_test.ko   built modules (must exist)
 #   /tempo/extra/*.ko          each path in $TEMPO_EXTRA_KOS (space separated)
-#   /tempo/tests/*             executables in build/guest/tests/ (KTAP on stdout)
+#   /tempo/tests/*             executables in build/guest/tests/ and tools/vm/guest/tests/
+#                              (KTAP on stdout)
 #   /tempo/bin/*               executables in build/guest/bin/ (on PATH)
 
 set -euo pipefail
@@ -60,6 +61,11 @@ list=$work/initramfs.list
 			[ -f "$f" ] && [ -x "$f" ] || continue
 			echo "file /tempo/$sub/$(basename "$f") $f 0755 0 0"
 		done
+	done
+	# Guest-side test scripts (e.g. tempo_trace, the tracepoints on a tracing kernel).
+	for f in "$root/tools/vm/guest/tests"/*; do
+		[ -f "$f" ] && [ -x "$f" ] || continue
+		echo "file /tempo/tests/$(basename "$f") $f 0755 0 0"
 	done
 } >"$list"
 
