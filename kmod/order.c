@@ -217,6 +217,7 @@
 #include <tempo/order.h>
 #include <tempo/timer.h>
 
+#include "compat.h"
 #include "internal.h"
 #include "trace.h"
 
@@ -1099,7 +1100,7 @@ int tempo_order_init(void)
 	int cpu;
 
 	/* Per-CPU (bound): submit spreads work with queue_work_on(). */
-	order_wq = alloc_workqueue("tempo_order", 0, 0);
+	order_wq = alloc_workqueue("tempo_order", WQ_PERCPU, 0);
 	if (!order_wq)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu)

@@ -127,8 +127,17 @@
  *	           |     |        |             |     then for the callback)
  *
  * On the owner CPU everything is serialised by disabling interrupts: arm and
- * cancel (any context but NMI), the hrtimer and the kicks (hardirq) and the
- * dispatcher's claim step (process context, interrupts off around the claim).
+ * cancel (any context but NMI), the hrtimer and the kicks (interrupt context)
+ * and the dispatcher's claim step (process context, interrupts off around the
+ * claim).
+ *
+ * Wait contexts (lockdep's PROVE_RAW_LOCK_NESTING, on in 7.x debug kernels):
+ * the owner's drain can wake a cancel_sync waiter (wake_up_var(), a
+ * spinlock_t), which a raw hardirq context must not take. So the hrtimer is
+ * not a _HARD one, and a remote kick's IPI (a csd, raw hardirq) only raises
+ * the owner's irq_work, whose handler drains: one self-interrupt more per
+ * kick. PREEMPT_RT is not supported: there these handlers would run in
+ * threads with interrupts enabled, which the owner-only lists do not allow.
  *
  * MEMORY ORDERING (labels are LMM(function:letter); every pair is listed)
  *
@@ -594,9 +603,12 @@ static unsigned int fallback_cpu(unsigned int avoid)
  * kicks. If the csd is still busy (-EBUSY) with an earlier kick, because the
  * owner's hrtimer emptied the inbox in the meantime, that kick has not started
  * yet (the csd is unlocked just before its function runs), so it will drain
- * our message: nothing more to do. A kick to ourselves goes through an
- * irq_work: smp_call_function_single_async() would run the drain right here,
- * in the middle of the caller's own update of the wheel.
+ * our message: nothing more to do. The csd's function raises the owner's
+ * irq_work, which drains (see "Wait contexts" above); if that irq_work is
+ * still pending, it has not started either (its pending bit is cleared just
+ * before it runs). A kick to ourselves raises the irq_work directly:
+ * smp_call_function_single_async() would run the function right here, in the
+ * middle of the caller's own update of the wheel.
  */
 static void base_kick(struct tempo_base *base, unsigned int cpu)
 {
@@ -674,7 +686,7 @@ static void base_program(struct tempo_base *base, u64 bucket_expiry)
 		return;
 	base->programmed = bucket_expiry;
 	hrtimer_start(&base->hrtimer, tick_to_ktime(bucket_expiry),
-		      HRTIMER_MODE_ABS_PINNED_HARD);
+		      HRTIMER_MODE_ABS_PINNED);
 }
 
 /* Link @t into @base's wheel at its current expiry. Owner, irqs off. */
@@ -844,9 +856,12 @@ static void tempo_kick(struct tempo_base *base)
 		base_program(base, next);
 }
 
+/* A remote kick, raw hardirq: hand over to the irq_work (wait contexts). */
 static void tempo_kick_csd(void *info)
 {
-	tempo_kick(info);
+	struct tempo_base *base = info;
+
+	irq_work_queue(&base->kick);
 }
 
 static void tempo_kick_irq_work(struct irq_work *work)
@@ -1512,7 +1527,7 @@ static void base_init(struct tempo_base *base, unsigned int cpu)
 	INIT_LIST_HEAD(&base->expired);
 	base->programmed = TEMPO_NEVER;
 	hrtimer_setup(&base->hrtimer, tempo_hrtimer_fn, CLOCK_MONOTONIC,
-		      HRTIMER_MODE_ABS_PINNED_HARD);
+		      HRTIMER_MODE_ABS_PINNED);
 	INIT_WORK(&base->work, base_dispatch);
 	base->cpu = cpu;
 	base->online = false;
@@ -1558,7 +1573,7 @@ int tempo_wheel_init(u32 tick, unsigned int levels)
 	for_each_possible_cpu(cpu)
 		base_init(per_cpu_ptr(tempo_bases, cpu), cpu);
 
-	tempo_wq = alloc_workqueue("tempo_timer", WQ_HIGHPRI, 0);
+	tempo_wq = alloc_workqueue("tempo_timer", WQ_HIGHPRI | WQ_PERCPU, 0);
 	if (!tempo_wq) {
 		ret = -ENOMEM;
 		goto err_free_bases;

@@ -450,6 +450,8 @@ unsigned int tempo_sim_pending_csds(unsigned int cpu)
 	return n;
 }
 
+static unsigned int run_irq_works(void);
+
 unsigned int tempo_sim_run_csds(void)
 {
 	struct sim_cpu *s = me();
@@ -476,6 +478,8 @@ unsigned int tempo_sim_run_csds(void)
 		csd->func(csd->info);
 		s->in_irq = false;
 		s->irq_depth--;
+		/* An irq_work the csd raised runs on the way out of the IPI (self-IPI). */
+		run_irq_works();
 	}
 }
 

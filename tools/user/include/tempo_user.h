@@ -458,7 +458,8 @@ void cpuhp_remove_state(enum cpuhp_state st);
 
 /* ---- hrtimer, irq_work, IPIs ------------------------------------------- */
 enum hrtimer_restart { HRTIMER_NORESTART, HRTIMER_RESTART };
-enum hrtimer_mode { HRTIMER_MODE_ABS = 0, HRTIMER_MODE_ABS_PINNED_HARD = 0, HRTIMER_MODE_REL = 1 };
+enum hrtimer_mode { HRTIMER_MODE_ABS = 0, HRTIMER_MODE_ABS_PINNED = 0,
+		   HRTIMER_MODE_ABS_PINNED_HARD = 0, HRTIMER_MODE_REL = 1 };
 typedef int clockid_t_;
 #ifndef CLOCK_MONOTONIC
 #define CLOCK_MONOTONIC 1
@@ -521,6 +522,7 @@ struct workqueue_struct { int dummy; };
 #define WQ_UNBOUND 2
 #define WQ_MEM_RECLAIM 4
 #define WQ_CPU_INTENSIVE 8
+#define WQ_PERCPU 256
 #define INIT_WORK(w, f) do { (w)->func = (f); atomic_set(&(w)->pending, 0); (w)->cpu = -1; } while (0)
 #define WORK_CPU_UNBOUND (-1)
 struct workqueue_struct *alloc_workqueue(const char *fmt, unsigned int flags, int max, ...);
