@@ -275,7 +275,7 @@ static void stress_seq(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&run->first_bad), 0,
 			    "first problem: producer %d seq %d",
 			    (atomic_read(&run->first_bad) - 1) >> 20,
-			    (atomic_read(&run->first_bad) - 1) & (SQ_MAX_SEQ - 1));
+			    (int)((atomic_read(&run->first_bad) - 1) & (SQ_MAX_SEQ - 1)));
 	for (i = 0; i < run->nprod; i++) {
 		struct sq_producer *p = run->prod[i];
 		unsigned long lost = p->issued - bitmap_weight(p->ended, p->issued);
