@@ -134,8 +134,8 @@
  *    in bucket tick % DQ_NEAR_SLOTS, and near_occupied marks the non-empty
  *    buckets;
  *  - the ready nodes a consumer may take (delayq_releasable()) are a prefix
- *    of q->ready; the other nheld nodes are its tail, and no consumer was
- *    woken for them. Releasability only grows until the node is taken: a
+ *    of q->ready; the other nheld nodes are its tail, from q->held, and no
+ *    consumer was woken for them. Releasability only grows until the node is taken: a
  *    node that becomes pending is due after every ready node;
  *  - a node is on q->ready iff state == READY, and ktime_get() >= deadline
  *    held when it got there; q->ready is sorted by deadline, ties in the
@@ -261,6 +261,7 @@ struct tempo_delayq {
 	unsigned int		nnear;
 	unsigned int		nready;
 	unsigned int		nheld;		/* ready, not yet releasable */
+	struct tempo_delayq_node *held;		/* the first of them, or NULL */
 	unsigned int		nstale;		/* removed, callback in flight */
 	unsigned int		nwaiters;	/* consumers in delayq_wait() */
 	ktime_t			pending_min;	/* earliest pending deadline... */
@@ -490,27 +491,32 @@ static void delayq_pending_del(struct tempo_delayq *q,
 
 /*
  * The near window's minimum moved up: ready nodes held behind it may be
- * releasable now. They form the tail of the ready list (sorted, and every
- * node that becomes ready later is due at or after the releasable ones), so
- * walk back from the tail over the held ones and wake one consumer for each
- * node released: none was woken for it when it became ready.
+ * releasable now. They form the tail of the ready list from q->held (sorted,
+ * and releasable nodes are due before held ones), so walk forward from
+ * q->held over the nodes released, O(released), and wake one consumer for
+ * each: none was woken for it when it became ready.
  */
 static void delayq_release_held(struct tempo_delayq *q)
 {
-	struct tempo_delayq_node *node;
-	unsigned int still = 0;
+	struct tempo_delayq_node *node = q->held;
 
-	if (!q->nheld)
-		return;
-	list_for_each_entry_reverse(node, &q->ready, entry) {
-		if (still == q->nheld || delayq_releasable(q, node))
-			break;
-		still++;
-	}
-	while (q->nheld > still) {
+	while (node && delayq_releasable(q, node)) {
 		q->nheld--;
 		wake_up_locked_poll(&q->wait, EPOLLIN | EPOLLRDNORM);
+		node = list_is_last(&node->entry, &q->ready) ? NULL :
+		       list_next_entry(node, entry);
 	}
+	q->held = node;
+	WARN_ON_ONCE(!node != !q->nheld);
+}
+
+/* @node, ready and held, leaves the ready list (remove, destroy). */
+static void delayq_unhold(struct tempo_delayq *q, struct tempo_delayq_node *node)
+{
+	if (node == q->held)
+		q->held = list_is_last(&node->entry, &q->ready) ? NULL :
+			  list_next_entry(node, entry);
+	q->nheld--;
 }
 
 /*
@@ -523,7 +529,9 @@ static void delayq_release_held(struct tempo_delayq *q)
 static void delayq_make_ready(struct tempo_delayq *q,
 			      struct tempo_delayq_node *node)
 {
-	struct list_head *pos = q->ready.prev;
+	bool releasable = delayq_releasable(q, node);
+	/* A releasable node is due before every held one: skip those. */
+	struct list_head *pos = releasable && q->held ? q->held->entry.prev : q->ready.prev;
 
 	delayq_lock_held(q);
 	while (pos != &q->ready &&
@@ -534,11 +542,14 @@ static void delayq_make_ready(struct tempo_delayq *q,
 	q->nready++;
 	node->state = DELAYQ_READY;
 	delayq_count(q, DELAYQ_STAT_EXPIRED);
-	if (delayq_releasable(q, node))
+	if (releasable) {
 		/* nr_exclusive = 1: all poll waiters and ONE consumer. */
 		wake_up_locked_poll(&q->wait, EPOLLIN | EPOLLRDNORM);
-	else
+	} else {
 		q->nheld++;
+		if (!q->held || delayq_node_before(node, q->held))
+			q->held = node;
+	}
 }
 
 static struct tempo_delayq_node *delayq_pop_ready(struct tempo_delayq *q)
@@ -998,7 +1009,7 @@ bool tempo_delayq_remove(struct tempo_delayq *q, struct tempo_delayq_node *node)
 		break;
 	case DELAYQ_READY:
 		if (!delayq_releasable(q, node))
-			q->nheld--;
+			delayq_unhold(q, node);
 		list_del_init(&node->entry);
 		q->nready--;
 		break;
@@ -1210,6 +1221,7 @@ static struct tempo_delayq_node *delayq_detach_first(struct tempo_delayq *q,
 			q->nready--;
 			/* Shut down: nobody takes, so nothing is held any more. */
 			q->nheld = 0;
+			q->held = NULL;
 		}
 		node->state = DELAYQ_DETACHED;
 	}
