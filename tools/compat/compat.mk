@@ -12,6 +12,10 @@
 #   make install              modules_install, headers to $(PREFIX)/include, tools, man
 #                             page, udev rule (DESTDIR, PREFIX, INSTALL_MOD_PATH)
 #   make dkms-install         copy the tree to /usr/src/tempo-$(TEMPO_VERSION), dkms add/build/install
+#   make dkms-check           dkms.conf through Debian 12's dkms (apt-get download, not
+#                             installed) on private trees under build/dkms: add, build,
+#                             install, remove for the 6.1 headers; "N passed, N failed"
+#                             (tools/compat/dkms-check.sh)
 #   make style                checkpatch --strict and kernel-doc -Wall over kmod/ include/ kunit/
 #
 # With KERNEL set, the test kernel variant defaults to "tempo+trace" for the kernels
@@ -41,7 +45,7 @@ CHECKPATCH := --strict --no-tree --terse --show-types --ignore ALLOC_WITH_SIZEOF
 STYLE_OWN_RULES := kmod/compat.h kmod/trace.h
 
 .PHONY: compat compat-fetch style install install-headers install-man install-udev \
-	dkms-install
+	dkms-install dkms-check
 
 deps: compat-fetch
 compat-fetch:
@@ -102,10 +106,18 @@ install-udev:
 # DKMS: the tree (without build output) under /usr/src, then dkms builds and installs
 # tempo.ko for the running kernel and, from then on, for every new kernel in
 # BUILD_EXCLUSIVE_KERNEL.
+# What of the tree goes to /usr/src: no VCS data, no build output. dkms-check copies the same.
+export DKMS_TAR_EXCLUDE := --exclude=./.git --exclude=./build --exclude=*.o --exclude=*.ko \
+	--exclude=*.mod --exclude=*.mod.c --exclude=.*.cmd --exclude=*.symvers \
+	--exclude=modules.order
 dkms-install:
 	@[ -n "$(TEMPO_VERSION)" ] || { echo "dkms-install: no PACKAGE_VERSION in dkms.conf"; exit 1; }
 	rm -rf $(DESTDIR)/usr/src/tempo-$(TEMPO_VERSION)
 	install -d $(DESTDIR)/usr/src/tempo-$(TEMPO_VERSION)
-	tar -c --exclude=./.git --exclude=./build --exclude='*.o' --exclude='*.ko' \
-		--exclude='.*.cmd' -f - . | tar -x -C $(DESTDIR)/usr/src/tempo-$(TEMPO_VERSION)
+	tar -c $(DKMS_TAR_EXCLUDE) -f - . | tar -x -C $(DESTDIR)/usr/src/tempo-$(TEMPO_VERSION)
 	dkms install tempo/$(TEMPO_VERSION)
+
+# dkms.conf through Debian 12's dkms without installing it or writing outside build/dkms
+# and the tempo cache (tools/compat/dkms-check.sh says how).
+dkms-check:
+	@tools/compat/dkms-check.sh
