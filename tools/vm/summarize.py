@@ -45,11 +45,19 @@ KCSAN_END = re.compile(r"^={20,}\s*$")
 IRQ_ENTRY = re.compile(r"\basm_(sysvec_|common_interrupt|exc_)")
 
 
+# The report's trailer ("Reported by ...", then the CPU, hardware and "Workqueue:"
+# lines) describes whatever task the reporting CPU was running, not the accesses.
+KCSAN_TRAILER = "Reported by Kernel Concurrency Sanitizer on:"
+
+
 def kcsan_own_frames(block):
-    """The lines of a KCSAN report without the frames below an interrupt entry."""
+    """The lines of a KCSAN report without the frames below an interrupt entry,
+    and without the trailer."""
     out, cut = [], False
     for line in block:
         text = TIMESTAMP.sub("", line)
+        if text.startswith(KCSAN_TRAILER):
+            break
         if not text.startswith(" ") or not text.strip():
             cut = False  # a header ("read to ... by interrupt"), a blank line
         if not cut:
