@@ -242,7 +242,7 @@ static int sq_thread(void *data)
 static void stress_seq(struct kunit *test)
 {
 	struct sq_run *run = kunit_kzalloc(test, sizeof(*run), GFP_KERNEL);
-	unsigned int cpu, i, j, ncpu = 0;
+	unsigned int cpu, i, j, ncpu = 0, unended = 0, first_unended = 0;
 	u64 issued = 0, fired = 0, cancelled = 0, t0, load_ms;
 
 	KUNIT_ASSERT_NOT_NULL(test, run);
@@ -298,9 +298,13 @@ static void stress_seq(struct kunit *test)
 
 			if (tempo_timer_cancel_sync(&s->timer))
 				sq_end(s, false);
-			KUNIT_EXPECT_EQ_MSG(test, atomic_read(&s->payload), 0,
-					    "producer %u timer %u: a life never ended", i, j);
+			/* Counted, the first named: KUnit's 6.1 case log holds 512 bytes. */
+			if (atomic_read(&s->payload) && !unended++)
+				first_unended = i * SQ_TIMERS + j;
 		}
+	KUNIT_EXPECT_EQ_MSG(test, unended, 0U,
+			    "timers whose life never ended; first: producer %u timer %u",
+			    first_unended / SQ_TIMERS, first_unended % SQ_TIMERS);
 
 	KUNIT_EXPECT_EQ(test, atomic_read(&run->doubles), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&run->bad), 0);

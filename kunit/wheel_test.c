@@ -736,7 +736,7 @@ static void live_stress(struct kunit *test)
 {
 	struct stress st = { .n = 512 };
 	struct stress_worker *w;
-	unsigned int cpu, i, ncpu = 0;
+	unsigned int cpu, i, ncpu = 0, still_pending = 0, unbalanced = 0, first = 0, early = 0;
 	u64 arms = 0, fires = 0, cancels = 0, a0, f0, c0, a1, f1, c1, t0, load_ms;
 
 	st.t = kunit_kcalloc(test, st.n, sizeof(*st.t), GFP_KERNEL);
@@ -776,22 +776,30 @@ static void live_stress(struct kunit *test)
 	for (i = 0; i < st.n; i++) {
 		if (tempo_timer_cancel_sync(&st.t[i].timer))
 			atomic_inc(&st.t[i].cancels);
-		KUNIT_EXPECT_FALSE(test, tempo_timer_pending(&st.t[i].timer));
+		still_pending += tempo_timer_pending(&st.t[i].timer);
 	}
+	/*
+	 * Counted, with the first offender named: one expectation per timer
+	 * would overflow KUnit's 512-byte case log (6.1) and lose the verdict.
+	 */
 	for (i = 0; i < st.n; i++) {
 		struct stress_timer *s = &st.t[i];
 
 		/* Per timer: every arm that found it idle ended exactly once. */
-		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&s->arms),
-				    atomic_read(&s->fires) + atomic_read(&s->cancels),
-				    "timer %u: armed %d fired %d cancelled %d", i,
-				    atomic_read(&s->arms), atomic_read(&s->fires),
-				    atomic_read(&s->cancels));
-		KUNIT_EXPECT_EQ(test, atomic_read(&s->early), 0);
+		if (atomic_read(&s->arms) != atomic_read(&s->fires) + atomic_read(&s->cancels) &&
+		    !unbalanced++)
+			first = i;
+		early += atomic_read(&s->early);
 		arms += atomic_read(&s->arms);
 		fires += atomic_read(&s->fires);
 		cancels += atomic_read(&s->cancels);
 	}
+	KUNIT_EXPECT_EQ(test, still_pending, 0U);
+	KUNIT_EXPECT_EQ_MSG(test, unbalanced, 0U,
+			    "timers with armed != fired + cancelled; first: timer %u armed %d fired %d cancelled %d",
+			    first, atomic_read(&st.t[first].arms), atomic_read(&st.t[first].fires),
+			    atomic_read(&st.t[first].cancels));
+	KUNIT_EXPECT_EQ(test, early, 0U);
 	tempo_wheel_totals(&a1, &f1, &c1);
 	kunit_info(test, "%u CPUs, %llu arms, %llu fired, %llu cancelled, in %llu ms (budget %u)",
 		   ncpu, arms, fires, cancels, load_ms, stress_ms);
