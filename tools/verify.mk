@@ -54,14 +54,20 @@ litmus:
 
 # The guest test programs, and the example client module built against the KCSAN
 # kernel (check.sh loads it as TEMPO_EXTRA_KOS, as `make check` does).
+# Like `make check`, the last line on stdout is "N passed, N failed[, N skipped]"
+# (make's own "Error" line follows on stderr) and build/check-kcsan/summary.txt
+# holds it; a failure before the VM runs writes "0 passed, 1 failed" there, never
+# leaving an older run's verdict in place.
+KCSAN_SUMMARY := build/check-kcsan/summary.txt
 check-kcsan: deps userspace
-	@mkdir -p build
+	@mkdir -p $(dir $(KCSAN_SUMMARY)) && rm -f $(KCSAN_SUMMARY)
 	@$(VM)/kernel.sh kcsan >/dev/null || \
-		{ echo "check-kcsan: the KCSAN kernel did not build"; echo "0 passed, 1 failed"; exit 1; }
+		{ echo "check-kcsan: the KCSAN kernel did not build"; \
+		  echo "0 passed, 1 failed" | tee $(KCSAN_SUMMARY); exit 1; }
 	@kdir=$$($(VM)/kernel.sh kcsan) && \
 		$(MAKE) --no-print-directory KDIR="$$kdir" examples >build/check-kcsan-examples.log 2>&1 || \
 		{ cat build/check-kcsan-examples.log; echo "check-kcsan: the example module did not build"; \
-		  echo "0 passed, 1 failed"; exit 1; }
+		  echo "0 passed, 1 failed" | tee $(KCSAN_SUMMARY); exit 1; }
 	@TEMPO_KVARIANT=kcsan TEMPO_CHECK_OUT=$(CURDIR)/build/check-kcsan \
 		TEMPO_KCSAN_SCOPE='\[tempo' TEMPO_MAKE_FLAGS=TEMPO_INJECT_DELAY=1 \
 		TEMPO_VM_SMP=$(KCSAN_SMP) TEMPO_VM_APPEND="$(KCSAN_APPEND) $(TEMPO_VM_APPEND)" \
