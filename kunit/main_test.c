@@ -25,13 +25,18 @@ static struct file *tempo_test_open_dev(struct kunit *test)
 }
 
 /*
- * Closing a file from a kthread defers the final fput to a work item; wait for
- * it so the release (and the module_put() it does) has happened on return.
+ * Close @file and release it before returning, so the module_put() of its
+ * release has happened. The final fput() of a kthread (KUnit cases run in one)
+ * is deferred to a delayed work item, and flush_delayed_fput() does not wait
+ * for it: on 6.1 it only runs the files still queued, so a work item that has
+ * already taken the queue (after one jiffy, which a starved TCG vCPU easily
+ * lets pass) may still be releasing ours. Drop the last reference ourselves.
  */
 static void tempo_test_close(struct file *file)
 {
-	filp_close(file, NULL);
-	flush_delayed_fput();
+	get_file(file);
+	filp_close(file, NULL);		/* flush, then drops the open's reference */
+	__fput_sync(file);		/* the last one: ->release() runs here */
 }
 
 /* /dev/tempo opens read-write and its file operations belong to tempo. */

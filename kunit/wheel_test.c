@@ -11,6 +11,10 @@
  * where the clock is explicit. The live suite checks never-early strictly,
  * but its lateness checks must allow for the workqueue and for QEMU/TCG
  * vCPUs that a loaded host starves for tens of milliseconds: WQ_SLOP_NS.
+ * Under KCSAN (make check-kcsan), whose watchpoints hold the accessing CPU
+ * in udelay(), a callback 350 ms late has been seen on a loaded two-core
+ * host, so the slop is 1 s there. (A module parameter would not do: on 6.1
+ * KUnit runs a module's suites before the kernel parses its parameters.)
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -32,7 +36,7 @@ static unsigned int stress_ms = 2000;
 module_param(stress_ms, uint, 0444);
 MODULE_PARM_DESC(stress_ms, "duration of the timer stress case in ms");
 
-#define WQ_SLOP_NS	(250 * NSEC_PER_MSEC)
+#define WQ_SLOP_NS	((IS_ENABLED(CONFIG_KCSAN) ? 1000 : 250) * NSEC_PER_MSEC)
 
 /* ---------------------------------------------------------------------- */
 /* The pure wheel.                                                          */
@@ -321,7 +325,8 @@ static void expect_on_time(struct kunit *test, struct probe *p, u64 delay_ns)
 			    (s64)(p->deadline - p->fired_at));
 	KUNIT_EXPECT_LE_MSG(test, p->fired_at - p->deadline,
 			    tempo_timer_slack_ns(delay_ns) + WQ_SLOP_NS,
-			    "late by %llu ns", p->fired_at - p->deadline);
+			    "%llu ms timer late by %llu ns", div_u64(delay_ns, NSEC_PER_MSEC),
+			    p->fired_at - p->deadline);
 }
 
 static void live_fires_once_on_time(struct kunit *test)
@@ -619,7 +624,19 @@ static void live_ordering(struct kunit *test)
 		tempo_timer_cancel_sync(&p[i].timer);
 }
 
-/* Stress: arm/arm_on/cancel/re-arm mixes from every CPU on shared timers. */
+/*
+ * Stress: arm/arm_on/cancel/re-arm mixes from every CPU on shared timers.
+ *
+ * Runs for stress_ms, then on (up to STRESS_EXTEND times as long again) until
+ * it has seen STRESS_MIN_ENDS fires and as many cancels that stopped a pending
+ * expiry: on a slow kernel (KCSAN under TCG on a loaded host) a fixed budget
+ * can hold under a hundred arms, too few to be sure of either. A quarter of
+ * the cancels aim at the timer the worker armed last, which is likely still
+ * pending; the rest at a random one, as the arms do.
+ */
+#define STRESS_MIN_ENDS	16
+#define STRESS_EXTEND	4
+
 struct stress_timer {
 	struct tempo_timer timer;
 	atomic_t fires;
@@ -627,13 +644,16 @@ struct stress_timer {
 	atomic_t cancels;	/* cancels that stopped a pending expiry */
 	atomic64_t not_before;	/* ns: no fire may precede its arm's start */
 	atomic_t early;
+	atomic_t *run_fires;	/* if set, also counts the fires of the whole run */
 };
 
 struct stress {
 	struct stress_timer *t;
 	unsigned int n;
-	unsigned long end;
+	unsigned long end;	/* jiffies: the time budget */
+	unsigned long last;	/* jiffies: the budget extended at most to here */
 	atomic_t started;
+	atomic_t fires, cancels;	/* the run's, for the extension only */
 };
 
 static void stress_fn(struct tempo_timer *t)
@@ -643,6 +663,17 @@ static void stress_fn(struct tempo_timer *t)
 	if (ktime_get_ns() < atomic64_read(&s->not_before))
 		atomic_inc(&s->early);
 	atomic_inc(&s->fires);
+	if (s->run_fires)
+		atomic_inc(s->run_fires);
+}
+
+static bool stress_go_on(struct stress *st)
+{
+	if (time_before(jiffies, st->end))
+		return true;
+	return time_before(jiffies, st->last) &&
+	       (atomic_read(&st->fires) < STRESS_MIN_ENDS ||
+		atomic_read(&st->cancels) < STRESS_MIN_ENDS);
 }
 
 struct stress_worker {
@@ -655,18 +686,23 @@ static int stress_thread(void *data)
 {
 	struct stress_worker *w = data;
 	struct stress *st = w->st;
+	unsigned int last = 0;	/* the timer this worker armed last */
 
 	atomic_inc(&st->started);
 	while (atomic_read(&st->started) < num_online_cpus() &&
 	       time_before(jiffies, st->end))
 		cpu_relax();
-	while (time_before(jiffies, st->end)) {
-		struct stress_timer *s = &st->t[get_random_u32() % st->n];
+	while (stress_go_on(st)) {
+		unsigned int idx = get_random_u32() % st->n;
+		struct stress_timer *s;
 		u32 r = get_random_u32();
 		u64 delay = (r % 8) * NSEC_PER_MSEC + (r % 5) * 37 * NSEC_PER_MSEC;
 		u64 now = ktime_get_ns();
 		int ret;
 
+		if (r >> 29 >= 4 && !(r & (3 << 27)))
+			idx = last;
+		s = &st->t[idx];
 		if (r >> 29 < 4 && atomic64_read(&s->not_before) < now)
 			atomic64_set(&s->not_before, now);
 		switch (r >> 29) {
@@ -679,10 +715,14 @@ static int stress_thread(void *data)
 			break;
 		default:
 			ret = -1;
-			if (tempo_timer_cancel(&s->timer))
+			if (tempo_timer_cancel(&s->timer)) {
 				atomic_inc(&s->cancels);
+				atomic_inc(&st->cancels);
+			}
 			break;
 		}
+		if (r >> 29 < 4)
+			last = idx;
 		if (ret == 0)
 			atomic_inc(&s->arms);
 		if (!(r & 255))
@@ -696,19 +736,23 @@ static void live_stress(struct kunit *test)
 {
 	struct stress st = { .n = 512 };
 	struct stress_worker *w;
-	unsigned int cpu, i, ncpu = 0;
-	u64 arms = 0, fires = 0, cancels = 0, a0, f0, c0, a1, f1, c1;
+	unsigned int cpu, i, ncpu = 0, still_pending = 0, unbalanced = 0, first = 0, early = 0;
+	u64 arms = 0, fires = 0, cancels = 0, a0, f0, c0, a1, f1, c1, t0, load_ms;
 
 	st.t = kunit_kcalloc(test, st.n, sizeof(*st.t), GFP_KERNEL);
 	w = kunit_kcalloc(test, nr_cpu_ids, sizeof(*w), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, st.t);
 	KUNIT_ASSERT_NOT_NULL(test, w);
-	for (i = 0; i < st.n; i++)
+	for (i = 0; i < st.n; i++) {
 		tempo_timer_init(&st.t[i].timer, stress_fn, 0);
+		st.t[i].run_fires = &st.fires;
+	}
 	tempo_wheel_totals(&a0, &f0, &c0);
 
 	cpus_read_lock();
+	t0 = ktime_get_ns();
 	st.end = jiffies + msecs_to_jiffies(stress_ms);
+	st.last = st.end + msecs_to_jiffies(STRESS_EXTEND * stress_ms);
 	for_each_online_cpu(cpu) {
 		struct task_struct *k;
 
@@ -725,31 +769,41 @@ static void live_stress(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, ncpu, num_online_cpus());
 	for_each_online_cpu(cpu)
 		wait_for_completion(&w[cpu].done);
+	load_ms = div_u64(ktime_get_ns() - t0, NSEC_PER_MSEC);
 
 	/* Quiesce: let the short ones fire, then stop the rest. */
 	msleep(300);
 	for (i = 0; i < st.n; i++) {
 		if (tempo_timer_cancel_sync(&st.t[i].timer))
 			atomic_inc(&st.t[i].cancels);
-		KUNIT_EXPECT_FALSE(test, tempo_timer_pending(&st.t[i].timer));
+		still_pending += tempo_timer_pending(&st.t[i].timer);
 	}
+	/*
+	 * Counted, with the first offender named: one expectation per timer
+	 * would overflow KUnit's 512-byte case log (6.1) and lose the verdict.
+	 */
 	for (i = 0; i < st.n; i++) {
 		struct stress_timer *s = &st.t[i];
 
 		/* Per timer: every arm that found it idle ended exactly once. */
-		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&s->arms),
-				    atomic_read(&s->fires) + atomic_read(&s->cancels),
-				    "timer %u: armed %d fired %d cancelled %d", i,
-				    atomic_read(&s->arms), atomic_read(&s->fires),
-				    atomic_read(&s->cancels));
-		KUNIT_EXPECT_EQ(test, atomic_read(&s->early), 0);
+		if (atomic_read(&s->arms) != atomic_read(&s->fires) + atomic_read(&s->cancels) &&
+		    !unbalanced++)
+			first = i;
+		early += atomic_read(&s->early);
 		arms += atomic_read(&s->arms);
 		fires += atomic_read(&s->fires);
 		cancels += atomic_read(&s->cancels);
 	}
+	KUNIT_EXPECT_EQ(test, still_pending, 0U);
+	KUNIT_EXPECT_EQ_MSG(test, unbalanced, 0U,
+			    "timers with armed != fired + cancelled; first: timer %u armed %d fired %d cancelled %d",
+			    first, atomic_read(&st.t[first].arms), atomic_read(&st.t[first].fires),
+			    atomic_read(&st.t[first].cancels));
+	KUNIT_EXPECT_EQ(test, early, 0U);
 	tempo_wheel_totals(&a1, &f1, &c1);
-	kunit_info(test, "%u CPUs, %llu arms, %llu fired, %llu cancelled", ncpu, arms, fires,
-		   cancels);
+	kunit_info(test, "%u CPUs, %llu arms, %llu fired, %llu cancelled, in %llu ms (budget %u)",
+		   ncpu, arms, fires, cancels, load_ms, stress_ms);
+	/* Both ends were exercised (the run went on until it saw them, within reason). */
 	KUNIT_EXPECT_GT(test, fires, 0ULL);
 	KUNIT_EXPECT_GT(test, cancels, 0ULL);
 	/* The module's own counters agree: armed = fired + cancelled + pending(0). */

@@ -9,8 +9,10 @@
 # (more modules to load and collect suites from), TEMPO_CHECK_OUT (output
 # directory, default build/check), TEMPO_KCSAN_SCOPE (space-separated regexes: a
 # KCSAN report counts as a failure only if one matches its text, e.g. its
-# stacks; see summarize.py --kcsan-scope), TEMPO_MAKE_FLAGS (extra make
-# arguments for the module build), plus those of run.sh.
+# stacks; see summarize.py --kcsan-scope), TEMPO_KCSAN_SCOPE_TOP (likewise, but
+# matched only against the function that made each access: --kcsan-scope-top),
+# TEMPO_MAKE_FLAGS (extra make arguments for the module build), plus those of
+# run.sh.
 # Outputs in the output directory: console.log, ktap.raw, results.ktap,
 # results.json, kunit-parse.txt, modules.log.
 
@@ -70,9 +72,13 @@ fi
 
 trap - ERR
 echo "check: done in $(($(date +%s) - start)) s; results in ${out#"$root"/}/"
+scope=()
+set -f	# the regexes are words, not file patterns
+for r in ${TEMPO_KCSAN_SCOPE:-}; do scope+=("--kcsan-scope=$r"); done
+for r in ${TEMPO_KCSAN_SCOPE_TOP:-}; do scope+=("--kcsan-scope-top=$r"); done
+set +f
 python3 "$vm/summarize.py" --json "$out/results.json" --ktap "$out/results.ktap" \
 	--console "$out/console.log" --allow "$vm/log-allow.txt" --expect "$expect" \
 	--parse-rc "$parse_rc" --parse-log "$out/kunit-parse.txt" --vm-rc "$vm_rc" \
-	$(for r in ${TEMPO_KCSAN_SCOPE:-}; do printf -- '--kcsan-scope=%s ' "$r"; done) |
-	tee "$out/summary.txt"
+	"${scope[@]}" | tee "$out/summary.txt"
 exit "${PIPESTATUS[0]}"

@@ -45,11 +45,19 @@ KCSAN_END = re.compile(r"^={20,}\s*$")
 IRQ_ENTRY = re.compile(r"\basm_(sysvec_|common_interrupt|exc_)")
 
 
+# The report's trailer ("Reported by ...", then the CPU, hardware and "Workqueue:"
+# lines) describes whatever task the reporting CPU was running, not the accesses.
+KCSAN_TRAILER = "Reported by Kernel Concurrency Sanitizer on:"
+
+
 def kcsan_own_frames(block):
-    """The lines of a KCSAN report without the frames below an interrupt entry."""
+    """The lines of a KCSAN report without the frames below an interrupt entry,
+    and without the trailer."""
     out, cut = [], False
     for line in block:
         text = TIMESTAMP.sub("", line)
+        if text.startswith(KCSAN_TRAILER):
+            break
         if not text.startswith(" ") or not text.strip():
             cut = False  # a header ("read to ... by interrupt"), a blank line
         if not cut:
@@ -59,12 +67,26 @@ def kcsan_own_frames(block):
     return out
 
 
-def kcsan_blocks(lines, scope):
+def kcsan_top_frames(block):
+    """The first frame of each access's stack: the function that made the access."""
+    top, prev_frame = [], False
+    for line in block:
+        text = TIMESTAMP.sub("", line)
+        frame = text.startswith(" ") and bool(text.strip())
+        if frame and not prev_frame:
+            top.append(line)
+        prev_frame = frame
+    return top
+
+
+def kcsan_blocks(lines, scope, top_scope=()):
     """Line numbers (0-based) of KCSAN reports to ignore: those whose text (the
-    stacks of both accesses) matches no regex of @scope. Only with --kcsan-scope."""
+    stacks of both accesses) matches no regex of @scope, and neither of whose
+    accesses was made by a function matching a regex of @top_scope. Only with
+    --kcsan-scope or --kcsan-scope-top."""
     skip = set()
     ignored = 0
-    if not scope:
+    if not scope and not top_scope:
         return skip, ignored
     i = 0
     while i < len(lines):
@@ -75,7 +97,9 @@ def kcsan_blocks(lines, scope):
         while j < len(lines) and not KCSAN_END.match(TIMESTAMP.sub("", lines[j])):
             j += 1
         block = kcsan_own_frames(lines[i:j])
-        if not any(r.search(l) for r in scope for l in block):
+        top = kcsan_top_frames(block)
+        if not any(r.search(l) for r in scope for l in block) and \
+                not any(r.search(l) for r in top_scope for l in top):
             skip.update(range(i, j))
             ignored += 1
         i = j
@@ -93,7 +117,7 @@ def load_allow(path):
     return allow
 
 
-def scan_console(path, allow, scope=None):
+def scan_console(path, allow, scope=None, top_scope=()):
     """Return (problems, guest_failures, reached_end, ignored KCSAN reports)."""
     problems, guest_fail, seen = [], [], set()
     reached_end = False
@@ -104,7 +128,7 @@ def scan_console(path, allow, scope=None):
     except OSError:
         return ["console log %s missing" % path], [], False, 0
 
-    skip, ignored = kcsan_blocks(lines, scope)
+    skip, ignored = kcsan_blocks(lines, scope, top_scope)
     for no, raw in enumerate(lines, 1):
         if no - 1 in skip:
             continue
@@ -154,6 +178,9 @@ def main():
     ap.add_argument("--kcsan-scope", action="append", default=[],
                     help="regex: count a KCSAN report only if one of its lines matches "
                          "(repeatable); reports matching none are listed, not counted")
+    ap.add_argument("--kcsan-scope-top", action="append", default=[],
+                    help="regex: also count a KCSAN report if the first frame of either "
+                         "access (the function that made it) matches (repeatable)")
     args = ap.parse_args()
 
     passed = failed = skipped = 0
@@ -225,7 +252,9 @@ def main():
 
     allow = load_allow(args.allow)
     scope = [re.compile(r) for r in args.kcsan_scope]
-    splats, guest_fail, reached_end, ignored = scan_console(args.console, allow, scope)
+    top_scope = [re.compile(r) for r in args.kcsan_scope_top]
+    splats, guest_fail, reached_end, ignored = scan_console(args.console, allow, scope,
+                                                            top_scope)
     if ignored:
         notes.append("note: %d KCSAN report(s) outside tempo code ignored (see %s)"
                      % (ignored, args.console))
