@@ -61,6 +61,10 @@ initrd=$root/build/vm/initramfs.cpio.gz
 echo "check: booting the VM (console: ${out#"$root"/}/console.log)"
 vm_rc=0
 "$vm/run.sh" "$kdir" "$initrd" "$out" check || vm_rc=$?
+if [ -f "$out/boot-retries" ]; then
+	echo "check: the first boot stalled before /init and was retried" \
+		"(${out#"$root"/}/console.boot-hang.log)"
+fi
 
 tr -d '\r' <"$out/ktap.raw" >"$out/results.ktap"
 parse_rc=0
