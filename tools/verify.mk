@@ -27,7 +27,10 @@
 #                      (branch dev); skipped without it.
 #   make verify        litmus, then check-kcsan
 #
-# Knobs: KCSAN_APPEND (kernel command line of the KCSAN run), KCSAN_SMP (vCPUs).
+# Knobs: KCSAN_APPEND (kernel command line of the KCSAN run), KCSAN_SMP (vCPUs),
+# KCSAN_VM_TIMEOUT (seconds before the guest counts as hung; TEMPO_VM_TIMEOUT in
+# the environment wins): 1500, against make check's 900, as the KCSAN guest took
+# 250 to 370 s at a host load of 2 to 4 but 440 to 530 s at 5 to 6.
 # tempo.* parameters reach tempo.ko (the guest's init passes them to insmod), but
 # tempo_test.* ones cannot reach the suites on 6.1: KUnit runs a module's suites
 # from the MODULE_STATE_COMING notifier, before load_module() parses its
@@ -35,6 +38,7 @@
 # cases run their default budgets here, and stretch them when the kernel is slow.
 
 KCSAN_SMP ?= 2
+KCSAN_VM_TIMEOUT ?= 1500
 KCSAN_APPEND ?= tempo.inject_delay=20 kcsan.skip_watch=1000
 
 .PHONY: litmus check-kcsan verify fuzz
@@ -77,6 +81,7 @@ check-kcsan: deps userspace
 		TEMPO_KCSAN_SCOPE='\[tempo\]' TEMPO_KCSAN_SCOPE_TOP='\[tempo' \
 		TEMPO_MAKE_FLAGS=TEMPO_INJECT_DELAY=1 \
 		TEMPO_VM_SMP=$(KCSAN_SMP) TEMPO_VM_APPEND="$(KCSAN_APPEND) $(TEMPO_VM_APPEND)" \
+		TEMPO_VM_TIMEOUT=$${TEMPO_VM_TIMEOUT:-$(KCSAN_VM_TIMEOUT)} \
 		$(LOCK) $(VM)/check.sh
 
 verify: litmus check-kcsan
