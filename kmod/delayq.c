@@ -468,8 +468,6 @@ static int delayq_pending_add(struct tempo_delayq *q, struct tempo_delayq_node *
 	return 0;
 }
 
-static void delayq_release_held(struct tempo_delayq *q);
-
 static void delayq_pending_del(struct tempo_delayq *q,
 			       struct tempo_delayq_node *node)
 {

@@ -256,11 +256,7 @@ static inline void list_splice_init(struct list_head *l, struct list_head *h)
 #define list_next_entry(pos, m) list_entry((pos)->m.next, __typeof__(*(pos)), m)
 #define list_for_each_entry(pos, h, m) \
 	for (pos = list_first_entry(h, __typeof__(*pos), m); &pos->m != (h); pos = list_next_entry(pos, m))
-#define list_last_entry(p, t, m) list_entry((p)->prev, t, m)
 static inline int list_is_last(const struct list_head *l, const struct list_head *h) { return l->next == h; }
-#define list_prev_entry(pos, m) list_entry((pos)->m.prev, __typeof__(*(pos)), m)
-#define list_for_each_entry_reverse(pos, h, m) \
-	for (pos = list_last_entry(h, __typeof__(*pos), m); &pos->m != (h); pos = list_prev_entry(pos, m))
 #define list_for_each_entry_safe(pos, n, h, m) \
 	for (pos = list_first_entry(h, __typeof__(*pos), m), n = list_next_entry(pos, m); \
 	     &pos->m != (h); pos = n, n = list_next_entry(n, m))
