@@ -6,8 +6,10 @@
  * (struct tempo_ctx) holding three things, and release() tears all of them
  * down:
  *
- *   timers    an xarray of struct tempo_utimer, each embedding a struct
- *             tempo_timer of the wheel; the id is the xarray index.
+ *   timers    a table of struct tempo_utimer slots, each embedding a
+ *             struct tempo_timer of the wheel, grown in chunks of UT_CHUNK
+ *             and kept until release(); a timer's id names its slot and the
+ *             slot's generation (see "Ids and slots" below).
  *   events    one ready list behind a wait queue: the per-file delay queue.
  *             Arming a timer is put(), its expiry moves it to the ready list
  *             and wakes one reader (exclusive waits), read() is take() and
@@ -37,20 +39,34 @@
  * A utimer's life (transitions under wq.lock):
  *
  *        arm            expiry                  read() (one-shot)
- *   new -----> ARMED --------------> QUEUED -------------------> DELIVERED
- *                ^   <-------------   |  ^                          |
- *                |   read() (periodic)|  | expiry (periodic):       | reader frees
- *                |   (re-arms if      |  | overrun++, park          | (or cancel
- *                +--------------------+--+                          |  that won
- *                                     |                             |  the id)
- *        cancel (from ARMED/QUEUED)   v
- *                            DEAD ---> shutdown_sync, free
+ *  FREE -----> ARMED --------------> QUEUED -------------------> FREE
+ *   ^            ^   <-------------   |  ^
+ *   |            |   read() (periodic)|  | expiry (periodic):
+ *   |            |   (re-arms if      |  | overrun++, park
+ *   |            +--------------------+--+
+ *   |     cancel (from ARMED/QUEUED)  |
+ *   +---------------------------------+
  *
- * Ownership of the memory goes with the id: whoever removes the id from the
- * xarray (cancel, the reader of a one-shot record, release) frees the utimer,
- * after tempo_timer_shutdown_sync(), through kfree_rcu() so that a cancel by
- * cookie may inspect entries under rcu_read_lock(). Every armed timer is
- * therefore counted exactly once, as read or as cancelled.
+ * Ids and slots. An id is (generation << 32) | (slot + 1): never 0. A slot
+ * goes back to the context's free list, and its generation moves on, in the
+ * same critical section that ends the timer: the read of a one-shot's record
+ * (which therefore carries the last use of its id) or a cancel. So every
+ * armed timer is counted exactly once, as read or as cancelled, and a late
+ * cancel or re-arm of a dead id finds a newer generation and fails with
+ * ENOENT. The free list is FIFO, so an id comes back only after 2^32 reuses
+ * of its slot, and only after every other free slot was reused first.
+ *
+ * Slots are never freed before release(), so a slot's memory outlives every
+ * callback of its timer without any wait: a cancel is tempo_timer_cancel()
+ * and no more, and the slot may be reused at once. The wheel allows arming a
+ * timer whose callback is in flight; that late callback finds the slot FREE,
+ * or ARMED for a deadline still ahead, or QUEUED for a one-shot, and ignores
+ * it (dev_timer_fire()), or finds the new timer due and reports it, in which
+ * case the new timer's own expiry is the one ignored. release() waits out
+ * every slot's timer (tempo_timer_shutdown_sync()) before freeing the table.
+ * The table (ctx->chunks) is read and grown only under ctl_lock; everything
+ * else reaches a utimer through a pointer (the ready list, the free list, the
+ * callback's timer), and chunks never move.
  *
  * Ordered completions with a sink are written with kernel_write() from the
  * completion callback. The ordered scheduler runs it in the thread that
@@ -79,14 +95,12 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
-#include <linux/rcupdate.h>
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
-#include <linux/xarray.h>
 
 #include <tempo/timer.h>
 #include <tempo/order.h>
@@ -120,7 +134,9 @@ MODULE_PARM_DESC(min_period_ns, "shortest period of a periodic timer, ns (defaul
 #define TEMPO_MAX_WINDOW	BIT(16)
 #define TEMPO_READ_CHUNK	32	/* records per pass of read() */
 #define TEMPO_SPEC_CHUNK	32	/* specs per copy_from_user() */
-#define TEMPO_CANCEL_CHUNK	32	/* keys per copy_from_user(), and per overlapped sync */
+#define UT_CHUNK_SHIFT		8
+#define UT_CHUNK		BIT(UT_CHUNK_SHIFT)	/* utimer slots per allocation */
+#define TEMPO_CANCEL_CHUNK	32	/* keys per copy_from_user() */
 
 static unsigned int limit_timers(void)
 {
@@ -153,7 +169,7 @@ static struct {
 
 /* ---- per-context state ----------------------------------------------- */
 
-enum tempo_ut_state { UT_ARMED, UT_QUEUED, UT_DELIVERED, UT_DEAD };
+enum tempo_ut_state { UT_FREE, UT_ARMED, UT_QUEUED };
 enum tempo_qent_type { QE_TIMER, QE_ORDER };
 
 /* An entry of the ready list: the head of a utimer or an osub. */
@@ -164,22 +180,21 @@ struct tempo_qent {
 
 struct tempo_ctx;
 
+/* A timer slot. Every field but timer and ctx is guarded by ctx->wq.lock. */
 struct tempo_utimer {
 	struct tempo_timer	timer;
 	struct tempo_qent	q;
 	struct tempo_ctx	*ctx;
-	u32			id;
-	u8			state;		/* enum tempo_ut_state, under wq.lock */
+	u64			id;		/* generation << 32 | (slot + 1) */
+	u8			state;		/* enum tempo_ut_state */
 	bool			parked;		/* periodic, idle until its record is read */
+	u32			ev_overrun;	/* the unread record's folded expirations */
 	u64			cookie;
 	u64			deadline;	/* next expiry, ns */
 	u64			period;
 	u64			ev_deadline;	/* the unread record: deadline, */
-	u64			ev_time;	/* fire time */
-	u32			ev_overrun;	/* and folded expirations */
-	struct list_head	reap;		/* on a reader's list, once DELIVERED */
-	struct list_head	kill;		/* on a cookie cancel's list */
-	struct rcu_head		rcu;
+	u64			ev_time;	/* and fire time */
+	struct tempo_utimer	*next_free;	/* on the free list, while FREE */
 };
 
 /* An ordered submission, from ioctl to completion (and record, if any). */
@@ -207,10 +222,15 @@ struct tempo_ctx {
 	u32			nready_order;	/* ordered records on the ready list */
 	u32			lost;		/* ordered records dropped, not yet reported */
 
-	struct mutex		ctl_lock;	/* arm and cancel ioctls */
-	struct xarray		timers;
-	u32			next_id;	/* xa_alloc_cyclic(), under ctl_lock */
-	atomic_t		ntimers;
+	struct tempo_utimer	*free_head;	/* FIFO of FREE slots, under wq.lock */
+	struct tempo_utimer	*free_tail;
+	u32			nslots;		/* slots in use or free; wq.lock + ctl_lock */
+
+	struct mutex		ctl_lock;	/* arm and cancel ioctls, the table */
+	struct tempo_utimer	**chunks;	/* the table: nchunks of UT_CHUNK slots */
+	u32			nchunks;
+	u32			cap_chunks;
+	atomic_t		ntimers;	/* live (not FREE) timers */
 
 	struct mutex		order_lock;	/* creates the ordering domain */
 	struct tempo_order	*order;		/* set once, LMM(dev_order_get:A) */
@@ -256,11 +276,17 @@ static void dev_timer_fire(struct tempo_timer *t)
 	u64 missed;
 
 	spin_lock(&ctx->wq.lock);
-	if (ut->state != UT_ARMED && ut->state != UT_QUEUED)
+	/*
+	 * A late callback: of a cancelled timer whose slot is FREE, or of a
+	 * one-shot already reported (by the late callback of the slot's previous
+	 * timer; see "Ids and slots").
+	 */
+	if (ut->state == UT_FREE || (ut->state == UT_QUEUED && !ut->period))
 		goto out_unlock;
 	/*
-	 * An expiry for a deadline that a re-arm has since moved later: the
-	 * timer is armed again for the new one. Never report early.
+	 * An expiry for a deadline that a re-arm (or a new timer in the slot)
+	 * has since moved later: the timer is armed again for the new one.
+	 * Never report early.
 	 */
 	if ((s64)(now - ut->deadline) < 0)
 		goto out_unlock;
@@ -298,64 +324,109 @@ out_unlock:
 	spin_unlock(&ctx->wq.lock);
 }
 
-static void dev_utimer_free_rcu(struct tempo_utimer *ut)
+static struct tempo_utimer *dev_slot(struct tempo_ctx *ctx, u32 slot)
 {
-	atomic_dec(&ut->ctx->ntimers);
-	atomic64_dec(&mstat.timers);
-	atomic64_sub(sizeof(*ut), &mstat.bytes);
-	kfree_rcu(ut, rcu);
+	return &ctx->chunks[slot >> UT_CHUNK_SHIFT][slot & (UT_CHUNK - 1)];
 }
 
 /*
- * Retire a utimer whose id this thread removed from the xarray: make it dead,
- * withdraw its record and start cancelling it, without waiting. Returns true
- * when it had not been delivered (it counts as cancelled). The caller then
- * buries it, typically after dooming a whole batch: the waits of the
- * cancel_syncs then overlap instead of adding up (a timer held by another
- * CPU is unlinked only when that CPU gets to it).
+ * Make sure the next dev_slot_get() finds a slot: grow the table by a chunk
+ * if there is no free slot. Under ctl_lock, so the free list can only grow
+ * meanwhile (readers and the callback never take a slot).
  */
-static bool dev_utimer_doom(struct tempo_ctx *ctx, struct tempo_utimer *ut)
+static int dev_slots_reserve(struct tempo_ctx *ctx)
 {
-	bool cancelled;
+	struct tempo_utimer **chunks, *chunk;
+	u32 i, n = ctx->nchunks;
 
-	spin_lock(&ctx->wq.lock);
-	cancelled = ut->state != UT_DELIVERED;
+	lockdep_assert_held(&ctx->ctl_lock);
+	if (READ_ONCE(ctx->free_head) || ctx->nslots < n * UT_CHUNK)
+		return 0;
+	if (n >= (U32_MAX >> UT_CHUNK_SHIFT) - 1)
+		return -ENOSPC;
+	if (n == ctx->cap_chunks) {
+		u32 cap = max(8U, 2 * n);
+
+		chunks = krealloc_array(ctx->chunks, cap, sizeof(*chunks), GFP_KERNEL_ACCOUNT);
+		if (!chunks)
+			return -ENOMEM;
+		ctx->chunks = chunks;
+		ctx->cap_chunks = cap;
+	}
+	chunk = kvcalloc(UT_CHUNK, sizeof(*chunk), GFP_KERNEL_ACCOUNT);
+	if (!chunk)
+		return -ENOMEM;
+	for (i = 0; i < UT_CHUNK; i++) {
+		chunk[i].ctx = ctx;
+		chunk[i].q.type = QE_TIMER;
+		chunk[i].state = UT_FREE;
+		chunk[i].id = n * UT_CHUNK + i + 1;
+		tempo_timer_init(&chunk[i].timer, dev_timer_fire, 0);
+	}
+	ctx->chunks[n] = chunk;
+	ctx->nchunks = n + 1;
+	atomic64_add(UT_CHUNK * sizeof(*chunk), &mstat.bytes);
+	return 0;
+}
+
+/* Under wq.lock, after dev_slots_reserve(): a FREE slot, now live. */
+static struct tempo_utimer *dev_slot_get(struct tempo_ctx *ctx)
+{
+	struct tempo_utimer *ut = ctx->free_head;
+
+	lockdep_assert_held(&ctx->wq.lock);
+	if (ut) {
+		/* WRITE_ONCE: dev_slots_reserve() peeks without the lock. */
+		WRITE_ONCE(ctx->free_head, ut->next_free);
+		if (!ctx->free_head)
+			ctx->free_tail = NULL;
+	} else {
+		ut = dev_slot(ctx, ctx->nslots++);
+	}
+	atomic_inc(&ctx->ntimers);
+	atomic64_inc(&mstat.timers);
+	return ut;
+}
+
+/*
+ * Under wq.lock: end a live timer's life (its record, if any, was taken or
+ * withdrawn): the slot goes FREE at the tail of the free list and its id dies.
+ */
+static void dev_slot_put(struct tempo_ctx *ctx, struct tempo_utimer *ut)
+{
+	lockdep_assert_held(&ctx->wq.lock);
+	ut->state = UT_FREE;
+	ut->id += 1ULL << 32;
+	ut->next_free = NULL;
+	if (ctx->free_tail)
+		ctx->free_tail->next_free = ut;
+	else
+		WRITE_ONCE(ctx->free_head, ut);
+	ctx->free_tail = ut;
+	atomic_dec(&ctx->ntimers);
+	atomic64_dec(&mstat.timers);
+}
+
+/* Under ctl_lock: the slot @id names, if it exists. Its timer may be dead. */
+static struct tempo_utimer *dev_slot_of(struct tempo_ctx *ctx, u64 id)
+{
+	u32 slot = (u32)id - 1;
+
+	lockdep_assert_held(&ctx->ctl_lock);
+	return (u32)id && slot < ctx->nslots ? dev_slot(ctx, slot) : NULL;
+}
+
+/*
+ * Under wq.lock: cancel a live timer. Its record, if unread, is withdrawn; a
+ * callback already in flight finds the slot FREE (or reused) and ignores it.
+ */
+static void dev_utimer_cancel(struct tempo_ctx *ctx, struct tempo_utimer *ut)
+{
+	lockdep_assert_held(&ctx->wq.lock);
 	if (ut->state == UT_QUEUED)
 		dev_ready_del(ctx, &ut->q);
-	ut->state = UT_DEAD;
-	spin_unlock(&ctx->wq.lock);
-
 	tempo_timer_cancel(&ut->timer);
-	if (cancelled)
-		atomic64_inc(&ctx->st.cancelled);
-	return cancelled;
-}
-
-/* Wait for a doomed utimer's callback, then free it. */
-static void dev_utimer_bury(struct tempo_utimer *ut)
-{
-	tempo_timer_shutdown_sync(&ut->timer);
-	dev_utimer_free_rcu(ut);
-}
-
-/* Bury every utimer on @graves (linked through ->kill). */
-static void dev_bury_all(struct list_head *graves)
-{
-	struct tempo_utimer *ut, *tmp;
-
-	list_for_each_entry_safe(ut, tmp, graves, kill) {
-		list_del(&ut->kill);
-		dev_utimer_bury(ut);
-		cond_resched();
-	}
-}
-
-static bool dev_utimer_kill(struct tempo_ctx *ctx, struct tempo_utimer *ut)
-{
-	bool cancelled = dev_utimer_doom(ctx, ut);
-
-	dev_utimer_bury(ut);
-	return cancelled;
+	dev_slot_put(ctx, ut);
 }
 
 static int dev_spec_check(const struct tempo_timer_spec *s)
@@ -368,7 +439,7 @@ static int dev_spec_check(const struct tempo_timer_spec *s)
 		return -EINVAL;
 	if (s->period && (s->period < READ_ONCE(min_period_ns) || s->period > max))
 		return -EINVAL;
-	if ((s->flags & TEMPO_ARM_REARM) && (!s->id || s->id > U32_MAX))
+	if ((s->flags & TEMPO_ARM_REARM) && !s->id)
 		return -EINVAL;
 	return 0;
 }
@@ -407,13 +478,26 @@ static int dev_utimer_start(struct tempo_ctx *ctx, struct tempo_utimer *ut,
 	return ret < 0 ? ret : 0;
 }
 
-/* Undo the arm of a new timer that cannot be completed. */
-static void dev_timer_unarm(struct tempo_ctx *ctx, u32 id)
+/*
+ * Cancel timer @id, if it is live; 0 or -ENOENT. Under ctl_lock. @uncount: an
+ * arm being undone, not a cancel.
+ */
+static int dev_cancel_id(struct tempo_ctx *ctx, u64 id, bool uncount)
 {
-	struct tempo_utimer *ut = xa_erase(&ctx->timers, id);
+	struct tempo_utimer *ut = dev_slot_of(ctx, id);
+	int err = -ENOENT;
 
-	if (ut && dev_utimer_kill(ctx, ut))
-		atomic64_dec(&ctx->st.cancelled);
+	if (!ut)
+		return err;
+	spin_lock(&ctx->wq.lock);
+	if (ut->id == id && ut->state != UT_FREE) {
+		dev_utimer_cancel(ctx, ut);
+		err = 0;
+	}
+	spin_unlock(&ctx->wq.lock);
+	if (!err && !uncount)
+		atomic64_inc(&ctx->st.cancelled);
+	return err;
 }
 
 static int dev_timer_new(struct tempo_ctx *ctx, struct tempo_timer_spec *s,
@@ -422,53 +506,32 @@ static int dev_timer_new(struct tempo_ctx *ctx, struct tempo_timer_spec *s,
 	struct tempo_utimer *ut;
 	int err;
 
-	ut = kzalloc(sizeof(*ut), GFP_KERNEL_ACCOUNT);
-	if (!ut)
-		return -ENOMEM;
-	ut->ctx = ctx;
-	ut->q.type = QE_TIMER;
-	ut->state = UT_ARMED;
-	tempo_timer_init(&ut->timer, dev_timer_fire, 0);
-
-	/*
-	 * Publishes ut with ut->id set; only ctl_lock holders look it up.
-	 * Cyclic, so that an id read as final is not reused for a long time and
-	 * a late cancel of it cannot hit a newer timer.
-	 */
-	err = xa_alloc_cyclic(&ctx->timers, &ut->id, ut, XA_LIMIT(1, INT_MAX), &ctx->next_id,
-			      GFP_KERNEL_ACCOUNT);
-	if (err < 0) {
-		kfree(ut);
-		return err == -EBUSY ? -ENOSPC : err;
-	}
-	atomic_inc(&ctx->ntimers);
-	atomic64_inc(&mstat.timers);
-	atomic64_add(sizeof(*ut), &mstat.bytes);
-
-	s->id = ut->id;
-	spin_lock(&ctx->wq.lock);
-	err = dev_utimer_start(ctx, ut, s, deadline);
-	spin_unlock(&ctx->wq.lock);
+	err = dev_slots_reserve(ctx);
 	if (err)
-		dev_timer_unarm(ctx, ut->id);
+		return err;
+	spin_lock(&ctx->wq.lock);
+	ut = dev_slot_get(ctx);
+	err = dev_utimer_start(ctx, ut, s, deadline);
+	if (err)
+		dev_slot_put(ctx, ut);
+	else
+		s->id = ut->id;
+	spin_unlock(&ctx->wq.lock);
 	return err;
 }
 
 static int dev_timer_rearm(struct tempo_ctx *ctx, const struct tempo_timer_spec *s,
 			   u64 deadline)
 {
-	struct tempo_utimer *ut;
+	struct tempo_utimer *ut = dev_slot_of(ctx, s->id);
 	int err = -ENOENT;
 
-	rcu_read_lock();	/* a reader may free a delivered one-shot */
-	ut = xa_load(&ctx->timers, s->id);
-	if (ut) {
-		spin_lock(&ctx->wq.lock);
-		if (ut->state == UT_ARMED || ut->state == UT_QUEUED)
-			err = dev_utimer_start(ctx, ut, s, deadline);
-		spin_unlock(&ctx->wq.lock);
-	}
-	rcu_read_unlock();
+	if (!ut)
+		return err;
+	spin_lock(&ctx->wq.lock);
+	if (ut->id == s->id && ut->state != UT_FREE)
+		err = dev_utimer_start(ctx, ut, s, deadline);
+	spin_unlock(&ctx->wq.lock);
 	if (!err)
 		atomic64_inc(&ctx->st.rearmed);
 	return err;
@@ -492,33 +555,34 @@ static int dev_arm_one(struct tempo_ctx *ctx, struct tempo_timer_spec *s,
 	if (err)
 		return err;
 	if (put_user(s->id, &us->id)) {
-		dev_timer_unarm(ctx, s->id);
+		dev_cancel_id(ctx, s->id, true);
 		return -EFAULT;
 	}
 	return 0;
 }
 
 /* Pass 1 of an arm batch: every element well formed, room for the new ones. */
-static int dev_arm_validate(struct tempo_ctx *ctx, struct tempo_timer_spec __user *us,
-			    u32 count, u64 now)
+static int dev_arm_validate(struct tempo_ctx *ctx, struct tempo_timer_spec *specs,
+			    struct tempo_timer_spec __user *us, u32 count, u64 now)
 {
-	struct tempo_timer_spec s;
 	u64 deadline, new = 0;
-	u32 i;
+	u32 i, j, n;
 	int err;
 
-	for (i = 0; i < count; i++) {
-		if (copy_from_user(&s, &us[i], sizeof(s)))
+	for (i = 0; i < count; i += n) {
+		n = min_t(u32, count - i, TEMPO_SPEC_CHUNK);
+		if (copy_from_user(specs, us + i, n * sizeof(*specs)))
 			return -EFAULT;
-		err = dev_spec_check(&s);
-		if (!err)
-			err = dev_spec_deadline(&s, now, &deadline);
-		if (err)
-			return err;
-		if (!(s.flags & TEMPO_ARM_REARM))
-			new++;
-		if (!(i % 1024))
-			cond_resched();
+		for (j = 0; j < n; j++) {
+			err = dev_spec_check(&specs[j]);
+			if (!err)
+				err = dev_spec_deadline(&specs[j], now, &deadline);
+			if (err)
+				return err;
+			if (!(specs[j].flags & TEMPO_ARM_REARM))
+				new++;
+		}
+		cond_resched();
 	}
 	if (atomic_read(&ctx->ntimers) + new > limit_timers())
 		return -ENOSPC;
@@ -557,10 +621,10 @@ static void dev_batch_fail(struct tempo_batch *b, u32 i, int err)
 static long dev_ioc_arm(struct tempo_ctx *ctx, void __user *arg)
 {
 	struct tempo_timer_spec __user *us;
-	struct tempo_timer_spec s;
+	struct tempo_timer_spec *specs;
 	struct tempo_batch b;
+	u32 i, j, n;
 	u64 now;
-	u32 i;
 	int err;
 
 	err = dev_batch_in(&b, arg, 0);
@@ -571,6 +635,10 @@ static long dev_ioc_arm(struct tempo_ctx *ctx, void __user *arg)
 	if (b.count > limit_timers())
 		return -ENOSPC;
 	us = u64_to_user_ptr(b.ptr);
+	specs = kmalloc_array(min_t(u32, b.count, TEMPO_SPEC_CHUNK), sizeof(*specs),
+			      GFP_KERNEL);
+	if (!specs)
+		return -ENOMEM;
 
 	mutex_lock(&ctx->ctl_lock);
 	/*
@@ -579,19 +647,24 @@ static long dev_ioc_arm(struct tempo_ctx *ctx, void __user *arg)
 	 * a large part of an arm under virtualisation).
 	 */
 	now = ktime_get_ns();
-	err = dev_arm_validate(ctx, us, b.count, now);
+	err = dev_arm_validate(ctx, specs, us, b.count, now);
 	if (err)
 		goto out_unlock;
-	for (i = 0; i < b.count; i++) {
-		err = copy_from_user(&s, &us[i], sizeof(s)) ? -EFAULT :
-		      dev_arm_one(ctx, &s, &us[i], now);
-		if (err) {
-			dev_batch_fail(&b, i, err);
+	for (i = 0; i < b.count && !b.error; i += n) {
+		n = min_t(u32, b.count - i, TEMPO_SPEC_CHUNK);
+		if (copy_from_user(specs, us + i, n * sizeof(*specs))) {
+			dev_batch_fail(&b, i, -EFAULT);
 			break;
 		}
-		b.done++;
-		if (!(i % 1024))
-			cond_resched();
+		for (j = 0; j < n; j++) {
+			err = dev_arm_one(ctx, &specs[j], &us[i + j], now);
+			if (err) {
+				dev_batch_fail(&b, i + j, err);
+				break;
+			}
+			b.done++;
+		}
+		cond_resched();
 	}
 	b.affected = b.done;
 	atomic64_add(b.done, &ctx->st.armed);
@@ -599,48 +672,35 @@ static long dev_ioc_arm(struct tempo_ctx *ctx, void __user *arg)
 	err = dev_batch_out(&b, arg, b.error);
 out_unlock:
 	mutex_unlock(&ctx->ctl_lock);
+	kfree(specs);
 	return err;
 }
 
-/* Doom timer @id onto @graves; 0, or -ENOENT if it is not live. */
-static int dev_cancel_id(struct tempo_ctx *ctx, u64 id, struct list_head *graves)
-{
-	struct tempo_utimer *ut;
-
-	if (!id || id > U32_MAX)
-		return -ENOENT;
-	ut = xa_erase(&ctx->timers, id);
-	if (!ut)
-		return -ENOENT;
-	list_add_tail(&ut->kill, graves);
-	return dev_utimer_doom(ctx, ut) ? 0 : -ENOENT;
-}
-
-/* Cancel every timer with @cookie. Returns how many, or -ENOENT for none. */
+/*
+ * Cancel every live timer with @cookie: a scan of the table, one chunk per
+ * critical section. Returns how many, or -ENOENT for none.
+ */
 static int dev_cancel_cookie(struct tempo_ctx *ctx, u64 cookie)
 {
 	struct tempo_utimer *ut;
-	unsigned long index = 0;
-	LIST_HEAD(victims);
-	int n = 0, scanned;
+	u32 slot, end;
+	int n = 0;
 
-	do {
-		scanned = 0;
-		rcu_read_lock();	/* utimers are freed with kfree_rcu() */
-		xa_for_each_start(&ctx->timers, index, ut, index) {
-			if (++scanned > 1024)
-				break;
-			if (READ_ONCE(ut->cookie) != cookie)
-				continue;
-			/* Fails when a reader just took a delivered one-shot. */
-			if (xa_cmpxchg(&ctx->timers, index, ut, NULL, 0) == ut)
-				list_add_tail(&ut->kill, &victims);
+	lockdep_assert_held(&ctx->ctl_lock);
+	for (slot = 0; slot < ctx->nslots; slot = end) {
+		end = min_t(u32, ctx->nslots, round_down(slot, UT_CHUNK) + UT_CHUNK);
+		spin_lock(&ctx->wq.lock);
+		for (; slot < end; slot++) {
+			ut = dev_slot(ctx, slot);
+			if (ut->state != UT_FREE && ut->cookie == cookie) {
+				dev_utimer_cancel(ctx, ut);
+				n++;
+			}
 		}
-		rcu_read_unlock();
-		list_for_each_entry(ut, &victims, kill)
-			n += dev_utimer_doom(ctx, ut);
-		dev_bury_all(&victims);
-	} while (scanned > 1024);
+		spin_unlock(&ctx->wq.lock);
+		cond_resched();
+	}
+	atomic64_add(n, &ctx->st.cancelled);
 	return n ? n : -ENOENT;
 }
 
@@ -648,7 +708,6 @@ static long dev_ioc_cancel(struct tempo_ctx *ctx, void __user *arg)
 {
 	u64 keys[TEMPO_CANCEL_CHUNK];
 	struct tempo_batch b;
-	LIST_HEAD(graves);
 	const u64 __user *ukeys;
 	u32 i, j, n;
 	int err, ret;
@@ -671,7 +730,7 @@ static long dev_ioc_cancel(struct tempo_ctx *ctx, void __user *arg)
 			if (b.flags & TEMPO_CANCEL_COOKIE)
 				ret = dev_cancel_cookie(ctx, keys[j]);
 			else
-				ret = dev_cancel_id(ctx, keys[j], &graves);
+				ret = dev_cancel_id(ctx, keys[j], false);
 			if (ret < 0) {
 				dev_batch_fail(&b, i + j, ret);
 				continue;
@@ -679,7 +738,7 @@ static long dev_ioc_cancel(struct tempo_ctx *ctx, void __user *arg)
 			b.done++;
 			b.affected += (b.flags & TEMPO_CANCEL_COOKIE) ? ret : 1;
 		}
-		dev_bury_all(&graves);
+		cond_resched();
 	}
 	err = dev_batch_out(&b, arg, b.error);
 	mutex_unlock(&ctx->ctl_lock);
@@ -734,11 +793,12 @@ static void dev_periodic_resume(struct tempo_ctx *ctx, struct tempo_utimer *ut,
 }
 
 /*
- * Under wq.lock: move up to @max records into @ev. Delivered one-shot timers
- * go on @treap, osubs on @oreap, for the caller to free after unlocking.
+ * Under wq.lock: move up to @max records into @ev. A delivered one-shot's
+ * slot goes FREE here; osubs go on @oreap, for the caller to free after
+ * unlocking.
  */
 static int dev_take_locked(struct tempo_ctx *ctx, struct tempo_event *ev, int max,
-			   struct list_head *treap, struct list_head *oreap)
+			   struct list_head *oreap)
 {
 	struct tempo_utimer *ut;
 	struct tempo_osub *os;
@@ -759,12 +819,10 @@ static int dev_take_locked(struct tempo_ctx *ctx, struct tempo_event *ev, int ma
 		if (q->type == QE_TIMER) {
 			ut = container_of(q, struct tempo_utimer, q);
 			dev_record_timer(ut, &ev[n]);
-			if (ut->period) {
+			if (ut->period)
 				dev_periodic_resume(ctx, ut, &ev[n]);
-			} else {
-				ut->state = UT_DELIVERED;
-				list_add_tail(&ut->reap, treap);
-			}
+			else
+				dev_slot_put(ctx, ut);
 		} else {
 			os = container_of(q, struct tempo_osub, q);
 			dev_record_order(os, &ev[n]);
@@ -783,33 +841,11 @@ static void dev_osub_free(struct tempo_osub *os)
 	kvfree(os);
 }
 
-/*
- * Take the ids of the delivered one-shots on @treap, unless a cancel took one
- * first (it frees that one). Called under rcu_read_lock(), entered before the
- * records were taken: a utimer freed by such a cancel cannot have been reused
- * for another timer yet, so the pointer comparison is ABA-free.
- */
-static void dev_reap_ids(struct tempo_ctx *ctx, struct list_head *treap)
+/* Free what dev_take_locked() left to us. */
+static void dev_reap(struct list_head *oreap)
 {
-	struct tempo_utimer *ut, *tmp;
-
-	list_for_each_entry_safe(ut, tmp, treap, reap) {
-		if (xa_cmpxchg(&ctx->timers, ut->id, ut, NULL, 0) != ut)
-			list_del(&ut->reap);
-	}
-}
-
-/* Free what dev_take_locked() and dev_reap_ids() left to us. */
-static void dev_reap(struct tempo_ctx *ctx, struct list_head *treap,
-		     struct list_head *oreap)
-{
-	struct tempo_utimer *ut, *utmp;
 	struct tempo_qent *q, *qtmp;
 
-	list_for_each_entry_safe(ut, utmp, treap, reap) {
-		list_del(&ut->reap);
-		dev_utimer_kill(ctx, ut);
-	}
 	list_for_each_entry_safe(q, qtmp, oreap, node) {
 		list_del(&q->node);
 		dev_osub_free(container_of(q, struct tempo_osub, q));
@@ -827,7 +863,6 @@ static ssize_t tempo_dev_read(struct file *file, char __user *buf, size_t count,
 	struct tempo_ctx *ctx = file->private_data;
 	size_t want = count / sizeof(struct tempo_event);
 	struct tempo_event *ev;
-	LIST_HEAD(treap);
 	LIST_HEAD(oreap);
 	size_t done = 0;
 	int n, err = 0;
@@ -847,13 +882,10 @@ static ssize_t tempo_dev_read(struct file *file, char __user *buf, size_t count,
 									dev_readable(ctx));
 	}
 	while (!err && done < want && dev_readable(ctx)) {
-		rcu_read_lock();	/* see dev_reap_ids() */
 		n = dev_take_locked(ctx, ev, min_t(size_t, want - done, TEMPO_READ_CHUNK),
-				    &treap, &oreap);
+				    &oreap);
 		spin_unlock(&ctx->wq.lock);
-		dev_reap_ids(ctx, &treap);
-		rcu_read_unlock();
-		dev_reap(ctx, &treap, &oreap);
+		dev_reap(&oreap);
 
 		if (copy_to_user(buf + done * sizeof(*ev), ev, n * sizeof(*ev))) {
 			/* Gone with the caller's bad buffer: count, never hide. */
@@ -1253,7 +1285,6 @@ static int tempo_dev_open(struct inode *inode, struct file *file)
 	init_waitqueue_head(&ctx->wq);
 	INIT_LIST_HEAD(&ctx->ready);
 	mutex_init(&ctx->ctl_lock);
-	xa_init_flags(&ctx->timers, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
 	mutex_init(&ctx->order_lock);
 	mutex_init(&ctx->sink_lock);
 
@@ -1287,18 +1318,27 @@ static int tempo_dev_release(struct inode *inode, struct file *file)
 	struct tempo_ctx *ctx = file->private_data;
 	struct tempo_qent *q, *tmp;
 	struct tempo_utimer *ut;
-	unsigned long id;
-	LIST_HEAD(graves);
+	u32 slot;
 
-	/* No ioctl or read can run any more: only timer callbacks. */
-	xa_for_each(&ctx->timers, id, ut) {
-		xa_erase(&ctx->timers, id);
-		dev_utimer_doom(ctx, ut);
-		list_add_tail(&ut->kill, &graves);
-		cond_resched();
+	/*
+	 * No ioctl or read can run any more: only timer callbacks. Cancel every
+	 * live timer, then wait out every slot's timer, live or not: a late
+	 * callback may still be on its way for a FREE slot.
+	 */
+	for (slot = 0; slot < ctx->nslots; slot++) {
+		ut = dev_slot(ctx, slot);
+		spin_lock(&ctx->wq.lock);
+		if (ut->state != UT_FREE)
+			dev_utimer_cancel(ctx, ut);
+		spin_unlock(&ctx->wq.lock);
+		tempo_timer_shutdown_sync(&ut->timer);
+		if (!(slot % 1024))
+			cond_resched();
 	}
-	dev_bury_all(&graves);
-	xa_destroy(&ctx->timers);
+	for (slot = 0; slot < ctx->nchunks; slot++)
+		kvfree(ctx->chunks[slot]);
+	kfree(ctx->chunks);
+	atomic64_sub((u64)ctx->nchunks * UT_CHUNK * sizeof(*ut), &mstat.bytes);
 
 	dev_order_release(ctx);
 	list_for_each_entry_safe(q, tmp, &ctx->ready, node) {

@@ -271,6 +271,40 @@ static int test_cancel_after_read_enoent(void)
 	return KTAP_PASS;
 }
 
+/*
+ * A dead id stays dead when its slot holds a new timer: after a cancel and
+ * after a read, the next timer reuses the only free slot, and the old id
+ * neither cancels nor re-arms it. Fails if ids name slots without their
+ * generation (the old id would cancel the new timer).
+ */
+static int test_dead_id_never_names_a_reused_slot(void)
+{
+	struct tempo_event ev;
+	uint64_t old, id, again;
+	int fd = open_ctx();
+
+	CHECK(fd >= 0);
+	CHECK_ERR(tempo_arm_one(fd, 1, 1000 * MS, 0, 0, &old), 0);
+	CHECK_ERR(tempo_cancel_one(fd, old), 0);
+	CHECK_ERR(tempo_arm_one(fd, 2, 1000 * MS, 0, 0, &id), 0);
+	CHECK(id != old && id);
+	CHECK_ERR(tempo_cancel_one(fd, old), -ENOENT);
+	CHECK_ERR(tempo_rearm(fd, old, 3, 1000 * MS, 0, 0), -ENOENT);
+	CHECK(ctx_stats(fd).timers == 1);
+
+	/* Read, not cancelled: the record carries the last use of the id. */
+	CHECK_ERR(tempo_rearm(fd, id, 2, 0, 0, 0), 0);
+	CHECK_ERR(read_one(fd, &ev), 0);
+	CHECK(ev.id == id && ev.cookie == 2 && (ev.flags & TEMPO_EVF_FINAL));
+	CHECK_ERR(tempo_arm_one(fd, 4, 1000 * MS, 0, 0, &again), 0);
+	CHECK(again != id && again != old && again);
+	CHECK_ERR(tempo_cancel_one(fd, id), -ENOENT);
+	CHECK(ctx_stats(fd).timers == 1 && ctx_stats(fd).cancelled == 1);
+	CHECK_ERR(tempo_cancel_one(fd, again), 0);
+	close(fd);
+	return KTAP_PASS;
+}
+
 static int test_cancel_batch_reports_first_failure(void)
 {
 	uint64_t keys[3];
@@ -960,6 +994,7 @@ static const struct ktap_case cases[] = {
 	KTAP_CASE(test_cancel_by_id),
 	KTAP_CASE(test_cancel_queued_withdraws_record),
 	KTAP_CASE(test_cancel_after_read_enoent),
+	KTAP_CASE(test_dead_id_never_names_a_reused_slot),
 	KTAP_CASE(test_cancel_batch_reports_first_failure),
 	KTAP_CASE(test_cancel_by_cookie),
 	KTAP_CASE(test_rearm_moves_deadline),
