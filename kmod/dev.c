@@ -429,37 +429,38 @@ static void dev_utimer_cancel(struct tempo_ctx *ctx, struct tempo_utimer *ut)
 	dev_slot_put(ctx, ut);
 }
 
-static int dev_spec_check(const struct tempo_timer_spec *s)
-{
-	u64 max = tempo_timer_max_delay_ns();
+/* What each element of one arm batch is checked against, read once per batch. */
+struct dev_arm_env {
+	u64 now;		/* the batch's one clock reading */
+	u64 max;		/* tempo_timer_max_delay_ns() */
+	u64 min_period;		/* min_period_ns */
+};
 
+/* Check a spec and compute its absolute deadline; -EINVAL if malformed. */
+static int dev_spec_deadline(const struct tempo_timer_spec *s,
+			     const struct dev_arm_env *env, u64 *deadline)
+{
 	if (s->flags & ~TEMPO_ARM_FLAGS || s->reserved)
 		return -EINVAL;
-	if (!(s->flags & TEMPO_ARM_ABS) && s->value > max)
-		return -EINVAL;
-	if (s->period && (s->period < READ_ONCE(min_period_ns) || s->period > max))
+	if (s->period && (s->period < env->min_period || s->period > env->max))
 		return -EINVAL;
 	if ((s->flags & TEMPO_ARM_REARM) && !s->id)
 		return -EINVAL;
-	return 0;
-}
-
-/* The absolute deadline of a checked spec; EINVAL when too far away. */
-static int dev_spec_deadline(const struct tempo_timer_spec *s, u64 now, u64 *deadline)
-{
 	if (!(s->flags & TEMPO_ARM_ABS)) {
-		*deadline = now + s->value;
-		return 0;
+		if (s->value > env->max)
+			return -EINVAL;
+		*deadline = env->now + s->value;
+	} else {
+		if ((s64)(s->value - env->now) > (s64)env->max)
+			return -EINVAL;
+		*deadline = s->value;
 	}
-	if ((s64)(s->value - now) > (s64)tempo_timer_max_delay_ns())
-		return -EINVAL;
-	*deadline = s->value;
 	return 0;
 }
 
 /*
  * Under wq.lock: (re)start a utimer from a checked spec. The wheel refuses
- * nothing dev_spec_check() let through; should it, the error is returned.
+ * nothing dev_spec_deadline() let through; should it, the error is returned.
  */
 static int dev_utimer_start(struct tempo_ctx *ctx, struct tempo_utimer *ut,
 			    const struct tempo_timer_spec *s, u64 deadline)
@@ -538,14 +539,12 @@ static int dev_timer_rearm(struct tempo_ctx *ctx, const struct tempo_timer_spec 
 }
 
 static int dev_arm_one(struct tempo_ctx *ctx, struct tempo_timer_spec *s,
-		       struct tempo_timer_spec __user *us, u64 now)
+		       struct tempo_timer_spec __user *us, const struct dev_arm_env *env)
 {
 	u64 deadline;
 	int err;
 
-	err = dev_spec_check(s);
-	if (!err)
-		err = dev_spec_deadline(s, now, &deadline);
+	err = dev_spec_deadline(s, env, &deadline);
 	if (err)
 		return err;
 	if (s->flags & TEMPO_ARM_REARM)
@@ -563,7 +562,8 @@ static int dev_arm_one(struct tempo_ctx *ctx, struct tempo_timer_spec *s,
 
 /* Pass 1 of an arm batch: every element well formed, room for the new ones. */
 static int dev_arm_validate(struct tempo_ctx *ctx, struct tempo_timer_spec *specs,
-			    struct tempo_timer_spec __user *us, u32 count, u64 now)
+			    struct tempo_timer_spec __user *us, u32 count,
+			    const struct dev_arm_env *env)
 {
 	u64 deadline, new = 0;
 	u32 i, j, n;
@@ -574,9 +574,7 @@ static int dev_arm_validate(struct tempo_ctx *ctx, struct tempo_timer_spec *spec
 		if (copy_from_user(specs, us + i, n * sizeof(*specs)))
 			return -EFAULT;
 		for (j = 0; j < n; j++) {
-			err = dev_spec_check(&specs[j]);
-			if (!err)
-				err = dev_spec_deadline(&specs[j], now, &deadline);
+			err = dev_spec_deadline(&specs[j], env, &deadline);
 			if (err)
 				return err;
 			if (!(specs[j].flags & TEMPO_ARM_REARM))
@@ -622,9 +620,9 @@ static long dev_ioc_arm(struct tempo_ctx *ctx, void __user *arg)
 {
 	struct tempo_timer_spec __user *us;
 	struct tempo_timer_spec *specs;
+	struct dev_arm_env env;
 	struct tempo_batch b;
 	u32 i, j, n;
-	u64 now;
 	int err;
 
 	err = dev_batch_in(&b, arg, 0);
@@ -646,8 +644,10 @@ static long dev_ioc_arm(struct tempo_ctx *ctx, void __user *arg)
 	 * the call, as if every element were armed at once (a clock read is
 	 * a large part of an arm under virtualisation).
 	 */
-	now = ktime_get_ns();
-	err = dev_arm_validate(ctx, specs, us, b.count, now);
+	env.now = ktime_get_ns();
+	env.max = tempo_timer_max_delay_ns();
+	env.min_period = READ_ONCE(min_period_ns);
+	err = dev_arm_validate(ctx, specs, us, b.count, &env);
 	if (err)
 		goto out_unlock;
 	for (i = 0; i < b.count && !b.error; i += n) {
@@ -657,7 +657,7 @@ static long dev_ioc_arm(struct tempo_ctx *ctx, void __user *arg)
 			break;
 		}
 		for (j = 0; j < n; j++) {
-			err = dev_arm_one(ctx, &specs[j], &us[i + j], now);
+			err = dev_arm_one(ctx, &specs[j], &us[i + j], &env);
 			if (err) {
 				dev_batch_fail(&b, i + j, err);
 				break;
