@@ -224,6 +224,7 @@ struct tempo_ctx {
 
 	struct tempo_utimer	*free_head;	/* FIFO of FREE slots, under wq.lock */
 	struct tempo_utimer	*free_tail;
+	u32			nfree;		/* on the free list */
 	u32			nslots;		/* slots in use or free; wq.lock + ctl_lock */
 
 	struct mutex		ctl_lock;	/* arm and cancel ioctls, the table */
@@ -329,19 +330,13 @@ static struct tempo_utimer *dev_slot(struct tempo_ctx *ctx, u32 slot)
 	return &ctx->chunks[slot >> UT_CHUNK_SHIFT][slot & (UT_CHUNK - 1)];
 }
 
-/*
- * Make sure the next dev_slot_get() finds a slot: grow the table by a chunk
- * if there is no free slot. Under ctl_lock, so the free list can only grow
- * meanwhile (readers and the callback never take a slot).
- */
-static int dev_slots_reserve(struct tempo_ctx *ctx)
+/* Add a chunk of FREE, never used slots to the table (beyond ctx->nslots). */
+static int dev_slots_grow(struct tempo_ctx *ctx)
 {
 	struct tempo_utimer **chunks, *chunk;
 	u32 i, n = ctx->nchunks;
 
 	lockdep_assert_held(&ctx->ctl_lock);
-	if (READ_ONCE(ctx->free_head) || ctx->nslots < n * UT_CHUNK)
-		return 0;
 	if (n >= (U32_MAX >> UT_CHUNK_SHIFT) - 1)
 		return -ENOSPC;
 	if (n == ctx->cap_chunks) {
@@ -369,6 +364,25 @@ static int dev_slots_reserve(struct tempo_ctx *ctx)
 	return 0;
 }
 
+/*
+ * Make sure the next @want dev_slot_get()s find a slot: grow the table while
+ * the free list and the never used slots fall short. Under ctl_lock, so the
+ * free list can only grow meanwhile (readers and the callback never take a
+ * slot).
+ */
+static int dev_slots_reserve(struct tempo_ctx *ctx, u32 want)
+{
+	int err;
+
+	lockdep_assert_held(&ctx->ctl_lock);
+	while (READ_ONCE(ctx->nfree) + (ctx->nchunks * UT_CHUNK - ctx->nslots) < want) {
+		err = dev_slots_grow(ctx);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 /* Under wq.lock, after dev_slots_reserve(): a FREE slot, now live. */
 static struct tempo_utimer *dev_slot_get(struct tempo_ctx *ctx)
 {
@@ -378,6 +392,7 @@ static struct tempo_utimer *dev_slot_get(struct tempo_ctx *ctx)
 	if (ut) {
 		/* WRITE_ONCE: dev_slots_reserve() peeks without the lock. */
 		WRITE_ONCE(ctx->free_head, ut->next_free);
+		WRITE_ONCE(ctx->nfree, ctx->nfree - 1);
 		if (!ctx->free_head)
 			ctx->free_tail = NULL;
 	} else {
@@ -403,6 +418,7 @@ static void dev_slot_put(struct tempo_ctx *ctx, struct tempo_utimer *ut)
 	else
 		WRITE_ONCE(ctx->free_head, ut);
 	ctx->free_tail = ut;
+	WRITE_ONCE(ctx->nfree, ctx->nfree + 1);
 	atomic_dec(&ctx->ntimers);
 	atomic64_dec(&mstat.timers);
 }
@@ -480,84 +496,108 @@ static int dev_utimer_start(struct tempo_ctx *ctx, struct tempo_utimer *ut,
 }
 
 /*
- * Cancel timer @id, if it is live; 0 or -ENOENT. Under ctl_lock. @uncount: an
- * arm being undone, not a cancel.
+ * Undo the arm of new timer @id, whose id never reached the caller (not
+ * counted as cancelled). Under ctl_lock. Its record may have been read in
+ * the meantime, if it was due at once: then there is nothing left to undo.
  */
-static int dev_cancel_id(struct tempo_ctx *ctx, u64 id, bool uncount)
+static void dev_unarm(struct tempo_ctx *ctx, u64 id)
 {
 	struct tempo_utimer *ut = dev_slot_of(ctx, id);
-	int err = -ENOENT;
 
-	if (!ut)
-		return err;
 	spin_lock(&ctx->wq.lock);
-	if (ut->id == id && ut->state != UT_FREE) {
+	if (ut && ut->id == id && ut->state != UT_FREE)
 		dev_utimer_cancel(ctx, ut);
-		err = 0;
-	}
 	spin_unlock(&ctx->wq.lock);
-	if (!err && !uncount)
-		atomic64_inc(&ctx->st.cancelled);
-	return err;
 }
 
-static int dev_timer_new(struct tempo_ctx *ctx, struct tempo_timer_spec *s,
-			 u64 deadline)
+/* Under wq.lock, a slot reserved: arm a new timer; its id goes to @s->id. */
+static int dev_timer_new_locked(struct tempo_ctx *ctx, struct tempo_timer_spec *s,
+				u64 deadline)
 {
-	struct tempo_utimer *ut;
+	struct tempo_utimer *ut = dev_slot_get(ctx);
 	int err;
 
-	err = dev_slots_reserve(ctx);
-	if (err)
-		return err;
-	spin_lock(&ctx->wq.lock);
-	ut = dev_slot_get(ctx);
 	err = dev_utimer_start(ctx, ut, s, deadline);
 	if (err)
 		dev_slot_put(ctx, ut);
 	else
 		s->id = ut->id;
-	spin_unlock(&ctx->wq.lock);
 	return err;
 }
 
-static int dev_timer_rearm(struct tempo_ctx *ctx, const struct tempo_timer_spec *s,
-			   u64 deadline)
+/* Under ctl_lock and wq.lock: re-arm live timer @s->id, or -ENOENT. */
+static int dev_timer_rearm_locked(struct tempo_ctx *ctx, const struct tempo_timer_spec *s,
+				  u64 deadline)
 {
 	struct tempo_utimer *ut = dev_slot_of(ctx, s->id);
-	int err = -ENOENT;
+	int err;
 
-	if (!ut)
-		return err;
-	spin_lock(&ctx->wq.lock);
-	if (ut->id == s->id && ut->state != UT_FREE)
-		err = dev_utimer_start(ctx, ut, s, deadline);
-	spin_unlock(&ctx->wq.lock);
+	if (!ut || ut->id != s->id || ut->state == UT_FREE)
+		return -ENOENT;
+	err = dev_utimer_start(ctx, ut, s, deadline);
 	if (!err)
 		atomic64_inc(&ctx->st.rearmed);
 	return err;
 }
 
-static int dev_arm_one(struct tempo_ctx *ctx, struct tempo_timer_spec *s,
-		       struct tempo_timer_spec __user *us, const struct dev_arm_env *env)
+/*
+ * Arm the run of specs[@i..@n) that one hold of wq.lock covers: up to the
+ * first REARM that follows a new timer. So a run is REARMs, then new timers,
+ * and every output of the run (the new ids, written afterwards) comes after
+ * every REARM in it: a fault writing them is undone by cancelling new timers
+ * only. Returns the end of the run; *@errp is 0, or the error of element
+ * [end], at which the batch stops.
+ */
+static u32 dev_arm_run(struct tempo_ctx *ctx, struct tempo_timer_spec *specs, u32 i,
+		       u32 n, const struct dev_arm_env *env, int *errp)
 {
+	u32 j, end, fresh = 0;
+	int err = 0, nomem;
 	u64 deadline;
-	int err;
 
-	err = dev_spec_deadline(s, env, &deadline);
-	if (err)
-		return err;
-	if (s->flags & TEMPO_ARM_REARM)
-		return dev_timer_rearm(ctx, s, deadline);
-
-	err = dev_timer_new(ctx, s, deadline);
-	if (err)
-		return err;
-	if (put_user(s->id, &us->id)) {
-		dev_cancel_id(ctx, s->id, true);
-		return -EFAULT;
+	for (end = i; end < n; end++) {
+		if (!(specs[end].flags & TEMPO_ARM_REARM))
+			fresh++;
+		else if (fresh)
+			break;
 	}
-	return 0;
+	nomem = dev_slots_reserve(ctx, fresh);
+	if (nomem)
+		end -= fresh;	/* the REARMs, then fail at the first new timer */
+
+	spin_lock(&ctx->wq.lock);
+	for (j = i; j < end; j++) {
+		err = dev_spec_deadline(&specs[j], env, &deadline);
+		if (!err)
+			err = specs[j].flags & TEMPO_ARM_REARM ?
+			      dev_timer_rearm_locked(ctx, &specs[j], deadline) :
+			      dev_timer_new_locked(ctx, &specs[j], deadline);
+		if (err)
+			break;
+	}
+	spin_unlock(&ctx->wq.lock);
+	*errp = err ?: nomem;
+	return j;
+}
+
+/*
+ * Write the ids of new timers specs[@i..@end) to their user copies @us[];
+ * the index of the first write that faults, or @end.
+ */
+static u32 dev_arm_report(const struct tempo_timer_spec *specs,
+			  struct tempo_timer_spec __user *us, u32 i, u32 end)
+{
+	if (i == end)
+		return end;
+	if (!user_write_access_begin(us + i, (end - i) * sizeof(*us)))
+		return i;
+	for (; i < end; i++)
+		unsafe_put_user(specs[i].id, &us[i].id, fault);
+	user_write_access_end();
+	return end;
+fault:
+	user_write_access_end();
+	return i;
 }
 
 /* Pass 1 of an arm batch: every element well formed, room for the new ones. */
@@ -620,9 +660,9 @@ static long dev_ioc_arm(struct tempo_ctx *ctx, void __user *arg)
 {
 	struct tempo_timer_spec __user *us;
 	struct tempo_timer_spec *specs;
+	u32 i, j, k, m, n, end;
 	struct dev_arm_env env;
 	struct tempo_batch b;
-	u32 i, j, n;
 	int err;
 
 	err = dev_batch_in(&b, arg, 0);
@@ -656,13 +696,18 @@ static long dev_ioc_arm(struct tempo_ctx *ctx, void __user *arg)
 			dev_batch_fail(&b, i, -EFAULT);
 			break;
 		}
-		for (j = 0; j < n; j++) {
-			err = dev_arm_one(ctx, &specs[j], &us[i + j], &env);
-			if (err) {
-				dev_batch_fail(&b, i + j, err);
-				break;
-			}
-			b.done++;
+		for (j = 0; j < n && !b.error; j = end) {
+			end = dev_arm_run(ctx, specs, j, n, &env, &err);
+			for (k = j; k < end && specs[k].flags & TEMPO_ARM_REARM; k++)
+				;
+			m = dev_arm_report(specs, us + i, k, end);
+			for (k = m; k < end; k++)	/* ids the caller never saw */
+				dev_unarm(ctx, specs[k].id);
+			b.done += m - j;
+			if (m < end)
+				dev_batch_fail(&b, i + m, -EFAULT);
+			else if (err)
+				dev_batch_fail(&b, i + end, err);
 		}
 		cond_resched();
 	}
@@ -704,6 +749,29 @@ static int dev_cancel_cookie(struct tempo_ctx *ctx, u64 cookie)
 	return n ? n : -ENOENT;
 }
 
+/* Cancel timers @ids[0..@n), elements @first.. of batch @b, in one hold of wq.lock. */
+static void dev_cancel_ids(struct tempo_ctx *ctx, const u64 *ids, u32 n, u32 first,
+			   struct tempo_batch *b)
+{
+	struct tempo_utimer *ut;
+	u32 j, done = 0;
+
+	spin_lock(&ctx->wq.lock);
+	for (j = 0; j < n; j++) {
+		ut = dev_slot_of(ctx, ids[j]);
+		if (!ut || ut->id != ids[j] || ut->state == UT_FREE) {
+			dev_batch_fail(b, first + j, -ENOENT);
+			continue;
+		}
+		dev_utimer_cancel(ctx, ut);
+		done++;
+	}
+	spin_unlock(&ctx->wq.lock);
+	b->done += done;
+	b->affected += done;
+	atomic64_add(done, &ctx->st.cancelled);
+}
+
 static long dev_ioc_cancel(struct tempo_ctx *ctx, void __user *arg)
 {
 	u64 keys[TEMPO_CANCEL_CHUNK];
@@ -726,17 +794,18 @@ static long dev_ioc_cancel(struct tempo_ctx *ctx, void __user *arg)
 			dev_batch_fail(&b, i, -EFAULT);
 			break;
 		}
+		if (!(b.flags & TEMPO_CANCEL_COOKIE)) {
+			dev_cancel_ids(ctx, keys, n, i, &b);
+			continue;
+		}
 		for (j = 0; j < n; j++) {
-			if (b.flags & TEMPO_CANCEL_COOKIE)
-				ret = dev_cancel_cookie(ctx, keys[j]);
-			else
-				ret = dev_cancel_id(ctx, keys[j], false);
+			ret = dev_cancel_cookie(ctx, keys[j]);
 			if (ret < 0) {
 				dev_batch_fail(&b, i + j, ret);
 				continue;
 			}
 			b.done++;
-			b.affected += (b.flags & TEMPO_CANCEL_COOKIE) ? ret : 1;
+			b.affected += ret;
 		}
 		cond_resched();
 	}

@@ -521,6 +521,46 @@ static int test_arm_bad_specs_pointer(void)
 	return KTAP_PASS;
 }
 
+/*
+ * Specs the kernel can read but not write back: the new ids cannot reach the
+ * caller, so those timers must not exist. A REARM before them (a run of the
+ * batch is REARMs, then new timers) is applied and counted as done.
+ * Fails if the arm keeps timers whose ids it could not report, or reports
+ * done/error_index that do not say what was applied.
+ */
+static int test_arm_ids_unwritable_undone(void)
+{
+	const int n = 40;	/* more than one chunk of specs */
+	struct tempo_timer_spec *s;
+	struct tempo_batch b;
+	uint64_t id;
+	int i, fd = open_ctx();
+
+	CHECK(fd >= 0);
+	s = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(s != MAP_FAILED);
+	for (i = 0; i < n; i++)
+		s[i] = (struct tempo_timer_spec){ .cookie = i, .value = 1000 * MS };
+	CHECK(mprotect(s, 4096, PROT_READ) == 0);
+	CHECK_ERR(tempo_arm(fd, s, n, &b), -EFAULT);
+	CHECK(b.done == 0 && b.error == -EFAULT && b.error_index == 0);
+	CHECK(ctx_stats(fd).timers == 0 && ctx_stats(fd).armed == 0);
+
+	CHECK_ERR(tempo_arm_one(fd, 7, 1000 * MS, 0, 0, &id), 0);
+	CHECK(mprotect(s, 4096, PROT_READ | PROT_WRITE) == 0);
+	s[0] = (struct tempo_timer_spec){ .cookie = 8, .value = 2000 * MS, .id = id,
+					  .flags = TEMPO_ARM_REARM };
+	CHECK(mprotect(s, 4096, PROT_READ) == 0);
+	CHECK_ERR(tempo_arm(fd, s, n, &b), -EFAULT);
+	CHECK(b.done == 1 && b.error_index == 1);
+	CHECK(ctx_stats(fd).timers == 1 && ctx_stats(fd).rearmed == 1);
+	CHECK_ERR(tempo_cancel_one(fd, id), 0);
+	CHECK(ctx_stats(fd).timers == 0);
+	munmap(s, 4096);
+	close(fd);
+	return KTAP_PASS;
+}
+
 static int test_arm_bad_batch_pointer(void)
 {
 	int fd = open_ctx();
@@ -1011,6 +1051,7 @@ static const struct ktap_case cases[] = {
 	KTAP_CASE(test_arm_bad_element_in_batch_no_effect),
 	KTAP_CASE(test_arm_bad_specs_pointer),
 	KTAP_CASE(test_arm_bad_batch_pointer),
+	KTAP_CASE(test_arm_ids_unwritable_undone),
 	KTAP_CASE(test_arm_batch_flags_nonzero),
 	KTAP_CASE(test_arm_count_zero),
 	KTAP_CASE(test_cancel_unknown_flag),
