@@ -475,11 +475,13 @@ static int dev_spec_deadline(const struct tempo_timer_spec *s,
 }
 
 /*
- * Under wq.lock: (re)start a utimer from a checked spec. The wheel refuses
- * nothing dev_spec_deadline() let through; should it, the error is returned.
+ * Under wq.lock: (re)start a utimer from a checked spec. @now: a clock
+ * reading less than a tick old, to place the timer in the wheel (see
+ * tempo_timer_arm_at_from()). The wheel refuses nothing dev_spec_deadline()
+ * let through; should it, the error is returned.
  */
 static int dev_utimer_start(struct tempo_ctx *ctx, struct tempo_utimer *ut,
-			    const struct tempo_timer_spec *s, u64 deadline)
+			    const struct tempo_timer_spec *s, u64 deadline, u64 now)
 {
 	int ret;
 
@@ -491,7 +493,7 @@ static int dev_utimer_start(struct tempo_ctx *ctx, struct tempo_utimer *ut,
 	ut->cookie = s->cookie;
 	ut->period = s->period;
 	ut->deadline = deadline;
-	ret = tempo_timer_arm_at(&ut->timer, TEMPO_CPU_LOCAL, ns_to_ktime(deadline));
+	ret = tempo_timer_arm_at_from(&ut->timer, TEMPO_CPU_LOCAL, deadline, now);
 	return ret < 0 ? ret : 0;
 }
 
@@ -512,12 +514,12 @@ static void dev_unarm(struct tempo_ctx *ctx, u64 id)
 
 /* Under wq.lock, a slot reserved: arm a new timer; its id goes to @s->id. */
 static int dev_timer_new_locked(struct tempo_ctx *ctx, struct tempo_timer_spec *s,
-				u64 deadline)
+				u64 deadline, u64 now)
 {
 	struct tempo_utimer *ut = dev_slot_get(ctx);
 	int err;
 
-	err = dev_utimer_start(ctx, ut, s, deadline);
+	err = dev_utimer_start(ctx, ut, s, deadline, now);
 	if (err)
 		dev_slot_put(ctx, ut);
 	else
@@ -527,14 +529,14 @@ static int dev_timer_new_locked(struct tempo_ctx *ctx, struct tempo_timer_spec *
 
 /* Under ctl_lock and wq.lock: re-arm live timer @s->id, or -ENOENT. */
 static int dev_timer_rearm_locked(struct tempo_ctx *ctx, const struct tempo_timer_spec *s,
-				  u64 deadline)
+				  u64 deadline, u64 now)
 {
 	struct tempo_utimer *ut = dev_slot_of(ctx, s->id);
 	int err;
 
 	if (!ut || ut->id != s->id || ut->state == UT_FREE)
 		return -ENOENT;
-	err = dev_utimer_start(ctx, ut, s, deadline);
+	err = dev_utimer_start(ctx, ut, s, deadline, now);
 	if (!err)
 		atomic64_inc(&ctx->st.rearmed);
 	return err;
@@ -553,7 +555,7 @@ static u32 dev_arm_run(struct tempo_ctx *ctx, struct tempo_timer_spec *specs, u3
 {
 	u32 j, end, fresh = 0;
 	int err = 0, nomem;
-	u64 deadline;
+	u64 deadline, now;
 
 	for (end = i; end < n; end++) {
 		if (!(specs[end].flags & TEMPO_ARM_REARM))
@@ -565,13 +567,15 @@ static u32 dev_arm_run(struct tempo_ctx *ctx, struct tempo_timer_spec *specs, u3
 	if (nomem)
 		end -= fresh;	/* the REARMs, then fail at the first new timer */
 
+	/* For placement only (deadlines count from env->now): a run is short. */
+	now = ktime_get_ns();
 	spin_lock(&ctx->wq.lock);
 	for (j = i; j < end; j++) {
 		err = dev_spec_deadline(&specs[j], env, &deadline);
 		if (!err)
 			err = specs[j].flags & TEMPO_ARM_REARM ?
-			      dev_timer_rearm_locked(ctx, &specs[j], deadline) :
-			      dev_timer_new_locked(ctx, &specs[j], deadline);
+			      dev_timer_rearm_locked(ctx, &specs[j], deadline, now) :
+			      dev_timer_new_locked(ctx, &specs[j], deadline, now);
 		if (err)
 			break;
 	}

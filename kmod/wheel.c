@@ -1155,6 +1155,33 @@ int tempo_timer_arm_at(struct tempo_timer *timer, int cpu, ktime_t deadline)
 EXPORT_SYMBOL_GPL(tempo_timer_arm_at);
 
 /**
+ * tempo_timer_arm_at_from - tempo_timer_arm_at() on the caller's clock reading
+ * @timer: the timer
+ * @cpu: as tempo_timer_arm_at()
+ * @deadline_ns: absolute CLOCK_MONOTONIC deadline, in nanoseconds
+ * @now_ns: a ktime_get_ns() reading the caller took less than a tick ago
+ *
+ * For a batch arming many timers at once (kmod/dev.c), one clock read per
+ * batch rather than per timer. The reading only places the timer: a stale
+ * one places it as if armed that much earlier, which the wheel clock (moved
+ * forward only to the reading) already allows for; @deadline_ns alone
+ * decides when it may fire, so it is never early. Not exported: the module's
+ * own file interface is its only user.
+ *
+ * Context: any but NMI. O(1), lock-free; does not sleep.
+ * Return: as tempo_timer_arm_at().
+ */
+int tempo_timer_arm_at_from(struct tempo_timer *timer, int cpu, u64 deadline_ns,
+			    u64 now_ns)
+{
+	if (cpu < TEMPO_CPU_LOCAL)
+		return -ENODEV;
+	if ((s64)deadline_ns < 0)	/* as a negative ktime to arm_at() */
+		deadline_ns = 0;
+	return tempo_arm_ns(timer, cpu, deadline_ns, now_ns);
+}
+
+/**
  * tempo_timer_cancel - stop a pending timer
  * @timer: the timer
  *
