@@ -1165,8 +1165,8 @@ EXPORT_SYMBOL_GPL(tempo_timer_arm_at);
  * batch rather than per timer. The reading only places the timer: a stale
  * one places it as if armed that much earlier, which the wheel clock (moved
  * forward only to the reading) already allows for; @deadline_ns alone
- * decides when it may fire, so it is never early. Not exported: the module's
- * own file interface is its only user.
+ * decides when it may fire, so it is never early. Exported only to the
+ * KUnit tests: the module's own file interface is its only user.
  *
  * Context: any but NMI. O(1), lock-free; does not sleep.
  * Return: as tempo_timer_arm_at().
@@ -1180,6 +1180,7 @@ int tempo_timer_arm_at_from(struct tempo_timer *timer, int cpu, u64 deadline_ns,
 		deadline_ns = 0;
 	return tempo_arm_ns(timer, cpu, deadline_ns, now_ns);
 }
+EXPORT_SYMBOL_IF_KUNIT(tempo_timer_arm_at_from);
 
 /**
  * tempo_timer_cancel - stop a pending timer

@@ -351,6 +351,39 @@ static void live_fires_once_on_time(struct kunit *test)
 	}
 }
 
+/*
+ * tempo_timer_arm_at_from() on a stale clock reading: the reading only places
+ * the timer. Half a tick old (its contract) the timer fires on time; at 0,
+ * far outside the contract, it may be placed coarsely but never fires early.
+ * Fails if: the deadline is taken relative to the reading, or the wheel clock
+ * is moved back to it.
+ */
+static void live_arm_at_from_stale_reading(struct kunit *test)
+{
+	static const u64 delays_ms[] = { 3, 70 };
+	unsigned int i, j;
+
+	for (i = 0; i < 2; i++) {
+		for (j = 0; j < ARRAY_SIZE(delays_ms); j++) {
+			struct probe *p = probe_new(test);
+			u64 d = delays_ms[j] * NSEC_PER_MSEC, now = ktime_get_ns();
+			u64 reading = i ? now - tempo_timer_tick_ns() / 2 : 0;
+
+			p->deadline = now + d;
+			KUNIT_ASSERT_EQ(test, tempo_timer_arm_at_from(&p->timer, TEMPO_CPU_LOCAL,
+								      p->deadline, reading), 0);
+			KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p->done, 5 * HZ), 0UL);
+			if (i)
+				expect_on_time(test, p, d + tempo_timer_tick_ns());
+			else
+				KUNIT_EXPECT_GE_MSG(test, p->fired_at, p->deadline,
+						    "fired %lld ns early",
+						    (s64)(p->deadline - p->fired_at));
+			tempo_timer_cancel_sync(&p->timer);
+		}
+	}
+}
+
 static void live_cancel_before(struct kunit *test)
 {
 	struct probe *p = probe_new(test);
@@ -1035,6 +1068,7 @@ static struct kunit_case live_cases[] = {
 	KUNIT_CASE(live_rearm_later),
 	KUNIT_CASE(live_shutdown),
 	KUNIT_CASE(live_bad_arguments),
+	KUNIT_CASE(live_arm_at_from_stale_reading),
 	KUNIT_CASE(live_arm_on),
 	KUNIT_CASE(live_remote_cancel_rearm),
 	KUNIT_CASE(live_arm_from_hardirq),
