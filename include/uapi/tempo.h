@@ -110,7 +110,9 @@ struct tempo_info {
  *	deadline in the past fires at once).
  * @period: 0 for a one-shot timer, else the period in ns (>= min_period_ns):
  *	deadlines are @value, @value + @period, ... with no drift.
- * @id: out: the new timer's id (nonzero). In, with TEMPO_ARM_REARM: the
+ * @id: out: the new timer's id (nonzero; once the timer is gone, cancel and
+ *	re-arm of this id fail with ENOENT: ids are recycled only after 2^32
+ *	reuses of the same slot). In, with TEMPO_ARM_REARM: the
  *	timer to re-arm; its cookie becomes @cookie, an unread event of it is
  *	withdrawn, and its overrun count restarts.
  * @flags: TEMPO_TIMER_* bits.
