@@ -135,8 +135,8 @@
  *    buckets;
  *  - the ready nodes a consumer may take (delayq_releasable()) are a prefix
  *    of q->ready; the other nheld nodes are its tail, from q->held, and no
- *    consumer was woken for them. Releasability only grows until the node is taken: a
- *    node that becomes pending is due after every ready node;
+ *    consumer was woken for them. Releasability only grows until the node
+ *    is taken: a node that becomes pending is due after every ready node;
  *  - a node is on q->ready iff state == READY, and ktime_get() >= deadline
  *    held when it got there; q->ready is sorted by deadline, ties in the
  *    order the nodes became ready;

@@ -30,11 +30,12 @@
  *             records on the ready list or are written to a sink file.
  *
  * Locks. ctx->wq.lock (a spinlock, never taken from interrupts: everything
- * here runs in process context) guards the ready list and every utimer's
- * state, deadline and event fields; all arms of a utimer happen under it, so
- * the last arm wins consistently with ut->deadline. ctx->ctl_lock (a mutex)
- * serialises the arm and cancel ioctls of one context. ctx->sink_lock guards
- * the sink file. Nesting: ctl_lock -> wq.lock; sink_lock alone.
+ * here runs in process context) guards the ready list, the free list of
+ * timer slots and every utimer's id, state, deadline and event fields; all
+ * arms of a utimer happen under it, so the last arm wins consistently with
+ * ut->deadline. ctx->ctl_lock (a mutex) serialises the arm and cancel ioctls
+ * of one context and guards the slot table. ctx->sink_lock guards the sink
+ * file. Nesting: ctl_lock -> wq.lock; sink_lock alone.
  *
  * A utimer's life (transitions under wq.lock):
  *
@@ -224,7 +225,7 @@ struct tempo_ctx {
 
 	struct tempo_utimer	*free_head;	/* FIFO of FREE slots, under wq.lock */
 	struct tempo_utimer	*free_tail;
-	u32			nfree;		/* on the free list */
+	u32			nfree;		/* on it; dev_slots_reserve() peeks */
 	u32			nslots;		/* slots in use or free; wq.lock + ctl_lock */
 
 	struct mutex		ctl_lock;	/* arm and cancel ioctls, the table */
@@ -390,8 +391,7 @@ static struct tempo_utimer *dev_slot_get(struct tempo_ctx *ctx)
 
 	lockdep_assert_held(&ctx->wq.lock);
 	if (ut) {
-		/* WRITE_ONCE: dev_slots_reserve() peeks without the lock. */
-		WRITE_ONCE(ctx->free_head, ut->next_free);
+		ctx->free_head = ut->next_free;
 		WRITE_ONCE(ctx->nfree, ctx->nfree - 1);
 		if (!ctx->free_head)
 			ctx->free_tail = NULL;
@@ -416,7 +416,7 @@ static void dev_slot_put(struct tempo_ctx *ctx, struct tempo_utimer *ut)
 	if (ctx->free_tail)
 		ctx->free_tail->next_free = ut;
 	else
-		WRITE_ONCE(ctx->free_head, ut);
+		ctx->free_head = ut;
 	ctx->free_tail = ut;
 	WRITE_ONCE(ctx->nfree, ctx->nfree + 1);
 	atomic_dec(&ctx->ntimers);
@@ -430,6 +430,15 @@ static struct tempo_utimer *dev_slot_of(struct tempo_ctx *ctx, u64 id)
 
 	lockdep_assert_held(&ctx->ctl_lock);
 	return (u32)id && slot < ctx->nslots ? dev_slot(ctx, slot) : NULL;
+}
+
+/* Under ctl_lock and wq.lock: the live timer @id names, or NULL. */
+static struct tempo_utimer *dev_live(struct tempo_ctx *ctx, u64 id)
+{
+	struct tempo_utimer *ut = dev_slot_of(ctx, id);
+
+	lockdep_assert_held(&ctx->wq.lock);
+	return ut && ut->id == id && ut->state != UT_FREE ? ut : NULL;
 }
 
 /*
@@ -504,10 +513,11 @@ static int dev_utimer_start(struct tempo_ctx *ctx, struct tempo_utimer *ut,
  */
 static void dev_unarm(struct tempo_ctx *ctx, u64 id)
 {
-	struct tempo_utimer *ut = dev_slot_of(ctx, id);
+	struct tempo_utimer *ut;
 
 	spin_lock(&ctx->wq.lock);
-	if (ut && ut->id == id && ut->state != UT_FREE)
+	ut = dev_live(ctx, id);
+	if (ut)
 		dev_utimer_cancel(ctx, ut);
 	spin_unlock(&ctx->wq.lock);
 }
@@ -531,10 +541,10 @@ static int dev_timer_new_locked(struct tempo_ctx *ctx, struct tempo_timer_spec *
 static int dev_timer_rearm_locked(struct tempo_ctx *ctx, const struct tempo_timer_spec *s,
 				  u64 deadline, u64 now)
 {
-	struct tempo_utimer *ut = dev_slot_of(ctx, s->id);
+	struct tempo_utimer *ut = dev_live(ctx, s->id);
 	int err;
 
-	if (!ut || ut->id != s->id || ut->state == UT_FREE)
+	if (!ut)
 		return -ENOENT;
 	err = dev_utimer_start(ctx, ut, s, deadline, now);
 	if (!err)
@@ -585,12 +595,15 @@ static u32 dev_arm_run(struct tempo_ctx *ctx, struct tempo_timer_spec *specs, u3
 }
 
 /*
- * Write the ids of new timers specs[@i..@end) to their user copies @us[];
- * the index of the first write that faults, or @end.
+ * Write the ids of the new timers of run specs[@i..@end) (dev_arm_run()) to
+ * their user copies @us[]. Returns the index of the first write that faults,
+ * always a new timer's, or @end.
  */
 static u32 dev_arm_report(const struct tempo_timer_spec *specs,
 			  struct tempo_timer_spec __user *us, u32 i, u32 end)
 {
+	while (i < end && specs[i].flags & TEMPO_ARM_REARM)
+		i++;
 	if (i == end)
 		return end;
 	if (!user_write_access_begin(us + i, (end - i) * sizeof(*us)))
@@ -702,9 +715,7 @@ static long dev_ioc_arm(struct tempo_ctx *ctx, void __user *arg)
 		}
 		for (j = 0; j < n && !b.error; j = end) {
 			end = dev_arm_run(ctx, specs, j, n, &env, &err);
-			for (k = j; k < end && specs[k].flags & TEMPO_ARM_REARM; k++)
-				;
-			m = dev_arm_report(specs, us + i, k, end);
+			m = dev_arm_report(specs, us + i, j, end);
 			for (k = m; k < end; k++)	/* ids the caller never saw */
 				dev_unarm(ctx, specs[k].id);
 			b.done += m - j;
@@ -737,7 +748,7 @@ static int dev_cancel_cookie(struct tempo_ctx *ctx, u64 cookie)
 
 	lockdep_assert_held(&ctx->ctl_lock);
 	for (slot = 0; slot < ctx->nslots; slot = end) {
-		end = min_t(u32, ctx->nslots, round_down(slot, UT_CHUNK) + UT_CHUNK);
+		end = min_t(u32, ctx->nslots, slot + UT_CHUNK);
 		spin_lock(&ctx->wq.lock);
 		for (; slot < end; slot++) {
 			ut = dev_slot(ctx, slot);
@@ -762,8 +773,8 @@ static void dev_cancel_ids(struct tempo_ctx *ctx, const u64 *ids, u32 n, u32 fir
 
 	spin_lock(&ctx->wq.lock);
 	for (j = 0; j < n; j++) {
-		ut = dev_slot_of(ctx, ids[j]);
-		if (!ut || ut->id != ids[j] || ut->state == UT_FREE) {
+		ut = dev_live(ctx, ids[j]);
+		if (!ut) {
 			dev_batch_fail(b, first + j, -ENOENT);
 			continue;
 		}
@@ -800,16 +811,16 @@ static long dev_ioc_cancel(struct tempo_ctx *ctx, void __user *arg)
 		}
 		if (!(b.flags & TEMPO_CANCEL_COOKIE)) {
 			dev_cancel_ids(ctx, keys, n, i, &b);
-			continue;
-		}
-		for (j = 0; j < n; j++) {
-			ret = dev_cancel_cookie(ctx, keys[j]);
-			if (ret < 0) {
-				dev_batch_fail(&b, i + j, ret);
-				continue;
+		} else {
+			for (j = 0; j < n; j++) {
+				ret = dev_cancel_cookie(ctx, keys[j]);
+				if (ret < 0) {
+					dev_batch_fail(&b, i + j, ret);
+					continue;
+				}
+				b.done++;
+				b.affected += ret;
 			}
-			b.done++;
-			b.affected += ret;
 		}
 		cond_resched();
 	}

@@ -1144,13 +1144,7 @@ EXPORT_SYMBOL_GPL(tempo_timer_arm_on);
  */
 int tempo_timer_arm_at(struct tempo_timer *timer, int cpu, ktime_t deadline)
 {
-	u64 now = ktime_get_ns();
-
-	if (cpu < TEMPO_CPU_LOCAL)
-		return -ENODEV;
-	if (ktime_to_ns(deadline) < 0)
-		deadline = 0;
-	return tempo_arm_ns(timer, cpu, ktime_to_ns(deadline), now);
+	return tempo_timer_arm_at_from(timer, cpu, ktime_to_ns(deadline), ktime_get_ns());
 }
 EXPORT_SYMBOL_GPL(tempo_timer_arm_at);
 
@@ -1162,7 +1156,7 @@ EXPORT_SYMBOL_GPL(tempo_timer_arm_at);
  * @now_ns: a ktime_get_ns() reading the caller took less than a tick ago
  *
  * For a batch arming many timers at once (kmod/dev.c), one clock read per
- * batch rather than per timer. The reading only places the timer: a stale
+ * run of timers rather than per timer. The reading only places the timer: a stale
  * one places it as if armed that much earlier, which the wheel clock (moved
  * forward only to the reading) already allows for; @deadline_ns alone
  * decides when it may fire, so it is never early. Exported only to the
@@ -1176,7 +1170,7 @@ int tempo_timer_arm_at_from(struct tempo_timer *timer, int cpu, u64 deadline_ns,
 {
 	if (cpu < TEMPO_CPU_LOCAL)
 		return -ENODEV;
-	if ((s64)deadline_ns < 0)	/* as a negative ktime to arm_at() */
+	if ((s64)deadline_ns < 0)	/* a negative ktime: fire at the next tick */
 		deadline_ns = 0;
 	return tempo_arm_ns(timer, cpu, deadline_ns, now_ns);
 }
