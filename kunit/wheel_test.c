@@ -10,7 +10,8 @@
  * the level, never a revolution late) is checked exactly by the pure suite,
  * where the clock is explicit. The live suite checks never-early strictly,
  * but its lateness checks must allow for the workqueue and for QEMU/TCG
- * vCPUs that a loaded host starves for tens of milliseconds: WQ_SLOP_NS.
+ * vCPUs that a loaded host starves for tens of milliseconds: WQ_SLOP_NS; and
+ * for a shared host that stops the whole guest for hundreds: LATE_TRIES.
  * Under KCSAN (make check-kcsan), whose watchpoints hold the accessing CPU
  * in udelay(), a callback 350 ms late has been seen on a loaded two-core
  * host, so the slop is 1 s there. (A module parameter would not do: on 6.1
@@ -319,35 +320,72 @@ static int probe_arm(struct probe *p, u64 delay_ns)
 	return tempo_timer_arm(&p->timer, delay_ns);
 }
 
-static void expect_on_time(struct kunit *test, struct probe *p, u64 delay_ns)
+/*
+ * Never early, checked on every try; late by at most the wheel's slack plus
+ * WQ_SLOP_NS on at least one of LATE_TRIES tries. The host these tests run on
+ * is shared: during make check the two-core sandbox has shown CPU steal of
+ * half its capacity, and a guest stopped for 300 to 500 ms at a time, which
+ * made a 3 ms timer fire 311 ms late with both vCPUs frozen. What the live
+ * lateness checks are for, a timer filed in the wrong slot, a base whose
+ * hrtimer is not re-programmed for an earlier timer, a kick that never comes,
+ * is late on every try; a stall of the host is not. (The pure suite checks the
+ * wheel's own bound exactly, on an explicit clock.)
+ */
+#define LATE_TRIES	3
+
+static void expect_never_early(struct kunit *test, struct probe *p)
 {
 	KUNIT_EXPECT_GE_MSG(test, p->fired_at, p->deadline, "fired %lld ns early",
 			    (s64)(p->deadline - p->fired_at));
-	KUNIT_EXPECT_LE_MSG(test, p->fired_at - p->deadline,
-			    tempo_timer_slack_ns(delay_ns) + WQ_SLOP_NS,
-			    "%llu ms timer late by %llu ns", div_u64(delay_ns, NSEC_PER_MSEC),
-			    p->fired_at - p->deadline);
+}
+
+/* Never early (a failure), and whether @p came within the lateness bound. */
+static bool on_time(struct kunit *test, struct probe *p, u64 delay_ns)
+{
+	u64 bound = tempo_timer_slack_ns(delay_ns) + WQ_SLOP_NS;
+
+	expect_never_early(test, p);
+	if (p->fired_at < p->deadline || p->fired_at - p->deadline <= bound)
+		return true;
+	kunit_info(test, "%llu ms timer late by %llu ns, bound %llu ns",
+		   div_u64(delay_ns, NSEC_PER_MSEC), p->fired_at - p->deadline, bound);
+	return false;
+}
+
+/* After try @try (from 1) came late: whether to try again; fails after the last. */
+static bool late_again(struct kunit *test, unsigned int try)
+{
+	if (try < LATE_TRIES)
+		return true;
+	KUNIT_FAIL(test, "late beyond the bound on all %u tries", LATE_TRIES);
+	return false;
 }
 
 static void live_fires_once_on_time(struct kunit *test)
 {
 	static const u64 delays_ms[] = { 0, 1, 7, 63, 70, 300 };
-	unsigned int i;
+
+	unsigned int i, try;
 
 	for (i = 0; i < ARRAY_SIZE(delays_ms); i++) {
-		struct probe *p = probe_new(test);
-		u64 d = delays_ms[i] * NSEC_PER_MSEC;
+		for (try = 1; ; try++) {
+			struct probe *p = probe_new(test);
+			u64 d = delays_ms[i] * NSEC_PER_MSEC;
+			bool ok;
 
-		KUNIT_ASSERT_EQ(test, probe_arm(p, d), 0);
-		/* A short one may already have fired on a starved TCG vCPU. */
-		if (d >= 300 * NSEC_PER_MSEC)
-			KUNIT_EXPECT_TRUE(test, tempo_timer_pending(&p->timer));
-		KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p->done, 5 * HZ), 0UL);
-		expect_on_time(test, p, d);
-		msleep(20);
-		KUNIT_EXPECT_EQ(test, atomic_read(&p->fired), 1);
-		KUNIT_EXPECT_FALSE(test, tempo_timer_pending(&p->timer));
-		tempo_timer_cancel_sync(&p->timer);
+			KUNIT_ASSERT_EQ(test, probe_arm(p, d), 0);
+			/* A short one may already have fired on a starved TCG vCPU. */
+			if (d >= 300 * NSEC_PER_MSEC)
+				KUNIT_EXPECT_TRUE(test, tempo_timer_pending(&p->timer));
+			KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p->done, 5 * HZ), 0UL);
+			ok = on_time(test, p, d);
+			msleep(20);
+			KUNIT_EXPECT_EQ(test, atomic_read(&p->fired), 1);
+			KUNIT_EXPECT_FALSE(test, tempo_timer_pending(&p->timer));
+			tempo_timer_cancel_sync(&p->timer);
+			if (ok || !late_again(test, try))
+				break;
+		}
 	}
 }
 
@@ -361,25 +399,32 @@ static void live_fires_once_on_time(struct kunit *test)
 static void live_arm_at_from_stale_reading(struct kunit *test)
 {
 	static const u64 delays_ms[] = { 3, 70 };
-	unsigned int i, j;
+	unsigned int i, j, try;
 
 	for (i = 0; i < 2; i++) {
 		for (j = 0; j < ARRAY_SIZE(delays_ms); j++) {
-			struct probe *p = probe_new(test);
-			u64 d = delays_ms[j] * NSEC_PER_MSEC, now = ktime_get_ns();
-			u64 reading = i ? now - tempo_timer_tick_ns() / 2 : 0;
+			for (try = 1; ; try++) {
+				struct probe *p = probe_new(test);
+				u64 d = delays_ms[j] * NSEC_PER_MSEC, now = ktime_get_ns();
+				u64 reading = i ? now - tempo_timer_tick_ns() / 2 : 0;
+				bool ok;
 
-			p->deadline = now + d;
-			KUNIT_ASSERT_EQ(test, tempo_timer_arm_at_from(&p->timer, TEMPO_CPU_LOCAL,
-								      p->deadline, reading), 0);
-			KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p->done, 5 * HZ), 0UL);
-			if (i)
-				expect_on_time(test, p, d + tempo_timer_tick_ns());
-			else
-				KUNIT_EXPECT_GE_MSG(test, p->fired_at, p->deadline,
-						    "fired %lld ns early",
-						    (s64)(p->deadline - p->fired_at));
-			tempo_timer_cancel_sync(&p->timer);
+				p->deadline = now + d;
+				KUNIT_ASSERT_EQ(test,
+						tempo_timer_arm_at_from(&p->timer, TEMPO_CPU_LOCAL,
+									p->deadline, reading), 0);
+				KUNIT_ASSERT_GT(test,
+						wait_for_completion_timeout(&p->done, 5 * HZ), 0UL);
+				/* at 0, the placement may be coarse: never early only */
+				ok = true;
+				if (i)
+					ok = on_time(test, p, d + tempo_timer_tick_ns());
+				else
+					expect_never_early(test, p);
+				tempo_timer_cancel_sync(&p->timer);
+				if (ok || !late_again(test, try))
+					break;
+			}
 		}
 	}
 }
@@ -459,28 +504,42 @@ static void live_cancel_sync_blocks(struct kunit *test)
 
 static void live_rearm_earlier(struct kunit *test)
 {
-	struct probe *p = probe_new(test);
+	unsigned int try;
 
-	KUNIT_ASSERT_EQ(test, probe_arm(p, 2000 * NSEC_PER_MSEC), 0);
-	KUNIT_EXPECT_EQ(test, probe_arm(p, 20 * NSEC_PER_MSEC), 1);
-	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p->done, HZ), 0UL);
-	expect_on_time(test, p, 20 * NSEC_PER_MSEC);
-	KUNIT_EXPECT_FALSE(test, tempo_timer_cancel_sync(&p->timer));
-	KUNIT_EXPECT_EQ(test, atomic_read(&p->fired), 1);
+	for (try = 1; ; try++) {
+		struct probe *p = probe_new(test);
+		bool ok;
+
+		KUNIT_ASSERT_EQ(test, probe_arm(p, 2000 * NSEC_PER_MSEC), 0);
+		KUNIT_EXPECT_EQ(test, probe_arm(p, 20 * NSEC_PER_MSEC), 1);
+		KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p->done, HZ), 0UL);
+		ok = on_time(test, p, 20 * NSEC_PER_MSEC);
+		KUNIT_EXPECT_FALSE(test, tempo_timer_cancel_sync(&p->timer));
+		KUNIT_EXPECT_EQ(test, atomic_read(&p->fired), 1);
+		if (ok || !late_again(test, try))
+			break;
+	}
 }
 
 static void live_rearm_later(struct kunit *test)
 {
-	struct probe *p = probe_new(test);
+	unsigned int try;
 
-	KUNIT_ASSERT_EQ(test, probe_arm(p, 150 * NSEC_PER_MSEC), 0);
-	KUNIT_EXPECT_EQ(test, probe_arm(p, 600 * NSEC_PER_MSEC), 1);
-	msleep(300);
-	KUNIT_EXPECT_EQ(test, atomic_read(&p->fired), 0);
-	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p->done, 5 * HZ), 0UL);
-	expect_on_time(test, p, 600 * NSEC_PER_MSEC);
-	msleep(20);
-	KUNIT_EXPECT_EQ(test, atomic_read(&p->fired), 1);
+	for (try = 1; ; try++) {
+		struct probe *p = probe_new(test);
+		bool ok;
+
+		KUNIT_ASSERT_EQ(test, probe_arm(p, 150 * NSEC_PER_MSEC), 0);
+		KUNIT_EXPECT_EQ(test, probe_arm(p, 600 * NSEC_PER_MSEC), 1);
+		msleep(300);
+		KUNIT_EXPECT_EQ(test, atomic_read(&p->fired), 0);
+		KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p->done, 5 * HZ), 0UL);
+		ok = on_time(test, p, 600 * NSEC_PER_MSEC);
+		msleep(20);
+		KUNIT_EXPECT_EQ(test, atomic_read(&p->fired), 1);
+		if (ok || !late_again(test, try))
+			break;
+	}
 }
 
 /* A self re-arming timer is stopped for good by shutdown_sync. */
@@ -517,17 +576,23 @@ static void live_bad_arguments(struct kunit *test)
 /* arm_on runs the callback on the given CPU. */
 static void live_arm_on(struct kunit *test)
 {
-	unsigned int cpu;
+	unsigned int cpu, try;
 
 	for_each_online_cpu(cpu) {
-		struct probe *p = probe_new(test);
+		for (try = 1; ; try++) {
+			struct probe *p = probe_new(test);
+			bool ok;
 
-		p->deadline = ktime_get_ns() + 3 * NSEC_PER_MSEC;
-		KUNIT_ASSERT_EQ(test, tempo_timer_arm_on(&p->timer, cpu, 3 * NSEC_PER_MSEC), 0);
-		KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p->done, 5 * HZ), 0UL);
-		KUNIT_EXPECT_EQ(test, p->cpu, (int)cpu);
-		expect_on_time(test, p, 3 * NSEC_PER_MSEC);
-		tempo_timer_cancel_sync(&p->timer);
+			p->deadline = ktime_get_ns() + 3 * NSEC_PER_MSEC;
+			KUNIT_ASSERT_EQ(test,
+					tempo_timer_arm_on(&p->timer, cpu, 3 * NSEC_PER_MSEC), 0);
+			KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p->done, 5 * HZ), 0UL);
+			KUNIT_EXPECT_EQ(test, p->cpu, (int)cpu);
+			ok = on_time(test, p, 3 * NSEC_PER_MSEC);
+			tempo_timer_cancel_sync(&p->timer);
+			if (ok || !late_again(test, try))
+				break;
+		}
 	}
 }
 
@@ -575,17 +640,25 @@ static enum hrtimer_restart irq_arm_fn(struct hrtimer *hr)
 /* Arming from hardirq context (an hrtimer callback) works. */
 static void live_arm_from_hardirq(struct kunit *test)
 {
-	struct irq_arm *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	unsigned int try;
 
-	KUNIT_ASSERT_NOT_NULL(test, a);
-	a->p = probe_new(test);
-	a->ret = -1;
-	hrtimer_setup(&a->hr, irq_arm_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	hrtimer_start(&a->hr, ms_to_ktime(1), HRTIMER_MODE_REL_HARD);
-	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&a->p->done, 5 * HZ), 0UL);
-	hrtimer_cancel(&a->hr);
-	KUNIT_EXPECT_EQ(test, a->ret, 0);
-	expect_on_time(test, a->p, 5 * NSEC_PER_MSEC);
+	for (try = 1; ; try++) {
+		struct irq_arm *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+		bool ok;
+
+		KUNIT_ASSERT_NOT_NULL(test, a);
+		a->p = probe_new(test);
+		a->ret = -1;
+		hrtimer_setup(&a->hr, irq_arm_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+		hrtimer_start(&a->hr, ms_to_ktime(1), HRTIMER_MODE_REL_HARD);
+		KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&a->p->done, 5 * HZ), 0UL);
+		hrtimer_cancel(&a->hr);
+		KUNIT_EXPECT_EQ(test, a->ret, 0);
+		ok = on_time(test, a->p, 5 * NSEC_PER_MSEC);
+		tempo_timer_cancel_sync(&a->p->timer);
+		if (ok || !late_again(test, try))
+			break;
+	}
 }
 
 struct order_probe {

@@ -159,24 +159,75 @@ static void *counting_reader(void *arg)
 	return NULL;
 }
 
+/*
+ * Is every counting reader asleep in read() on gfd? /proc's per-task syscall
+ * file gives a task's syscall number and arguments only once the task has
+ * switched out in a sleeping state (task_current_syscall() waits for it to be
+ * inactive), and says "running" otherwise: a reader woken but not yet back to
+ * sleep, or not yet asleep at all. Its voluntary switch count is then final.
+ * Waiting on that rather than for a fixed time keeps the test exact on a
+ * guest that is slow (KCSAN, a loaded host).
+ */
+static int readers_asleep_in_read(void)
+{
+	char path[64], line[128];
+	unsigned long nr, fd;
+	int i, asleep = 0;
+	FILE *f;
+
+	for (i = 0; i < NREADERS; i++) {
+		snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", atomic_load(&tids[i]));
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(line, sizeof(line), f) &&
+		    sscanf(line, "%lu 0x%lx", &nr, &fd) == 2 &&
+		    nr == SYS_read && fd == (unsigned long)gfd)
+			asleep++;
+		fclose(f);
+	}
+	return asleep == NREADERS;
+}
+
+static int wait_readers_asleep(void)
+{
+	uint64_t give_up = tempo_now_ns() + 30000 * MS;
+
+	while (!readers_asleep_in_read()) {
+		if (tempo_now_ns() > give_up)
+			return -ETIMEDOUT;
+		usleep(1000);
+	}
+	return 0;
+}
+
 /* One ready record wakes one of the blocked readers, not all of them. */
 static int test_one_record_wakes_one_reader(void)
 {
 	long before[NREADERS], woken = 0, v;
 	pthread_t th[NREADERS];
-	uint64_t id;
+	uint64_t id, give_up;
 	int i;
 
 	gfd = tempo_open(0);
 	CHECK(gfd >= 0);
 	atomic_store(&received, 0);
 	for (i = 0; i < NREADERS; i++)
+		atomic_store(&tids[i], 0);
+	for (i = 0; i < NREADERS; i++)
 		CHECK(!pthread_create(&th[i], NULL, counting_reader, (void *)(uintptr_t)i));
-	usleep(100000);				/* all blocked in read() */
+	CHECK_ERR(wait_readers_asleep(), 0);
 	for (i = 0; i < NREADERS; i++)
 		before[i] = voluntary_switches(atomic_load(&tids[i]));
 	CHECK_ERR(tempo_arm_one(gfd, 1, 1 * MS, 0, 0, &id), 0);
-	usleep(100000);
+	give_up = tempo_now_ns() + 30000 * MS;
+	while (atomic_load(&received) == 0 && tempo_now_ns() < give_up)
+		usleep(1000);
+	/*
+	 * Every reader woken by that record, whether it got it or not, shows
+	 * "running" until it has slept in read() again, which counts.
+	 */
+	CHECK_ERR(wait_readers_asleep(), 0);
 	for (i = 0; i < NREADERS; i++) {
 		v = voluntary_switches(atomic_load(&tids[i]));
 		CHECK(v >= 0 && before[i] >= 0);
