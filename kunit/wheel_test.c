@@ -364,7 +364,6 @@ static bool late_again(struct kunit *test, unsigned int try)
 static void live_fires_once_on_time(struct kunit *test)
 {
 	static const u64 delays_ms[] = { 0, 1, 7, 63, 70, 300 };
-
 	unsigned int i, try;
 
 	for (i = 0; i < ARRAY_SIZE(delays_ms); i++) {
