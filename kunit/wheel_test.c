@@ -352,40 +352,49 @@ static bool on_time(struct kunit *test, struct probe *p, u64 delay_ns)
 	return false;
 }
 
-/* After try @try (from 1) came late: whether to try again; fails after the last. */
-static bool late_again(struct kunit *test, unsigned int try)
+/*
+ * Run @once (which checks everything else itself, and returns on_time()'s
+ * verdict) until it comes within the lateness bound; fail after LATE_TRIES.
+ */
+static void within_tries(struct kunit *test,
+			 bool (*once)(struct kunit *test, const void *arg), const void *arg)
 {
-	if (try < LATE_TRIES)
-		return true;
-	KUNIT_FAIL(test, "late beyond the bound on all %u tries", LATE_TRIES);
-	return false;
+	unsigned int try;
+
+	for (try = 1; !once(test, arg); try++) {
+		if (try == LATE_TRIES) {
+			KUNIT_FAIL(test, "late beyond the bound on all %u tries", LATE_TRIES);
+			return;
+		}
+	}
+}
+
+static bool fires_once(struct kunit *test, const void *arg)
+{
+	struct probe *p = probe_new(test);
+	u64 d = *(const u64 *)arg * NSEC_PER_MSEC;
+	bool ok;
+
+	KUNIT_ASSERT_EQ(test, probe_arm(p, d), 0);
+	/* A short one may already have fired on a starved TCG vCPU. */
+	if (d >= 300 * NSEC_PER_MSEC)
+		KUNIT_EXPECT_TRUE(test, tempo_timer_pending(&p->timer));
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p->done, 5 * HZ), 0UL);
+	ok = on_time(test, p, d);
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->fired), 1);
+	KUNIT_EXPECT_FALSE(test, tempo_timer_pending(&p->timer));
+	tempo_timer_cancel_sync(&p->timer);
+	return ok;
 }
 
 static void live_fires_once_on_time(struct kunit *test)
 {
 	static const u64 delays_ms[] = { 0, 1, 7, 63, 70, 300 };
-	unsigned int i, try;
+	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(delays_ms); i++) {
-		for (try = 1; ; try++) {
-			struct probe *p = probe_new(test);
-			u64 d = delays_ms[i] * NSEC_PER_MSEC;
-			bool ok;
-
-			KUNIT_ASSERT_EQ(test, probe_arm(p, d), 0);
-			/* A short one may already have fired on a starved TCG vCPU. */
-			if (d >= 300 * NSEC_PER_MSEC)
-				KUNIT_EXPECT_TRUE(test, tempo_timer_pending(&p->timer));
-			KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p->done, 5 * HZ), 0UL);
-			ok = on_time(test, p, d);
-			msleep(20);
-			KUNIT_EXPECT_EQ(test, atomic_read(&p->fired), 1);
-			KUNIT_EXPECT_FALSE(test, tempo_timer_pending(&p->timer));
-			tempo_timer_cancel_sync(&p->timer);
-			if (ok || !late_again(test, try))
-				break;
-		}
-	}
+	for (i = 0; i < ARRAY_SIZE(delays_ms); i++)
+		within_tries(test, fires_once, &delays_ms[i]);
 }
 
 /*
@@ -395,37 +404,41 @@ static void live_fires_once_on_time(struct kunit *test)
  * Fails if: the deadline is taken relative to the reading, or the wheel clock
  * is moved back to it.
  */
+struct stale_arm {
+	u64 delay_ms;
+	bool at_zero;		/* the reading is 0, else half a tick old */
+};
+
+static bool stale_arm_once(struct kunit *test, const void *arg)
+{
+	const struct stale_arm *a = arg;
+	struct probe *p = probe_new(test);
+	u64 d = a->delay_ms * NSEC_PER_MSEC, now = ktime_get_ns();
+	u64 reading = a->at_zero ? 0 : now - tempo_timer_tick_ns() / 2;
+	bool ok = true;
+
+	p->deadline = now + d;
+	KUNIT_ASSERT_EQ(test, tempo_timer_arm_at_from(&p->timer, TEMPO_CPU_LOCAL,
+						      p->deadline, reading), 0);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p->done, 5 * HZ), 0UL);
+	/* at 0, the placement may be coarse: never early only */
+	if (a->at_zero)
+		expect_never_early(test, p);
+	else
+		ok = on_time(test, p, d + tempo_timer_tick_ns());
+	tempo_timer_cancel_sync(&p->timer);
+	return ok;
+}
+
 static void live_arm_at_from_stale_reading(struct kunit *test)
 {
-	static const u64 delays_ms[] = { 3, 70 };
-	unsigned int i, j, try;
+	static const struct stale_arm arms[] = {
+		{ 3, true }, { 70, true }, { 3, false }, { 70, false },
+	};
+	unsigned int i;
 
-	for (i = 0; i < 2; i++) {
-		for (j = 0; j < ARRAY_SIZE(delays_ms); j++) {
-			for (try = 1; ; try++) {
-				struct probe *p = probe_new(test);
-				u64 d = delays_ms[j] * NSEC_PER_MSEC, now = ktime_get_ns();
-				u64 reading = i ? now - tempo_timer_tick_ns() / 2 : 0;
-				bool ok;
-
-				p->deadline = now + d;
-				KUNIT_ASSERT_EQ(test,
-						tempo_timer_arm_at_from(&p->timer, TEMPO_CPU_LOCAL,
-									p->deadline, reading), 0);
-				KUNIT_ASSERT_GT(test,
-						wait_for_completion_timeout(&p->done, 5 * HZ), 0UL);
-				/* at 0, the placement may be coarse: never early only */
-				ok = true;
-				if (i)
-					ok = on_time(test, p, d + tempo_timer_tick_ns());
-				else
-					expect_never_early(test, p);
-				tempo_timer_cancel_sync(&p->timer);
-				if (ok || !late_again(test, try))
-					break;
-			}
-		}
-	}
+	for (i = 0; i < ARRAY_SIZE(arms); i++)
+		within_tries(test, stale_arm_once, &arms[i]);
 }
 
 static void live_cancel_before(struct kunit *test)
@@ -501,53 +514,53 @@ static void live_cancel_sync_blocks(struct kunit *test)
 	KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&w.returned, 5 * HZ), 0UL);
 }
 
+static bool rearm_earlier_once(struct kunit *test, const void *arg)
+{
+	struct probe *p = probe_new(test);
+	bool ok;
+
+	KUNIT_ASSERT_EQ(test, probe_arm(p, 2000 * NSEC_PER_MSEC), 0);
+	KUNIT_EXPECT_EQ(test, probe_arm(p, 20 * NSEC_PER_MSEC), 1);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p->done, HZ), 0UL);
+	ok = on_time(test, p, 20 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_FALSE(test, tempo_timer_cancel_sync(&p->timer));
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->fired), 1);
+	return ok;
+}
+
 static void live_rearm_earlier(struct kunit *test)
 {
-	unsigned int try;
+	within_tries(test, rearm_earlier_once, NULL);
+}
 
-	for (try = 1; ; try++) {
-		struct probe *p = probe_new(test);
-		bool ok;
+static bool rearm_later_once(struct kunit *test, const void *arg)
+{
+	struct probe *p = probe_new(test);
+	bool ok;
+	int fired;
 
-		KUNIT_ASSERT_EQ(test, probe_arm(p, 2000 * NSEC_PER_MSEC), 0);
-		KUNIT_EXPECT_EQ(test, probe_arm(p, 20 * NSEC_PER_MSEC), 1);
-		KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p->done, HZ), 0UL);
-		ok = on_time(test, p, 20 * NSEC_PER_MSEC);
-		KUNIT_EXPECT_FALSE(test, tempo_timer_cancel_sync(&p->timer));
-		KUNIT_EXPECT_EQ(test, atomic_read(&p->fired), 1);
-		if (ok || !late_again(test, try))
-			break;
-	}
+	KUNIT_ASSERT_EQ(test, probe_arm(p, 150 * NSEC_PER_MSEC), 0);
+	KUNIT_EXPECT_EQ(test, probe_arm(p, 600 * NSEC_PER_MSEC), 1);
+	msleep(300);
+	/*
+	 * Past the old expiry, not yet at the new one: nothing fired. Read
+	 * before the clock, so a stall of the guest past the new expiry cannot
+	 * fail a correct run. Should the 150 ms arming fire regardless,
+	 * never-early or the count of one below fails.
+	 */
+	fired = atomic_read(&p->fired);
+	if (ktime_get_ns() < p->deadline)
+		KUNIT_EXPECT_EQ(test, fired, 0);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p->done, 5 * HZ), 0UL);
+	ok = on_time(test, p, 600 * NSEC_PER_MSEC);
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->fired), 1);
+	return ok;
 }
 
 static void live_rearm_later(struct kunit *test)
 {
-	unsigned int try;
-
-	for (try = 1; ; try++) {
-		struct probe *p = probe_new(test);
-		bool ok;
-		int fired;
-
-		KUNIT_ASSERT_EQ(test, probe_arm(p, 150 * NSEC_PER_MSEC), 0);
-		KUNIT_EXPECT_EQ(test, probe_arm(p, 600 * NSEC_PER_MSEC), 1);
-		msleep(300);
-		/*
-		 * Past the old expiry, not yet at the new one: nothing fired.
-		 * Read before the clock, so a stall of the guest past the new
-		 * expiry cannot fail a correct run. Should the 150 ms arming
-		 * fire regardless, never-early or the count of one below fails.
-		 */
-		fired = atomic_read(&p->fired);
-		if (ktime_get_ns() < p->deadline)
-			KUNIT_EXPECT_EQ(test, fired, 0);
-		KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p->done, 5 * HZ), 0UL);
-		ok = on_time(test, p, 600 * NSEC_PER_MSEC);
-		msleep(20);
-		KUNIT_EXPECT_EQ(test, atomic_read(&p->fired), 1);
-		if (ok || !late_again(test, try))
-			break;
-	}
+	within_tries(test, rearm_later_once, NULL);
 }
 
 /* A self re-arming timer is stopped for good by shutdown_sync. */
@@ -581,27 +594,28 @@ static void live_bad_arguments(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, tempo_timer_cancel(&p->timer));
 }
 
+static bool arm_on_once(struct kunit *test, const void *arg)
+{
+	unsigned int cpu = *(const unsigned int *)arg;
+	struct probe *p = probe_new(test);
+	bool ok;
+
+	p->deadline = ktime_get_ns() + 3 * NSEC_PER_MSEC;
+	KUNIT_ASSERT_EQ(test, tempo_timer_arm_on(&p->timer, cpu, 3 * NSEC_PER_MSEC), 0);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p->done, 5 * HZ), 0UL);
+	KUNIT_EXPECT_EQ(test, p->cpu, (int)cpu);
+	ok = on_time(test, p, 3 * NSEC_PER_MSEC);
+	tempo_timer_cancel_sync(&p->timer);
+	return ok;
+}
+
 /* arm_on runs the callback on the given CPU. */
 static void live_arm_on(struct kunit *test)
 {
-	unsigned int cpu, try;
+	unsigned int cpu;
 
-	for_each_online_cpu(cpu) {
-		for (try = 1; ; try++) {
-			struct probe *p = probe_new(test);
-			bool ok;
-
-			p->deadline = ktime_get_ns() + 3 * NSEC_PER_MSEC;
-			KUNIT_ASSERT_EQ(test,
-					tempo_timer_arm_on(&p->timer, cpu, 3 * NSEC_PER_MSEC), 0);
-			KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p->done, 5 * HZ), 0UL);
-			KUNIT_EXPECT_EQ(test, p->cpu, (int)cpu);
-			ok = on_time(test, p, 3 * NSEC_PER_MSEC);
-			tempo_timer_cancel_sync(&p->timer);
-			if (ok || !late_again(test, try))
-				break;
-		}
-	}
+	for_each_online_cpu(cpu)
+		within_tries(test, arm_on_once, &cpu);
 }
 
 /* A timer pending on one CPU, cancelled and re-armed from another. */
@@ -645,28 +659,28 @@ static enum hrtimer_restart irq_arm_fn(struct hrtimer *hr)
 	return HRTIMER_NORESTART;
 }
 
+static bool arm_from_hardirq_once(struct kunit *test, const void *arg)
+{
+	struct irq_arm *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	bool ok;
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	a->p = probe_new(test);
+	a->ret = -1;
+	hrtimer_setup(&a->hr, irq_arm_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	hrtimer_start(&a->hr, ms_to_ktime(1), HRTIMER_MODE_REL_HARD);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&a->p->done, 5 * HZ), 0UL);
+	hrtimer_cancel(&a->hr);
+	KUNIT_EXPECT_EQ(test, a->ret, 0);
+	ok = on_time(test, a->p, 5 * NSEC_PER_MSEC);
+	tempo_timer_cancel_sync(&a->p->timer);
+	return ok;
+}
+
 /* Arming from hardirq context (an hrtimer callback) works. */
 static void live_arm_from_hardirq(struct kunit *test)
 {
-	unsigned int try;
-
-	for (try = 1; ; try++) {
-		struct irq_arm *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
-		bool ok;
-
-		KUNIT_ASSERT_NOT_NULL(test, a);
-		a->p = probe_new(test);
-		a->ret = -1;
-		hrtimer_setup(&a->hr, irq_arm_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-		hrtimer_start(&a->hr, ms_to_ktime(1), HRTIMER_MODE_REL_HARD);
-		KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&a->p->done, 5 * HZ), 0UL);
-		hrtimer_cancel(&a->hr);
-		KUNIT_EXPECT_EQ(test, a->ret, 0);
-		ok = on_time(test, a->p, 5 * NSEC_PER_MSEC);
-		tempo_timer_cancel_sync(&a->p->timer);
-		if (ok || !late_again(test, try))
-			break;
-	}
+	within_tries(test, arm_from_hardirq_once, NULL);
 }
 
 struct order_probe {
@@ -967,7 +981,7 @@ static int hp_load_thread(void *data)
  * and takes timers again. Returns whether every timer also came within its
  * lateness bound; the case tries again if not (LATE_TRIES).
  */
-static bool hotplug_once(struct kunit *test)
+static bool hotplug_once(struct kunit *test, const void *arg)
 {
 	static const unsigned int delays_ms[] = { 5, 30, 62, 80, 300, 700, 1500 };
 	const unsigned int n = ARRAY_SIZE(delays_ms) * 4;
@@ -1073,10 +1087,7 @@ static bool hotplug_once(struct kunit *test)
 
 static void live_hotplug(struct kunit *test)
 {
-	unsigned int try;
-
-	for (try = 1; !hotplug_once(test) && late_again(test, try); try++)
-		;
+	within_tries(test, hotplug_once, NULL);
 }
 
 /*
