@@ -5,45 +5,60 @@
  *
  * Model
  * -----
- * Every item embeds a struct tempo_delayq_node, which embeds a tempo timer.
- * put() arms the node's timer and links the node as pending. When the timer
- * fires, its callback (process context, tempo workqueue) moves the node to
- * the ready list, kept sorted by deadline, and wakes exactly one consumer
- * asleep in take(). take() pops the ready list's head. So the timer wheel
- * decides when an item is ready; consumers only ever wait for "the ready list
- * has a head they may take".
+ * Time is cut into ticks of the wheel (tempo_timer_tick_ns()). A pending
+ * item due within DQ_NEAR_TICKS ticks is "near": it sits in the bucket of its
+ * deadline's tick, in a one-level wheel of DQ_NEAR_SLOTS buckets with an
+ * occupancy bitmap, and has no timer of its own. Any other pending item is
+ * "far": it is on q->far with its own tempo timer, aimed at a stage before
+ * its deadline (below); the callback moves it into the near window. An item
+ * put with its deadline already passed goes straight to q->ready.
+ *
+ * The queue keeps one clock, now_tick: the tick of the latest clock reading
+ * taken under its lock. A near tick below now_tick is "due": every node in
+ * it is past its deadline, which lies inside the tick. Due near nodes and the
+ * nodes on q->ready are what a consumer may take, earliest tick first
+ * (delayq_next()). Whoever holds the lock and reads the clock advances
+ * now_tick (delayq_advance()): put(), a consumer that finds nothing
+ * takeable, poll's ready(), a far node's callback, and the queue's one timer,
+ * the kick, armed for the end of the earliest near tick that is not due. So
+ * a busy queue's consumers and producers release items themselves; the kick
+ * only matters when everyone sleeps.
+ *
+ * Each node that becomes takeable wakes one consumer asleep in take(),
+ * unless the caller that made it takeable takes it itself: an advance over
+ * n nodes wakes n (delayq_wake()); a node put on q->ready wakes one.
+ *
+ * Why one timer and not one per item: a near item costs a list insert and a
+ * bit in the bitmap, with no timer to arm and none to cancel on remove(); a
+ * tick's worth of items falls due with one clock reading. Per-item timers
+ * cost an arm, a callback on a workqueue and a lock round trip per item, and
+ * let items that one CPU's late workqueue holds back be overtaken.
  *
  * Deadline order, as java's heap gives it
  * ---------------------------------------
  * Java's take() returns the heap's head once its delay has passed: expired
- * items leave strictly in deadline order. Two things stand between per-item
- * timers and that order, and each has its remedy here:
- *
- *  - Granularity. A long delay lands in a coarse wheel level and fires up to
- *    1/8 of its delay late (kmod/wheel.c), after items with later deadlines
- *    but finer levels. So only a node due within DQ_EXACT_TICKS ticks has
- *    its timer at its deadline, which level 0 serves to the tick. Any other
- *    node's timer is a stage, aimed to fire early enough whatever its level
- *    (delayq_stage_at()); its callback re-arms it closer. A node thus crosses
- *    at most one stage per wheel level, and every item fires within a tick of
- *    its deadline (plus the workqueue's latency). A pending node due within
- *    DQ_NEAR_TICKS ticks is "near", any other "far"; a far node's stages aim
- *    to make it near at least DQ_NEAR_TICKS / 2 ticks before its deadline.
- *  - Latency. Timers fire on the CPU that armed them, and one CPU's timer
- *    workqueue can lag another's (a busy or starved CPU). So a ready node may
- *    be taken only if no near node is due in an earlier tick: the release
- *    check, delayq_releasable(). Near nodes sit in per-tick buckets with an
- *    occupancy bitmap (a one-level wheel of DQ_NEAR_SLOTS slots), so the
- *    earliest pending tick is a few find-first-sets away. A ready node behind
- *    an earlier pending one is "held": no consumer is woken for it until the
- *    pending one leaves (expires or is removed), and then
- *    delayq_release_held() wakes one consumer per released node.
+ * items leave strictly in deadline order. Here they leave in order to the
+ * tick:
+ *  - near nodes leave by tick, as the buckets are scanned from the earliest
+ *    (delayq_near_min()), and nodes of one tick in put order;
+ *  - q->ready is sorted by deadline (delayq_make_ready()), and a ready node
+ *    leaves before a due near tick only if its tick is not later;
+ *  - a ready node is never behind a near tick that is not due: it was due
+ *    by a reading the queue advanced with (callers advance before they make
+ *    a node ready), so its tick is at most now_tick, and every near tick
+ *    that is not due is at least now_tick.
+ * A far node's timer fires up to 1/8 of its delay late in a coarse wheel
+ * level (kmod/wheel.c). So it is a stage (delayq_stage_at()), aimed early
+ * enough for its level, to reach the near window DQ_NEAR_TICKS / 2 ticks
+ * before its deadline; a node crosses at most one stage per wheel level.
  *
  * What remains: items due in the same tick may leave in either order, and a
  * far node whose stage callback is held off for more than DQ_NEAR_TICKS / 2
- * ticks (96 ms at the default tick) is not in the release check until it
- * runs. Java's order is exact because its heap is ordered at every put, at
- * O(log n); here put, remove, take and expiry stay O(1).
+ * ticks (96 ms at the default tick) can be overtaken by near ones. Java's
+ * order is exact because its heap is ordered at every put, at O(log n); here
+ * put, remove, take and expiry stay O(1). A late kick (its CPU's workqueue
+ * starved) delays the items that sleeping consumers wait for, all together
+ * and in order; a consumer or producer that comes by releases them sooner.
  *
  * Why no timed waits: java.util.concurrent.DelayQueue
  * ---------------------------------------------------
@@ -71,27 +86,27 @@
  * taken, interrupted) must signal a follower, which is the finally clause:
  * forget it and an item strands with consumers asleep.
  *
- * Here the timer wheel is the leader. Each item's own timer does the "timed
- * wait", in the wheel, at O(1) cost, and turns an expiry into one wake-up. No
- * consumer holds a timer, no consumer must hand a leadership over, and a new
- * earlier head needs no signal: its own timer fires first. Consumers sleep
- * as exclusive waiters (WQ_FLAG_EXCLUSIVE, at the tail, so FIFO) and each
- * expiry does wake_up_locked_poll(), which wakes all poll waiters plus ONE
- * exclusive waiter (__wake_up_common(nr_exclusive = 1)): one consumer woken
- * per ready item, no thundering herd.
+ * Here the kick is the leader. It is a tempo timer owned by the queue, not
+ * by a consumer: no consumer holds a timer, no consumer must hand leadership
+ * over, and a new earlier head re-arms the kick (O(1), lock-free, inside the
+ * lock) instead of waking anyone. Consumers sleep as exclusive waiters
+ * (WQ_FLAG_EXCLUSIVE, at the tail, so FIFO) and are woken one per takeable
+ * node, with every poll waiter (delayq_wake()): no thundering herd.
  *
  * The remaining duty of Java's finally clause is the kernel's rule for
  * exclusive waiters (the comment in prepare_to_wait_event(), kernel/sched/
  * wait.c): a waiter selected by a wake-up must consume the condition or pass
  * the wake-up on. We meet it by construction: the queue's lock IS the wait
- * queue's lock (q->wait.lock, as timerfd does), an item is published and its
- * wake-up delivered in one critical section, and a consumer decides to leave
- * (signal, kthread_stop, timeout, shutdown) in the same critical section in
- * which it has just found the ready list empty. A wake-up that selected it
- * earlier came with an item it now sees and takes; a wake-up after it left
- * cannot select it. So there is no window in which a selected waiter leaves
- * with an item still ready, and no pass-on is needed; delayq_wait() asserts
- * this (WARN_ON_ONCE on leaving with an error while items are ready, outside
+ * queue's lock (q->wait.lock, as timerfd does), a node becomes takeable and
+ * its wake-up is delivered in one critical section, and a consumer decides to
+ * leave (signal, kthread_stop, timeout, shutdown) in the same critical
+ * section in which it has just found nothing takeable, by a fresh clock
+ * reading. A wake-up that selected it earlier came with a node it now sees
+ * and takes; a wake-up after it left cannot select it. A consumer is off the
+ * wait queue while it advances the clock itself, so the wake-ups it gives go
+ * to others. So there is no window in which a selected waiter leaves with a
+ * node still takeable, and no pass-on is needed; delayq_wait() asserts this
+ * (WARN_ON_ONCE on leaving with an error while a node is takeable, outside
  * shutdown).
  *
  * A consumer-side timeout (take_timeout()) is the caller's own deadline, not
@@ -101,63 +116,77 @@
  * ----------------------------------------------------
  *
  *	                 put, deadline in future
- *	   IDLE ---------------------------------------> PENDING
- *	  TAKEN                                         |   |  \
- *	REMOVED -------------+ put, deadline passed     |   |   \ remove:
- *	   ^  ^              |                  expiry  |   |    \ cancel timer;
- *	   |  |              v                 callback |   |     \ if it was
+ *	   IDLE ---------------------------------------> PENDING (near: no timer;
+ *	  TAKEN                                         |   |  \     far: timer)
+ *	REMOVED -------------+ put, deadline passed     |   |   \ remove: unlink;
+ *	   ^  ^              |             far timer,   |   |    \ a far node's
+ *	   |  |              v             late         |   |     \ timer that was
  *	   |  |            READY <----------------------+   |      \ already
  *	   |  |             |  |                            |       \ firing:
- *	   |  +-- remove ---+  +-- take ---> TAKEN          |        \ stale
- *	   |                                                |         v
- *	   +--- destroy hand-back <--- DETACHED <-- destroy-+     REMOVED
- *	        (ready nodes too)      (timer cancel_sync'd)      (stale=1)
+ *	   |  +-- remove ---+  +-- take ---> TAKEN <--------+ take   \ stale
+ *	   |                                   (near node,  |         v
+ *	   +--- destroy hand-back <--- DETACHED  tick due)  +---> REMOVED
+ *	        (ready nodes too)   <-- destroy-+                 (stale=1)
+ *	                             (timer cancel_sync'd)
  *
+ * A near node of a due tick is still PENDING: "due" is a property of its
+ * tick (below now_tick), so a tick falls due without touching its nodes.
  * IDLE, TAKEN and REMOVED are all "not queued": put() accepts them. TAKEN and
  * REMOVED only record how the node left. DETACHED is a node destroy() has
  * claimed and is cancelling; put() and remove() refuse it.
  *
  * Stale expiries. remove() runs in any context and cannot wait for a timer
- * callback. If tempo_timer_cancel() fails on a PENDING node, the wheel has
+ * callback. If tempo_timer_cancel() fails on a far node, the wheel has
  * already claimed the expiry and the callback is on its way to the lock. The
  * node becomes REMOVED with node->stale set and q->nstale counted. The
  * callback then finds stale set, clears it (its last access to the node) and
  * does nothing else. While stale is set, put() refuses the node (-EBUSY) and
  * its memory must stay valid: tempo_delayq_node_sync() (cancel_sync) waits it
- * out, and destroy() waits for q->nstale to reach zero before freeing q.
+ * out, and destroy() waits for q->nstale to reach zero before freeing q. A
+ * near node has no timer armed, so its removal is never stale.
  *
  * Invariants, whenever q->wait.lock is free:
- *  - a node is on q->far or a q->near bucket iff state == PENDING, and then
- *    its timer is armed or its callback is running (the callback moves it);
- *    node->near is 1 + its bucket, or 0 on q->far;
- *  - every near node's tick lies in [near_clk, near_clk + DQ_NEAR_SLOTS),
- *    in bucket tick % DQ_NEAR_SLOTS, and near_occupied marks the non-empty
- *    buckets;
- *  - the ready nodes a consumer may take (delayq_releasable()) are a prefix
- *    of q->ready; the other nheld nodes are its tail, from q->held, and no
- *    consumer was woken for them. Releasability only grows until the node
- *    is taken: a node that becomes pending is due after every ready node;
- *  - a node is on q->ready iff state == READY, and ktime_get() >= deadline
- *    held when it got there; q->ready is sorted by deadline, ties in the
- *    order the nodes became ready;
+ *  - a node is on q->far or a q->near bucket iff state == PENDING; on q->far
+ *    its timer is armed or its callback is running (the callback moves it),
+ *    in a bucket no timer of it is armed; node->near is 1 + its bucket, or 0
+ *    on q->far;
+ *  - every near node's tick lies in [near_clk, near_clk + DQ_NEAR_SLOTS), in
+ *    bucket tick % DQ_NEAR_SLOTS; near_n counts each bucket's nodes and
+ *    near_occupied marks the non-empty ones; ndue counts the near nodes whose
+ *    tick is below now_tick;
+ *  - now_tick only grows, and a clock reading at or after
+ *    now_tick * tick_ns was taken; so a due node is past its deadline;
+ *  - if a near tick is not due, the kick is armed for the end of it or of
+ *    an earlier one (kick_tick <= it), or its callback is on the way, unless
+ *    the queue is dead;
+ *  - a node is on q->ready iff state == READY; q->ready is sorted by
+ *    deadline, ties in the order the nodes became ready;
+ *  - for every takeable node, a consumer was woken, or one took it, or no
+ *    consumer was asleep on the wait queue when it became takeable;
  *  - npending/nnear/nready count those lists; nstale counts stale nodes;
- *  - put = taken + removed + flushed + npending + nready (the counters);
+ *  - put = taken + removed + flushed + npending + nready (the counters;
+ *    stats report ndue of npending as ready);
  *  - once q->dead is set, take*() return -ESHUTDOWN and put() refuses, so
  *    items leave only through remove() or destroy()'s hand-back.
  *
  * What runs concurrently with what (all under q->wait.lock except where
  * marked; "-" means safe, a note says how)
  *
- *	          | expiry cb        | remove             | destroy
- *	put       | - (cb needs lock;| -                  | X (caller)
- *	          |  arm is in lock) |                    |
- *	take*     | - (cb publishes, | - (either claims   | - sleepers leave,
- *	          |  wakes one)      |  a READY node)     |   destroy waits
- *	remove    | - (stale flag,   | - (one claims)     | - (one claims)
- *	          |  see above)      |                    |
- *	expiry cb | - (per node: one | -                  | - DETACHED: cb does
- *	          |  at a time)      |                    |   nothing; destroy
- *	          |                  |                    |   cancel_sync's it
+ *	          | far timer cb      | kick cb           | remove           | destroy
+ *	put       | - (cb needs lock; | - (re-arming is   | -                | X (caller)
+ *	          |  arm is in lock)  |  fine: see below) |                  |
+ *	take*     | - (either makes   | - (both advance,  | - (one claims    | - sleepers
+ *	          |  nodes takeable)  |  under the lock)  |  the node)       |   leave
+ *	remove    | - (stale flag,    | -                 | - (one claims)   | - (one claims)
+ *	          |  see above)       |                   |                  |
+ *	far cb    | - (per node: one  | -                 | -                | - DETACHED:
+ *	          |  at a time)       |                   |                  |   cb does nothing
+ *	kick cb   |                   | - (one queue,     | -                | - shut down
+ *	          |                   |  in the wheel)    |                  |   before kfree
+ *
+ * The kick may be re-armed while its callback waits for the lock (a put of
+ * an earlier tick); the callback then finds nothing or less due, and
+ * re-arms for the earliest near tick that is not due, which is no later.
  *
  * Locks and ordering
  * ------------------
@@ -172,23 +201,27 @@
  *  - node->q is read by the callback before it takes the lock: put() wrote it
  *    before arming the timer, and the wheel's arm/expire hand-off (see
  *    kmod/wheel.c) orders the arm before the callback.
- * The timer is armed inside the lock (tempo_timer_arm_at() is lock-free and
- * callable from any context), so remove() and destroy() never see a PENDING
- * node whose timer is not armed yet.
+ * Timers are armed inside the lock (tempo_timer_arm_at() is lock-free and
+ * callable from any context), so remove() and destroy() never see a far
+ * node whose timer is not armed yet, and the kick is never armed on a dead
+ * queue: shutdown sets q->dead under the lock, and destroy()'s
+ * tempo_timer_shutdown_sync() of the kick comes after.
  *
- * Costs: put O(1) (+ the wheel's O(1) arm), remove O(1), take O(1), expiry
- * O(1) when items expire in deadline order (insertion walks from the tail,
- * one step per later deadline already ready), plus one re-arm per stage for
- * a far node (at most one per wheel level; none below DQ_NEAR_TICKS).
- * Releasing held nodes costs one step per node released. peek is O(1) unless the
- * earliest pending item has left since the last peek with no item ready;
- * then it walks the pending list once, O(pending), under the lock:
- * peek is for diagnostics and poll-style "when", not for hot paths.
+ * Costs: put O(1) (a far node: + the wheel's O(1) arm; the kick is re-armed
+ * only for a new earliest tick), remove O(1), take O(1), an advance
+ * O(occupied ticks that fell due) with one wake-up per node that fell due
+ * (O(1) each with nobody asleep), plus one re-arm per stage for a far node
+ * (at most one per wheel level). Insertion into q->ready walks from the
+ * tail, one step per later deadline already ready. peek is O(1) unless the
+ * earliest pending item has left since the last peek with nothing ready;
+ * then it walks the pending lists once, O(pending), under the lock: peek is
+ * for diagnostics and poll-style "when", not for hot paths.
  *
  * Not guaranteed: order within one tick, and the far-node case above (see
- * include/tempo/delayq.h); fairness beyond the
- * FIFO order of exclusive waiters; anything after destroy() starts other
- * than for consumers already asleep in take().
+ * include/tempo/delayq.h); fairness beyond the FIFO order of exclusive
+ * waiters (a consumer woken by a signal, a timeout or spuriously goes back
+ * to the tail); anything after destroy() starts other than for consumers
+ * already asleep in take().
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -235,33 +268,31 @@ enum delayq_counter {
 
 /*
  * The near window: a node due within DQ_NEAR_TICKS ticks sits in the bucket of
- * its deadline's tick, so the earliest pending deadline is a find-first-set
- * over DQ_NEAR_WORDS words away (delayq_near_min()). DQ_NEAR_SLOTS -
- * DQ_NEAR_TICKS leaves room for near nodes whose expiry is late by that many
- * ticks. The window is wide (192 ms at the default tick) because a far node
- * joins the release check only when its stage callback runs, which is aimed
- * DQ_NEAR_TICKS / 2 ticks before its deadline: that is how late a starved
- * CPU's timer workqueue may be before order can suffer. Cost: 4 KiB of list
- * heads per queue.
+ * its deadline's tick, with no timer of its own. DQ_NEAR_SLOTS - DQ_NEAR_TICKS
+ * leaves room for due buckets that no consumer has emptied yet; a node that
+ * does not fit waits on q->far with a timer instead. Far nodes are staged
+ * into the window DQ_NEAR_TICKS / 2 ticks before their deadline.
  */
 #define DQ_NEAR_TICKS	192
 #define DQ_NEAR_SLOTS	256
 #define DQ_EXACT_TICKS	32	/* < 63: the wheel's level 0 */
-#define DQ_NEAR_WORDS	(DQ_NEAR_SLOTS / 64)
 
 struct tempo_delayq {
 	wait_queue_head_t	wait;		/* .lock protects all below */
-	struct list_head	far;		/* PENDING, not near: put order */
-	struct list_head	near[DQ_NEAR_SLOTS]; /* PENDING, by tick % slots */
-	u64			near_occupied[DQ_NEAR_WORDS]; /* bit: near[i] non-empty */
+	struct list_head	far;		/* PENDING with a timer: put order */
+	struct list_head	near[DQ_NEAR_SLOTS]; /* PENDING without: by tick % slots */
+	unsigned int		near_n[DQ_NEAR_SLOTS];	/* nodes in near[i] */
+	DECLARE_BITMAP(near_occupied, DQ_NEAR_SLOTS);	/* near[i] non-empty */
 	u64			near_clk;	/* <= tick of every near node */
+	u64			now_tick;	/* latest reading's tick: below, due */
+	u64			kick_tick;	/* q->kick's near tick, or U64_MAX */
 	u64			tick_ns;	/* tempo_timer_tick_ns() */
+	struct tempo_timer	kick;		/* fires as a near tick falls due */
 	struct list_head	ready;		/* READY nodes, by deadline */
 	unsigned int		npending;	/* far + near */
 	unsigned int		nnear;
-	unsigned int		nready;
-	unsigned int		nheld;		/* ready, not yet releasable */
-	struct tempo_delayq_node *held;		/* the first of them, or NULL */
+	unsigned int		ndue;		/* near nodes of due ticks */
+	unsigned int		nready;		/* on q->ready */
 	unsigned int		nstale;		/* removed, callback in flight */
 	unsigned int		nwaiters;	/* consumers in delayq_wait() */
 	ktime_t			pending_min;	/* earliest pending deadline... */
@@ -290,10 +321,16 @@ static const char * const delayq_counter_names[DELAYQ_NR_STATS] = {
 };
 
 /* Under q->wait.lock, so the queue's counter needs no atomics. */
+static void delayq_count_n(struct tempo_delayq *q, enum delayq_counter c,
+			   unsigned int n)
+{
+	q->count[c] += n;
+	this_cpu_add(delayq_totals.count[c], n);
+}
+
 static void delayq_count(struct tempo_delayq *q, enum delayq_counter c)
 {
-	q->count[c]++;
-	this_cpu_inc(delayq_totals.count[c]);
+	delayq_count_n(q, c, 1);
 }
 
 static void delayq_lock_held(struct tempo_delayq *q)
@@ -333,91 +370,136 @@ static u64 delayq_tick(const struct tempo_delayq *q, ktime_t t)
 }
 
 /*
- * Link @node into the near window, unless its tick lies beyond the window
- * (possible only while the earliest near node is overdue by more than
- * DQ_NEAR_SLOTS - DQ_NEAR_TICKS ticks). Every near node was due within
- * DQ_NEAR_TICKS of its insertion and @node is not overdue, so lowering
- * near_clk to @node's tick keeps every node inside the window.
+ * Wake @n consumers (exclusive waiters, FIFO) and every poll waiter: one per
+ * node that just became takeable and that the caller does not take itself.
+ */
+static void delayq_wake(struct tempo_delayq *q, unsigned int n)
+{
+	delayq_lock_held(q);
+	if (n == 1)
+		wake_up_locked_poll(&q->wait, EPOLLIN | EPOLLRDNORM);
+	else if (n)	/* poll waiters see a NULL key: "any event", re-poll */
+		__wake_up_locked(&q->wait, TASK_NORMAL, min_t(unsigned int, n, INT_MAX));
+}
+
+/*
+ * The earliest near tick at or after @from, or U64_MAX. O(1): two
+ * find-bit scans of DQ_NEAR_SLOTS bits. Every near tick lies in
+ * [near_clk, near_clk + DQ_NEAR_SLOTS), so the slot at cyclic distance d
+ * from @from's holds tick @from + d if that is inside the window.
+ */
+static u64 delayq_near_from(const struct tempo_delayq *q, u64 from)
+{
+	unsigned int s, b, d;
+
+	if (!q->nnear || from >= q->near_clk + DQ_NEAR_SLOTS)
+		return U64_MAX;
+	from = max(from, q->near_clk);
+	s = from % DQ_NEAR_SLOTS;
+	b = find_next_bit(q->near_occupied, DQ_NEAR_SLOTS, s);
+	if (b < DQ_NEAR_SLOTS) {
+		d = b - s;
+	} else {
+		b = find_first_bit(q->near_occupied, s);
+		d = b < s ? b + DQ_NEAR_SLOTS - s : DQ_NEAR_SLOTS;
+	}
+	return from + d < q->near_clk + DQ_NEAR_SLOTS ? from + d : U64_MAX;
+}
+
+/* The earliest near tick, or U64_MAX; near_clk moves up to it. */
+static u64 delayq_near_min(struct tempo_delayq *q)
+{
+	u64 tick = delayq_near_from(q, q->near_clk);
+
+	if (tick != U64_MAX)
+		q->near_clk = tick;
+	else
+		WARN_ON_ONCE(q->nnear);	/* nnear says a bucket is occupied */
+	return tick;
+}
+
+/*
+ * Take a clock reading @now: the near ticks below its tick are due. Every
+ * node in such a tick is past its deadline, since its deadline lies inside
+ * the tick. Return the number of near nodes that fell due with this reading:
+ * the caller wakes one consumer for each it does not take itself.
+ * O(occupied ticks that fell due).
+ */
+static unsigned int delayq_advance(struct tempo_delayq *q, ktime_t now)
+{
+	u64 tick = delayq_tick(q, now), t;
+	unsigned int n = 0;
+
+	delayq_lock_held(q);
+	if (tick <= q->now_tick)
+		return 0;
+	for (t = delayq_near_from(q, q->now_tick); t < tick;
+	     t = delayq_near_from(q, t + 1))
+		n += q->near_n[t % DQ_NEAR_SLOTS];
+	q->now_tick = tick;
+	q->ndue += n;
+	delayq_count_n(q, DELAYQ_STAT_EXPIRED, n);
+	return n;
+}
+
+/*
+ * Is a node due @deadline takeable, by the reading @now the caller just
+ * advanced with, or by an earlier reading on another CPU?
+ */
+static bool delayq_due(const struct tempo_delayq *q, ktime_t deadline, ktime_t now)
+{
+	return !ktime_before(now, deadline) || delayq_tick(q, deadline) < q->now_tick;
+}
+
+/* Arm the kick for the end of near tick @tick (a no-op once shut down). */
+static void delayq_kick_at(struct tempo_delayq *q, u64 tick)
+{
+	int err;
+
+	if (q->dead)
+		return;
+	err = tempo_timer_arm_at(&q->kick, TEMPO_CPU_LOCAL,
+				 ns_to_ktime((tick + 1) * q->tick_ns));
+	if (!WARN_ON_ONCE(err < 0))
+		q->kick_tick = tick;
+}
+
+/*
+ * Link @node, not due, into the near window, unless its tick lies beyond the
+ * window (possible only while a due tick at its start is not yet emptied).
+ * Every near node was due within DQ_NEAR_TICKS ticks of a reading no later
+ * than now_tick, and @node's tick is at least now_tick, so lowering near_clk
+ * to @node's tick keeps every node inside the window. Arms the kick if @node
+ * is now the earliest tick it must fire for.
  */
 static bool delayq_near_add(struct tempo_delayq *q, struct tempo_delayq_node *node)
 {
 	u64 tick = delayq_tick(q, node->deadline);
 	unsigned int idx = tick % DQ_NEAR_SLOTS;
 
+	WARN_ON_ONCE(tick < q->now_tick);	/* delayq_due() said not due */
 	if (!q->nnear || tick < q->near_clk)
 		q->near_clk = tick;
 	else if (tick - q->near_clk >= DQ_NEAR_SLOTS)
 		return false;
 	list_add_tail(&node->entry, &q->near[idx]);
-	q->near_occupied[idx / 64] |= BIT_ULL(idx % 64);
+	q->near_n[idx]++;
+	__set_bit(idx, q->near_occupied);
 	q->nnear++;
 	node->near = idx + 1;
+	if (tick < q->kick_tick)
+		delayq_kick_at(q, tick);
 	return true;
 }
 
 /*
- * The earliest tick of a near node, or U64_MAX. O(1): at most
- * DQ_NEAR_WORDS + 1 words, cyclically from near_clk's slot; near_clk moves
- * up to the answer (every near tick lies in the window from it).
- */
-static u64 delayq_near_min(struct tempo_delayq *q)
-{
-	unsigned int start = q->near_clk % DQ_NEAR_SLOTS, w = start / 64, i;
-
-	if (!q->nnear)
-		return U64_MAX;
-	for (i = 0; i <= DQ_NEAR_WORDS; i++) {
-		unsigned int wi = (w + i) % DQ_NEAR_WORDS;
-		u64 word = q->near_occupied[wi];
-
-		if (i == 0)
-			word &= ~0ULL << (start % 64);		/* from start on */
-		else if (i == DQ_NEAR_WORDS)
-			word &= ~(~0ULL << (start % 64));	/* wrapped: below start */
-		if (word) {
-			unsigned int slot = wi * 64 + __ffs64(word);
-
-			q->near_clk += (slot - start) % DQ_NEAR_SLOTS;
-			return q->near_clk;
-		}
-	}
-	WARN_ON_ONCE(1);	/* nnear says a bucket is occupied */
-	return U64_MAX;
-}
-
-/* Any near bucket's list, or NULL. */
-static struct list_head *delayq_near_any(struct tempo_delayq *q)
-{
-	unsigned int i;
-
-	for (i = 0; i < DQ_NEAR_WORDS; i++)
-		if (q->near_occupied[i])
-			return &q->near[i * 64 + __ffs64(q->near_occupied[i])];
-	return NULL;
-}
-
-/* Is ready @node releasable: no pending node of an earlier tick is known? */
-static bool delayq_releasable(struct tempo_delayq *q, const struct tempo_delayq_node *node)
-{
-	return !q->nnear || delayq_tick(q, node->deadline) <= delayq_near_min(q);
-}
-
-/* The ready head, if a consumer may take it now. */
-static struct tempo_delayq_node *delayq_ready_head(struct tempo_delayq *q)
-{
-	struct tempo_delayq_node *node;
-
-	node = list_first_entry_or_null(&q->ready, struct tempo_delayq_node, entry);
-	return node && delayq_releasable(q, node) ? node : NULL;
-}
-
-/*
- * Where a pending node's timer goes, @left ticks before its deadline:
+ * Where a far node's timer goes, @left ticks before its deadline:
  * - below DQ_EXACT_TICKS (inside the wheel's level 0, which fires to the
  *   tick): at the deadline itself;
- * - near (below DQ_NEAR_TICKS): a stage aimed DQ_EXACT_TICKS / 2 ticks early;
- * - far: a stage aimed DQ_NEAR_TICKS / 2 ticks early, so the node joins the
- *   release check well before its deadline.
+ * - below DQ_NEAR_TICKS (a node the near window had no room for): a stage
+ *   aimed DQ_EXACT_TICKS / 2 ticks early;
+ * - else: a stage aimed DQ_NEAR_TICKS / 2 ticks early, so the node joins the
+ *   near window well before its deadline.
  * A stage aims early by the slack of the level its delay lands in too
  * (tempo_timer_slack_ns()), so it never fires late; each stage leaves at most
  * about 1/8 of the remaining delay, so a node crosses at most one stage per
@@ -438,23 +520,28 @@ static ktime_t delayq_stage_at(struct tempo_delayq *q, ktime_t deadline, ktime_t
 	return ktime_sub_ns(deadline, margin + tempo_timer_slack_ns(left - margin));
 }
 
-/* Arm @node's timer for its deadline (or its next stage) and make it PENDING. */
+/*
+ * Make @node, not due by @now (which the caller advanced with), PENDING: in
+ * the near window if it is due within DQ_NEAR_TICKS and fits, else on
+ * q->far with its timer armed for its deadline or its next stage.
+ */
 static int delayq_pending_add(struct tempo_delayq *q, struct tempo_delayq_node *node,
 			      ktime_t now)
 {
-	bool exact;
+	bool exact = false;
 	int err;
 
 	delayq_lock_held(q);
-	err = tempo_timer_arm_at(&node->timer, TEMPO_CPU_LOCAL,
-				 delayq_stage_at(q, node->deadline, now, &exact));
-	if (err < 0)
-		return err;
-	node->exact = exact;
 	node->near = 0;
 	if (ktime_sub(node->deadline, now) >= DQ_NEAR_TICKS * q->tick_ns ||
-	    !delayq_near_add(q, node))
+	    !delayq_near_add(q, node)) {
+		err = tempo_timer_arm_at(&node->timer, TEMPO_CPU_LOCAL,
+					 delayq_stage_at(q, node->deadline, now, &exact));
+		if (err < 0)
+			return err;
 		list_add_tail(&node->entry, &q->far);
+	}
+	node->exact = exact;
 	/* An invalid minimum stays invalid: peek() recomputes it. */
 	if (!q->npending) {
 		q->pending_min = node->deadline;
@@ -476,8 +563,10 @@ static void delayq_pending_del(struct tempo_delayq *q,
 	if (node->near) {
 		unsigned int idx = node->near - 1;
 
-		if (list_empty(&q->near[idx]))
-			q->near_occupied[idx / 64] &= ~BIT_ULL(idx % 64);
+		if (!--q->near_n[idx])
+			__clear_bit(idx, q->near_occupied);
+		if (delayq_tick(q, node->deadline) < q->now_tick)
+			q->ndue--;
 		q->nnear--;
 		node->near = 0;
 	}
@@ -488,48 +577,14 @@ static void delayq_pending_del(struct tempo_delayq *q,
 }
 
 /*
- * The near window's minimum moved up: ready nodes held behind it may be
- * releasable now. They form the tail of the ready list from q->held (sorted,
- * and releasable nodes are due before held ones), so walk forward from
- * q->held over the nodes released, O(released), and wake one consumer for
- * each: none was woken for it when it became ready.
- */
-static void delayq_release_held(struct tempo_delayq *q)
-{
-	struct tempo_delayq_node *node = q->held;
-
-	while (node && delayq_releasable(q, node)) {
-		q->nheld--;
-		wake_up_locked_poll(&q->wait, EPOLLIN | EPOLLRDNORM);
-		node = list_is_last(&node->entry, &q->ready) ? NULL :
-		       list_next_entry(node, entry);
-	}
-	q->held = node;
-	WARN_ON_ONCE(!node != !q->nheld);
-}
-
-/* @node, ready and held, leaves the ready list (remove, destroy). */
-static void delayq_unhold(struct tempo_delayq *q, struct tempo_delayq_node *node)
-{
-	if (node == q->held)
-		q->held = list_is_last(&node->entry, &q->ready) ? NULL :
-			  list_next_entry(node, entry);
-	q->nheld--;
-}
-
-/*
- * Insert @node into the ready list by deadline, walking from the tail: O(1)
- * when items become ready in deadline order, the common case. Equal deadlines
- * keep arrival order. Then wake pollers and one consumer, if @node may be
- * taken now; else it is held (an earlier near node has not expired yet) and
- * the wake-up comes from delayq_release_held() when that one leaves.
+ * Insert @node, due, into the ready list by deadline, walking from the tail:
+ * O(1) when nodes arrive in deadline order, the common case. Equal deadlines
+ * keep arrival order. Wakes pollers and one consumer.
  */
 static void delayq_make_ready(struct tempo_delayq *q,
 			      struct tempo_delayq_node *node)
 {
-	bool releasable = delayq_releasable(q, node);
-	/* A releasable node is due before every held one: skip those. */
-	struct list_head *pos = releasable && q->held ? q->held->entry.prev : q->ready.prev;
+	struct list_head *pos = q->ready.prev;
 
 	delayq_lock_held(q);
 	while (pos != &q->ready &&
@@ -540,32 +595,87 @@ static void delayq_make_ready(struct tempo_delayq *q,
 	q->nready++;
 	node->state = DELAYQ_READY;
 	delayq_count(q, DELAYQ_STAT_EXPIRED);
-	if (releasable) {
-		/* nr_exclusive = 1: all poll waiters and ONE consumer. */
-		wake_up_locked_poll(&q->wait, EPOLLIN | EPOLLRDNORM);
+	delayq_wake(q, 1);
+}
+
+/*
+ * The node a consumer takes next, or NULL: of the ready head and the first
+ * node of the earliest due near tick, the one of the earlier tick (the ready
+ * head on a tie). Reads the clock only if nothing is known to be takeable
+ * while a near node exists, and not at all if @fresh is NULL; nodes that
+ * fell due with that reading are added to *@fresh.
+ *
+ * A ready node is never behind a near tick that is not due: it was due by a
+ * reading the queue has advanced with, so its tick is at most now_tick, and
+ * a near tick that is not due is at least now_tick.
+ */
+static struct tempo_delayq_node *delayq_next(struct tempo_delayq *q,
+					     unsigned int *fresh)
+{
+	struct tempo_delayq_node *head;
+	u64 tick;
+
+	delayq_lock_held(q);
+	head = list_first_entry_or_null(&q->ready, struct tempo_delayq_node, entry);
+	if (!q->nnear)
+		return head;
+	tick = delayq_near_min(q);
+	if (tick >= q->now_tick) {
+		if (head || !fresh)
+			return head;
+		*fresh += delayq_advance(q, ktime_get());
+		if (tick >= q->now_tick)
+			return NULL;
+	}
+	if (head && delayq_tick(q, head->deadline) <= tick)
+		return head;
+	return list_first_entry(&q->near[tick % DQ_NEAR_SLOTS],
+				struct tempo_delayq_node, entry);
+}
+
+/* Unlink @node, which delayq_next() returned: ready, or near and due. */
+static void delayq_unlink_next(struct tempo_delayq *q, struct tempo_delayq_node *node)
+{
+	if (node->state == DELAYQ_READY) {
+		list_del_init(&node->entry);
+		q->nready--;
 	} else {
-		q->nheld++;
-		if (!q->held || delayq_node_before(node, q->held))
-			q->held = node;
+		delayq_pending_del(q, node);
 	}
 }
 
-static struct tempo_delayq_node *delayq_pop_ready(struct tempo_delayq *q)
+/* Take the next node, if one is takeable; see delayq_next() for @fresh. */
+static struct tempo_delayq_node *delayq_take_next(struct tempo_delayq *q,
+						  unsigned int *fresh)
+{
+	struct tempo_delayq_node *node = delayq_next(q, fresh);
+
+	if (node) {
+		/*
+		 * Not early: a node is ready, or its tick due, only after a
+		 * clock reading past its deadline.
+		 */
+		delayq_unlink_next(q, node);
+		node->state = DELAYQ_TAKEN;
+		delayq_count(q, DELAYQ_STAT_TAKEN);
+	}
+	return node;
+}
+
+/*
+ * Take the next node, if one is takeable. Nodes that fell due with the clock
+ * reading this needed get a consumer woken each, but for the one taken.
+ * Callers in delayq_wait() are off the wait queue here, so none of those
+ * wake-ups selects the caller itself.
+ */
+static struct tempo_delayq_node *delayq_pop(struct tempo_delayq *q)
 {
 	struct tempo_delayq_node *node;
+	unsigned int fresh = 0;
 
-	delayq_lock_held(q);
-	node = delayq_ready_head(q);
-	if (!node)
-		return NULL;
-	/*
-	 * Not early: the expiry callback and put() make a node ready only
-	 * after reading the clock past its deadline (no clock read here).
-	 */
-	list_del_init(&node->entry);
-	q->nready--;
-	node->state = DELAYQ_TAKEN;
-	delayq_count(q, DELAYQ_STAT_TAKEN);
+	node = delayq_take_next(q, &fresh);
+	/* A reading was taken only when nothing else was takeable. */
+	delayq_wake(q, fresh - (node && fresh));
 	return node;
 }
 
@@ -585,9 +695,31 @@ static void delayq_left_dead(struct tempo_delayq *q)
 }
 
 /*
- * The expiry callback: process context on the tempo workqueue of the CPU
- * the node was armed on. Its locked section is its last access to the node
- * and to the queue: once a consumer has taken the node, or remove_sync()/
+ * The kick: process context on the tempo workqueue of the CPU it was armed
+ * on, at the end of near tick kick_tick. Advance the queue with the clock,
+ * wake one consumer per node that fell due, and arm for the next near tick.
+ * destroy() shuts the kick down once the queue is dead (nothing re-arms it
+ * then), before it frees @q.
+ */
+static void delayq_kick(struct tempo_timer *timer)
+{
+	struct tempo_delayq *q = container_of(timer, struct tempo_delayq, kick);
+	unsigned long flags;
+	u64 tick;
+
+	spin_lock_irqsave(&q->wait.lock, flags);
+	delayq_wake(q, delayq_advance(q, ktime_get()));
+	q->kick_tick = U64_MAX;
+	tick = delayq_near_from(q, q->now_tick);
+	if (tick != U64_MAX)
+		delayq_kick_at(q, tick);
+	spin_unlock_irqrestore(&q->wait.lock, flags);
+}
+
+/*
+ * A far node's timer: process context on the tempo workqueue of the CPU the
+ * node was armed on. Its locked section is its last access to the node and
+ * to the queue: once a consumer has taken the node, or remove_sync()/
  * destroy() returned, the node may be freed.
  */
 static void delayq_expire(struct tempo_timer *timer)
@@ -596,6 +728,7 @@ static void delayq_expire(struct tempo_timer *timer)
 		container_of(timer, struct tempo_delayq_node, timer);
 	/* Written by put() before it armed this timer: see "Locks and ordering". */
 	struct tempo_delayq *q = READ_ONCE(node->q);
+	unsigned int fresh;
 	unsigned long flags;
 	ktime_t now;
 	int err;
@@ -617,28 +750,25 @@ static void delayq_expire(struct tempo_timer *timer)
 		goto unlock;
 
 	now = ktime_get();
-	if (!node->exact && ktime_before(now, node->deadline)) {
-		/* A stage: move the node closer (near, or a finer stage). */
-		delayq_count(q, DELAYQ_STAT_STAGED);
-		delayq_pending_del(q, node);
-		err = delayq_pending_add(q, node, now);
-		if (!WARN_ON_ONCE(err < 0))
-			goto unlock;
-		/* Cannot re-arm: the lesser evil is a slightly early item. */
-	} else if (unlikely(ktime_before(now, node->deadline))) {
-		/* The timer contract says never; don't hand out early, re-arm. */
-		WARN_ON_ONCE(1);
-		delayq_count(q, DELAYQ_STAT_REARMED);
-		err = tempo_timer_arm_at(&node->timer, TEMPO_CPU_LOCAL,
-					 node->deadline);
-		if (!WARN_ON_ONCE(err < 0))
-			goto unlock;
-		delayq_pending_del(q, node);
+	fresh = delayq_advance(q, now);
+	delayq_pending_del(q, node);
+	if (delayq_due(q, node->deadline, now)) {
+		delayq_make_ready(q, node);
 	} else {
-		delayq_pending_del(q, node);
+		if (node->exact) {
+			/* The timer contract says never; don't hand out early. */
+			WARN_ON_ONCE(1);
+			delayq_count(q, DELAYQ_STAT_REARMED);
+		} else {
+			/* A stage: move the node closer (near, or a finer stage). */
+			delayq_count(q, DELAYQ_STAT_STAGED);
+		}
+		err = delayq_pending_add(q, node, now);
+		/* Cannot re-arm: the lesser evil is a slightly early item. */
+		if (WARN_ON_ONCE(err < 0))
+			delayq_make_ready(q, node);
 	}
-	delayq_make_ready(q, node);
-	delayq_release_held(q);
+	delayq_wake(q, fresh);
 unlock:
 	spin_unlock_irqrestore(&q->wait.lock, flags);
 }
@@ -705,6 +835,8 @@ struct tempo_delayq *tempo_delayq_create(void)
 	for (i = 0; i < DQ_NEAR_SLOTS; i++)
 		INIT_LIST_HEAD(&q->near[i]);
 	q->tick_ns = tempo_timer_tick_ns();
+	q->kick_tick = U64_MAX;
+	tempo_timer_init(&q->kick, delayq_kick, 0);
 	INIT_LIST_HEAD(&q->ready);
 	atomic_inc(&delayq_live);
 	return q;
@@ -713,15 +845,16 @@ EXPORT_SYMBOL_GPL(tempo_delayq_create);
 
 /*
  * put_at(), or put() of a delay (@relative: @when is nanoseconds from now).
- * The clock is read once, under the lock: a node found not yet due must be
- * due after every node already ready (the release check relies on it), so
- * "now" must not predate the ready nodes.
+ * The clock is read once, under the lock, and the queue advanced with it: a
+ * node found not due must be due after every node already takeable, so "now"
+ * must not predate them (delayq_next() relies on it).
  */
 static int delayq_put(struct tempo_delayq *q, struct tempo_delayq_node *node,
 		      ktime_t when, bool relative)
 {
+	unsigned int fresh;
 	unsigned long flags;
-	ktime_t now, deadline;
+	ktime_t now;
 	int err = 0;
 
 	spin_lock_irqsave(&q->wait.lock, flags);
@@ -734,19 +867,19 @@ static int delayq_put(struct tempo_delayq *q, struct tempo_delayq_node *node,
 		goto unlock;
 	}
 	now = ktime_get();
-	deadline = relative ? ktime_add_ns(now, when) : when;
+	fresh = delayq_advance(q, now);
 	/* Before arming: the callback reads node->q before it takes the lock. */
 	WRITE_ONCE(node->q, q);
-	node->deadline = deadline;
-	if (!ktime_before(now, deadline)) {
+	node->deadline = relative ? ktime_add_ns(now, when) : when;
+	if (delayq_due(q, node->deadline, now)) {
 		delayq_make_ready(q, node);
 	} else {
-		/* Armed inside the lock: its callback waits for us to finish. */
+		/* A far node's timer is armed inside the lock: see remove(). */
 		err = delayq_pending_add(q, node, now);
-		if (err < 0)
-			goto unlock;
 	}
-	delayq_count(q, DELAYQ_STAT_PUT);
+	if (!err)
+		delayq_count(q, DELAYQ_STAT_PUT);
+	delayq_wake(q, fresh);
 unlock:
 	spin_unlock_irqrestore(&q->wait.lock, flags);
 	return err;
@@ -810,6 +943,11 @@ static bool delayq_kthread_should_stop(void)
  * are published and their wake-up delivered under the same lock, so leaving
  * with an error never strands an item a wake-up meant for us (see the design
  * comment).
+ *
+ * The wait entry is off the queue whenever delayq_pop() runs: a wake-up it
+ * gives for a node that fell due must go to another consumer. After a wake-up
+ * that was not the queue's (timeout, signal, spurious), the entry is taken
+ * off and re-added at the tail.
  */
 static struct tempo_delayq_node *delayq_wait(struct tempo_delayq *q,
 					     ktime_t *end)
@@ -824,11 +962,10 @@ static struct tempo_delayq_node *delayq_wait(struct tempo_delayq *q,
 		err = -ESHUTDOWN;
 		if (q->dead)
 			break;
-		node = delayq_pop_ready(q);
+		node = delayq_pop(q);
 		if (node)
 			break;
-		if (list_empty(&wait.entry))
-			__add_wait_queue_entry_tail_exclusive(&q->wait, &wait);
+		__add_wait_queue_entry_tail_exclusive(&q->wait, &wait);
 		set_current_state(TASK_INTERRUPTIBLE);
 		/* First: kthread_stop() also makes signal_pending() true. */
 		err = -EINTR;
@@ -850,6 +987,8 @@ static struct tempo_delayq_node *delayq_wait(struct tempo_delayq *q,
 		/* autoremove_wake_function() unlinked us: a queue wake-up. */
 		if (list_empty(&wait.entry))
 			delayq_count(q, DELAYQ_STAT_WAKEUPS);
+		else
+			list_del_init(&wait.entry);
 	}
 	__set_current_state(TASK_RUNNING);
 	if (!list_empty(&wait.entry))
@@ -858,7 +997,7 @@ static struct tempo_delayq_node *delayq_wait(struct tempo_delayq *q,
 	if (node)
 		err = 0;
 	else	/* Leaving with an error: there must be nothing we could take. */
-		WARN_ON_ONCE(!q->dead && delayq_ready_head(q));
+		WARN_ON_ONCE(!q->dead && delayq_next(q, NULL));
 	delayq_left_dead(q);
 	spin_unlock_irq(&q->wait.lock);
 	return err ? ERR_PTR(err) : node;
@@ -924,7 +1063,7 @@ struct tempo_delayq_node *tempo_delayq_try_take(struct tempo_delayq *q)
 	if (unlikely(q->dead))
 		node = ERR_PTR(-ESHUTDOWN);
 	else
-		node = delayq_pop_ready(q) ?: ERR_PTR(-EAGAIN);
+		node = delayq_pop(q) ?: ERR_PTR(-EAGAIN);
 	spin_unlock_irqrestore(&q->wait.lock, flags);
 	return node;
 }
@@ -933,11 +1072,11 @@ EXPORT_SYMBOL_GPL(tempo_delayq_try_take);
 /**
  * tempo_delayq_drain() - take up to @max ready items at once
  * @q: the queue
- * @nodes: receives the nodes, earliest deadline first
+ * @nodes: receives the nodes, in the order take() would return them
  * @max: size of @nodes
  *
- * One critical section: the batch is contiguous in deadline order. It takes
- * only items that are ready; it never waits.
+ * One critical section: the batch is contiguous in that order. It takes only
+ * items that are ready; it never waits.
  *
  * Context: any context except NMI; does not sleep. The lock is held for
  * O(@max): keep @max modest in atomic context.
@@ -948,8 +1087,8 @@ int tempo_delayq_drain(struct tempo_delayq *q,
 		       struct tempo_delayq_node **nodes, unsigned int max)
 {
 	struct tempo_delayq_node *node;
+	unsigned int n = 0, fresh = 0;
 	unsigned long flags;
-	unsigned int n = 0;
 
 	max = min_t(unsigned int, max, INT_MAX);
 	spin_lock_irqsave(&q->wait.lock, flags);
@@ -957,8 +1096,10 @@ int tempo_delayq_drain(struct tempo_delayq *q,
 		spin_unlock_irqrestore(&q->wait.lock, flags);
 		return -ESHUTDOWN;
 	}
-	while (n < max && (node = delayq_pop_ready(q)))
+	while (n < max && (node = delayq_take_next(q, &fresh)))
 		nodes[n++] = node;
+	/* The nodes that fell due and that this batch did not take. */
+	delayq_wake(q, fresh > n ? fresh - n : 0);
 	spin_unlock_irqrestore(&q->wait.lock, flags);
 	return n;
 }
@@ -969,12 +1110,13 @@ EXPORT_SYMBOL_GPL(tempo_delayq_drain);
  * @q: the queue
  * @node: the item's node
  *
- * O(1): cancels a pending timer or unlinks a ready node. If the node's timer
- * was already firing (the wheel claimed the expiry), its callback still runs
- * later and does nothing but let go of the node; until then put() refuses the
- * node with -EBUSY. Either way the wheel may still hold the cancelled timer
- * for a moment: call tempo_delayq_node_sync() before freeing the node (or
- * to re-put it at once), or use tempo_delayq_remove_sync(). Racing with the
+ * O(1): unlinks the node, and cancels its timer if it has one (a delay
+ * beyond the near window's). If that timer was already firing (the wheel
+ * claimed the expiry), its callback still runs later and does nothing but
+ * let go of the node; until then put() refuses the node with -EBUSY. Either
+ * way the wheel may still hold the cancelled timer for a moment: call
+ * tempo_delayq_node_sync() before freeing the node (or to re-put it at
+ * once), or use tempo_delayq_remove_sync(). Racing with the
  * expiry, take() or destroy(), exactly one of them gets the node: whoever
  * changes its state first under the queue's lock.
  *
@@ -996,18 +1138,15 @@ bool tempo_delayq_remove(struct tempo_delayq *q, struct tempo_delayq_node *node)
 	}
 	switch (node->state) {
 	case DELAYQ_PENDING:
-		delayq_pending_del(q, node);
-		if (!tempo_timer_cancel(&node->timer)) {
+		/* A near node has no timer: its tick is the queue's business. */
+		if (!node->near && !tempo_timer_cancel(&node->timer)) {
 			/* The callback is on its way: it will clear stale. */
 			node->stale = true;
 			q->nstale++;
 		}
-		/* It may have held ready nodes back. */
-		delayq_release_held(q);
+		delayq_pending_del(q, node);
 		break;
 	case DELAYQ_READY:
-		if (!delayq_releasable(q, node))
-			delayq_unhold(q, node);
 		list_del_init(&node->entry);
 		q->nready--;
 		break;
@@ -1050,9 +1189,11 @@ EXPORT_SYMBOL_GPL(tempo_delayq_remove_sync);
  * @q: the queue
  * @deadline: receives it
  *
- * The ready head's deadline if an item is ready, else the earliest pending
- * deadline. The latter is cached; when the item that held it has left, the
- * next peek walks the pending list once (O(pending), under the lock).
+ * The deadline of the item take() would return, if one is ready by the
+ * queue's latest clock reading (peek reads no clock), else the earliest
+ * pending deadline. The latter is cached; when the item that held it has
+ * left, the next peek walks the pending lists once (O(pending), under the
+ * lock).
  *
  * Context: any context except NMI; does not sleep.
  * Return: true and *@deadline set, or false if @q is empty.
@@ -1064,8 +1205,7 @@ bool tempo_delayq_peek(struct tempo_delayq *q, ktime_t *deadline)
 	bool found = true;
 
 	spin_lock_irqsave(&q->wait.lock, flags);
-	node = list_first_entry_or_null(&q->ready, struct tempo_delayq_node,
-					entry);
+	node = delayq_next(q, NULL);
 	if (node) {
 		*deadline = node->deadline;
 	} else if (!q->npending) {
@@ -1122,11 +1262,14 @@ EXPORT_SYMBOL_GPL(tempo_delayq_size);
  */
 bool tempo_delayq_ready(struct tempo_delayq *q)
 {
+	unsigned int fresh = 0;
 	unsigned long flags;
 	bool ready;
 
 	spin_lock_irqsave(&q->wait.lock, flags);
-	ready = !q->dead && delayq_ready_head(q);
+	ready = !q->dead && delayq_next(q, &fresh);
+	/* It takes nothing: the nodes a reading found due want consumers. */
+	delayq_wake(q, fresh);
 	spin_unlock_irqrestore(&q->wait.lock, flags);
 	return ready;
 }
@@ -1136,8 +1279,9 @@ EXPORT_SYMBOL_GPL(tempo_delayq_ready);
  * tempo_delayq_waitqueue() - the wait queue a poll() should wait on
  * @q: the queue
  *
- * Expiries wake it with EPOLLIN (all non-exclusive waiters, one exclusive);
- * shutdown wakes all. Do not add exclusive waiters of your own or take its
+ * Expiries wake every non-exclusive waiter and one exclusive waiter per item
+ * that became ready, with the key EPOLLIN for one item and no key (any
+ * event) for several; shutdown wakes all. Do not add exclusive waiters of your own or take its
  * lock: both belong to the queue.
  *
  * Context: any context.
@@ -1169,8 +1313,8 @@ void tempo_delayq_stats(struct tempo_delayq *q, struct tempo_delayq_stats *stats
 	stats->wakeups = q->count[DELAYQ_STAT_WAKEUPS];
 	stats->rearmed = q->count[DELAYQ_STAT_REARMED];
 	stats->staged = q->count[DELAYQ_STAT_STAGED];
-	stats->pending = q->npending;
-	stats->ready = q->nready;
+	stats->pending = q->npending - q->ndue;
+	stats->ready = q->nready + q->ndue;
 	stats->waiters = q->nwaiters;
 	spin_unlock_irqrestore(&q->wait.lock, flags);
 }
@@ -1200,29 +1344,42 @@ void tempo_delayq_shutdown(struct tempo_delayq *q)
 }
 EXPORT_SYMBOL_GPL(tempo_delayq_shutdown);
 
-/* Detach a pending node (@pending) or the first ready node from @q, or NULL. */
+enum delayq_detach { DETACH_FAR, DETACH_READY, DETACH_NEAR };
+
+/*
+ * Detach from @q, or return NULL if there is none: the first far node, the
+ * node take() would return next (by the latest clock reading), or any near
+ * node, earliest tick first.
+ */
 static struct tempo_delayq_node *delayq_detach_first(struct tempo_delayq *q,
-						     bool pending)
+						     enum delayq_detach which)
 {
-	struct tempo_delayq_node *node;
-	struct list_head *list = &q->ready;
+	struct tempo_delayq_node *node = NULL;
+	u64 tick;
 
 	spin_lock_irq(&q->wait.lock);
-	if (pending)
-		list = delayq_near_any(q) ?: &q->far;
-	node = list_first_entry_or_null(list, struct tempo_delayq_node, entry);
-	if (node) {
-		if (node->state == DELAYQ_PENDING) {
+	switch (which) {
+	case DETACH_FAR:
+		node = list_first_entry_or_null(&q->far, struct tempo_delayq_node, entry);
+		if (node)
 			delayq_pending_del(q, node);
-		} else {
-			list_del_init(&node->entry);
-			q->nready--;
-			/* Shut down: nobody takes, so nothing is held any more. */
-			q->nheld = 0;
-			q->held = NULL;
+		break;
+	case DETACH_READY:
+		node = delayq_next(q, NULL);
+		if (node)
+			delayq_unlink_next(q, node);
+		break;
+	case DETACH_NEAR:
+		tick = delayq_near_min(q);
+		if (tick != U64_MAX) {
+			node = list_first_entry(&q->near[tick % DQ_NEAR_SLOTS],
+						struct tempo_delayq_node, entry);
+			delayq_pending_del(q, node);
 		}
-		node->state = DELAYQ_DETACHED;
+		break;
 	}
+	if (node)
+		node->state = DELAYQ_DETACHED;
 	spin_unlock_irq(&q->wait.lock);
 	return node;
 }
@@ -1252,7 +1409,9 @@ static void delayq_wait_quiescent(struct tempo_delayq *q)
  * tempo_delayq_destroy() - shut down and free a queue, handing back its items
  * @q: the queue
  * @release: called once for each item still queued, ready ones first in
- *	deadline order, then pending ones in put order; may free the item.
+ *	the order take() would return them, then pending ones (those beyond
+ *	the near window in put order, then the others by tick); may free
+ *	the item.
  *	NULL if the caller knows the queue is empty (items found are then
  *	dropped with a warning).
  * @arg: passed to @release
@@ -1278,32 +1437,41 @@ unsigned int tempo_delayq_destroy(struct tempo_delayq *q,
 
 	might_sleep();
 	tempo_delayq_shutdown(q);
+	/* Dead: nothing re-arms the kick (delayq_kick_at()). */
+	tempo_timer_shutdown_sync(&q->kick);
 
 	/*
-	 * Pending nodes first: until they are all DETACHED an expiry may still
-	 * move one to the ready list; after, nothing can enter either list.
+	 * Far nodes first: until they are all DETACHED a far node's timer may
+	 * still move it into the near window or the ready list, and advance
+	 * the queue's clock; after, nothing moves (put() and take*() refuse a
+	 * dead queue, the kick is shut down, ready() reads no clock).
 	 */
-	while ((node = delayq_detach_first(q, true))) {
+	while ((node = delayq_detach_first(q, DETACH_FAR))) {
 		/* Waits for a callback in flight; it sees DETACHED and leaves. */
 		tempo_timer_cancel_sync(&node->timer);
 		list_add_tail(&node->entry, &pending);
 	}
 	/*
-	 * Ready nodes are handed back first, in deadline order. Their timers
-	 * are idle unless an earlier remove() left a cancelled arm linked in
-	 * the wheel: sync them too, so every node handed back may be freed.
+	 * Ready nodes are handed back first. Their timers, and those of near
+	 * nodes, are idle unless an earlier remove() left a cancelled arm
+	 * linked in the wheel: sync them too, so every node handed back may
+	 * be freed.
 	 */
-	while ((node = delayq_detach_first(q, false))) {
+	while ((node = delayq_detach_first(q, DETACH_READY))) {
 		tempo_timer_cancel_sync(&node->timer);
 		list_add_tail(&node->entry, &detached);
 	}
 	list_splice_tail(&pending, &detached);
+	while ((node = delayq_detach_first(q, DETACH_NEAR))) {
+		tempo_timer_cancel_sync(&node->timer);
+		list_add_tail(&node->entry, &detached);
+	}
 	delayq_wait_quiescent(q);
 
 	spin_lock_irq(&q->wait.lock);
 	/* Shut down: nothing could have been queued since. */
-	WARN_ON_ONCE(q->npending || q->nready || !list_empty(&q->ready) ||
-		     !list_empty(&q->far) || delayq_near_any(q));
+	WARN_ON_ONCE(q->npending || q->nready || q->nnear || q->ndue ||
+		     !list_empty(&q->ready) || !list_empty(&q->far));
 	list_for_each_entry(node, &detached, entry) {
 		node->state = DELAYQ_REMOVED;
 		delayq_count(q, DELAYQ_STAT_FLUSHED);

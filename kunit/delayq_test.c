@@ -393,6 +393,105 @@ static void delayq_order_survives_a_starved_cpu(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, NULL, NULL), 0U);
 }
 
+struct dq_hog_mark {
+	ktime_t	until;
+	ktime_t	started;	/* written by the spinner as it starts */
+};
+
+/* dq_hog_fn() that also records when it started spinning. */
+static int dq_hog_mark_fn(void *arg)
+{
+	struct dq_hog_mark *h = arg;
+
+	WRITE_ONCE(h->started, ktime_get());
+	return dq_hog_fn(&h->until);
+}
+
+enum dq_try { DQ_TRY_PASS, DQ_TRY_FAIL, DQ_TRY_AGAIN };
+
+/*
+ * One try of delayq_taken_without_the_kick: put an item due in 40 ms from
+ * @cpu_a, so that the queue's timer (the kick) is armed there; hold @cpu_a's
+ * CFS tasks, its timer workqueue included, off for 600 ms; from @cpu_b, two
+ * ticks after the deadline, try_take(). DQ_TRY_AGAIN if the try proves
+ * nothing: the spinner started after the deadline, or a stall of the guest
+ * let the spinner end before the try_take() returned.
+ */
+static enum dq_try dq_without_the_kick_once(struct kunit *test, int cpu_a, int cpu_b)
+{
+	const u64 tick = tempo_timer_tick_ns();
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *items = dq_items(test, 1);
+	struct dq_hog_mark h = {};
+	struct tempo_delayq_node *node;
+	struct task_struct *hog;
+	ktime_t now, deadline, after;
+	bool valid;
+
+	now = ktime_get();
+	deadline = ktime_add_ms(now, 40);
+	h.until = ktime_add_ms(now, 600);
+	KUNIT_ASSERT_EQ(test, dq_put_at_on(q, &items[0].node, deadline, cpu_a), 0);
+	hog = kthread_create(dq_hog_mark_fn, &h, "dq_hog");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(hog));
+	get_task_struct(hog);
+	kthread_bind(hog, cpu_a);
+	sched_set_fifo(hog);
+	wake_up_process(hog);
+
+	set_cpus_allowed_ptr(current, cpumask_of(cpu_b));
+	while (ktime_before(ktime_get(), ktime_add_ns(deadline, 2 * tick)))
+		usleep_range(1000, 2000);
+	node = tempo_delayq_try_take(q);
+	after = ktime_get();
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+	kthread_stop(hog);
+	put_task_struct(hog);
+
+	valid = READ_ONCE(h.started) && ktime_before(READ_ONCE(h.started), deadline) &&
+		ktime_before(after, h.until);
+	if (!IS_ERR(node))
+		KUNIT_EXPECT_FALSE_MSG(test, ktime_before(after, node->deadline),
+				       "taken %lld ns early",
+				       ktime_to_ns(ktime_sub(node->deadline, after)));
+	else
+		KUNIT_EXPECT_EQ(test, PTR_ERR(node), -EAGAIN);
+	/* Not taken: destroy hands it back (its tick is due by now). */
+	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, dq_release_record,
+						   &(struct dq_release_ctx){}),
+			IS_ERR(node) ? 1U : 0U);
+	if (!valid)
+		return DQ_TRY_AGAIN;
+	return IS_ERR(node) ? DQ_TRY_FAIL : DQ_TRY_PASS;
+}
+
+/*
+ * A consumer that comes by takes an item once its tick is due, without
+ * waiting for the queue's timer: here that timer's CPU cannot run its timer
+ * workqueue (a SCHED_FIFO spinner holds it off), and a try_take() from
+ * another CPU two ticks after the deadline must get the item all the same.
+ * Up to three tries; a try the guest's stalls make meaningless is retried.
+ * Fails if: only the kick makes near items takeable (delayq_next() reads no
+ * clock), or items have timers of their own that fire on the CPU that put
+ * them, as before this queue had near buckets.
+ */
+static void delayq_taken_without_the_kick(struct kunit *test)
+{
+	int cpu_a, cpu_b, i;
+	enum dq_try r = DQ_TRY_AGAIN;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs");
+	cpu_a = cpumask_first(cpu_online_mask);
+	cpu_b = cpumask_next(cpu_a, cpu_online_mask);
+	for (i = 0; i < 3 && r == DQ_TRY_AGAIN; i++)
+		r = dq_without_the_kick_once(test, cpu_a, cpu_b);
+	if (r == DQ_TRY_AGAIN)
+		kunit_skip(test, "the guest stalled through all three tries");
+	KUNIT_EXPECT_EQ_MSG(test, r, DQ_TRY_PASS,
+			    "a due item was not takeable while the kick's CPU was starved");
+}
+
 /*
  * A long delay lands in a coarse wheel level (1 s: 64 ms granules), yet the
  * item is available at tick precision: A is due 1 tick after a 64-tick
@@ -972,6 +1071,7 @@ static struct kunit_case tempo_delayq_cases[] = {
 	KUNIT_CASE(delayq_take_never_early_in_order),
 	KUNIT_CASE(delayq_ready_sorted_by_deadline),
 	KUNIT_CASE(delayq_order_survives_a_starved_cpu),
+	KUNIT_CASE(delayq_taken_without_the_kick),
 	KUNIT_CASE(delayq_long_delay_is_tick_precise),
 	KUNIT_CASE(delayq_remove_pending),
 	KUNIT_CASE(delayq_remove_ready),

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * tempo delay queue: items put with a delay become available to take() once
- * their deadline has passed, in deadline order. Each item's delay is a tempo
- * timer; its expiry moves the item to a ready list and wakes exactly one
- * waiting consumer, so no consumer ever does a timed wait to learn when an
- * item expires. The design, its invariants and the node state machine are at
- * the top of kmod/delayq.c.
+ * their deadline has passed, in deadline order. Items due soon wait in
+ * per-tick buckets; the queue's own tempo timer fires as each tick falls due
+ * and wakes one waiting consumer per item in it (items due later have a
+ * timer each, which moves them into the buckets in time). No consumer ever
+ * does a timed wait to learn when an item expires. The design, its
+ * invariants and the node state machine are at the top of kmod/delayq.c.
  *
  *	struct foo {
  *		struct tempo_delayq_node dq;
@@ -65,19 +66,21 @@
  * For a file interface: read() with O_NONBLOCK is try_take()/drain() (-EAGAIN
  * when nothing is ready), a blocking read() is take() then drain(), and poll()
  * is poll_wait(file, tempo_delayq_waitqueue(q), pt) followed by
- * tempo_delayq_ready(q) for EPOLLIN. Expiries wake pollers with EPOLLIN and
- * shutdown wakes everyone; poll waiters are not exclusive, so they never take
+ * tempo_delayq_ready(q) for EPOLLIN. Expiries wake all pollers (with EPOLLIN,
+ * or with no key when several items fall due at once) and shutdown wakes
+ * everyone; poll waiters are not exclusive, so they never take
  * a wake-up meant for a consumer.
  *
  * Time: CLOCK_MONOTONIC (ktime_get()). An item is never available before its
- * deadline, and becomes available within one wheel tick after it (however
- * long its delay: a long delay's timer is moved closer in stages) plus the
- * time the timer workqueue takes to run. Items are taken in deadline order to
- * the tick: an expired item is held back while an item due in an earlier
- * tick is still pending, whichever CPU's workqueue is late. Two exceptions:
- * items due in the same tick may come out in either order (ties that become
- * ready together keep put order), and an item whose early-stage timer is
- * held off for more than 96 ticks may be overtaken (kmod/delayq.c).
+ * deadline, and becomes available at the end of the wheel tick it falls in
+ * (however long its delay: a long delay's timer is moved closer in stages),
+ * to a consumer that comes by then; a consumer asleep is woken by the
+ * queue's timer, one more tick at most plus the time the timer workqueue
+ * takes to run. Items are taken in deadline order to the tick. Two
+ * exceptions: items due in the same tick may come out in either order (in
+ * put order, or by deadline for items put already due), and an item whose
+ * early-stage timer is held off for more than 96 ticks may be overtaken
+ * (kmod/delayq.c).
  */
 #ifndef _TEMPO_DELAYQ_H
 #define _TEMPO_DELAYQ_H
@@ -92,8 +95,8 @@ struct tempo_delayq;
 
 /**
  * struct tempo_delayq_node - an item's handle in a delay queue
- * @timer:	the item's delay; private.
- * @entry:	on the queue's pending or ready list; private.
+ * @timer:	the item's timer while it is due beyond the near window; private.
+ * @entry:	on the queue's far list, a near bucket or the ready list; private.
  * @q:		the queue the node was last put on; private.
  * @deadline:	when the item becomes available (CLOCK_MONOTONIC). Readable by
  *		the owner of a node it took; set by put.
@@ -118,7 +121,7 @@ struct tempo_delayq_node {
 /**
  * struct tempo_delayq_stats - counters of one queue or of the whole module
  * @put:	items accepted by put/put_at
- * @expired:	items that became ready (deadline passed)
+ * @expired:	items that became ready (deadline passed, by a clock reading)
  * @taken:	items returned by take, take_timeout, try_take and drain
  * @removed:	items removed by remove/remove_sync
  * @flushed:	items handed back (or dropped) by destroy
