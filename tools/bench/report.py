@@ -18,7 +18,8 @@ import sys
 CAVEAT = ("Figures come from one boot of a QEMU/TCG guest (emulated CPU, shared host). "
           "Only ratios between systems within this run mean anything; absolute times do not, "
           "and the same kernel moves by ~30% between boots.")
-NOT_PARAMS = {"rep", "name", "system", "value", "unit", "ops", "count", "misordered", "armed_late", "wakeups"}
+NOT_PARAMS = {"rep", "name", "system", "value", "unit", "ops", "count", "misordered", "armed_late", "wakeups",
+              "put_us", "take_us"}
 HIGHER_IS_BETTER = {"events/s"}
 
 # (name, params that must match, tempo system, peer, minimum ratio)

@@ -140,6 +140,7 @@ struct bthread {
 	int			idx;
 	int			cpu;
 	u64			ops;
+	u64			t_end;		/* when body() returned */
 	int			err;
 };
 
@@ -167,6 +168,7 @@ static int bthread_fn(void *arg)
 	wait_event(r->gate, READ_ONCE(r->go));
 	if (!t->err)
 		r->body(t);
+	t->t_end = ktime_get_ns();
 	if (atomic_inc_return(&r->finished) == r->nthreads)
 		r->t1 = ktime_get_ns();
 	if (r->post)
@@ -1278,9 +1280,21 @@ static int cmd_dq(const char *sys_s, u32 k, bool immediate)
 			wakeups = st.wakeups;
 		}
 #endif
+		u64 put_us = 0, take_us = 0;
+
+		/* When the last producer and the last consumer were done. */
+		for (i = 0; i < r->nthreads; i++) {
+			u64 us = div_u64(r->th[i].t_end - r->t0, NSEC_PER_USEC);
+
+			if (i < c->producers)
+				put_us = max(put_us, us);
+			else
+				take_us = max(take_us, us);
+		}
 		scnprintf(head, sizeof(head),
-			  "name=delayq system=%s pending=%u items=%u producers=%d consumers=%d %s wakeups=%llu",
-			  sys_s, dq_pending, k, ncpu, ncpu, "delay=0..1ms", wakeups);
+			  "name=delayq system=%s pending=%u items=%u producers=%d consumers=%d %s wakeups=%llu put_us=%llu take_us=%llu",
+			  sys_s, dq_pending, k, ncpu, ncpu, "delay=0..1ms", wakeups,
+			  put_us, take_us);
 		emit_milli(head, div64_u64((r->t1 - r->t0) * 1000, k), "ns/item");
 	}
 out:
