@@ -28,6 +28,15 @@
  * unless the caller that made it takeable takes it itself: an advance over
  * n nodes wakes n (delayq_wake()); a node put on q->ready wakes one.
  *
+ * put() of a node due now or within the near window takes no lock: it
+ * claims the node with a cmpxchg of its state, pushes it on an inbox (an
+ * llist: q->inbox_due for a node due by put's reading, q->inbox otherwise)
+ * and is done, unless someone must hear of it at once (delayq_put()).
+ * Whoever next holds the lock takes the inbox in (delayq_absorb()), before
+ * it looks at anything else. So producers and consumers do not take turns
+ * on the lock per item: a consumer takes in a batch of puts with one lock
+ * round trip. A far put takes the lock, as its timer is armed inside it.
+ *
  * Why one timer and not one per item: a near item costs a list insert and a
  * bit in the bitmap, with no timer to arm and none to cancel on remove(); a
  * tick's worth of items falls due with one clock reading. Per-item timers
@@ -112,28 +121,35 @@
  * A consumer-side timeout (take_timeout()) is the caller's own deadline, not
  * an item's: it sleeps with schedule_hrtimeout() on an absolute expiry.
  *
- * Node state machine (node->state, under q->wait.lock)
- * ----------------------------------------------------
+ * Node state machine (node->state; under q->wait.lock but for put's claim)
+ * -------------------------------------------------------------------------
  *
- *	                 put, deadline in future
- *	   IDLE ---------------------------------------> PENDING (near: no timer;
- *	  TAKEN                                         |   |  \     far: timer)
- *	REMOVED -------------+ put, deadline passed     |   |   \ remove: unlink;
- *	   ^  ^              |             far timer,   |   |    \ a far node's
- *	   |  |              v             late         |   |     \ timer that was
- *	   |  |            READY <----------------------+   |      \ already
- *	   |  |             |  |                            |       \ firing:
- *	   |  +-- remove ---+  +-- take ---> TAKEN <--------+ take   \ stale
- *	   |                                   (near node,  |         v
- *	   +--- destroy hand-back <--- DETACHED  tick due)  +---> REMOVED
- *	        (ready nodes too)   <-- destroy-+                 (stale=1)
- *	                             (timer cancel_sync'd)
+ *	IDLE, TAKEN, REMOVED  --put, near, lock-free-->  INBOX
+ *	IDLE, TAKEN, REMOVED  --put, due, lock-free--->  INBOX_DUE
+ *	IDLE, TAKEN, REMOVED  --put, far, locked------>  PENDING (far: timer)
+ *	INBOX      --absorb-->  PENDING (near: no timer; far if no room)
+ *	INBOX      --absorb, its tick already due-->  READY
+ *	INBOX_DUE  --absorb-->  READY
+ *	PENDING    --far timer: stage-->  PENDING (near, or a closer stage)
+ *	PENDING    --far timer: due-->  READY
+ *	PENDING    --take (near node, its tick due)-->  TAKEN
+ *	READY      --take-->  TAKEN
+ *	PENDING    --remove-->  REMOVED (stale=1 if a far timer was firing)
+ *	READY      --remove-->  REMOVED
+ *	PENDING, READY  --destroy-->  DETACHED (timer cancel_sync'd)
+ *	DETACHED   --destroy's hand-back-->  REMOVED
  *
  * A near node of a due tick is still PENDING: "due" is a property of its
  * tick (below now_tick), so a tick falls due without touching its nodes.
- * IDLE, TAKEN and REMOVED are all "not queued": put() accepts them. TAKEN and
- * REMOVED only record how the node left. DETACHED is a node destroy() has
- * claimed and is cancelling; put() and remove() refuse it.
+ * IDLE, TAKEN and REMOVED are all "not queued": put() accepts them, and its
+ * cmpxchg from one of them to INBOX* is how it claims the node without the
+ * lock (every other change is made under the lock, by whoever the state
+ * says owns the node, with WRITE_ONCE for put's READ_ONCE). TAKEN and
+ * REMOVED only record how the node left. An INBOX* node is queued but not
+ * yet linked: remove() takes the inbox in first, and refuses a node whose
+ * put() has claimed it but not pushed it yet (the put is not done).
+ * DETACHED is a node destroy() has claimed and is cancelling; put() and
+ * remove() refuse it.
  *
  * Stale expiries. remove() runs in any context and cannot wait for a timer
  * callback. If tempo_timer_cancel() fails on a far node, the wheel has
@@ -145,7 +161,13 @@
  * out, and destroy() waits for q->nstale to reach zero before freeing q. A
  * near node has no timer armed, so its removal is never stale.
  *
- * Invariants, whenever q->wait.lock is free:
+ * Invariants, whenever q->wait.lock is free (but for the inboxes, as of the
+ * last time they were taken in, which every locked section does first):
+ *  - a node is on q->inbox (q->inbox_due) iff its state is INBOX
+ *    (INBOX_DUE) and its put() has pushed it. An INBOX node's tick is at
+ *    least kick_tick, or its put() takes the lock after the push, or the
+ *    kick's callback will see it (delayq_kick:A). An INBOX_DUE node's put()
+ *    found nobody on the wait queue, or takes the lock after the push;
  *  - a node is on q->far or a q->near bucket iff state == PENDING; on q->far
  *    its timer is armed or its callback is running (the callback moves it),
  *    in a bucket no timer of it is armed; node->near is 1 + its bucket, or 0
@@ -169,20 +191,23 @@
  *  - once q->dead is set, take*() return -ESHUTDOWN and put() refuses, so
  *    items leave only through remove() or destroy()'s hand-back.
  *
- * What runs concurrently with what (all under q->wait.lock except where
- * marked; "-" means safe, a note says how)
- *
- *	          | far timer cb      | kick cb           | remove           | destroy
- *	put       | - (cb needs lock; | - (re-arming is   | -                | X (caller)
- *	          |  arm is in lock)  |  fine: see below) |                  |
- *	take*     | - (either makes   | - (both advance,  | - (one claims    | - sleepers
- *	          |  nodes takeable)  |  under the lock)  |  the node)       |   leave
- *	remove    | - (stale flag,    | -                 | - (one claims)   | - (one claims)
- *	          |  see above)       |                   |                  |
- *	far cb    | - (per node: one  | -                 | -                | - DETACHED:
- *	          |  at a time)       |                   |                  |   cb does nothing
- *	kick cb   |                   | - (one queue,     | -                | - shut down
- *	          |                   |  in the wheel)    |                  |   before kfree
+ * What runs concurrently with what: any two of these, on one queue, from
+ * any CPUs, except destroy with anything but remove() and a take() already
+ * asleep (the contract in include/tempo/delayq.h). How each pair is safe:
+ *  - put vs put: lock-free pushes on an llist, each of a node it claimed;
+ *  - put vs take*: delayq_wait:A, and the inbox is taken in under the lock;
+ *  - put vs kick: delayq_kick:A; both may re-arm the kick (below);
+ *  - put vs remove: remove() of a node put() is still pushing returns false;
+ *  - put vs far callback: the callback needs the lock; a far put arms inside;
+ *  - take* vs far callback, take* vs kick: both advance under the lock;
+ *  - take* vs remove, remove vs remove, remove vs destroy: one claims the
+ *    node, whoever changes its state first under the lock;
+ *  - remove vs far callback: the stale flag, above;
+ *  - far callback vs far callback: one per node at a time (the wheel);
+ *  - far callback vs destroy: the callback of a DETACHED node does nothing,
+ *    and destroy cancel_sync()s it;
+ *  - kick vs destroy: destroy shuts the kick down before it frees @q;
+ *  - take* vs destroy: sleepers leave with -ESHUTDOWN; destroy waits for them.
  *
  * The kick may be re-armed while its callback waits for the lock (a put of
  * an earlier tick); the callback then finds nothing or less due, and
@@ -192,7 +217,25 @@
  * ------------------
  * One spinlock, q->wait.lock, taken with interrupts disabled (put() and
  * remove() may come from hard interrupts). It orders everything in this file
- * but two accesses that happen without it:
+ * but the lock-free put() and two more accesses that happen without it.
+ *
+ * The lock-free put() (delayq_put:A): its llist_add() is a fully ordered
+ * RMW; it publishes the node's fields to delayq_absorb()'s xchg
+ * (delayq_absorb:A), and orders the push before put()'s two reads:
+ *  - waitqueue_active(), for a due node. Pairs with delayq_wait:A: a
+ *    consumer adds itself to the wait queue, then, after the full barrier of
+ *    set_current_state(), reads q->inbox_due. Either the consumer sees the
+ *    node (and takes it in before it sleeps) or put() sees the consumer
+ *    (and takes the lock to wake it): the store-buffering pattern, with a
+ *    full barrier on each side. A poller's add_wait_queue() is followed by
+ *    tempo_delayq_ready(), whose absorb is an xchg, fully ordered, too.
+ *  - kick_tick, for a node not due. Pairs with delayq_kick:A: the kick's
+ *    callback writes kick_tick, then smp_mb(), then reads q->inbox. Either
+ *    it sees the node (and comes back within this tick for it) or put()
+ *    sees the new kick_tick (and takes the lock if its tick is earlier).
+ *    Every other write of kick_tick lowers it, which only makes the kick
+ *    fire earlier than a put() that read the old value relies on.
+ * The two more accesses:
  *  - node->stale is read by put() of a node last queued on ANOTHER queue,
  *    holding only the new queue's lock: smp_load_acquire() in
  *    delayq_node_busy() pairs with the smp_store_release() in
@@ -207,15 +250,18 @@
  * queue: shutdown sets q->dead under the lock, and destroy()'s
  * tempo_timer_shutdown_sync() of the kick comes after.
  *
- * Costs: put O(1) (a far node: + the wheel's O(1) arm; the kick is re-armed
- * only for a new earliest tick), remove O(1), take O(1), an advance
- * O(occupied ticks that fell due) with one wake-up per node that fell due
- * (O(1) each with nobody asleep), plus one re-arm per stage for a far node
- * (at most one per wheel level). Insertion into q->ready walks from the
- * tail, one step per later deadline already ready. peek is O(1) unless the
- * earliest pending item has left since the last peek with nothing ready;
- * then it walks the pending lists once, O(pending), under the lock: peek is
- * for diagnostics and poll-style "when", not for hot paths.
+ * Costs: put O(1): lock-free for a near or due node (a clock reading, a
+ * cmpxchg and an llist_add), unless it needs the kick earlier or a waiter
+ * woken; a far node takes the lock and the wheel's O(1) arm. Taking the inbox
+ * in is O(1) per node, paid once, by whoever holds the lock next; remove
+ * O(1), take O(1), an advance O(occupied ticks that fell due) with one
+ * wake-up per node that fell due (O(1) each with nobody asleep), plus one
+ * re-arm per stage for a far node (at most one per wheel level). Insertion
+ * into q->ready walks from the tail, one step per later deadline already
+ * ready. peek is O(1) unless the earliest pending item has left since the
+ * last peek with nothing ready; then it walks the pending lists once,
+ * O(pending), under the lock: peek is for diagnostics and poll-style "when",
+ * not for hot paths.
  *
  * Not guaranteed: order within one tick, and the far-node case above (see
  * include/tempo/delayq.h); fairness beyond the FIFO order of exclusive
@@ -247,6 +293,8 @@
 
 enum delayq_state {
 	DELAYQ_IDLE = 0,
+	DELAYQ_INBOX,		/* put lock-free, not due by put's reading */
+	DELAYQ_INBOX_DUE,	/* put lock-free, due by put's reading */
 	DELAYQ_PENDING,
 	DELAYQ_READY,
 	DELAYQ_TAKEN,
@@ -278,6 +326,8 @@ enum delayq_counter {
 #define DQ_EXACT_TICKS	32	/* < 63: the wheel's level 0 */
 
 struct tempo_delayq {
+	struct llist_head	inbox;		/* INBOX nodes: lock-free puts */
+	struct llist_head	inbox_due;	/* INBOX_DUE nodes: ditto, due */
 	wait_queue_head_t	wait;		/* .lock protects all below */
 	struct list_head	far;		/* PENDING with a timer: put order */
 	struct list_head	near[DQ_NEAR_SLOTS]; /* PENDING without: by tick % slots */
@@ -336,6 +386,15 @@ static void delayq_count(struct tempo_delayq *q, enum delayq_counter c)
 static void delayq_lock_held(struct tempo_delayq *q)
 {
 	lockdep_assert_held(&q->wait.lock);
+}
+
+/*
+ * Under q->wait.lock, or by the put() that owns the node; put() reads the
+ * state of a node it may not own (the -EBUSY check), hence WRITE_ONCE.
+ */
+static void delayq_set_state(struct tempo_delayq_node *node, enum delayq_state state)
+{
+	WRITE_ONCE(node->state, state);
 }
 
 /* The deadlines are ktime_t (s64 ns of CLOCK_MONOTONIC): no wrap in 292 years. */
@@ -461,7 +520,7 @@ static void delayq_kick_at(struct tempo_delayq *q, u64 tick)
 	err = tempo_timer_arm_at(&q->kick, TEMPO_CPU_LOCAL,
 				 ns_to_ktime((tick + 1) * q->tick_ns));
 	if (!WARN_ON_ONCE(err < 0))
-		q->kick_tick = tick;
+		WRITE_ONCE(q->kick_tick, tick);	/* put() reads it: see delayq_kick() */
 }
 
 /*
@@ -521,22 +580,25 @@ static ktime_t delayq_stage_at(struct tempo_delayq *q, ktime_t deadline, ktime_t
 }
 
 /*
- * Make @node, not due by @now (which the caller advanced with), PENDING: in
- * the near window if it is due within DQ_NEAR_TICKS and fits, else on
- * q->far with its timer armed for its deadline or its next stage.
+ * Make @node, not due, PENDING: in the near window if @near (it is due
+ * within DQ_NEAR_TICKS ticks) and the window has room, else on q->far with
+ * its timer armed for its deadline or its next stage. @now is the caller's
+ * clock reading, which the queue has been advanced with; NULL if the caller
+ * has none (the clock is then read if a timer must be armed).
  */
-static int delayq_pending_add(struct tempo_delayq *q, struct tempo_delayq_node *node,
-			      ktime_t now)
+static int delayq_link_pending(struct tempo_delayq *q, struct tempo_delayq_node *node,
+			       bool near, const ktime_t *now)
 {
 	bool exact = false;
 	int err;
 
 	delayq_lock_held(q);
 	node->near = 0;
-	if (ktime_sub(node->deadline, now) >= DQ_NEAR_TICKS * q->tick_ns ||
-	    !delayq_near_add(q, node)) {
+	if (!near || !delayq_near_add(q, node)) {
+		ktime_t t = now ? *now : ktime_get();
+
 		err = tempo_timer_arm_at(&node->timer, TEMPO_CPU_LOCAL,
-					 delayq_stage_at(q, node->deadline, now, &exact));
+					 delayq_stage_at(q, node->deadline, t, &exact));
 		if (err < 0)
 			return err;
 		list_add_tail(&node->entry, &q->far);
@@ -551,8 +613,17 @@ static int delayq_pending_add(struct tempo_delayq *q, struct tempo_delayq_node *
 		q->pending_min = node->deadline;
 	}
 	q->npending++;
-	node->state = DELAYQ_PENDING;
+	delayq_set_state(node, DELAYQ_PENDING);
 	return 0;
+}
+
+/* delayq_link_pending() of a node not due by @now, the caller's reading. */
+static int delayq_pending_add(struct tempo_delayq *q, struct tempo_delayq_node *node,
+			      ktime_t now)
+{
+	return delayq_link_pending(q, node,
+				   ktime_sub(node->deadline, now) < DQ_NEAR_TICKS * q->tick_ns,
+				   &now);
 }
 
 static void delayq_pending_del(struct tempo_delayq *q,
@@ -593,17 +664,60 @@ static void delayq_make_ready(struct tempo_delayq *q,
 		pos = pos->prev;
 	list_add(&node->entry, pos);
 	q->nready++;
-	node->state = DELAYQ_READY;
+	delayq_set_state(node, DELAYQ_READY);
 	delayq_count(q, DELAYQ_STAT_EXPIRED);
 	delayq_wake(q, 1);
 }
 
 /*
+ * Take in the nodes put() queued lock-free since the last time, in put
+ * order. A node due by its put's own reading becomes ready, and the queue
+ * advances to its deadline (a reading that late was taken); a node whose
+ * tick is due by now becomes ready too; any other joins the near window (or,
+ * if the window has no room, q->far with a timer). Every path that looks at
+ * what is takeable or pending takes the inbox in first. Return: the near
+ * nodes that fell due with those advances, as delayq_advance().
+ * O(nodes taken in).
+ */
+static unsigned int delayq_absorb(struct tempo_delayq *q)
+{
+	struct tempo_delayq_node *node, *next;
+	struct llist_node *first;
+	unsigned int fresh = 0;
+
+	delayq_lock_held(q);
+	/*
+	 * LMM(delayq_absorb:A) Fully ordered xchgs: the nodes' fields, written
+	 * before their llist_add(), are seen. Pairs with: delayq_put:A.
+	 */
+	if (!llist_empty(&q->inbox_due)) {
+		first = llist_reverse_order(llist_del_all(&q->inbox_due));
+		llist_for_each_entry_safe(node, next, first, inbox) {
+			fresh += delayq_advance(q, node->deadline);
+			delayq_make_ready(q, node);
+			delayq_count(q, DELAYQ_STAT_PUT);
+		}
+	}
+	if (!llist_empty(&q->inbox)) {
+		first = llist_reverse_order(llist_del_all(&q->inbox));
+		llist_for_each_entry_safe(node, next, first, inbox) {
+			if (delayq_tick(q, node->deadline) < q->now_tick)
+				delayq_make_ready(q, node);
+			/* Only near delays take this path: no arm can fail. */
+			else if (WARN_ON_ONCE(delayq_link_pending(q, node, true, NULL) < 0))
+				delayq_make_ready(q, node);
+			delayq_count(q, DELAYQ_STAT_PUT);
+		}
+	}
+	return fresh;
+}
+
+/*
  * The node a consumer takes next, or NULL: of the ready head and the first
  * node of the earliest due near tick, the one of the earlier tick (the ready
- * head on a tie). Reads the clock only if nothing is known to be takeable
- * while a near node exists, and not at all if @fresh is NULL; nodes that
- * fell due with that reading are added to *@fresh.
+ * head on a tie). Takes the inbox in first, and reads the clock only if
+ * nothing is known to be takeable while a near node exists; neither if
+ * @fresh is NULL. Nodes that fell due on the way are added to *@fresh.
  *
  * A ready node is never behind a near tick that is not due: it was due by a
  * reading the queue has advanced with, so its tick is at most now_tick, and
@@ -616,6 +730,8 @@ static struct tempo_delayq_node *delayq_next(struct tempo_delayq *q,
 	u64 tick;
 
 	delayq_lock_held(q);
+	if (fresh)
+		*fresh += delayq_absorb(q);
 	head = list_first_entry_or_null(&q->ready, struct tempo_delayq_node, entry);
 	if (!q->nnear)
 		return head;
@@ -656,7 +772,7 @@ static struct tempo_delayq_node *delayq_take_next(struct tempo_delayq *q,
 		 * clock reading past its deadline.
 		 */
 		delayq_unlink_next(q, node);
-		node->state = DELAYQ_TAKEN;
+		delayq_set_state(node, DELAYQ_TAKEN);
 		delayq_count(q, DELAYQ_STAT_TAKEN);
 	}
 	return node;
@@ -704,13 +820,26 @@ static void delayq_left_dead(struct tempo_delayq *q)
 static void delayq_kick(struct tempo_timer *timer)
 {
 	struct tempo_delayq *q = container_of(timer, struct tempo_delayq, kick);
+	unsigned int fresh;
 	unsigned long flags;
 	u64 tick;
 
 	spin_lock_irqsave(&q->wait.lock, flags);
-	delayq_wake(q, delayq_advance(q, ktime_get()));
-	q->kick_tick = U64_MAX;
+	fresh = delayq_absorb(q);
+	fresh += delayq_advance(q, ktime_get());
+	delayq_wake(q, fresh);
+	WRITE_ONCE(q->kick_tick, U64_MAX);
 	tick = delayq_near_from(q, q->now_tick);
+	/*
+	 * LMM(delayq_kick:A) kick_tick, then the inbox. Pairs with:
+	 * delayq_put:A (the inbox, then kick_tick). A put() that read the
+	 * old, earlier kick_tick and left its node to us is in the inbox now:
+	 * come back at the end of this tick for it. A later one sees the new
+	 * kick_tick, and takes the lock if its tick is earlier.
+	 */
+	smp_mb();
+	if (!llist_empty(&q->inbox))
+		tick = min(tick, q->now_tick);
 	if (tick != U64_MAX)
 		delayq_kick_at(q, tick);
 	spin_unlock_irqrestore(&q->wait.lock, flags);
@@ -787,7 +916,7 @@ void tempo_delayq_node_init(struct tempo_delayq_node *node)
 	INIT_LIST_HEAD(&node->entry);
 	node->q = NULL;
 	node->deadline = 0;
-	node->state = DELAYQ_IDLE;
+	delayq_set_state(node, DELAYQ_IDLE);
 	node->near = 0;
 	node->exact = false;
 	node->stale = false;
@@ -831,6 +960,8 @@ struct tempo_delayq *tempo_delayq_create(void)
 	if (!q)
 		return NULL;
 	init_waitqueue_head(&q->wait);
+	init_llist_head(&q->inbox);
+	init_llist_head(&q->inbox_due);
 	INIT_LIST_HEAD(&q->far);
 	for (i = 0; i < DQ_NEAR_SLOTS; i++)
 		INIT_LIST_HEAD(&q->near[i]);
@@ -844,13 +975,14 @@ struct tempo_delayq *tempo_delayq_create(void)
 EXPORT_SYMBOL_GPL(tempo_delayq_create);
 
 /*
- * put_at(), or put() of a delay (@relative: @when is nanoseconds from now).
- * The clock is read once, under the lock, and the queue advanced with it: a
- * node found not due must be due after every node already takeable, so "now"
- * must not predate them (delayq_next() relies on it).
+ * put() under the lock: the path of a far node, whose timer is armed inside
+ * the lock (see remove()). The clock is read once, under the lock, and the
+ * queue advanced with it: a node found not due must be due after every node
+ * already takeable, so "now" must not predate them (delayq_next() relies on
+ * it).
  */
-static int delayq_put(struct tempo_delayq *q, struct tempo_delayq_node *node,
-		      ktime_t when, bool relative)
+static int delayq_put_locked(struct tempo_delayq *q, struct tempo_delayq_node *node,
+			     ktime_t when, bool relative)
 {
 	unsigned int fresh;
 	unsigned long flags;
@@ -858,6 +990,7 @@ static int delayq_put(struct tempo_delayq *q, struct tempo_delayq_node *node,
 	int err = 0;
 
 	spin_lock_irqsave(&q->wait.lock, flags);
+	fresh = delayq_absorb(q);
 	if (unlikely(q->dead)) {
 		err = -ESHUTDOWN;
 		goto unlock;
@@ -867,7 +1000,7 @@ static int delayq_put(struct tempo_delayq *q, struct tempo_delayq_node *node,
 		goto unlock;
 	}
 	now = ktime_get();
-	fresh = delayq_advance(q, now);
+	fresh += delayq_advance(q, now);
 	/* Before arming: the callback reads node->q before it takes the lock. */
 	WRITE_ONCE(node->q, q);
 	node->deadline = relative ? ktime_add_ns(now, when) : when;
@@ -879,10 +1012,71 @@ static int delayq_put(struct tempo_delayq *q, struct tempo_delayq_node *node,
 	}
 	if (!err)
 		delayq_count(q, DELAYQ_STAT_PUT);
-	delayq_wake(q, fresh);
 unlock:
+	delayq_wake(q, fresh);
 	spin_unlock_irqrestore(&q->wait.lock, flags);
 	return err;
+}
+
+/*
+ * put_at(), or put() of a delay (@relative: @when is nanoseconds from now).
+ *
+ * A node due now or within the near window takes the lock-free path: claim
+ * it (cmpxchg of its state from "not queued" to INBOX or INBOX_DUE, by this
+ * reading of the clock), fill it in, and push it on q->inbox_due or
+ * q->inbox, for the next holder of the lock to take in (delayq_absorb()).
+ * Only two things need the lock at once, and both are checked after the
+ * push:
+ *  - a due node with someone on the wait queue (a consumer or a poller):
+ *    take it in and wake them now;
+ *  - a node of a tick earlier than the kick's: take it in, which re-arms
+ *    the kick (delayq_near_add()).
+ * Otherwise the kick, armed for its tick or an earlier one, takes the node
+ * in before its tick ends; or a consumer that comes by does.
+ */
+static int delayq_put(struct tempo_delayq *q, struct tempo_delayq_node *node,
+		      ktime_t when, bool relative)
+{
+	ktime_t now = ktime_get(), deadline = relative ? ktime_add_ns(now, when) : when;
+	bool due = !ktime_before(now, deadline), wake;
+	u32 old = READ_ONCE(node->state);
+	unsigned long flags;
+
+	if (!due && ktime_sub(deadline, now) >= DQ_NEAR_TICKS * q->tick_ns)
+		return delayq_put_locked(q, node, when, relative);
+	if (unlikely(old != DELAYQ_IDLE && old != DELAYQ_TAKEN && old != DELAYQ_REMOVED))
+		return -EBUSY;
+	/* LMM(delayq_put:B) Pairs with: delayq_expire:A (stale cleared). */
+	if (unlikely(smp_load_acquire(&node->stale)))
+		return -EBUSY;
+	if (unlikely(READ_ONCE(q->dead)))
+		return -ESHUTDOWN;
+	if (cmpxchg(&node->state, old, due ? DELAYQ_INBOX_DUE : DELAYQ_INBOX) != old)
+		return -EBUSY;
+	WRITE_ONCE(node->q, q);
+	node->deadline = deadline;
+	/*
+	 * LMM(delayq_put:A) A fully ordered RMW (llist_add() succeeds with a
+	 * cmpxchg): it publishes the node (pairs with delayq_absorb:A), and
+	 * orders the push before the reads below. Pairs with: delayq_wait:A
+	 * (a consumer adds itself to the wait queue, then reads inbox_due) and
+	 * delayq_kick:A (the kick writes kick_tick, then reads the inbox):
+	 * either they see this node, or this sees them.
+	 */
+	if (due) {
+		llist_add(&node->inbox, &q->inbox_due);
+		/* Ordered after the push by it: see LMM(delayq_put:A) above. */
+		wake = waitqueue_active(&q->wait);
+	} else {
+		llist_add(&node->inbox, &q->inbox);
+		wake = delayq_tick(q, deadline) < READ_ONCE(q->kick_tick);
+	}
+	if (wake) {
+		spin_lock_irqsave(&q->wait.lock, flags);
+		delayq_wake(q, delayq_absorb(q));
+		spin_unlock_irqrestore(&q->wait.lock, flags);
+	}
+	return 0;
 }
 
 /**
@@ -967,6 +1161,18 @@ static struct tempo_delayq_node *delayq_wait(struct tempo_delayq *q,
 			break;
 		__add_wait_queue_entry_tail_exclusive(&q->wait, &wait);
 		set_current_state(TASK_INTERRUPTIBLE);
+		/*
+		 * LMM(delayq_wait:A) On the wait queue, then (the full barrier
+		 * of set_current_state()) read the due inbox. Pairs with:
+		 * delayq_put:A. A due node pushed before we were on the queue
+		 * is seen here; one pushed after, its put() sees us and takes
+		 * it in under the lock, waking us. Nodes not due are the kick's
+		 * business: looping for them would spin while puts go on.
+		 */
+		if (!llist_empty(&q->inbox_due)) {
+			list_del_init(&wait.entry);
+			continue;
+		}
 		/* First: kthread_stop() also makes signal_pending() true. */
 		err = -EINTR;
 		if (delayq_kthread_should_stop())
@@ -1131,6 +1337,11 @@ bool tempo_delayq_remove(struct tempo_delayq *q, struct tempo_delayq_node *node)
 	bool removed = true;
 
 	spin_lock_irqsave(&q->wait.lock, flags);
+	/*
+	 * A node still in the inbox is linked first; one a put() is still
+	 * pushing (INBOX*, not in the inbox yet) is not queued yet.
+	 */
+	delayq_wake(q, delayq_absorb(q));
 	/* If the node is on @q, node->q is @q and stable under @q's lock. */
 	if (READ_ONCE(node->q) != q) {
 		removed = false;
@@ -1154,7 +1365,7 @@ bool tempo_delayq_remove(struct tempo_delayq *q, struct tempo_delayq_node *node)
 		removed = false;
 		goto unlock;
 	}
-	node->state = DELAYQ_REMOVED;
+	delayq_set_state(node, DELAYQ_REMOVED);
 	delayq_count(q, DELAYQ_STAT_REMOVED);
 unlock:
 	spin_unlock_irqrestore(&q->wait.lock, flags);
@@ -1205,6 +1416,7 @@ bool tempo_delayq_peek(struct tempo_delayq *q, ktime_t *deadline)
 	bool found = true;
 
 	spin_lock_irqsave(&q->wait.lock, flags);
+	delayq_wake(q, delayq_absorb(q));
 	node = delayq_next(q, NULL);
 	if (node) {
 		*deadline = node->deadline;
@@ -1244,6 +1456,7 @@ unsigned int tempo_delayq_size(struct tempo_delayq *q)
 	unsigned int n;
 
 	spin_lock_irqsave(&q->wait.lock, flags);
+	delayq_wake(q, delayq_absorb(q));
 	n = q->npending + q->nready;
 	spin_unlock_irqrestore(&q->wait.lock, flags);
 	return n;
@@ -1281,8 +1494,8 @@ EXPORT_SYMBOL_GPL(tempo_delayq_ready);
  *
  * Expiries wake every non-exclusive waiter and one exclusive waiter per item
  * that became ready, with the key EPOLLIN for one item and no key (any
- * event) for several; shutdown wakes all. Do not add exclusive waiters of your own or take its
- * lock: both belong to the queue.
+ * event) for several; shutdown wakes all. Do not add exclusive waiters of
+ * your own or take its lock: both belong to the queue.
  *
  * Context: any context.
  * Return: the wait queue head, valid until tempo_delayq_destroy().
@@ -1305,6 +1518,7 @@ void tempo_delayq_stats(struct tempo_delayq *q, struct tempo_delayq_stats *stats
 	unsigned long flags;
 
 	spin_lock_irqsave(&q->wait.lock, flags);
+	delayq_wake(q, delayq_absorb(q));
 	stats->put = q->count[DELAYQ_STAT_PUT];
 	stats->expired = q->count[DELAYQ_STAT_EXPIRED];
 	stats->taken = q->count[DELAYQ_STAT_TAKEN];
@@ -1337,7 +1551,7 @@ void tempo_delayq_shutdown(struct tempo_delayq *q)
 
 	spin_lock_irqsave(&q->wait.lock, flags);
 	if (!q->dead) {
-		q->dead = true;
+		WRITE_ONCE(q->dead, true);	/* put() reads it without the lock */
 		wake_up_all_locked(&q->wait);
 	}
 	spin_unlock_irqrestore(&q->wait.lock, flags);
@@ -1358,6 +1572,7 @@ static struct tempo_delayq_node *delayq_detach_first(struct tempo_delayq *q,
 	u64 tick;
 
 	spin_lock_irq(&q->wait.lock);
+	delayq_wake(q, delayq_absorb(q));
 	switch (which) {
 	case DETACH_FAR:
 		node = list_first_entry_or_null(&q->far, struct tempo_delayq_node, entry);
@@ -1379,7 +1594,7 @@ static struct tempo_delayq_node *delayq_detach_first(struct tempo_delayq *q,
 		break;
 	}
 	if (node)
-		node->state = DELAYQ_DETACHED;
+		delayq_set_state(node, DELAYQ_DETACHED);
 	spin_unlock_irq(&q->wait.lock);
 	return node;
 }
@@ -1473,7 +1688,7 @@ unsigned int tempo_delayq_destroy(struct tempo_delayq *q,
 	WARN_ON_ONCE(q->npending || q->nready || q->nnear || q->ndue ||
 		     !list_empty(&q->ready) || !list_empty(&q->far));
 	list_for_each_entry(node, &detached, entry) {
-		node->state = DELAYQ_REMOVED;
+		delayq_set_state(node, DELAYQ_REMOVED);
 		delayq_count(q, DELAYQ_STAT_FLUSHED);
 		n++;
 	}

@@ -87,6 +87,7 @@
 
 #include <linux/types.h>
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/ktime.h>
 #include <linux/wait.h>
 #include <tempo/timer.h>
@@ -97,6 +98,8 @@ struct tempo_delayq;
  * struct tempo_delayq_node - an item's handle in a delay queue
  * @timer:	the item's timer while it is due beyond the near window; private.
  * @entry:	on the queue's far list, a near bucket or the ready list; private.
+ * @inbox:	on the queue's inbox, between a lock-free put and the queue
+ *		taking it in (shares @entry's memory); private.
  * @q:		the queue the node was last put on; private.
  * @deadline:	when the item becomes available (CLOCK_MONOTONIC). Readable by
  *		the owner of a node it took; set by put.
@@ -109,13 +112,16 @@ struct tempo_delayq;
  */
 struct tempo_delayq_node {
 	struct tempo_timer	timer;
-	struct list_head	entry;
+	union {
+		struct list_head	entry;
+		struct llist_node	inbox;
+	};
 	struct tempo_delayq	*q;
 	ktime_t			deadline;
-	u8			state;
+	u32			state;
+	u16			near;
 	bool			stale;
 	bool			exact;
-	u16			near;
 };
 
 /**
