@@ -128,7 +128,9 @@
  *	IDLE, TAKEN, REMOVED  --put, due, lock-free--->  INBOX_DUE
  *	IDLE, TAKEN, REMOVED  --put, far, locked------>  PENDING (far: timer)
  *	INBOX      --absorb-->  PENDING (near: no timer; far if no room)
- *	INBOX      --absorb, its tick already due-->  READY
+ *	INBOX      --absorb, its tick already due-->  PENDING in that tick's
+ *	                                               bucket (or READY if the
+ *	                                               window does not reach it)
  *	INBOX_DUE  --absorb-->  READY
  *	PENDING    --far timer: stage-->  PENDING (near, or a closer stage)
  *	PENDING    --far timer: due-->  READY
@@ -429,6 +431,16 @@ static u64 delayq_tick(const struct tempo_delayq *q, ktime_t t)
 }
 
 /*
+ * delayq_tick(@t) < @tick, without a division (a helper call on some
+ * CPUs, and on the hot paths here). @tick is a real tick, far from
+ * overflowing when multiplied back.
+ */
+static bool delayq_tick_below(const struct tempo_delayq *q, ktime_t t, u64 tick)
+{
+	return t < 0 ? tick > 0 : (u64)t < tick * q->tick_ns;
+}
+
+/*
  * Wake @n consumers (exclusive waiters, FIFO) and every poll waiter: one per
  * node that just became takeable and that the caller does not take itself.
  */
@@ -486,12 +498,13 @@ static u64 delayq_near_min(struct tempo_delayq *q)
  */
 static unsigned int delayq_advance(struct tempo_delayq *q, ktime_t now)
 {
-	u64 tick = delayq_tick(q, now), t;
 	unsigned int n = 0;
+	u64 tick, t;
 
 	delayq_lock_held(q);
-	if (tick <= q->now_tick)
-		return 0;
+	if (delayq_tick_below(q, now, q->now_tick + 1))
+		return 0;	/* still in now_tick (or before) */
+	tick = delayq_tick(q, now);
 	for (t = delayq_near_from(q, q->now_tick); t < tick;
 	     t = delayq_near_from(q, t + 1))
 		n += q->near_n[t % DQ_NEAR_SLOTS];
@@ -507,7 +520,7 @@ static unsigned int delayq_advance(struct tempo_delayq *q, ktime_t now)
  */
 static bool delayq_due(const struct tempo_delayq *q, ktime_t deadline, ktime_t now)
 {
-	return !ktime_before(now, deadline) || delayq_tick(q, deadline) < q->now_tick;
+	return !ktime_before(now, deadline) || delayq_tick_below(q, deadline, q->now_tick);
 }
 
 /* Arm the kick for the end of near tick @tick (a no-op once shut down). */
@@ -524,30 +537,45 @@ static void delayq_kick_at(struct tempo_delayq *q, u64 tick)
 }
 
 /*
- * Link @node, not due, into the near window, unless its tick lies beyond the
- * window (possible only while a due tick at its start is not yet emptied).
- * Every near node was due within DQ_NEAR_TICKS ticks of a reading no later
- * than now_tick, and @node's tick is at least now_tick, so lowering near_clk
- * to @node's tick keeps every node inside the window. Arms the kick if @node
- * is now the earliest tick it must fire for.
+ * Link @node into the near window, unless its tick lies outside it. Return
+ * whether it did.
+ *
+ * A node not due: its tick lies beyond the window only while a due tick at
+ * the window's start is not yet emptied. Every near node was due within
+ * DQ_NEAR_TICKS ticks of a reading no later than now_tick, and @node's tick
+ * is at least now_tick, so lowering near_clk to @node's tick keeps every
+ * node inside the window. Arms the kick if @node is now the earliest tick
+ * it must fire for.
+ *
+ * A node whose tick is already due (one the inbox held until after its
+ * tick): it joins its tick's bucket, takeable at once, if that is inside
+ * the window as it stands; the caller wakes a consumer for it. Ready nodes
+ * are sorted into q->ready, which costs a walk when they come out of
+ * order, as a batch from the inbox does: a bucket costs nothing.
  */
 static bool delayq_near_add(struct tempo_delayq *q, struct tempo_delayq_node *node)
 {
 	u64 tick = delayq_tick(q, node->deadline);
 	unsigned int idx = tick % DQ_NEAR_SLOTS;
+	bool due = tick < q->now_tick;
 
-	WARN_ON_ONCE(tick < q->now_tick);	/* delayq_due() said not due */
-	if (!q->nnear || tick < q->near_clk)
+	if (!q->nnear)
 		q->near_clk = tick;
-	else if (tick - q->near_clk >= DQ_NEAR_SLOTS)
+	else if (tick < q->near_clk && !due)
+		q->near_clk = tick;
+	else if (tick < q->near_clk || tick - q->near_clk >= DQ_NEAR_SLOTS)
 		return false;
 	list_add_tail(&node->entry, &q->near[idx]);
 	q->near_n[idx]++;
 	__set_bit(idx, q->near_occupied);
 	q->nnear++;
 	node->near = idx + 1;
-	if (tick < q->kick_tick)
+	if (due) {
+		q->ndue++;
+		delayq_count(q, DELAYQ_STAT_EXPIRED);
+	} else if (tick < q->kick_tick) {
 		delayq_kick_at(q, tick);
+	}
 	return true;
 }
 
@@ -579,6 +607,21 @@ static ktime_t delayq_stage_at(struct tempo_delayq *q, ktime_t deadline, ktime_t
 	return ktime_sub_ns(deadline, margin + tempo_timer_slack_ns(left - margin));
 }
 
+/* The bookkeeping of a node just linked on q->far or in a near bucket. */
+static void delayq_pending_account(struct tempo_delayq *q, struct tempo_delayq_node *node)
+{
+	/* An invalid minimum stays invalid: peek() recomputes it. */
+	if (!q->npending) {
+		q->pending_min = node->deadline;
+		q->pending_min_valid = true;
+	} else if (q->pending_min_valid &&
+		   ktime_before(node->deadline, q->pending_min)) {
+		q->pending_min = node->deadline;
+	}
+	q->npending++;
+	delayq_set_state(node, DELAYQ_PENDING);
+}
+
 /*
  * Make @node, not due, PENDING: in the near window if @near (it is due
  * within DQ_NEAR_TICKS ticks) and the window has room, else on q->far with
@@ -604,16 +647,7 @@ static int delayq_link_pending(struct tempo_delayq *q, struct tempo_delayq_node 
 		list_add_tail(&node->entry, &q->far);
 	}
 	node->exact = exact;
-	/* An invalid minimum stays invalid: peek() recomputes it. */
-	if (!q->npending) {
-		q->pending_min = node->deadline;
-		q->pending_min_valid = true;
-	} else if (q->pending_min_valid &&
-		   ktime_before(node->deadline, q->pending_min)) {
-		q->pending_min = node->deadline;
-	}
-	q->npending++;
-	delayq_set_state(node, DELAYQ_PENDING);
+	delayq_pending_account(q, node);
 	return 0;
 }
 
@@ -636,7 +670,7 @@ static void delayq_pending_del(struct tempo_delayq *q,
 
 		if (!--q->near_n[idx])
 			__clear_bit(idx, q->near_occupied);
-		if (delayq_tick(q, node->deadline) < q->now_tick)
+		if (delayq_tick_below(q, node->deadline, q->now_tick))
 			q->ndue--;
 		q->nnear--;
 		node->near = 0;
@@ -673,8 +707,9 @@ static void delayq_make_ready(struct tempo_delayq *q,
  * Take in the nodes put() queued lock-free since the last time, in put
  * order. A node due by its put's own reading becomes ready, and the queue
  * advances to its deadline (a reading that late was taken); a node whose
- * tick is due by now becomes ready too; any other joins the near window (or,
- * if the window has no room, q->far with a timer). Every path that looks at
+ * tick is due by now joins that tick's bucket (ready if the window does not
+ * reach back to it); any other joins the near window (or, if the window has
+ * no room, q->far with a timer). Every path that looks at
  * what is takeable or pending takes the inbox in first. Return: the near
  * nodes that fell due with those advances, as delayq_advance().
  * O(nodes taken in).
@@ -701,11 +736,20 @@ static unsigned int delayq_absorb(struct tempo_delayq *q)
 	if (!llist_empty(&q->inbox)) {
 		first = llist_reverse_order(llist_del_all(&q->inbox));
 		llist_for_each_entry_safe(node, next, first, inbox) {
-			if (delayq_tick(q, node->deadline) < q->now_tick)
+			bool due = delayq_tick_below(q, node->deadline, q->now_tick);
+
+			node->near = 0;
+			if (due && delayq_near_add(q, node)) {
+				/* Into its due tick's bucket: takeable now. */
+				node->exact = false;
+				delayq_pending_account(q, node);
+				fresh++;
+			} else if (due) {
 				delayq_make_ready(q, node);
-			/* Only near delays take this path: no arm can fail. */
-			else if (WARN_ON_ONCE(delayq_link_pending(q, node, true, NULL) < 0))
+			} else if (WARN_ON_ONCE(delayq_link_pending(q, node, true, NULL) < 0)) {
+				/* Only near delays take this path: no arm can fail. */
 				delayq_make_ready(q, node);
+			}
 			delayq_count(q, DELAYQ_STAT_PUT);
 		}
 	}
@@ -743,7 +787,7 @@ static struct tempo_delayq_node *delayq_next(struct tempo_delayq *q,
 		if (tick >= q->now_tick)
 			return NULL;
 	}
-	if (head && delayq_tick(q, head->deadline) <= tick)
+	if (head && delayq_tick_below(q, head->deadline, tick + 1))
 		return head;
 	return list_first_entry(&q->near[tick % DQ_NEAR_SLOTS],
 				struct tempo_delayq_node, entry);
@@ -1041,6 +1085,7 @@ static int delayq_put(struct tempo_delayq *q, struct tempo_delayq_node *node,
 	bool due = !ktime_before(now, deadline), wake;
 	u32 old = READ_ONCE(node->state);
 	unsigned long flags;
+	u64 kick;
 
 	if (!due && ktime_sub(deadline, now) >= DQ_NEAR_TICKS * q->tick_ns)
 		return delayq_put_locked(q, node, when, relative);
@@ -1069,7 +1114,8 @@ static int delayq_put(struct tempo_delayq *q, struct tempo_delayq_node *node,
 		wake = waitqueue_active(&q->wait);
 	} else {
 		llist_add(&node->inbox, &q->inbox);
-		wake = delayq_tick(q, deadline) < READ_ONCE(q->kick_tick);
+		kick = READ_ONCE(q->kick_tick);
+		wake = kick == U64_MAX || delayq_tick_below(q, deadline, kick);
 	}
 	if (wake) {
 		spin_lock_irqsave(&q->wait.lock, flags);
