@@ -1084,6 +1084,7 @@ static int delayq_put(struct tempo_delayq *q, struct tempo_delayq_node *node,
 	ktime_t now = ktime_get(), deadline = relative ? ktime_add_ns(now, when) : when;
 	bool due = !ktime_before(now, deadline), wake;
 	u32 old = READ_ONCE(node->state);
+	struct llist_head *inbox;
 	unsigned long flags;
 	u64 kick;
 
@@ -1100,6 +1101,7 @@ static int delayq_put(struct tempo_delayq *q, struct tempo_delayq_node *node,
 		return -EBUSY;
 	WRITE_ONCE(node->q, q);
 	node->deadline = deadline;
+	inbox = due ? &q->inbox_due : &q->inbox;
 	/*
 	 * LMM(delayq_put:A) A fully ordered RMW (llist_add() succeeds with a
 	 * cmpxchg): it publishes the node (pairs with delayq_absorb:A), and
@@ -1108,12 +1110,11 @@ static int delayq_put(struct tempo_delayq *q, struct tempo_delayq_node *node,
 	 * delayq_kick:A (the kick writes kick_tick, then reads the inbox):
 	 * either they see this node, or this sees them.
 	 */
+	llist_add(&node->inbox, inbox);
 	if (due) {
-		llist_add(&node->inbox, &q->inbox_due);
 		/* Ordered after the push by it: see LMM(delayq_put:A) above. */
 		wake = waitqueue_active(&q->wait);
 	} else {
-		llist_add(&node->inbox, &q->inbox);
 		kick = READ_ONCE(q->kick_tick);
 		wake = kick == U64_MAX || delayq_tick_below(q, deadline, kick);
 	}
