@@ -857,6 +857,37 @@ static void delayq_wake_one(struct kunit *test)
 }
 
 /*
+ * A consumer asleep in take() on an empty queue, then put() of an item that
+ * is already due: the put itself must wake the consumer, since no timer of
+ * the queue is armed to do it. The consumer is seen asleep on the queue's
+ * wait queue before the put.
+ * Fails if: a due put() leaves its node in the inbox without looking for
+ * sleepers (the waitqueue_active() check of delayq_put()): the consumer
+ * then sleeps until its own timeout.
+ */
+static void delayq_due_put_wakes_a_sleeper(struct kunit *test)
+{
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *items = dq_items(test, 1);
+	struct dq_consumer *cs = dq_consumers(test, q, 1, 1, false);
+
+	KUNIT_ASSERT_TRUE_MSG(test,
+			      dq_wait_for(dq_waiters_are(q, 1) &&
+					  waitqueue_active(tempo_delayq_waitqueue(q)) &&
+					  !task_is_running(cs[0].task), DQ_LONG_WAIT_MS),
+			      "the consumer never went to sleep");
+	msleep(20);	/* past schedule() */
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[0].node, 0), 0);
+	KUNIT_EXPECT_TRUE_MSG(test, dq_wait_for(dq_consumers_taken(cs, 1) == 1, 5000),
+			      "a due item stayed with its consumer asleep for 5 s");
+	KUNIT_EXPECT_EQ(test, dq_stats(q).wakeups, 1ULL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&items[0].taken), 1);
+	tempo_delayq_shutdown(q);
+	dq_consumer_stop(&cs[0]);
+	tempo_delayq_destroy(q, dq_release_record, &(struct dq_release_ctx){});
+}
+
+/*
  * Several consumers and a producer that also removes: every item is taken
  * exactly once or removed exactly once, none early, the counters balance,
  * and no consumer was woken more often than items became ready.
@@ -1080,6 +1111,7 @@ static struct kunit_case tempo_delayq_cases[] = {
 	KUNIT_CASE(delayq_peek_and_size),
 	KUNIT_CASE(delayq_put_errors_and_shutdown),
 	KUNIT_CASE(delayq_wake_one),
+	KUNIT_CASE(delayq_due_put_wakes_a_sleeper),
 	KUNIT_CASE(delayq_consumers_conservation),
 	KUNIT_CASE(delayq_signal_loses_nothing),
 	KUNIT_CASE(delayq_kthread_stop_interrupts),
