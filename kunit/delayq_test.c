@@ -873,6 +873,7 @@ static void delayq_due_put_wakes_a_sleeper(struct kunit *test)
 
 	KUNIT_ASSERT_TRUE_MSG(test,
 			      dq_wait_for(dq_waiters_are(q, 1) &&
+					  /* racy, and enough: it decides when to put */
 					  waitqueue_active(tempo_delayq_waitqueue(q)) &&
 					  !task_is_running(cs[0].task), DQ_LONG_WAIT_MS),
 			      "the consumer never went to sleep");
