@@ -11,18 +11,19 @@
  * occupancy bitmap, and has no timer of its own. Any other pending item is
  * "far": it is on q->far with its own tempo timer, aimed at a stage before
  * its deadline (below); the callback moves it into the near window. An item
- * put with its deadline already passed goes straight to q->ready.
+ * put with its deadline already passed goes to q->ready (through an inbox,
+ * below).
  *
  * The queue keeps one clock, now_tick: the tick of the latest clock reading
  * taken under its lock. A near tick below now_tick is "due": every node in
  * it is past its deadline, which lies inside the tick. Due near nodes and the
  * nodes on q->ready are what a consumer may take, earliest tick first
  * (delayq_next()). Whoever holds the lock and reads the clock advances
- * now_tick (delayq_advance()): put(), a consumer that finds nothing
+ * now_tick (delayq_advance()): a far put(), a consumer that finds nothing
  * takeable, poll's ready(), a far node's callback, and the queue's one timer,
  * the kick, armed for the end of the earliest near tick that is not due. So
- * a busy queue's consumers and producers release items themselves; the kick
- * only matters when everyone sleeps.
+ * a busy queue's consumers release items themselves; the kick only matters
+ * when everyone sleeps.
  *
  * Each node that becomes takeable wakes one consumer asleep in take(),
  * unless the caller that made it takeable takes it itself: an advance over
@@ -406,20 +407,20 @@ static bool delayq_node_before(const struct tempo_delayq_node *a,
 	return ktime_before(a->deadline, b->deadline);
 }
 
+/* Is @state one of "not queued", which put() accepts? */
+static bool delayq_state_free(u32 state)
+{
+	return state == DELAYQ_IDLE || state == DELAYQ_TAKEN || state == DELAYQ_REMOVED;
+}
+
 /*
  * Can @node not be put now? Called with the new queue's lock held, which is
  * also the node's queue's lock unless the node was last on another queue.
  */
 static bool delayq_node_busy(const struct tempo_delayq_node *node)
 {
-	switch (READ_ONCE(node->state)) {
-	case DELAYQ_IDLE:
-	case DELAYQ_TAKEN:
-	case DELAYQ_REMOVED:
-		break;
-	default:
+	if (!delayq_state_free(READ_ONCE(node->state)))
 		return true;
-	}
 	/* LMM(delayq_node_busy:A) Pairs with: delayq_expire:A. */
 	return smp_load_acquire(&node->stale);
 }
@@ -625,7 +626,8 @@ static void delayq_pending_account(struct tempo_delayq *q, struct tempo_delayq_n
 /*
  * Make @node, not due, PENDING: in the near window if @near (it is due
  * within DQ_NEAR_TICKS ticks) and the window has room, else on q->far with
- * its timer armed for its deadline or its next stage. @now is the caller's
+ * its timer armed for its deadline or its next stage (@near false: the
+ * caller knows the window has no room for it). @now is the caller's
  * clock reading, which the queue has been advanced with; NULL if the caller
  * has none (the clock is then read if a timer must be armed).
  */
@@ -739,14 +741,14 @@ static unsigned int delayq_absorb(struct tempo_delayq *q)
 			bool due = delayq_tick_below(q, node->deadline, q->now_tick);
 
 			node->near = 0;
-			if (due && delayq_near_add(q, node)) {
-				/* Into its due tick's bucket: takeable now. */
+			if (delayq_near_add(q, node)) {
+				/* A due tick's bucket makes it takeable now. */
 				node->exact = false;
 				delayq_pending_account(q, node);
-				fresh++;
+				fresh += due;
 			} else if (due) {
 				delayq_make_ready(q, node);
-			} else if (WARN_ON_ONCE(delayq_link_pending(q, node, true, NULL) < 0)) {
+			} else if (WARN_ON_ONCE(delayq_link_pending(q, node, false, NULL) < 0)) {
 				/* Only near delays take this path: no arm can fail. */
 				delayq_make_ready(q, node);
 			}
@@ -793,8 +795,8 @@ static struct tempo_delayq_node *delayq_next(struct tempo_delayq *q,
 				struct tempo_delayq_node, entry);
 }
 
-/* Unlink @node, which delayq_next() returned: ready, or near and due. */
-static void delayq_unlink_next(struct tempo_delayq *q, struct tempo_delayq_node *node)
+/* Unlink a queued @node: READY, or PENDING (far, or near due or not). */
+static void delayq_unlink(struct tempo_delayq *q, struct tempo_delayq_node *node)
 {
 	if (node->state == DELAYQ_READY) {
 		list_del_init(&node->entry);
@@ -815,7 +817,7 @@ static struct tempo_delayq_node *delayq_take_next(struct tempo_delayq *q,
 		 * Not early: a node is ready, or its tick due, only after a
 		 * clock reading past its deadline.
 		 */
-		delayq_unlink_next(q, node);
+		delayq_unlink(q, node);
 		delayq_set_state(node, DELAYQ_TAKEN);
 		delayq_count(q, DELAYQ_STAT_TAKEN);
 	}
@@ -834,7 +836,7 @@ static struct tempo_delayq_node *delayq_pop(struct tempo_delayq *q)
 	unsigned int fresh = 0;
 
 	node = delayq_take_next(q, &fresh);
-	/* A reading was taken only when nothing else was takeable. */
+	/* fresh nodes became takeable here; the caller takes one of the lot. */
 	delayq_wake(q, fresh - (node && fresh));
 	return node;
 }
@@ -1090,7 +1092,7 @@ static int delayq_put(struct tempo_delayq *q, struct tempo_delayq_node *node,
 
 	if (!due && ktime_sub(deadline, now) >= DQ_NEAR_TICKS * q->tick_ns)
 		return delayq_put_locked(q, node, when, relative);
-	if (unlikely(old != DELAYQ_IDLE && old != DELAYQ_TAKEN && old != DELAYQ_REMOVED))
+	if (unlikely(!delayq_state_free(old)))
 		return -EBUSY;
 	/* LMM(delayq_put:B) Pairs with: delayq_expire:A (stale cleared). */
 	if (unlikely(smp_load_acquire(&node->stale)))
@@ -1402,11 +1404,9 @@ bool tempo_delayq_remove(struct tempo_delayq *q, struct tempo_delayq_node *node)
 			node->stale = true;
 			q->nstale++;
 		}
-		delayq_pending_del(q, node);
-		break;
+		fallthrough;
 	case DELAYQ_READY:
-		list_del_init(&node->entry);
-		q->nready--;
+		delayq_unlink(q, node);
 		break;
 	default:
 		removed = false;
@@ -1629,7 +1629,7 @@ static struct tempo_delayq_node *delayq_detach_first(struct tempo_delayq *q,
 	case DETACH_READY:
 		node = delayq_next(q, NULL);
 		if (node)
-			delayq_unlink_next(q, node);
+			delayq_unlink(q, node);
 		break;
 	case DETACH_NEAR:
 		tick = delayq_near_min(q);

@@ -59,7 +59,8 @@
  *
  * Contexts: put, put_at, remove, try_take, drain, peek, size and ready never
  * sleep and may be called from any context except NMI (they take the queue's
- * spinlock with interrupts saved). take and take_timeout sleep interruptibly
+ * spinlock with interrupts saved; put of an item due within the near window
+ * mostly takes none). take and take_timeout sleep interruptibly
  * in process context. remove_sync, node_sync and destroy may sleep; shutdown
  * does not.
  *
@@ -103,7 +104,8 @@ struct tempo_delayq;
  * @q:		the queue the node was last put on; private.
  * @deadline:	when the item becomes available (CLOCK_MONOTONIC). Readable by
  *		the owner of a node it took; set by put.
- * @state:	enum in kmod/delayq.c, under the queue's lock; private.
+ * @state:	enum in kmod/delayq.c, under the queue's lock but for put's
+ *		claim (a cmpxchg); private.
  * @near:	1 + the near bucket holding the node, or 0; private.
  * @exact:	the timer is at the deadline, not at an early stage; private.
  * @stale:	an expiry callback is in flight for a removed node; private.

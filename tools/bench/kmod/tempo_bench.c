@@ -1270,7 +1270,7 @@ static int cmd_dq(const char *sys_s, u32 k, bool immediate)
 		emit_milli(head, div64_u64((r->t1 - r->t0) * 1000, k), "ns/item");
 	} else if (!err) {
 		char head[192];
-		u64 wakeups = c->j.sleeps;
+		u64 wakeups = c->j.sleeps, put_us = 0, take_us = 0;
 
 #ifdef HAVE_TEMPO_DELAYQ
 		if (c->q) {
@@ -1280,8 +1280,6 @@ static int cmd_dq(const char *sys_s, u32 k, bool immediate)
 			wakeups = st.wakeups;
 		}
 #endif
-		u64 put_us = 0, take_us = 0;
-
 		/* When the last producer and the last consumer were done. */
 		for (i = 0; i < r->nthreads; i++) {
 			u64 us = div_u64(r->th[i].t_end - r->t0, NSEC_PER_USEC);

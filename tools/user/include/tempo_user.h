@@ -135,16 +135,13 @@ static inline bool is_power_of_2(unsigned long n) { return n && !(n & (n - 1)); 
 static inline unsigned long roundup_pow_of_two(unsigned long n) { return n <= 1 ? 1 : 1UL << fls64(n - 1); }
 #define ilog2(n) (fls64(n) - 1)
 
-/* Bitmaps: include/linux/bitmap.h and find.h, the non-atomic subset. */
-#define BITS_PER_LONG		(8 * (int)sizeof(long))
+/* Bitmaps: include/linux/bitmap.h and find.h, what kmod/delayq.c uses. */
 #define BITS_TO_LONGS(n)	DIV_ROUND_UP(n, BITS_PER_LONG)
 #define DECLARE_BITMAP(name, bits) unsigned long name[BITS_TO_LONGS(bits)]
 static inline void __set_bit(unsigned long nr, unsigned long *map)
 { map[nr / BITS_PER_LONG] |= 1UL << (nr % BITS_PER_LONG); }
 static inline void __clear_bit(unsigned long nr, unsigned long *map)
 { map[nr / BITS_PER_LONG] &= ~(1UL << (nr % BITS_PER_LONG)); }
-static inline bool test_bit(unsigned long nr, const unsigned long *map)
-{ return map[nr / BITS_PER_LONG] >> (nr % BITS_PER_LONG) & 1; }
 /* The first set bit in [start, size), or size. */
 static inline unsigned long find_next_bit(const unsigned long *map, unsigned long size,
 					  unsigned long start)
