@@ -791,8 +791,16 @@ struct stress {
 static void stress_fn(struct tempo_timer *t)
 {
 	struct stress_timer *s = container_of(t, struct stress_timer, timer);
+	/*
+	 * not_before first, then the clock: a worker on another CPU may re-arm
+	 * the timer while this fire of its previous arm runs, raising
+	 * not_before to its own clock reading. Read in this order, a raised
+	 * value comes with a clock at least as late, so only a fire before
+	 * the arm it was read from counts as early.
+	 */
+	s64 not_before = atomic64_read_acquire(&s->not_before);
 
-	if (ktime_get_ns() < atomic64_read(&s->not_before))
+	if (ktime_get_ns() < not_before)
 		atomic_inc(&s->early);
 	atomic_inc(&s->fires);
 	if (s->run_fires)
