@@ -236,11 +236,13 @@ static void dq_expect_waiters(struct kunit *test, struct tempo_delayq *q,
 
 /*
  * Items come out no earlier than their deadline, and a consumer that takes
- * them as they become ready sees them in deadline order. The delays are put
- * in shuffled order and are at least 5 ms apart, far above the wheel's tick,
- * so each item's timer fires before the next item's deadline.
- * Fails if: delayq_expire() moves a node without the deadline check and the
- * wheel fires early, or delayq_pop_ready() takes from the tail.
+ * them as they become takeable sees them in deadline order, to the tick. The
+ * delays are put in shuffled order and are at least 5 ms apart, far above
+ * the wheel's tick, so each item's tick falls due (through the kick, with
+ * the consumer asleep) before the next item's deadline.
+ * Fails if: a near tick is made due before a clock reading past its end
+ * (delayq_advance()), or the kick is armed for a later tick than the
+ * earliest one not due.
  */
 static void delayq_take_never_early_in_order(struct kunit *test)
 {
@@ -251,7 +253,7 @@ static void delayq_take_never_early_in_order(struct kunit *test)
 	const u64 tick = tempo_timer_tick_ns();
 	struct tempo_delayq_node *node;
 	ktime_t prev = 0, now;
-	unsigned int i;
+	unsigned int i, prev_id = 0;
 
 	for (i = 0; i < n; i++)
 		KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[i].node,
@@ -273,9 +275,59 @@ static void delayq_take_never_early_in_order(struct kunit *test)
 		 */
 		KUNIT_EXPECT_FALSE_MSG(test, div64_u64(node->deadline, tick) <
 					     div64_u64(prev, tick),
-				       "item %u out of deadline order", dq_item_of(node)->id);
+				       "item %u (tick %llu) out of deadline order: after item %u (tick %llu)",
+				       dq_item_of(node)->id, div64_u64(node->deadline, tick),
+				       prev_id, div64_u64(prev, tick));
 		prev = node->deadline;
+		prev_id = dq_item_of(node)->id;
 	}
+	KUNIT_EXPECT_EQ(test, tempo_delayq_size(q), 0U);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, NULL, NULL), 0U);
+}
+
+/*
+ * Many ticks fall due at once: items put for deadlines a few ms apart, in
+ * shuffled order, are left until the last deadline has passed and then
+ * taken without sleeping. They must all be takeable, and leave in deadline
+ * order: one clock reading makes every bucket due, and the buckets are
+ * scanned from the earliest. The deadlines are absolute (one base reading),
+ * so a guest stall between two puts cannot put two of them in one tick; an
+ * item whose deadline a stall has already passed goes to the ready list,
+ * which must merge with the buckets in order too.
+ * Fails if: delayq_next() takes from any due tick but the earliest, or a
+ * ready node is taken before a due near tick that is earlier.
+ */
+static void delayq_due_ticks_leave_in_order(struct kunit *test)
+{
+	static const unsigned int at_ms[] = { 12, 4, 20, 8, 16, 28, 6, 24, 10, 18, 14, 26 };
+	const unsigned int n = ARRAY_SIZE(at_ms);
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *items = dq_items(test, n);
+	struct tempo_delayq_node *node;
+	ktime_t base = ktime_get(), last = 0, prev = 0;
+	unsigned int i, taken, prev_id = 0;
+
+	for (i = 0; i < n; i++) {
+		ktime_t at = ktime_add_ms(base, at_ms[i]);
+
+		KUNIT_ASSERT_EQ(test, tempo_delayq_put_at(q, &items[i].node, at), 0);
+		last = max(last, at);
+	}
+	/* Past the last deadline, and past the end of its tick. */
+	while (ktime_before(ktime_get(), ktime_add_ns(last, 2 * tempo_timer_tick_ns())))
+		usleep_range(2000, 5000);
+	for (taken = 0; taken < n; taken++) {
+		node = tempo_delayq_try_take(q);
+		KUNIT_ASSERT_FALSE_MSG(test, IS_ERR_OR_NULL(node),
+				       "only %u of %u due items were takeable", taken, n);
+		KUNIT_EXPECT_FALSE_MSG(test, ktime_before(node->deadline, prev),
+				       "item %u (+%u ms) taken after item %u (+%u ms)",
+				       dq_item_of(node)->id, at_ms[dq_item_of(node)->id],
+				       prev_id, at_ms[prev_id]);
+		prev = node->deadline;
+		prev_id = dq_item_of(node)->id;
+	}
+	KUNIT_EXPECT_EQ(test, PTR_ERR(tempo_delayq_try_take(q)), -EAGAIN);
 	KUNIT_EXPECT_EQ(test, tempo_delayq_size(q), 0U);
 	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, NULL, NULL), 0U);
 }
@@ -1108,6 +1160,7 @@ static void delayq_destroy_with_waiters(struct kunit *test)
 
 static struct kunit_case tempo_delayq_cases[] = {
 	KUNIT_CASE(delayq_take_never_early_in_order),
+	KUNIT_CASE(delayq_due_ticks_leave_in_order),
 	KUNIT_CASE(delayq_ready_sorted_by_deadline),
 	KUNIT_CASE(delayq_order_survives_a_starved_cpu),
 	KUNIT_CASE(delayq_taken_without_the_kick),
