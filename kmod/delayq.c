@@ -759,6 +759,15 @@ static unsigned int delayq_absorb(struct tempo_delayq *q)
 }
 
 /*
+ * Take the inbox in, for a locked section that takes nothing itself: the
+ * nodes that fell due with it get a consumer woken each.
+ */
+static void delayq_take_in(struct tempo_delayq *q)
+{
+	delayq_wake(q, delayq_absorb(q));
+}
+
+/*
  * The node a consumer takes next, or NULL: of the ready head and the first
  * node of the earliest due near tick, the one of the earlier tick (the ready
  * head on a tie). Takes the inbox in first, and reads the clock only if
@@ -1122,7 +1131,7 @@ static int delayq_put(struct tempo_delayq *q, struct tempo_delayq_node *node,
 	}
 	if (wake) {
 		spin_lock_irqsave(&q->wait.lock, flags);
-		delayq_wake(q, delayq_absorb(q));
+		delayq_take_in(q);
 		spin_unlock_irqrestore(&q->wait.lock, flags);
 	}
 	return 0;
@@ -1390,7 +1399,7 @@ bool tempo_delayq_remove(struct tempo_delayq *q, struct tempo_delayq_node *node)
 	 * A node still in the inbox is linked first; one a put() is still
 	 * pushing (INBOX*, not in the inbox yet) is not queued yet.
 	 */
-	delayq_wake(q, delayq_absorb(q));
+	delayq_take_in(q);
 	/* If the node is on @q, node->q is @q and stable under @q's lock. */
 	if (READ_ONCE(node->q) != q) {
 		removed = false;
@@ -1463,7 +1472,7 @@ bool tempo_delayq_peek(struct tempo_delayq *q, ktime_t *deadline)
 	bool found = true;
 
 	spin_lock_irqsave(&q->wait.lock, flags);
-	delayq_wake(q, delayq_absorb(q));
+	delayq_take_in(q);
 	node = delayq_next(q, NULL);
 	if (node) {
 		*deadline = node->deadline;
@@ -1503,7 +1512,7 @@ unsigned int tempo_delayq_size(struct tempo_delayq *q)
 	unsigned int n;
 
 	spin_lock_irqsave(&q->wait.lock, flags);
-	delayq_wake(q, delayq_absorb(q));
+	delayq_take_in(q);
 	n = q->npending + q->nready;
 	spin_unlock_irqrestore(&q->wait.lock, flags);
 	return n;
@@ -1565,7 +1574,7 @@ void tempo_delayq_stats(struct tempo_delayq *q, struct tempo_delayq_stats *stats
 	unsigned long flags;
 
 	spin_lock_irqsave(&q->wait.lock, flags);
-	delayq_wake(q, delayq_absorb(q));
+	delayq_take_in(q);
 	stats->put = q->count[DELAYQ_STAT_PUT];
 	stats->expired = q->count[DELAYQ_STAT_EXPIRED];
 	stats->taken = q->count[DELAYQ_STAT_TAKEN];
@@ -1619,7 +1628,7 @@ static struct tempo_delayq_node *delayq_detach_first(struct tempo_delayq *q,
 	u64 tick;
 
 	spin_lock_irq(&q->wait.lock);
-	delayq_wake(q, delayq_absorb(q));
+	delayq_take_in(q);
 	switch (which) {
 	case DETACH_FAR:
 		node = list_first_entry_or_null(&q->far, struct tempo_delayq_node, entry);
