@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tempo delay queue: take() blocks until an item's delay has expired, and no
- * consumer ever does a timed wait to find out when that is.
+ * consumer ever does a timed wait to find out when that is. consume() takes
+ * with a verdict per item, decided under the queue's lock, and says when
+ * each item was found due.
  *
  * Model
  * -----
@@ -28,6 +30,8 @@
  * Each node that becomes takeable wakes one consumer asleep in take(),
  * unless the caller that made it takeable takes it itself: an advance over
  * n nodes wakes n (delayq_wake()); a node put on q->ready wakes one.
+ * A consumer leaving with a node takeable that it was woken for passes its
+ * wake-up on (delayq_pass_on()).
  *
  * put() of a node due now or within the near window takes no lock: it
  * claims the node with a cmpxchg of its state, pushes it on an inbox (an
@@ -37,6 +41,56 @@
  * it looks at anything else. So producers and consumers do not take turns
  * on the lock per item: a consumer takes in a batch of puts with one lock
  * round trip. A far put takes the lock, as its timer is armed inside it.
+ *
+ * consume() (delayq_consume_locked()) shows a callback the takeable nodes in
+ * the order take() takes them, and applies each verdict in the critical
+ * section that showed the node: TAKE is take(); STOP leaves the node as it
+ * is and ends the call; AGAIN unlinks the node and links it again for the
+ * later deadline the callback set, as put() would link it by a fresh
+ * reading (ready, near or far), without the node ever leaving the queue
+ * (delayq_requeue()). A file interface builds its event queue on it:
+ * a periodic timer is one node that goes round with AGAIN, a record that
+ * cannot be copied out is a STOP, items that are not timers are put due.
+ *
+ * Due stamps: the callback is told when the queue found the node due, the
+ * time a file interface reports as the item's expiry. A READY node carries
+ * its own (node->due, set as it is linked: delayq_ready_link()); a near
+ * node's is its bucket's (q->near_due[], set by delayq_advance() for each
+ * occupied tick that falls due, O(occupied ticks) as the advance already
+ * is). q->now, the latest reading the queue advanced with, stamps what
+ * becomes takeable without a reading of its own. Which stamp each path
+ * sets, and why none is early:
+ *
+ *	path                                  due stamp
+ *	put()/put_at() already due            put's reading (>= deadline)
+ *	far node's expiry finds it due        the callback's reading
+ *	AGAIN, new deadline due at once       consume's fresh reading
+ *	inbox node absorbed after its tick,   q->now
+ *	  window too short: made READY
+ *	near tick falls due (advance)         that reading, in near_due[]
+ *	inbox node joins an EMPTY bucket      q->now, in near_due[]
+ *	  whose tick is already due
+ *	inbox node joins an OCCUPIED bucket   the bucket's stamp, unchanged
+ *	  whose tick is already due
+ *	"cannot re-arm" WARN paths            the deadline itself
+ *
+ * Never before the deadline: a reading that finds a node due is at or
+ * after its deadline: either directly (the reading is at least the
+ * deadline) or through now_tick (the node's tick is below now_tick, so its
+ * deadline is below now_tick * tick_ns, which is at most some earlier
+ * reading, hence at most this one: every reading the queue advances with
+ * happens before the next critical section's ktime_get(), and CLOCK_MONOTONIC
+ * does not go back across CPUs). A near bucket is stamped by a reading whose
+ * tick is past the bucket's, so the stamp is at least the end of the
+ * bucket's tick, past every deadline in it. The bucket's slot is reused
+ * every DQ_NEAR_SLOTS ticks and a tick may fall due while its bucket is
+ * empty, so the stamp of an empty bucket means nothing: a node that joins
+ * a due tick's empty bucket stamps it with q->now, whose tick is now_tick,
+ * past the joiner's (and so past its deadline); one that joins an occupied
+ * due bucket shares its tick (all nodes of a bucket do: the window is one
+ * lap) and its valid stamp. A bucket's stamp is only read while the bucket
+ * is occupied and due. Never after consume's own clock: every stamp but the
+ * WARN paths' is a reading taken before consume's critical section.
  *
  * Why one timer and not one per item: a near item costs a list insert and a
  * bit in the bitmap, with no timer to arm and none to cancel on remove(); a
@@ -114,10 +168,19 @@
  * reading. A wake-up that selected it earlier came with a node it now sees
  * and takes; a wake-up after it left cannot select it. A consumer is off the
  * wait queue while it advances the clock itself, so the wake-ups it gives go
- * to others. So there is no window in which a selected waiter leaves with a
- * node still takeable, and no pass-on is needed; delayq_wait() asserts this
+ * to others. So there is no window in which a selected waiter leaves with
+ * an error and a node still takeable; delayq_wait() asserts this
  * (WARN_ON_ONCE on leaving with an error while a node is takeable, outside
  * shutdown).
+ *
+ * A selected waiter may leave without an error and with a node takeable,
+ * though: consume() answered STOP, or reached its @max; take() found nodes
+ * that fell due in its own critical section besides the one it was woken
+ * for. Each such consumer counts what it owes (delayq_pass_on()): one
+ * wake-up per node that fell due under it, plus the one that selected it,
+ * less one per node it took or requeued; and gives them before it leaves
+ * the lock. A wake-up that selected it for a node gone since is nobody's
+ * and is not passed on when nothing is left to take.
  *
  * A consumer-side timeout (take_timeout()) is the caller's own deadline, not
  * an item's: it sleeps with schedule_hrtimeout() on an absolute expiry.
@@ -137,13 +200,21 @@
  *	PENDING    --far timer: due-->  READY
  *	PENDING    --take (near node, its tick due)-->  TAKEN
  *	READY      --take-->  TAKEN
+ *	PENDING (near, due), READY  --consume: TAKE-->  TAKEN
+ *	PENDING (near, due), READY  --consume: STOP-->  unchanged
+ *	PENDING (near, due), READY  --consume: AGAIN-->  PENDING (near or far,
+ *	                                                 new deadline), or READY
+ *	                                                 if due by then
  *	PENDING    --remove-->  REMOVED (stale=1 if a far timer was firing)
  *	READY      --remove-->  REMOVED
  *	PENDING, READY  --destroy-->  DETACHED (timer cancel_sync'd)
  *	DETACHED   --destroy's hand-back-->  REMOVED
  *
- * A near node of a due tick is still PENDING: "due" is a property of its
- * tick (below now_tick), so a tick falls due without touching its nodes.
+ * take is take, take_timeout, try_take and drain. A near node of a due tick
+ * is still PENDING: "due" is a property of its tick (below now_tick), so a
+ * tick falls due without touching its nodes. consume's AGAIN moves a node
+ * from one linked state to another inside one critical section: no other
+ * CPU ever sees it unlinked.
  * IDLE, TAKEN and REMOVED are all "not queued": put() accepts them, and its
  * cmpxchg from one of them to INBOX* is how it claims the node without the
  * lock (every other change is made under the lock, by whoever the state
@@ -181,16 +252,27 @@
  *    tick is below now_tick;
  *  - now_tick only grows, and a clock reading at or after
  *    now_tick * tick_ns was taken; so a due node is past its deadline;
+ *    q->now only grows, is at least now_tick * tick_ns, and is a clock
+ *    reading taken before the current critical section;
+ *  - a READY node's due stamp is at or after its deadline; an occupied
+ *    near bucket whose tick is due has a stamp at or after the end of its
+ *    tick and at most q->now (see "Due stamps" above);
  *  - if a near tick is not due, the kick is armed for the end of it or of
  *    an earlier one (kick_tick <= it), or its callback is on the way, unless
  *    the queue is dead;
  *  - a node is on q->ready iff state == READY; q->ready is sorted by
  *    deadline, ties in the order the nodes became ready;
  *  - for every takeable node, a consumer was woken, or one took it, or no
- *    consumer was asleep on the wait queue when it became takeable;
+ *    consumer was asleep on the wait queue when it became takeable; in
+ *    counts: while consumers sleep, the wake-ups given and not yet used by
+ *    a consumer's next pass are at least the takeable nodes
+ *    (delayq_pass_on());
  *  - npending/nnear/nready count those lists; nstale counts stale nodes;
  *  - put = taken + removed + flushed + npending + nready (the counters;
- *    stats report ndue of npending as ready);
+ *    stats report ndue of npending as ready). AGAIN changes none of them
+ *    (the node stays in npending + nready) and counts as requeued; each
+ *    lap's expiry counts as expired, as every node's does, so expired
+ *    counts expiries, not items;
  *  - once q->dead is set, take*() return -ESHUTDOWN and put() refuses, so
  *    items leave only through remove() or destroy()'s hand-back.
  *
@@ -199,12 +281,21 @@
  * asleep (the contract in include/tempo/delayq.h). How each pair is safe:
  *  - put vs put: lock-free pushes on an llist, each of a node it claimed;
  *  - put vs take*: delayq_wait:A, and the inbox is taken in under the lock;
+ *    consume is a take* (its callback runs inside its critical section, so
+ *    only the lock-free push of a put runs concurrently with the callback,
+ *    on a node the callback is not shown until it is taken in);
  *  - put vs kick: delayq_kick:A; both may re-arm the kick (below);
  *  - put vs remove: remove() of a node put() is still pushing returns false;
  *  - put vs far callback: the callback needs the lock; a far put arms inside;
  *  - take* vs far callback, take* vs kick: both advance under the lock;
  *  - take* vs remove, remove vs remove, remove vs destroy: one claims the
- *    node, whoever changes its state first under the lock;
+ *    node, whoever changes its state first under the lock; a node consume
+ *    requeues (AGAIN) stays claimable throughout: remove() finds it
+ *    PENDING or READY before and after, and cannot run in between;
+ *  - consume's AGAIN vs the node's own far timer: a takeable node has no
+ *    timer armed (near) or its callback has done with it (READY), so the
+ *    re-arm of a far requeue is the node's only arm; the timer contract
+ *    allows arming while that callback returns;
  *  - remove vs far callback: the stale flag, above;
  *  - far callback vs far callback: one per node at a time (the wheel);
  *  - far callback vs destroy: the callback of a DETACHED node does nothing,
@@ -257,9 +348,11 @@
  * cmpxchg and an llist_add), unless it needs the kick earlier or a waiter
  * woken; a far node takes the lock and the wheel's O(1) arm. Taking the inbox
  * in is O(1) per node, paid once, by whoever holds the lock next; remove
- * O(1), take O(1), an advance O(occupied ticks that fell due) with one
- * wake-up per node that fell due (O(1) each with nobody asleep), plus one
- * re-arm per stage for a far node (at most one per wheel level). Insertion
+ * O(1), take O(1), consume O(1) per verdict plus its callback (AGAIN: a
+ * clock reading and a relink as put() does, a timer arm if far), an advance
+ * O(occupied ticks that fell due, each stamped) with one wake-up per node
+ * that fell due (O(1) each with nobody asleep), plus one re-arm per stage
+ * for a far node (at most one per wheel level). Insertion
  * into q->ready walks from the tail, one step per later deadline already
  * ready. peek is O(1) unless the earliest pending item has left since the
  * last peek with nothing ready; then it walks the pending lists once,
@@ -314,6 +407,7 @@ enum delayq_counter {
 	DELAYQ_STAT_WAKEUPS,
 	DELAYQ_STAT_REARMED,
 	DELAYQ_STAT_STAGED,
+	DELAYQ_STAT_REQUEUED,
 	DELAYQ_NR_STATS
 };
 
@@ -335,9 +429,11 @@ struct tempo_delayq {
 	struct list_head	far;		/* PENDING with a timer: put order */
 	struct list_head	near[DQ_NEAR_SLOTS]; /* PENDING without: by tick % slots */
 	unsigned int		near_n[DQ_NEAR_SLOTS];	/* nodes in near[i] */
+	ktime_t			near_due[DQ_NEAR_SLOTS]; /* near[i]'s due stamp */
 	DECLARE_BITMAP(near_occupied, DQ_NEAR_SLOTS);	/* near[i] non-empty */
 	u64			near_clk;	/* <= tick of every near node */
 	u64			now_tick;	/* latest reading's tick: below, due */
+	ktime_t			now;		/* latest reading: now_tick's, or later */
 	u64			kick_tick;	/* q->kick's near tick, or U64_MAX */
 	u64			tick_ns;	/* tempo_timer_tick_ns() */
 	struct tempo_timer	kick;		/* fires as a near tick falls due */
@@ -371,6 +467,7 @@ static const char * const delayq_counter_names[DELAYQ_NR_STATS] = {
 	[DELAYQ_STAT_WAKEUPS]	= "wakeups",
 	[DELAYQ_STAT_REARMED]	= "rearmed",
 	[DELAYQ_STAT_STAGED]	= "staged",
+	[DELAYQ_STAT_REQUEUED]	= "requeued",
 };
 
 /* Under q->wait.lock, so the queue's counter needs no atomics. */
@@ -493,9 +590,10 @@ static u64 delayq_near_min(struct tempo_delayq *q)
 /*
  * Take a clock reading @now: the near ticks below its tick are due. Every
  * node in such a tick is past its deadline, since its deadline lies inside
- * the tick. Return the number of near nodes that fell due with this reading:
- * the caller wakes one consumer for each it does not take itself.
- * O(occupied ticks that fell due).
+ * the tick; the bucket of each occupied tick that falls due keeps @now as
+ * its due stamp, which is past every deadline in it. Return the number of
+ * near nodes that fell due with this reading: the caller wakes one consumer
+ * for each it does not take itself. O(occupied ticks that fell due).
  */
 static unsigned int delayq_advance(struct tempo_delayq *q, ktime_t now)
 {
@@ -503,12 +601,16 @@ static unsigned int delayq_advance(struct tempo_delayq *q, ktime_t now)
 	u64 tick, t;
 
 	delayq_lock_held(q);
+	if (ktime_after(now, q->now))
+		q->now = now;
 	if (delayq_tick_below(q, now, q->now_tick + 1))
 		return 0;	/* still in now_tick (or before) */
 	tick = delayq_tick(q, now);
 	for (t = delayq_near_from(q, q->now_tick); t < tick;
-	     t = delayq_near_from(q, t + 1))
+	     t = delayq_near_from(q, t + 1)) {
 		n += q->near_n[t % DQ_NEAR_SLOTS];
+		q->near_due[t % DQ_NEAR_SLOTS] = now;
+	}
 	q->now_tick = tick;
 	q->ndue += n;
 	delayq_count_n(q, DELAYQ_STAT_EXPIRED, n);
@@ -552,7 +654,11 @@ static void delayq_kick_at(struct tempo_delayq *q, u64 tick)
  * tick): it joins its tick's bucket, takeable at once, if that is inside
  * the window as it stands; the caller wakes a consumer for it. Ready nodes
  * are sorted into q->ready, which costs a walk when they come out of
- * order, as a batch from the inbox does: a bucket costs nothing.
+ * order, as a batch from the inbox does: a bucket costs nothing. If the
+ * bucket is empty, its due stamp is stale (its slot fell due a lap ago, or
+ * the tick fell due while the bucket was empty): it becomes q->now, a
+ * reading past the end of every due tick. An occupied due bucket keeps its
+ * stamp, past the end of its tick, which is @node's.
  */
 static bool delayq_near_add(struct tempo_delayq *q, struct tempo_delayq_node *node)
 {
@@ -566,6 +672,8 @@ static bool delayq_near_add(struct tempo_delayq *q, struct tempo_delayq_node *no
 		q->near_clk = tick;
 	else if (tick < q->near_clk || tick - q->near_clk >= DQ_NEAR_SLOTS)
 		return false;
+	if (due && !q->near_n[idx])
+		q->near_due[idx] = q->now;
 	list_add_tail(&node->entry, &q->near[idx]);
 	q->near_n[idx]++;
 	__set_bit(idx, q->near_occupied);
@@ -686,10 +794,11 @@ static void delayq_pending_del(struct tempo_delayq *q,
 /*
  * Insert @node, due, into the ready list by deadline, walking from the tail:
  * O(1) when nodes arrive in deadline order, the common case. Equal deadlines
- * keep arrival order. Wakes pollers and one consumer.
+ * keep arrival order. @due is its due stamp: the reading that found it due,
+ * at or after its deadline. The caller wakes a consumer for it.
  */
-static void delayq_make_ready(struct tempo_delayq *q,
-			      struct tempo_delayq_node *node)
+static void delayq_ready_link(struct tempo_delayq *q, struct tempo_delayq_node *node,
+			      ktime_t due)
 {
 	struct list_head *pos = q->ready.prev;
 
@@ -700,15 +809,23 @@ static void delayq_make_ready(struct tempo_delayq *q,
 		pos = pos->prev;
 	list_add(&node->entry, pos);
 	q->nready++;
+	node->due = due;
 	delayq_set_state(node, DELAYQ_READY);
 	delayq_count(q, DELAYQ_STAT_EXPIRED);
+}
+
+/* delayq_ready_link(), and wake pollers and one consumer. */
+static void delayq_make_ready(struct tempo_delayq *q, struct tempo_delayq_node *node,
+			      ktime_t due)
+{
+	delayq_ready_link(q, node, due);
 	delayq_wake(q, 1);
 }
 
 /*
  * Take in the nodes put() queued lock-free since the last time, in put
  * order. A node due by its put's own reading becomes ready, and the queue
- * advances to its deadline (a reading that late was taken); a node whose
+ * advances with that reading (node->due, its due stamp); a node whose
  * tick is due by now joins that tick's bucket (ready if the window does not
  * reach back to it); any other joins the near window (or, if the window has
  * no room, q->far with a timer). Every path that looks at
@@ -730,8 +847,8 @@ static unsigned int delayq_absorb(struct tempo_delayq *q)
 	if (!llist_empty(&q->inbox_due)) {
 		first = llist_reverse_order(llist_del_all(&q->inbox_due));
 		llist_for_each_entry_safe(node, next, first, inbox) {
-			fresh += delayq_advance(q, node->deadline);
-			delayq_make_ready(q, node);
+			fresh += delayq_advance(q, node->due);
+			delayq_make_ready(q, node, node->due);
 			delayq_count(q, DELAYQ_STAT_PUT);
 		}
 	}
@@ -747,10 +864,11 @@ static unsigned int delayq_absorb(struct tempo_delayq *q)
 				delayq_pending_account(q, node);
 				fresh += due;
 			} else if (due) {
-				delayq_make_ready(q, node);
+				/* q->now is past the end of its tick. */
+				delayq_make_ready(q, node, q->now);
 			} else if (WARN_ON_ONCE(delayq_link_pending(q, node, false, NULL) < 0)) {
 				/* Only near delays take this path: no arm can fail. */
-				delayq_make_ready(q, node);
+				delayq_make_ready(q, node, node->deadline);
 			}
 			delayq_count(q, DELAYQ_STAT_PUT);
 		}
@@ -834,20 +952,147 @@ static struct tempo_delayq_node *delayq_take_next(struct tempo_delayq *q,
 }
 
 /*
- * Take the next node, if one is takeable. Nodes that fell due with the clock
- * reading this needed get a consumer woken each, but for the one taken.
- * Callers in delayq_wait() are off the wait queue here, so none of those
- * wake-ups selects the caller itself.
+ * The wake-ups a consumer owes as it leaves the lock, having taken or
+ * requeued @n nodes: one per node that fell due in its critical section
+ * (@fresh: nobody was woken for those), plus the wake-up that selected it
+ * (@woken), less one per node it took. The rule for exclusive waiters
+ * (prepare_to_wait_event()): a waiter a wake-up selected consumes the
+ * condition or passes the wake-up on. A wake-up that selected it for a node
+ * gone since (another consumer took it) is nobody's: nothing is passed on
+ * when nothing is left to take. Callers in delayq_wait() are off the wait
+ * queue here, so none of these wake-ups selects the caller itself.
+ *
+ * So, whenever the lock is free and consumers sleep, the wake-ups given and
+ * not yet consumed are at least the takeable nodes: each node that becomes
+ * takeable adds one, each consumer that runs after a wake-up uses one, and
+ * each node taken or requeued is one fewer to cover.
  */
-static struct tempo_delayq_node *delayq_pop(struct tempo_delayq *q)
+static void delayq_pass_on(struct tempo_delayq *q, unsigned int fresh, bool woken,
+			   unsigned int n)
+{
+	unsigned int owed = fresh + woken;
+
+	if (owed <= n)
+		return;
+	/* fresh > n leaves a fresh node; else only @woken is owed. */
+	if (fresh <= n && !delayq_next(q, NULL))
+		return;
+	delayq_wake(q, owed - n);
+}
+
+/*
+ * Take the next node, if one is takeable, and pass on the wake-ups owed
+ * (delayq_pass_on()); @woken: a wake-up of the queue selected the caller.
+ */
+static struct tempo_delayq_node *delayq_pop(struct tempo_delayq *q, bool woken)
 {
 	struct tempo_delayq_node *node;
 	unsigned int fresh = 0;
 
 	node = delayq_take_next(q, &fresh);
-	/* fresh nodes became takeable here; the caller takes one of the lot. */
-	delayq_wake(q, fresh - (node && fresh));
+	delayq_pass_on(q, fresh, woken, node ? 1 : 0);
 	return node;
+}
+
+/* When the queue found takeable @node due: its bucket's stamp, or its own. */
+static ktime_t delayq_due_stamp(const struct tempo_delayq *q,
+				const struct tempo_delayq_node *node)
+{
+	return node->near ? q->near_due[node->near - 1] : node->due;
+}
+
+/*
+ * Unlink takeable @node for a verdict of TEMPO_DELAYQ_TAKE or _AGAIN. The
+ * callback may have moved node->deadline; the node is unlinked by @linked,
+ * the deadline it is linked with (which decides ndue and pending_min).
+ */
+static void delayq_unlink_as(struct tempo_delayq *q, struct tempo_delayq_node *node,
+			     ktime_t linked)
+{
+	ktime_t deadline = node->deadline;
+
+	node->deadline = linked;
+	delayq_unlink(q, node);
+	node->deadline = deadline;
+}
+
+/*
+ * TEMPO_DELAYQ_AGAIN: @node, takeable with deadline @linked, stays queued
+ * until the later node->deadline the callback set. Unlinked and linked
+ * again inside one critical section, so remove() never finds it missing;
+ * linked as put() links a node, by a fresh reading: ready at once if that
+ * reading finds it due (*@fresh counts it then, as the nodes that reading
+ * made due), else near, or far with its timer armed. Counted as requeued;
+ * its next expiry counts as expired, as any node's.
+ */
+static void delayq_requeue(struct tempo_delayq *q, struct tempo_delayq_node *node,
+			   ktime_t linked, unsigned int *fresh)
+{
+	ktime_t now;
+
+	WARN_ON_ONCE(!ktime_after(node->deadline, linked));
+	delayq_unlink_as(q, node, linked);
+	delayq_count(q, DELAYQ_STAT_REQUEUED);
+	now = ktime_get();
+	*fresh += delayq_advance(q, now);
+	if (delayq_due(q, node->deadline, now)) {
+		delayq_ready_link(q, node, now);
+		(*fresh)++;
+	} else if (WARN_ON_ONCE(delayq_pending_add(q, node, now) < 0)) {
+		/* Beyond the wheel's range: the callback broke its contract. */
+		delayq_ready_link(q, node, node->deadline);
+		(*fresh)++;
+	}
+}
+
+/* What tempo_delayq_consume() was asked to do, and what it did. */
+struct delayq_consumer {
+	tempo_delayq_consume_fn	fn;
+	void			*arg;
+	unsigned int		max;	/* > 0 */
+	unsigned int		n;	/* TAKE and AGAIN verdicts */
+};
+
+/*
+ * Show @c->fn the takeable nodes, earliest first (delayq_next(), as take()
+ * takes them), each in this critical section, and apply its verdicts: at
+ * most @c->max TAKE or AGAIN, up to the first STOP. Then pass on the
+ * wake-ups owed (delayq_pass_on(); @woken as there). Return: false if
+ * nothing was takeable (@c->fn was not called).
+ */
+static bool delayq_consume_locked(struct tempo_delayq *q, struct delayq_consumer *c,
+				  bool woken)
+{
+	struct tempo_delayq_node *node;
+	unsigned int fresh = 0, n = 0;
+	bool shown = false;
+
+	delayq_lock_held(q);
+	while (n < c->max && (node = delayq_next(q, &fresh))) {
+		ktime_t linked = node->deadline;
+		enum tempo_delayq_verdict verdict;
+
+		shown = true;
+		verdict = c->fn(node, delayq_due_stamp(q, node), c->arg);
+		if (verdict == TEMPO_DELAYQ_TAKE) {
+			/* Not early: see delayq_take_next(). */
+			delayq_unlink_as(q, node, linked);
+			delayq_set_state(node, DELAYQ_TAKEN);
+			delayq_count(q, DELAYQ_STAT_TAKEN);
+		} else if (verdict == TEMPO_DELAYQ_AGAIN) {
+			delayq_requeue(q, node, linked, &fresh);
+		} else {
+			/* STOP: the node stays as it is linked. */
+			WARN_ON_ONCE(verdict != TEMPO_DELAYQ_STOP);
+			if (WARN_ON_ONCE(node->deadline != linked))
+				node->deadline = linked;
+			break;
+		}
+		n++;
+	}
+	c->n = n;
+	delayq_pass_on(q, fresh, woken, n);
+	return shown;
 }
 
 /* Nothing left that destroy() must wait for before freeing @q. */
@@ -937,7 +1182,7 @@ static void delayq_expire(struct tempo_timer *timer)
 	fresh = delayq_advance(q, now);
 	delayq_pending_del(q, node);
 	if (delayq_due(q, node->deadline, now)) {
-		delayq_make_ready(q, node);
+		delayq_make_ready(q, node, now);
 	} else {
 		if (node->exact) {
 			/* The timer contract says never; don't hand out early. */
@@ -950,7 +1195,7 @@ static void delayq_expire(struct tempo_timer *timer)
 		err = delayq_pending_add(q, node, now);
 		/* Cannot re-arm: the lesser evil is a slightly early item. */
 		if (WARN_ON_ONCE(err < 0))
-			delayq_make_ready(q, node);
+			delayq_make_ready(q, node, node->deadline);
 	}
 	delayq_wake(q, fresh);
 unlock:
@@ -971,6 +1216,7 @@ void tempo_delayq_node_init(struct tempo_delayq_node *node)
 	INIT_LIST_HEAD(&node->entry);
 	node->q = NULL;
 	node->deadline = 0;
+	node->due = 0;
 	delayq_set_state(node, DELAYQ_IDLE);
 	node->near = 0;
 	node->exact = false;
@@ -1060,7 +1306,7 @@ static int delayq_put_locked(struct tempo_delayq *q, struct tempo_delayq_node *n
 	WRITE_ONCE(node->q, q);
 	node->deadline = relative ? ktime_add_ns(now, when) : when;
 	if (delayq_due(q, node->deadline, now)) {
-		delayq_make_ready(q, node);
+		delayq_make_ready(q, node, now);
 	} else {
 		/* A far node's timer is armed inside the lock: see remove(). */
 		err = delayq_pending_add(q, node, now);
@@ -1112,6 +1358,7 @@ static int delayq_put(struct tempo_delayq *q, struct tempo_delayq_node *node,
 		return -EBUSY;
 	WRITE_ONCE(node->q, q);
 	node->deadline = deadline;
+	node->due = now;	/* read for a due node only: its due stamp */
 	inbox = due ? &q->inbox_due : &q->inbox;
 	/*
 	 * LMM(delayq_put:A) A fully ordered RMW (llist_add() succeeds with a
@@ -1184,11 +1431,13 @@ static bool delayq_kthread_should_stop(void)
 }
 
 /*
- * Sleep as an exclusive waiter until an item is ready, then take it. @end is
- * the caller's absolute timeout, or NULL for none.
+ * Sleep as an exclusive waiter until an item is ready, then take it (@c
+ * NULL), or consume (delayq_consume_locked() with @c). @end is the caller's
+ * absolute timeout, or NULL for none. Return: the node taken, NULL when
+ * @c consumed, or an ERR_PTR().
  *
  * Each pass checks, in one critical section of q->wait.lock: shutdown, an
- * item (take it), then, after setting TASK_INTERRUPTIBLE so that a signal or
+ * item (take or consume it), then, after setting TASK_INTERRUPTIBLE so that a signal or
  * kthread_stop() between the check and schedule() is not lost:
  * kthread_stop(), a signal, the timeout. kthread_stop() comes before signals
  * because it sets TIF_NOTIFY_SIGNAL, which signal_pending() reports. Items
@@ -1196,15 +1445,18 @@ static bool delayq_kthread_should_stop(void)
  * with an error never strands an item a wake-up meant for us (see the design
  * comment).
  *
- * The wait entry is off the queue whenever delayq_pop() runs: a wake-up it
- * gives for a node that fell due must go to another consumer. After a wake-up
- * that was not the queue's (timeout, signal, spurious), the entry is taken
- * off and re-added at the tail.
+ * The wait entry is off the queue whenever delayq_pop() or
+ * delayq_consume_locked() runs: a wake-up it gives for a node that fell due
+ * must go to another consumer. After a wake-up that was not the queue's
+ * (timeout, signal, spurious), the entry is taken off and re-added at the
+ * tail. A pass that follows a wake-up of the queue tells them so (@woken):
+ * if it leaves a node takeable it did not pay for, it passes the wake-up on.
  */
 static struct tempo_delayq_node *delayq_wait(struct tempo_delayq *q,
-					     ktime_t *end)
+					     ktime_t *end, struct delayq_consumer *c)
 {
 	struct tempo_delayq_node *node = NULL;
+	bool woken = false, done = false;
 	DEFINE_WAIT(wait);
 	int err;
 
@@ -1214,9 +1466,15 @@ static struct tempo_delayq_node *delayq_wait(struct tempo_delayq *q,
 		err = -ESHUTDOWN;
 		if (q->dead)
 			break;
-		node = delayq_pop(q);
-		if (node)
+		if (c) {
+			done = delayq_consume_locked(q, c, woken);
+		} else {
+			node = delayq_pop(q, woken);
+			done = node;
+		}
+		if (done)
 			break;
+		woken = false;	/* found nothing: that wake-up is nobody's */
 		__add_wait_queue_entry_tail_exclusive(&q->wait, &wait);
 		set_current_state(TASK_INTERRUPTIBLE);
 		/*
@@ -1249,7 +1507,8 @@ static struct tempo_delayq_node *delayq_wait(struct tempo_delayq *q,
 			schedule();
 		spin_lock_irq(&q->wait.lock);
 		/* autoremove_wake_function() unlinked us: a queue wake-up. */
-		if (list_empty(&wait.entry))
+		woken = list_empty(&wait.entry);
+		if (woken)
 			delayq_count(q, DELAYQ_STAT_WAKEUPS);
 		else
 			list_del_init(&wait.entry);
@@ -1258,7 +1517,7 @@ static struct tempo_delayq_node *delayq_wait(struct tempo_delayq *q,
 	if (!list_empty(&wait.entry))
 		list_del_init(&wait.entry);
 	q->nwaiters--;
-	if (node)
+	if (done)
 		err = 0;
 	else	/* Leaving with an error: there must be nothing we could take. */
 		WARN_ON_ONCE(!q->dead && delayq_next(q, NULL));
@@ -1283,7 +1542,7 @@ static struct tempo_delayq_node *delayq_wait(struct tempo_delayq *q,
 struct tempo_delayq_node *tempo_delayq_take(struct tempo_delayq *q)
 {
 	might_sleep();
-	return delayq_wait(q, NULL);
+	return delayq_wait(q, NULL, NULL);
 }
 EXPORT_SYMBOL_GPL(tempo_delayq_take);
 
@@ -1305,7 +1564,7 @@ struct tempo_delayq_node *tempo_delayq_take_timeout(struct tempo_delayq *q,
 	ktime_t end = ktime_add_ns(ktime_get(), min_t(u64, timeout_ns, KTIME_MAX / 2));
 
 	might_sleep();
-	return delayq_wait(q, &end);
+	return delayq_wait(q, &end, NULL);
 }
 EXPORT_SYMBOL_GPL(tempo_delayq_take_timeout);
 
@@ -1327,7 +1586,7 @@ struct tempo_delayq_node *tempo_delayq_try_take(struct tempo_delayq *q)
 	if (unlikely(q->dead))
 		node = ERR_PTR(-ESHUTDOWN);
 	else
-		node = delayq_pop(q) ?: ERR_PTR(-EAGAIN);
+		node = delayq_pop(q, false) ?: ERR_PTR(-EAGAIN);
 	spin_unlock_irqrestore(&q->wait.lock, flags);
 	return node;
 }
@@ -1363,11 +1622,76 @@ int tempo_delayq_drain(struct tempo_delayq *q,
 	while (n < max && (node = delayq_take_next(q, &fresh)))
 		nodes[n++] = node;
 	/* The nodes that fell due and that this batch did not take. */
-	delayq_wake(q, fresh > n ? fresh - n : 0);
+	delayq_pass_on(q, fresh, false, n);
 	spin_unlock_irqrestore(&q->wait.lock, flags);
 	return n;
 }
 EXPORT_SYMBOL_GPL(tempo_delayq_drain);
+
+/**
+ * tempo_delayq_consume() - take items with a verdict decided under the queue's lock
+ * @q: the queue
+ * @fn: shown each takeable item, with when the queue found it due; decides
+ *	its fate (see &typedef tempo_delayq_consume_fn)
+ * @arg: passed to @fn
+ * @max: at most this many TAKE or AGAIN verdicts; 0 returns 0 at once
+ * @flags: 0, or TEMPO_DELAYQ_WAIT to sleep until an item is takeable
+ *
+ * Shows @fn the takeable items one at a time, in the order take() would
+ * take them, each in the critical section in which its verdict is applied:
+ * TEMPO_DELAYQ_TAKE takes it (as take() would), TEMPO_DELAYQ_AGAIN keeps
+ * it queued for the later deadline @fn set (ready at once if a fresh
+ * reading finds that due, and then shown again if @max allows), and
+ * TEMPO_DELAYQ_STOP leaves it takeable and ends the call. Items that fell
+ * due during the call and that it did not consume get a consumer woken
+ * each, as drain() does; a call that a wake-up selected (with
+ * TEMPO_DELAYQ_WAIT) and that leaves an item takeable without having taken
+ * one passes that wake-up on, so no item strands with consumers asleep.
+ *
+ * With TEMPO_DELAYQ_WAIT, sleeps as an exclusive waiter exactly as
+ * tempo_delayq_take() does until an item is takeable, then consumes in the
+ * critical section that found it.
+ *
+ * Context: without TEMPO_DELAYQ_WAIT, any context except NMI, does not
+ * sleep, and holds the lock for O(@max) calls of @fn: keep @max modest in
+ * atomic context. With it, process context; sleeps interruptibly. @fn runs
+ * with the queue's lock held and interrupts off.
+ * Return: the number of TAKE and AGAIN verdicts (0 if the first item was
+ * answered STOP); -EAGAIN if nothing is takeable and TEMPO_DELAYQ_WAIT is not
+ * set; -ERESTARTSYS on a signal and -EINTR when the calling kthread is being
+ * stopped, while waiting; -ESHUTDOWN once @q is shut down; -EINVAL for an
+ * unknown flag.
+ */
+int tempo_delayq_consume(struct tempo_delayq *q, tempo_delayq_consume_fn fn, void *arg,
+			 unsigned int max, unsigned int flags)
+{
+	struct delayq_consumer c = {
+		.fn = fn,
+		.arg = arg,
+		.max = min_t(unsigned int, max, INT_MAX),
+	};
+	struct tempo_delayq_node *waited;
+	unsigned long irqflags;
+	int ret;
+
+	if (flags & ~TEMPO_DELAYQ_WAIT)
+		return -EINVAL;
+	if (!max)
+		return 0;
+	if (flags & TEMPO_DELAYQ_WAIT) {
+		might_sleep();
+		waited = delayq_wait(q, NULL, &c);
+		return IS_ERR(waited) ? PTR_ERR(waited) : c.n;
+	}
+	spin_lock_irqsave(&q->wait.lock, irqflags);
+	if (unlikely(q->dead))
+		ret = -ESHUTDOWN;
+	else
+		ret = delayq_consume_locked(q, &c, false) ? c.n : -EAGAIN;
+	spin_unlock_irqrestore(&q->wait.lock, irqflags);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(tempo_delayq_consume);
 
 /**
  * tempo_delayq_remove() - take an item out of the queue, ready or not
@@ -1583,6 +1907,7 @@ void tempo_delayq_stats(struct tempo_delayq *q, struct tempo_delayq_stats *stats
 	stats->wakeups = q->count[DELAYQ_STAT_WAKEUPS];
 	stats->rearmed = q->count[DELAYQ_STAT_REARMED];
 	stats->staged = q->count[DELAYQ_STAT_STAGED];
+	stats->requeued = q->count[DELAYQ_STAT_REQUEUED];
 	stats->pending = q->npending - q->ndue;
 	stats->ready = q->nready + q->ndue;
 	stats->waiters = q->nwaiters;

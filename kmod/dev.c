@@ -34,8 +34,10 @@
  * timer slots and every utimer's id, state, deadline and event fields; all
  * arms of a utimer happen under it, so the last arm wins consistently with
  * ut->deadline. ctx->ctl_lock (a mutex) serialises the arm and cancel ioctls
- * of one context and guards the slot table. ctx->sink_lock guards the sink
- * file. Nesting: ctl_lock -> wq.lock; sink_lock alone.
+ * of one context and guards the slot table. ctx->sink_lock serialises sink
+ * writes and guards the sink's position in the queue; a sink change holds it
+ * and wq.lock. Nesting: ctl_lock -> wq.lock; sink_lock -> f_pos_lock of the
+ * sink; sink_lock -> wq.lock.
  *
  * A utimer's life (transitions under wq.lock):
  *
@@ -69,39 +71,63 @@
  * else reaches a utimer through a pointer (the ready list, the free list, the
  * callback's timer), and chunks never move.
  *
- * Ordered completions with a sink are written with kernel_write() from the
- * completion callback. The ordered scheduler runs it in the thread that
- * completes the sequence: the submitting thread inside its ioctl (process
- * context, no locks of ours held, may sleep), or the scheduler's workqueue
- * when it hands off a long streak (a kworker: process context too, but with
- * kernel credentials, no signals, and no SIGPIPE to deliver to the
- * submitter). kernel_write() is allowed in both: it may sleep and may block on
- * a full pipe, which is the stream's backpressure. It is not allowed from
- * atomic context, so the sink write asserts might_sleep(). A sink nobody
- * drains blocks the completing thread for good; when that is the workqueue,
- * close() waits for it in tempo_order_destroy(). A sink opened O_NONBLOCK
- * avoids that: a write that would block fails, and is counted (sink_errors).
+ * The sink. An ordered completion runs in whichever thread completes the
+ * sequence: a caller of ours, or, for the rest of a streak longer than the
+ * ordered scheduler's fairness bound, its workqueue. So a completion does no
+ * I/O: it queues the submission on ctx->sink_q (or, with no sink, frees the
+ * data and queues a record). The data is written by threads that call into
+ * the context: every ordered-stream ioctl, TEMPO_IOC_STATS and read() write
+ * up to TEMPO_SINK_BUDGET queued completions besides their own work, the
+ * submitter whose ticket completes the sequence first among them;
+ * TEMPO_IOC_ORDER_FLUSH writes them all, and so does close(), as fclose() flushes. Each write is
+ * kernel_write() in that thread (dev_sink_write()): its credentials, rlimits,
+ * LSM checks and signals, exactly as its write(2) would be. No kernel thread
+ * ever writes a byte (a file released by one, a delayed fput, drops what is
+ * left and counts it). A full pipe blocks the writing thread interruptibly
+ * (its backpressure); sink_lock is taken killably; a write interrupted by a
+ * signal resumes from ctx->sink_off at the next call. While completions wait,
+ * poll() reports EPOLLOUT.
+ *
+ * Security. Any local user may open /dev/tempo (mode 0666, as inotify and
+ * timerfd are available to all), so everything a user can make the module
+ * hold is bounded: per user (struct tempo_user: open files, live timers,
+ * queued submission bytes; module parameters), per file (max_timers,
+ * max_events, the window, max_data), and charged to the opener's memory
+ * cgroup (ctx->memcg, entered for every ioctl), failing with ENOMEM at its
+ * limit rather than waking its OOM killer. Every user array is copied into
+ * the kernel once and decided and applied from that copy. Every loop whose
+ * length a user sets stops for a fatal signal and reschedules
+ * (dev_loop_step()). Nothing one context does waits for another context's
+ * work: teardown waits only for its own (tempo_order_destroy()).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/build_bug.h>
 #include <linux/compat.h>
+#include <linux/cred.h>
 #include <linux/debugfs.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/ktime.h>
 #include <linux/log2.h>
+#include <linux/memcontrol.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/pagemap.h>
 #include <linux/poll.h>
+#include <linux/random.h>
+#include <linux/refcount.h>
+#include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
+#include <linux/siphash.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
+#include <linux/xarray.h>
 
 #include <tempo/timer.h>
 #include <tempo/order.h>
@@ -131,13 +157,38 @@ static ulong min_period_ns = 100 * NSEC_PER_USEC;
 module_param(min_period_ns, ulong, 0644);
 MODULE_PARM_DESC(min_period_ns, "shortest period of a periodic timer, ns (default 100000)");
 
+/*
+ * Per-user limits, counted per effective uid of the opener over all of that
+ * user's open files (as inotify's and epoll's are): what keeps a machine's
+ * memory safe when every local user may open /dev/tempo.
+ */
+static unsigned int max_user_contexts = 128;
+module_param(max_user_contexts, uint, 0644);
+MODULE_PARM_DESC(max_user_contexts, "open files of /dev/tempo per user; open() fails with EMFILE beyond (default 128)");
+
+static unsigned int max_user_timers = 1 << 16;
+module_param(max_user_timers, uint, 0644);
+MODULE_PARM_DESC(max_user_timers, "timer slots per user, over all files (a file keeps the slots of the most timers it held until close); arming fails with ENOSPC beyond (default 65536)");
+
+static unsigned int max_user_bytes = 32 << 20;
+module_param(max_user_bytes, uint, 0644);
+MODULE_PARM_DESC(max_user_bytes, "bytes of ordered submissions queued per user (data and records); submit fails with ENOSPC beyond (default 32 MiB)");
+
 #define TEMPO_MAX_DATA_CAP	BIT(20)
 #define TEMPO_MAX_WINDOW	BIT(16)
 #define TEMPO_READ_CHUNK	32	/* records per pass of read() */
 #define TEMPO_SPEC_CHUNK	32	/* specs per copy_from_user() */
 #define UT_CHUNK_SHIFT		8
 #define UT_CHUNK		BIT(UT_CHUNK_SHIFT)	/* utimer slots per allocation */
-#define TEMPO_CANCEL_CHUNK	32	/* keys per copy_from_user() */
+#define TEMPO_CANCEL_CHUNK	32	/* keys per critical section */
+#define TEMPO_SINK_BUDGET	TEMPO_ORDER_DEFAULT_STREAK /* sink writes per call */
+
+/*
+ * Everything allocated on behalf of a file is charged to the memory cgroup of
+ * its opener (set_active_memcg(), as inotify does), and fails with ENOMEM at
+ * that cgroup's limit instead of invoking the OOM killer.
+ */
+#define DEV_GFP		(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
 
 static unsigned int limit_timers(void)
 {
@@ -166,7 +217,91 @@ static unsigned int limit_window(void)
 static struct {
 	atomic64_t contexts, timers, submissions, bytes;
 	atomic64_t opens, armed, fired, completed;
+	atomic64_t dropped;	/* unread records and unwritten sink data at close */
 } mstat;
+
+/* ---- per-user accounting -------------------------------------------- */
+
+/*
+ * What one user (effective uid of the opener, in the initial namespace's
+ * numbering) holds over all of its files. Looked up at open(), held by each
+ * context until release(); counters move with atomics only.
+ */
+struct tempo_user {
+	refcount_t	refs;
+	kuid_t		uid;
+	atomic_long_t	contexts;
+	atomic_long_t	timers;
+	atomic_long_t	bytes;
+	struct rcu_head	rcu;
+};
+
+static DEFINE_XARRAY(dev_users);	/* __kuid_val(uid) -> tempo_user */
+static DEFINE_MUTEX(dev_users_lock);	/* creates and erases entries */
+
+static struct tempo_user *dev_user_get(kuid_t uid)
+{
+	unsigned long key = __kuid_val(uid);
+	struct tempo_user *u;
+
+	rcu_read_lock();
+	u = xa_load(&dev_users, key);
+	if (u && !refcount_inc_not_zero(&u->refs))
+		u = NULL;	/* being erased: create a fresh one below */
+	rcu_read_unlock();
+	if (u)
+		return u;
+
+	mutex_lock(&dev_users_lock);
+	/* Under the mutex, an entry in the array still has references. */
+	u = xa_load(&dev_users, key);
+	if (u) {
+		refcount_inc(&u->refs);
+		goto out_unlock;
+	}
+	u = kzalloc(sizeof(*u), GFP_KERNEL_ACCOUNT);
+	if (!u) {
+		u = ERR_PTR(-ENOMEM);
+		goto out_unlock;
+	}
+	refcount_set(&u->refs, 1);
+	u->uid = uid;
+	if (xa_err(xa_store(&dev_users, key, u, GFP_KERNEL))) {
+		kfree(u);
+		u = ERR_PTR(-ENOMEM);
+	}
+out_unlock:
+	mutex_unlock(&dev_users_lock);
+	return u;
+}
+
+static void dev_user_put(struct tempo_user *u)
+{
+	if (!refcount_dec_and_mutex_lock(&u->refs, &dev_users_lock))
+		return;
+	WARN_ON_ONCE(atomic_long_read(&u->contexts) || atomic_long_read(&u->timers) ||
+		     atomic_long_read(&u->bytes));
+	xa_erase(&dev_users, __kuid_val(u->uid));
+	mutex_unlock(&dev_users_lock);
+	kfree_rcu(u, rcu);
+}
+
+/* Take @n units of @c if that keeps it at most @limit; all or nothing. */
+static bool dev_charge(atomic_long_t *c, long n, unsigned long limit)
+{
+	long v = atomic_long_read(c);
+
+	do {
+		if (n > 0 && (unsigned long)v + n > limit)
+			return false;
+	} while (!atomic_long_try_cmpxchg(c, &v, v + n));
+	return true;
+}
+
+static void dev_uncharge(atomic_long_t *c, long n)
+{
+	WARN_ON_ONCE(atomic_long_sub_return(n, c) < 0);
+}
 
 /* ---- per-context state ----------------------------------------------- */
 
@@ -198,7 +333,11 @@ struct tempo_utimer {
 	struct tempo_utimer	*next_free;	/* on the free list, while FREE */
 };
 
-/* An ordered submission, from ioctl to completion (and record, if any). */
+/*
+ * An ordered submission, from ioctl to completion, then either a record on
+ * the ready list (its data freed at completion: a record reports only the
+ * length) or an entry of the sink queue until a thread writes it.
+ */
 struct tempo_osub {
 	struct tempo_qent	q;
 	struct tempo_ctx	*ctx;
@@ -207,7 +346,8 @@ struct tempo_osub {
 	u64			submitted;
 	u64			completed;
 	u32			len;
-	u8			data[];
+	u32			charged;	/* bytes charged to ctx->user */
+	u8			*data;		/* @len bytes, or NULL once freed */
 };
 
 struct tempo_ctx_counters {
@@ -239,9 +379,21 @@ struct tempo_ctx {
 	atomic64_t		*slots;		/* ticket + 1 while issued, unused */
 	u32			window;
 
-	struct mutex		sink_lock;	/* sink, and sink writes */
+	/*
+	 * The sink. Completions with a sink set go on sink_q (under wq.lock)
+	 * and are written by threads that call in (dev_sink_flush()), holding
+	 * sink_lock, which also guards sink_off; sink changes under both.
+	 */
+	struct mutex		sink_lock;
 	struct file		*sink;
+	struct list_head	sink_q;		/* completed, not yet written */
+	u32			sink_queued;	/* on sink_q; written under
+						 * wq.lock, peeked without */
+	u32			sink_off;	/* bytes of sink_q's head written */
 	int			sink_last_error;
+
+	struct tempo_user	*user;		/* what the opener's uid holds */
+	struct mem_cgroup	*memcg;		/* charged for this file */
 
 	struct tempo_ctx_counters st;
 };
@@ -249,6 +401,12 @@ struct tempo_ctx {
 static const struct file_operations tempo_dev_fops;
 
 /* ---- timers ---------------------------------------------------------- */
+
+/* A record's overrun count: expirations folded into it, saturating at U32_MAX. */
+static u32 dev_overrun_add(u32 overrun, u64 more)
+{
+	return min_t(u64, (u64)overrun + more, U32_MAX);
+}
 
 static void dev_ready_add(struct tempo_ctx *ctx, struct tempo_qent *q)
 {
@@ -304,7 +462,7 @@ static void dev_timer_fire(struct tempo_timer *t)
 		 * an absent reader costs at most one more callback per timer:
 		 * no callback storm from many short periods nobody reads.
 		 */
-		ut->ev_overrun += 1 + missed;
+		ut->ev_overrun = dev_overrun_add(ut->ev_overrun, 1 + missed);
 		atomic64_add(1 + missed, &ctx->st.overruns);
 		ut->deadline += (missed + 1) * ut->period;
 		ut->parked = true;
@@ -313,7 +471,7 @@ static void dev_timer_fire(struct tempo_timer *t)
 	ut->state = UT_QUEUED;
 	ut->ev_deadline = ut->deadline;
 	ut->ev_time = now;
-	ut->ev_overrun = missed;
+	ut->ev_overrun = dev_overrun_add(0, missed);
 	atomic64_add(missed, &ctx->st.overruns);
 	dev_ready_add(ctx, &ut->q);
 	if (ut->period) {
@@ -343,13 +501,13 @@ static int dev_slots_grow(struct tempo_ctx *ctx)
 	if (n == ctx->cap_chunks) {
 		u32 cap = max(8U, 2 * n);
 
-		chunks = krealloc_array(ctx->chunks, cap, sizeof(*chunks), GFP_KERNEL_ACCOUNT);
+		chunks = krealloc_array(ctx->chunks, cap, sizeof(*chunks), DEV_GFP);
 		if (!chunks)
 			return -ENOMEM;
 		ctx->chunks = chunks;
 		ctx->cap_chunks = cap;
 	}
-	chunk = kvcalloc(UT_CHUNK, sizeof(*chunk), GFP_KERNEL_ACCOUNT);
+	chunk = kvcalloc(UT_CHUNK, sizeof(*chunk), DEV_GFP);
 	if (!chunk)
 		return -ENOMEM;
 	for (i = 0; i < UT_CHUNK; i++) {
@@ -461,23 +619,33 @@ struct dev_arm_env {
 	u64 min_period;		/* min_period_ns */
 };
 
-/* Check a spec and compute its absolute deadline; -EINVAL if malformed. */
+/*
+ * Check a spec and compute its absolute deadline: -EINVAL if malformed,
+ * -ERANGE if the deadline lies beyond what the wheel holds. Every deadline
+ * accepted is at most env->now + env->max, far below 2^63 (a ktime), so no
+ * later sum (deadline + k * period, with k * period bounded by the time that
+ * passed) wraps or turns negative: a timer is never reported early, for any
+ * input. A deadline in the past fires at once.
+ */
 static int dev_spec_deadline(const struct tempo_timer_spec *s,
 			     const struct dev_arm_env *env, u64 *deadline)
 {
 	if (s->flags & ~TEMPO_ARM_FLAGS || s->reserved)
 		return -EINVAL;
-	if (s->period && (s->period < env->min_period || s->period > env->max))
+	if (s->period && s->period < env->min_period)
 		return -EINVAL;
+	if (s->period > env->max)
+		return -ERANGE;
 	if ((s->flags & TEMPO_ARM_REARM) && !s->id)
 		return -EINVAL;
 	if (!(s->flags & TEMPO_ARM_ABS)) {
 		if (s->value > env->max)
-			return -EINVAL;
+			return -ERANGE;
 		*deadline = env->now + s->value;
 	} else {
-		if ((s64)(s->value - env->now) > (s64)env->max)
-			return -EINVAL;
+		/* Unsigned: 2^63 and beyond are far in the future, not negative. */
+		if (s->value > env->now && s->value - env->now > env->max)
+			return -ERANGE;
 		*deadline = s->value;
 	}
 	return 0;
@@ -557,40 +725,41 @@ static int dev_timer_rearm_locked(struct tempo_ctx *ctx, const struct tempo_time
  * first REARM that follows a new timer. So a run is REARMs, then new timers,
  * and every output of the run (the new ids, written afterwards) comes after
  * every REARM in it: a fault writing them is undone by cancelling new timers
- * only. Returns the end of the run; *@errp is 0, or the error of element
- * [end], at which the batch stops.
+ * only. The caller checked every spec and made room (limits, slots) for all
+ * new timers of the batch. Returns the end of the run; *@errp is 0, or the
+ * error of element [end], at which the batch stops.
  */
 static u32 dev_arm_run(struct tempo_ctx *ctx, struct tempo_timer_spec *specs, u32 i,
 		       u32 n, const struct dev_arm_env *env, int *errp)
 {
-	u32 j, end, fresh = 0;
-	int err = 0, nomem;
 	u64 deadline, now;
+	int err = 0;
+	u32 j, end;
+	bool seen_new = false;
 
 	for (end = i; end < n; end++) {
 		if (!(specs[end].flags & TEMPO_ARM_REARM))
-			fresh++;
-		else if (fresh)
+			seen_new = true;
+		else if (seen_new)
 			break;
 	}
-	nomem = dev_slots_reserve(ctx, fresh);
-	if (nomem)
-		end -= fresh;	/* the REARMs, then fail at the first new timer */
 
 	/* For placement only (deadlines count from env->now): a run is short. */
 	now = ktime_get_ns();
 	spin_lock(&ctx->wq.lock);
 	for (j = i; j < end; j++) {
+		/* Checked before: the same copy and env give the same answer. */
 		err = dev_spec_deadline(&specs[j], env, &deadline);
-		if (!err)
-			err = specs[j].flags & TEMPO_ARM_REARM ?
-			      dev_timer_rearm_locked(ctx, &specs[j], deadline, now) :
-			      dev_timer_new_locked(ctx, &specs[j], deadline, now);
+		if (err)
+			break;
+		err = specs[j].flags & TEMPO_ARM_REARM ?
+		      dev_timer_rearm_locked(ctx, &specs[j], deadline, now) :
+		      dev_timer_new_locked(ctx, &specs[j], deadline, now);
 		if (err)
 			break;
 	}
 	spin_unlock(&ctx->wq.lock);
-	*errp = err ?: nomem;
+	*errp = err;
 	return j;
 }
 
@@ -617,52 +786,46 @@ fault:
 	return i;
 }
 
-/* Pass 1 of an arm batch: every element well formed, room for the new ones. */
-static int dev_arm_validate(struct tempo_ctx *ctx, struct tempo_timer_spec *specs,
-			    struct tempo_timer_spec __user *us, u32 count,
-			    const struct dev_arm_env *env)
+/*
+ * A user loop's step: stop for a fatal signal, let others run. Every loop
+ * whose length a user chooses calls this at least once per UT_CHUNK steps.
+ */
+static int dev_loop_step(void)
 {
-	u64 deadline, new = 0;
-	u32 i, j, n;
-	int err;
-
-	for (i = 0; i < count; i += n) {
-		n = min_t(u32, count - i, TEMPO_SPEC_CHUNK);
-		if (copy_from_user(specs, us + i, n * sizeof(*specs)))
-			return -EFAULT;
-		for (j = 0; j < n; j++) {
-			err = dev_spec_deadline(&specs[j], env, &deadline);
-			if (err)
-				return err;
-			if (!(specs[j].flags & TEMPO_ARM_REARM))
-				new++;
-		}
-		cond_resched();
-	}
-	if (atomic_read(&ctx->ntimers) + new > limit_timers())
-		return -ENOSPC;
+	if (fatal_signal_pending(current))
+		return -EINTR;
+	cond_resched();
 	return 0;
 }
 
-static int dev_batch_in(struct tempo_batch *b, void __user *arg, u32 allowed)
+/*
+ * Copy a user array of @count elements of @size bytes, once: everything a
+ * call decides and does comes from this copy (no double fetch). Charged to
+ * the file's memory cgroup, which the ioctl entered.
+ */
+static void *dev_copy_array(u64 uptr, u32 count, size_t size)
+{
+	void *p = kvmalloc_array(count, size, DEV_GFP);
+
+	if (!p)
+		return ERR_PTR(-ENOMEM);
+	if (copy_from_user(p, u64_to_user_ptr(uptr), (size_t)count * size)) {
+		kvfree(p);
+		return ERR_PTR(-EFAULT);
+	}
+	return p;
+}
+
+static int dev_batch_in(struct tempo_batch *b, void __user *arg)
 {
 	if (copy_from_user(b, arg, sizeof(*b)))
 		return -EFAULT;
-	if (b->flags & ~allowed)
-		return -EINVAL;
 	/* @done, @error_index, @error, @affected are out fields. */
 	b->done = 0;
 	b->error_index = b->count;
 	b->error = 0;
 	b->affected = 0;
 	return 0;
-}
-
-static int dev_batch_out(struct tempo_batch *b, void __user *arg, int err)
-{
-	if (copy_to_user(arg, b, sizeof(*b)))
-		return -EFAULT;
-	return err;
 }
 
 static void dev_batch_fail(struct tempo_batch *b, u32 i, int err)
@@ -673,29 +836,96 @@ static void dev_batch_fail(struct tempo_batch *b, u32 i, int err)
 	b->error_index = i;
 }
 
+/* Write the out fields back; the call's result is the first failure, or 0. */
+static int dev_batch_out(struct tempo_batch *b, void __user *arg)
+{
+	if (copy_to_user(arg, b, sizeof(*b)))
+		return -EFAULT;
+	return b->error;
+}
+
+/* A failure of the whole batch, before any element took effect. */
+static int dev_batch_refuse(struct tempo_batch *b, void __user *arg, u32 i, int err)
+{
+	dev_batch_fail(b, i, err);
+	return dev_batch_out(b, arg);
+}
+
+/*
+ * Check every spec of an arm batch, count the new timers among them and make
+ * room for all of them: the file's max_timers (live timers), its user's
+ * max_user_timers and the slots. A user is charged for slots, not for live
+ * timers: a file keeps every slot it has used until close() and reuses free
+ * ones first, so its table is as large as the most timers it ever held, and
+ * that is what the user's limit must bound. All or nothing: on error nothing
+ * is reserved. *@charged: slots charged to the user, for dev_arm_settle().
+ */
+static int dev_arm_prepare(struct tempo_ctx *ctx, const struct tempo_timer_spec *specs,
+			   struct tempo_batch *b, const struct dev_arm_env *env, u32 *charged)
+{
+	u32 i, n = 0, nfree;
+	u64 deadline;
+	int err;
+
+	lockdep_assert_held(&ctx->ctl_lock);
+	for (i = 0; i < b->count; i++) {
+		err = dev_spec_deadline(&specs[i], env, &deadline);
+		if (err) {
+			dev_batch_fail(b, i, err);
+			return err;
+		}
+		n += !(specs[i].flags & TEMPO_ARM_REARM);
+		if (!(i % UT_CHUNK)) {
+			err = dev_loop_step();
+			if (err)
+				goto err_batch;
+		}
+	}
+	/* ntimers only grows under ctl_lock, which we hold: the check holds. */
+	err = -ENOSPC;
+	if ((u64)atomic_read(&ctx->ntimers) + n > limit_timers())
+		goto err_batch;
+	/* The free list only grows meanwhile: at most this many new slots. */
+	nfree = READ_ONCE(ctx->nfree);
+	*charged = n > nfree ? n - nfree : 0;
+	if (!dev_charge(&ctx->user->timers, *charged, READ_ONCE(max_user_timers)))
+		goto err_batch;
+	err = dev_slots_reserve(ctx, n);
+	if (err) {
+		dev_uncharge(&ctx->user->timers, *charged);
+		goto err_batch;
+	}
+	return 0;
+
+err_batch:
+	dev_batch_fail(b, b->count, err);
+	return err;
+}
+
 static long dev_ioc_arm(struct tempo_ctx *ctx, void __user *arg)
 {
 	struct tempo_timer_spec __user *us;
 	struct tempo_timer_spec *specs;
-	u32 i, j, k, m, n, end;
+	u32 i, j, k, m, end, charged, nslots;
 	struct dev_arm_env env;
 	struct tempo_batch b;
 	int err;
 
-	err = dev_batch_in(&b, arg, 0);
-	if (err)
-		return err;
-	if (!b.count)
-		return -EINVAL;
+	if (dev_batch_in(&b, arg))
+		return -EFAULT;
+	if (b.flags || !b.count)
+		return dev_batch_refuse(&b, arg, b.count, -EINVAL);
 	if (b.count > limit_timers())
-		return -ENOSPC;
+		return dev_batch_refuse(&b, arg, b.count, -ENOSPC);
 	us = u64_to_user_ptr(b.ptr);
-	specs = kmalloc_array(min_t(u32, b.count, TEMPO_SPEC_CHUNK), sizeof(*specs),
-			      GFP_KERNEL);
-	if (!specs)
-		return -ENOMEM;
+	specs = dev_copy_array(b.ptr, b.count, sizeof(*specs));
+	if (IS_ERR(specs))
+		return dev_batch_refuse(&b, arg, b.count, PTR_ERR(specs));
 
-	mutex_lock(&ctx->ctl_lock);
+	if (mutex_lock_killable(&ctx->ctl_lock)) {
+		kvfree(specs);
+		return -EINTR;
+	}
 	/*
 	 * One clock reading for the whole batch: relative delays count from
 	 * the call, as if every element were armed at once (a clock read is
@@ -704,64 +934,36 @@ static long dev_ioc_arm(struct tempo_ctx *ctx, void __user *arg)
 	env.now = ktime_get_ns();
 	env.max = tempo_timer_max_delay_ns();
 	env.min_period = READ_ONCE(min_period_ns);
-	err = dev_arm_validate(ctx, specs, us, b.count, &env);
+	nslots = ctx->nslots;
+	err = dev_arm_prepare(ctx, specs, &b, &env, &charged);
 	if (err)
-		goto out_unlock;
-	for (i = 0; i < b.count && !b.error; i += n) {
-		n = min_t(u32, b.count - i, TEMPO_SPEC_CHUNK);
-		if (copy_from_user(specs, us + i, n * sizeof(*specs))) {
-			dev_batch_fail(&b, i, -EFAULT);
-			break;
+		goto out_write;
+	for (i = 0; i < b.count && !b.error; i = k) {
+		k = min_t(u32, b.count, i + TEMPO_SPEC_CHUNK);
+		for (j = i; j < k && !b.error; j = end) {
+			end = dev_arm_run(ctx, specs, j, k, &env, &err);
+			m = dev_arm_report(specs, us, j, end);
+			for (; m < end; m++) {	/* ids the caller never saw */
+				dev_batch_fail(&b, m, -EFAULT);
+				if (!(specs[m].flags & TEMPO_ARM_REARM))
+					dev_unarm(ctx, specs[m].id);
+			}
+			b.done = b.error ? b.error_index : end;
+			if (err)
+				dev_batch_fail(&b, end, err);
 		}
-		for (j = 0; j < n && !b.error; j = end) {
-			end = dev_arm_run(ctx, specs, j, n, &env, &err);
-			m = dev_arm_report(specs, us + i, j, end);
-			for (k = m; k < end; k++)	/* ids the caller never saw */
-				dev_unarm(ctx, specs[k].id);
-			b.done += m - j;
-			if (m < end)
-				dev_batch_fail(&b, i + m, -EFAULT);
-			else if (err)
-				dev_batch_fail(&b, i + end, err);
-		}
-		cond_resched();
+		if (!b.error && dev_loop_step())
+			dev_batch_fail(&b, k, -EINTR);
 	}
+	/* Slots charged and not taken into use go back (nslots: ctl_lock). */
+	dev_uncharge(&ctx->user->timers, charged - (ctx->nslots - nslots));
 	b.affected = b.done;
 	atomic64_add(b.done, &ctx->st.armed);
 	atomic64_add(b.done, &mstat.armed);
-	err = dev_batch_out(&b, arg, b.error);
-out_unlock:
+out_write:
 	mutex_unlock(&ctx->ctl_lock);
-	kfree(specs);
-	return err;
-}
-
-/*
- * Cancel every live timer with @cookie: a scan of the table, one chunk per
- * critical section. Returns how many, or -ENOENT for none.
- */
-static int dev_cancel_cookie(struct tempo_ctx *ctx, u64 cookie)
-{
-	struct tempo_utimer *ut;
-	u32 slot, end;
-	int n = 0;
-
-	lockdep_assert_held(&ctx->ctl_lock);
-	for (slot = 0; slot < ctx->nslots; slot = end) {
-		end = min_t(u32, ctx->nslots, slot + UT_CHUNK);
-		spin_lock(&ctx->wq.lock);
-		for (; slot < end; slot++) {
-			ut = dev_slot(ctx, slot);
-			if (ut->state != UT_FREE && ut->cookie == cookie) {
-				dev_utimer_cancel(ctx, ut);
-				n++;
-			}
-		}
-		spin_unlock(&ctx->wq.lock);
-		cond_resched();
-	}
-	atomic64_add(n, &ctx->st.cancelled);
-	return n ? n : -ENOENT;
+	kvfree(specs);
+	return dev_batch_out(&b, arg);
 }
 
 /* Cancel timers @ids[0..@n), elements @first.. of batch @b, in one hold of wq.lock. */
@@ -787,51 +989,134 @@ static void dev_cancel_ids(struct tempo_ctx *ctx, const u64 *ids, u32 n, u32 fir
 	atomic64_add(done, &ctx->st.cancelled);
 }
 
+/*
+ * Cancel by cookie, in one pass over the slot table whatever the number of
+ * cookies: the batch's cookies go into an open-addressing hash table keyed
+ * with a random siphash key (a user choosing cookies cannot make them
+ * collide), and each live timer looks its cookie up. O(cookies + slots).
+ * The first element naming a cookie cancels every timer with it; a later
+ * element naming the same cookie finds none (ENOENT), as if applied in order.
+ */
+struct dev_cookie_ent {
+	u64	cookie;
+	u32	index;		/* first element naming it, + 1; 0 = empty */
+	u32	hits;		/* timers it cancelled */
+};
+
+static siphash_key_t dev_cookie_key __read_mostly;
+
+static struct dev_cookie_ent *dev_cookie_find(struct dev_cookie_ent *tab, u32 mask,
+					      u64 cookie)
+{
+	u32 h = siphash_1u64(cookie, &dev_cookie_key) & mask;
+
+	/* Half empty at most: the probe ends at the cookie or an empty entry. */
+	while (tab[h].index && tab[h].cookie != cookie)
+		h = (h + 1) & mask;
+	return &tab[h];
+}
+
+static int dev_cancel_cookies(struct tempo_ctx *ctx, const u64 *keys, struct tempo_batch *b)
+{
+	size_t size = roundup_pow_of_two(2 * (size_t)b->count);
+	u32 i, slot, end, mask = size - 1;
+	struct dev_cookie_ent *tab, *e;
+	struct tempo_utimer *ut;
+	int err = 0;
+
+	tab = kvcalloc(size, sizeof(*tab), DEV_GFP);
+	if (!tab)
+		return -ENOMEM;
+	for (i = 0; i < b->count && !err; i++) {
+		e = dev_cookie_find(tab, mask, keys[i]);
+		if (!e->index) {
+			e->cookie = keys[i];
+			e->index = i + 1;
+		}
+		if (!(i % UT_CHUNK))
+			err = dev_loop_step();
+	}
+	for (slot = 0; slot < ctx->nslots && !err; slot = end) {
+		end = min_t(u32, ctx->nslots, slot + UT_CHUNK);
+		spin_lock(&ctx->wq.lock);
+		for (; slot < end; slot++) {
+			ut = dev_slot(ctx, slot);
+			if (ut->state == UT_FREE)
+				continue;
+			e = dev_cookie_find(tab, mask, ut->cookie);
+			if (!e->index)
+				continue;
+			dev_utimer_cancel(ctx, ut);
+			e->hits++;
+			b->affected++;
+		}
+		spin_unlock(&ctx->wq.lock);
+		err = dev_loop_step();
+	}
+	atomic64_add(b->affected, &ctx->st.cancelled);
+	for (i = 0; i < b->count && !err; i++) {
+		e = dev_cookie_find(tab, mask, keys[i]);
+		if (e->index == i + 1 && e->hits)
+			b->done++;
+		else
+			dev_batch_fail(b, i, -ENOENT);
+	}
+	kvfree(tab);
+	return err;
+}
+
 static long dev_ioc_cancel(struct tempo_ctx *ctx, void __user *arg)
 {
-	u64 keys[TEMPO_CANCEL_CHUNK];
 	struct tempo_batch b;
-	const u64 __user *ukeys;
-	u32 i, j, n;
-	int err, ret;
+	u32 i, n;
+	u64 *keys;
+	int err = 0;
 
-	err = dev_batch_in(&b, arg, TEMPO_CANCEL_FLAGS);
-	if (err)
-		return err;
-	if (!b.count || b.count > limit_timers())
-		return -EINVAL;
-	ukeys = u64_to_user_ptr(b.ptr);
+	if (dev_batch_in(&b, arg))
+		return -EFAULT;
+	if (b.flags & ~TEMPO_CANCEL_FLAGS || !b.count || b.count > limit_timers())
+		return dev_batch_refuse(&b, arg, b.count, -EINVAL);
+	keys = dev_copy_array(b.ptr, b.count, sizeof(u64));
+	if (IS_ERR(keys))
+		return dev_batch_refuse(&b, arg, b.count, PTR_ERR(keys));
 
-	mutex_lock(&ctx->ctl_lock);
-	for (i = 0; i < b.count; i += n) {
-		n = min_t(u32, b.count - i, TEMPO_CANCEL_CHUNK);
-		if (copy_from_user(keys, ukeys + i, n * sizeof(u64))) {
-			dev_batch_fail(&b, i, -EFAULT);
-			break;
-		}
-		if (!(b.flags & TEMPO_CANCEL_COOKIE)) {
-			dev_cancel_ids(ctx, keys, n, i, &b);
-		} else {
-			for (j = 0; j < n; j++) {
-				ret = dev_cancel_cookie(ctx, keys[j]);
-				if (ret < 0) {
-					dev_batch_fail(&b, i + j, ret);
-					continue;
-				}
-				b.done++;
-				b.affected += ret;
-			}
-		}
-		cond_resched();
+	if (mutex_lock_killable(&ctx->ctl_lock)) {
+		kvfree(keys);
+		return -EINTR;
 	}
-	err = dev_batch_out(&b, arg, b.error);
+	if (b.flags & TEMPO_CANCEL_COOKIE) {
+		err = dev_cancel_cookies(ctx, keys, &b);
+	} else {
+		for (i = 0; i < b.count && !err; i += n) {
+			n = min_t(u32, b.count - i, TEMPO_CANCEL_CHUNK);
+			dev_cancel_ids(ctx, keys + i, n, i, &b);
+			if (!(i % UT_CHUNK))
+				err = dev_loop_step();
+		}
+	}
 	mutex_unlock(&ctx->ctl_lock);
-	return err;
+	kvfree(keys);
+	if (err)	/* a fatal signal: the batch stopped part way */
+		dev_batch_fail(&b, b.count, err);
+	return dev_batch_out(&b, arg);
 }
 
 /* ---- events: read and poll ------------------------------------------- */
 
-static void dev_record_timer(struct tempo_utimer *ut, struct tempo_event *ev)
+/*
+ * Periods a parked periodic timer (it expired again while its record was
+ * unread) has passed by @now since its next deadline, counting that one; 0
+ * if it has not reached it. The read that takes the record folds them in.
+ */
+static u64 dev_periodic_missed(const struct tempo_utimer *ut, u64 now)
+{
+	if (!ut->parked || (s64)(now - ut->deadline) < 0)
+		return 0;
+	return div64_u64(now - ut->deadline, ut->period) + 1;
+}
+
+/* The record of a queued timer as a read at @now reports it. */
+static void dev_record_timer(struct tempo_utimer *ut, struct tempo_event *ev, u64 now)
 {
 	ev->type = TEMPO_EV_TIMER;
 	ev->id = ut->id;
@@ -840,6 +1125,8 @@ static void dev_record_timer(struct tempo_utimer *ut, struct tempo_event *ev)
 	ev->time = ut->ev_time;
 	ev->overrun = ut->ev_overrun;
 	ev->flags = ut->period ? 0 : TEMPO_EVF_FINAL;
+	if (ut->period)
+		ev->overrun = dev_overrun_add(ev->overrun, dev_periodic_missed(ut, now));
 }
 
 static void dev_record_order(struct tempo_osub *os, struct tempo_event *ev)
@@ -853,86 +1140,46 @@ static void dev_record_order(struct tempo_osub *os, struct tempo_event *ev)
 }
 
 /*
- * Under wq.lock: the record of a periodic timer is being read. If the timer
- * parked (it expired again while the record was unread), count the periods
- * that passed since into the record and re-arm it at the next boundary.
+ * Under wq.lock, once its record reached the user: a one-shot's slot goes
+ * FREE (its id dies), a periodic timer resumes; a parked one counts the
+ * periods that passed (as dev_record_timer() reported them at the same
+ * @now) and is re-armed at the next boundary of its original schedule.
  */
-static void dev_periodic_resume(struct tempo_ctx *ctx, struct tempo_utimer *ut,
-				struct tempo_event *ev)
+static void dev_commit_timer(struct tempo_ctx *ctx, struct tempo_utimer *ut, u64 now)
 {
-	u64 now, missed;
+	u64 missed;
 
+	if (!ut->period) {
+		dev_slot_put(ctx, ut);
+		return;
+	}
 	ut->state = UT_ARMED;
 	if (!ut->parked)
 		return;
 	ut->parked = false;
-	now = ktime_get_ns();
-	if ((s64)(now - ut->deadline) >= 0) {
-		missed = div64_u64(now - ut->deadline, ut->period) + 1;
-		ev->overrun += missed;
-		atomic64_add(missed, &ctx->st.overruns);
-		ut->deadline += missed * ut->period;
-	}
+	missed = dev_periodic_missed(ut, now);
+	atomic64_add(missed, &ctx->st.overruns);
+	ut->deadline += missed * ut->period;
 	tempo_timer_arm_at(&ut->timer, TEMPO_CPU_LOCAL, ns_to_ktime(ut->deadline));
 }
 
-/*
- * Under wq.lock: move up to @max records into @ev. A delivered one-shot's
- * slot goes FREE here; osubs go on @oreap, for the caller to free after
- * unlocking.
- */
-static int dev_take_locked(struct tempo_ctx *ctx, struct tempo_event *ev, int max,
-			   struct list_head *oreap)
-{
-	struct tempo_utimer *ut;
-	struct tempo_osub *os;
-	struct tempo_qent *q;
-	int n = 0;
-
-	lockdep_assert_held(&ctx->wq.lock);
-	memset(ev, 0, max * sizeof(*ev));
-	if (ctx->lost && n < max) {
-		ev[n].type = TEMPO_EV_LOST;
-		ev[n].overrun = ctx->lost;
-		ctx->lost = 0;
-		n++;
-	}
-	while (n < max && !list_empty(&ctx->ready)) {
-		q = list_first_entry(&ctx->ready, struct tempo_qent, node);
-		dev_ready_del(ctx, q);
-		if (q->type == QE_TIMER) {
-			ut = container_of(q, struct tempo_utimer, q);
-			dev_record_timer(ut, &ev[n]);
-			if (ut->period)
-				dev_periodic_resume(ctx, ut, &ev[n]);
-			else
-				dev_slot_put(ctx, ut);
-		} else {
-			os = container_of(q, struct tempo_osub, q);
-			dev_record_order(os, &ev[n]);
-			ctx->nready_order--;
-			list_add_tail(&os->q.node, oreap);
-		}
-		n++;
-	}
-	return n;
-}
-
-static void dev_osub_free(struct tempo_osub *os)
+static void dev_osub_free(struct tempo_ctx *ctx, struct tempo_osub *os)
 {
 	atomic64_dec(&mstat.submissions);
-	atomic64_sub(sizeof(*os) + os->len, &mstat.bytes);
-	kvfree(os);
+	atomic64_sub(os->charged, &mstat.bytes);
+	dev_uncharge(&ctx->user->bytes, os->charged);
+	kvfree(os->data);
+	kfree(os);
 }
 
-/* Free what dev_take_locked() left to us. */
-static void dev_reap(struct list_head *oreap)
+/* Free what dev_copy_out_locked() left to us. */
+static void dev_reap(struct tempo_ctx *ctx, struct list_head *oreap)
 {
 	struct tempo_qent *q, *qtmp;
 
 	list_for_each_entry_safe(q, qtmp, oreap, node) {
 		list_del(&q->node);
-		dev_osub_free(container_of(q, struct tempo_osub, q));
+		dev_osub_free(ctx, container_of(q, struct tempo_osub, q));
 	}
 }
 
@@ -941,21 +1188,85 @@ static bool dev_readable(struct tempo_ctx *ctx)
 	return !list_empty(&ctx->ready) || ctx->lost;
 }
 
+/*
+ * Under wq.lock: copy up to @max records, oldest first, to @ubuf, and take
+ * each one off the queue only once it is in the user's buffer. The copy runs
+ * with page faults disabled (it cannot sleep under the lock): it stops at the
+ * first record whose copy would fault, and that record stays queued. So a
+ * bad or unmapped buffer loses nothing; the caller faults the page in and
+ * comes back. Delivered osubs go on @oreap, to be freed after unlocking.
+ * Returns the number of records delivered.
+ */
+static unsigned int dev_copy_out_locked(struct tempo_ctx *ctx, struct tempo_event __user *ubuf,
+					unsigned int max, struct list_head *oreap)
+{
+	struct tempo_utimer *ut = NULL;
+	struct tempo_osub *os = NULL;
+	struct tempo_event ev;
+	struct tempo_qent *q;
+	unsigned int n = 0;
+	unsigned long left;
+	u64 now = ktime_get_ns();
+
+	lockdep_assert_held(&ctx->wq.lock);
+	while (n < max && dev_readable(ctx)) {
+		memset(&ev, 0, sizeof(ev));
+		q = NULL;
+		if (ctx->lost) {
+			ev.type = TEMPO_EV_LOST;
+			ev.overrun = ctx->lost;
+		} else {
+			q = list_first_entry(&ctx->ready, struct tempo_qent, node);
+			if (q->type == QE_TIMER) {
+				ut = container_of(q, struct tempo_utimer, q);
+				dev_record_timer(ut, &ev, now);
+			} else {
+				os = container_of(q, struct tempo_osub, q);
+				dev_record_order(os, &ev);
+			}
+		}
+		pagefault_disable();
+		left = __copy_to_user_inatomic(ubuf + n, &ev, sizeof(ev));
+		pagefault_enable();
+		if (left)
+			break;
+		/* In the user's buffer: now it leaves the queue. */
+		if (!q) {
+			ctx->lost = 0;
+		} else {
+			dev_ready_del(ctx, q);
+			if (q->type == QE_TIMER) {
+				dev_commit_timer(ctx, ut, now);
+			} else {
+				ctx->nready_order--;
+				list_add_tail(&os->q.node, oreap);
+			}
+		}
+		n++;
+	}
+	return n;
+}
+
+static void dev_sink_flush(struct tempo_ctx *ctx, unsigned int budget);
+
 static ssize_t tempo_dev_read(struct file *file, char __user *buf, size_t count,
 			      loff_t *ppos)
 {
 	struct tempo_ctx *ctx = file->private_data;
+	struct tempo_event __user *ubuf = (struct tempo_event __user *)buf;
 	size_t want = count / sizeof(struct tempo_event);
-	struct tempo_event *ev;
+	unsigned int n, chunk, stalls = 0;
 	LIST_HEAD(oreap);
 	size_t done = 0;
-	int n, err = 0;
+	bool faulted;
+	int err = 0;
 
 	if (!want)
 		return -EINVAL;
-	ev = kmalloc_array(min_t(size_t, want, TEMPO_READ_CHUNK), sizeof(*ev), GFP_KERNEL);
-	if (!ev)
-		return -ENOMEM;
+	if (!access_ok(buf, want * sizeof(struct tempo_event)))
+		return -EFAULT;
+	/* A caller of the context: it writes what waits for the sink. */
+	dev_sink_flush(ctx, TEMPO_SINK_BUDGET);
 
 	spin_lock(&ctx->wq.lock);
 	if (!dev_readable(ctx)) {
@@ -966,19 +1277,27 @@ static ssize_t tempo_dev_read(struct file *file, char __user *buf, size_t count,
 									dev_readable(ctx));
 	}
 	while (!err && done < want && dev_readable(ctx)) {
-		n = dev_take_locked(ctx, ev, min_t(size_t, want - done, TEMPO_READ_CHUNK),
-				    &oreap);
+		chunk = min_t(size_t, want - done, TEMPO_READ_CHUNK);
+		n = dev_copy_out_locked(ctx, ubuf + done, chunk, &oreap);
+		done += n;
+		faulted = n < chunk && dev_readable(ctx);
+		if (!faulted && !need_resched() && list_empty(&oreap))
+			continue;
 		spin_unlock(&ctx->wq.lock);
-		dev_reap(&oreap);
-
-		if (copy_to_user(buf + done * sizeof(*ev), ev, n * sizeof(*ev))) {
-			/* Gone with the caller's bad buffer: count, never hide. */
-			atomic64_add(n, &ctx->st.events_lost);
-			err = -EFAULT;
-		} else {
-			done += n;
-			atomic64_add(n, &ctx->st.events_read);
+		dev_reap(ctx, &oreap);
+		/*
+		 * The record that would fault stays queued: fault the page in and
+		 * try again, unless it cannot be (a bad buffer), or tries keep
+		 * making no progress (another thread unmapping it).
+		 */
+		if (faulted) {
+			stalls = n ? 0 : stalls + 1;
+			if (stalls > 2 || fault_in_writeable((char __user *)(ubuf + done),
+							     sizeof(*ubuf)))
+				err = -EFAULT;
 		}
+		if (!err)
+			err = dev_loop_step();
 		spin_lock(&ctx->wq.lock);
 	}
 	/*
@@ -988,10 +1307,11 @@ static ssize_t tempo_dev_read(struct file *file, char __user *buf, size_t count,
 	if (dev_readable(ctx))
 		wake_up_locked(&ctx->wq);
 	spin_unlock(&ctx->wq.lock);
-	kfree(ev);
+	dev_reap(ctx, &oreap);
+	atomic64_add(done, &ctx->st.events_read);
 
 	if (done)
-		return done * sizeof(*ev);
+		return done * sizeof(struct tempo_event);
 	return err;
 }
 
@@ -1003,7 +1323,10 @@ static __poll_t tempo_dev_poll(struct file *file, struct poll_table_struct *pt)
 	poll_wait(file, &ctx->wq, pt);
 	spin_lock(&ctx->wq.lock);
 	if (dev_readable(ctx))
-		mask = EPOLLIN | EPOLLRDNORM;
+		mask |= EPOLLIN | EPOLLRDNORM;
+	/* Completions wait for a thread to write them to the sink. */
+	if (ctx->sink_queued)
+		mask |= EPOLLOUT | EPOLLWRNORM;
 	spin_unlock(&ctx->wq.lock);
 	return mask;
 }
@@ -1021,12 +1344,13 @@ static struct tempo_order *dev_order_get(struct tempo_ctx *ctx)
 	if (o)
 		return o;
 
-	mutex_lock(&ctx->order_lock);
+	if (mutex_lock_killable(&ctx->order_lock))
+		return ERR_PTR(-EINTR);
 	o = ctx->order;
 	if (o)
 		goto out_unlock;
 	window = limit_window();
-	slots = kvcalloc(window, sizeof(*slots), GFP_KERNEL_ACCOUNT);
+	slots = kvcalloc(window, sizeof(*slots), DEV_GFP);
 	if (!slots) {
 		o = ERR_PTR(-ENOMEM);
 		goto out_unlock;
@@ -1055,35 +1379,141 @@ static bool dev_ticket_claim(struct tempo_ctx *ctx, u64 ticket)
 	return atomic64_cmpxchg(slot, ticket + 1, 0) == ticket + 1;
 }
 
-static void dev_sink_write(struct tempo_ctx *ctx, struct tempo_osub *os)
+/*
+ * What a sink may be: a regular file, a FIFO (pipes included) or a character
+ * device (a tty, say), written with write_iter as write(2) would. None of
+ * these can hold a file reference through what is written to them, so a sink
+ * can never keep its own tempo file (or another's) alive in a cycle, as a
+ * unix socket passing the tempo fd with SCM_RIGHTS would. Never a tempo file.
+ */
+static int dev_sink_check(struct file *f)
 {
-	struct file *sink = ctx->sink;
-	loff_t pos = 0, *ppos = (sink->f_mode & FMODE_STREAM) ? NULL : &pos;
-	size_t off = 0;
-	ssize_t ret = 0;
+	umode_t mode = file_inode(f)->i_mode;
 
-	might_sleep();
-	if (ppos)
-		pos = sink->f_pos;
-	while (off < os->len) {
-		ret = kernel_write(sink, os->data + off, os->len - off, ppos);
-		if (ret <= 0)
-			break;
-		off += ret;
-	}
-	if (ppos)
-		sink->f_pos = pos;
-	atomic64_add(off, &ctx->st.sink_bytes);
-	if (off < os->len) {
-		atomic64_inc(&ctx->st.sink_errors);
-		ctx->sink_last_error = ret < 0 ? ret : -EIO;
-	}
+	if (!(f->f_mode & FMODE_WRITE))
+		return -EBADF;
+	if (!S_ISREG(mode) && !S_ISFIFO(mode) && !S_ISCHR(mode))
+		return -EINVAL;
+	/* What kernel_write() accepts. */
+	if (!(f->f_mode & FMODE_CAN_WRITE) || !f->f_op->write_iter || f->f_op->write ||
+	    f->f_op == &tempo_dev_fops)
+		return -EINVAL;
+	return 0;
+}
+
+/* A sink error as userspace may see it: never a kernel-internal errno. */
+static int dev_sink_errno(ssize_t ret)
+{
+	if (ret >= 0)
+		return -EIO;	/* a write that made no progress */
+	if (ret == -ERESTARTSYS || ret == -ERESTARTNOINTR || ret == -ERESTARTNOHAND ||
+	    ret == -ERESTART_RESTARTBLOCK)
+		return -EINTR;
+	return ret;
 }
 
 /*
- * Count a completion once its effect (the sink write, the record, or the
- * lost count) is in place, so that whoever sees "completed" reach N finds
- * the N-th write or record: dev_stats_ctx() reads completed first.
+ * Write the rest of @os to the sink, from ctx->sink_off, in the calling
+ * thread and exactly as write(2) of that thread would: its credentials,
+ * rlimits (RLIMIT_FSIZE: EFBIG and SIGXFSZ), LSM checks and signals
+ * (SIGPIPE), the file position updated under f_pos_lock as fdget_pos() does
+ * for a regular file, none for a stream. Under sink_lock.
+ *
+ * Return: 0 when @os is done with (written, or failed and counted), -EINTR
+ * when a signal interrupted the write: @os stays at the head of the queue
+ * and the rest of it is written by a later call.
+ */
+static int dev_sink_write(struct tempo_ctx *ctx, struct tempo_osub *os)
+{
+	struct file *sink = ctx->sink;
+	bool pos_lock = sink->f_mode & FMODE_ATOMIC_POS;
+	loff_t pos = 0, *ppos = NULL;
+	ssize_t ret = 0;
+
+	lockdep_assert_held(&ctx->sink_lock);
+	if (pos_lock && mutex_lock_killable(&sink->f_pos_lock))
+		return -EINTR;
+	if (!(sink->f_mode & FMODE_STREAM)) {
+		pos = sink->f_pos;
+		ppos = &pos;
+	}
+	while (ctx->sink_off < os->len) {
+		ret = kernel_write(sink, os->data + ctx->sink_off, os->len - ctx->sink_off, ppos);
+		if (ret <= 0)
+			break;
+		ctx->sink_off += ret;
+		atomic64_add(ret, &ctx->st.sink_bytes);
+	}
+	if (ppos)
+		sink->f_pos = pos;
+	if (pos_lock)
+		mutex_unlock(&sink->f_pos_lock);
+
+	if (ctx->sink_off < os->len) {
+		if (signal_pending(current) && dev_sink_errno(ret) == -EINTR)
+			return -EINTR;	/* interrupted, not failed: go on later */
+		atomic64_inc(&ctx->st.sink_errors);
+		WRITE_ONCE(ctx->sink_last_error, dev_sink_errno(ret));
+	}
+	ctx->sink_off = 0;
+	return 0;
+}
+
+/*
+ * Write up to @budget completions waiting on the sink queue, in ticket order,
+ * from the calling thread (dev_sink_write()). Every thread that calls into
+ * the context with ordered-stream work (ticket, submit, trash, sink, flush,
+ * read) writes its share this way; close() writes the rest. No kernel thread
+ * ever writes: a file released from one (a delayed fput) drops what is left,
+ * counted.
+ *
+ * Return: 0, or -EINTR if a signal stopped it with completions left.
+ */
+static int dev_sink_flush_locked(struct tempo_ctx *ctx, unsigned int budget)
+{
+	struct tempo_osub *os;
+	int err = 0;
+
+	lockdep_assert_held(&ctx->sink_lock);
+	while (budget--) {
+		spin_lock(&ctx->wq.lock);
+		os = list_first_entry_or_null(&ctx->sink_q, struct tempo_osub, q.node);
+		spin_unlock(&ctx->wq.lock);
+		if (!os)
+			break;
+		/* Only sink_lock's holder takes from the head: @os stays there. */
+		err = dev_sink_write(ctx, os);
+		if (err)
+			break;
+		spin_lock(&ctx->wq.lock);
+		list_del(&os->q.node);
+		/* Marked: dev_sink_flush() peeks without the lock. */
+		WRITE_ONCE(ctx->sink_queued, ctx->sink_queued - 1);
+		spin_unlock(&ctx->wq.lock);
+		dev_osub_free(ctx, os);
+		if (fatal_signal_pending(current)) {
+			err = -EINTR;
+			break;
+		}
+		cond_resched();
+	}
+	return err;
+}
+
+static void dev_sink_flush(struct tempo_ctx *ctx, unsigned int budget)
+{
+	if (!READ_ONCE(ctx->sink_queued) || (current->flags & PF_KTHREAD))
+		return;
+	if (mutex_lock_killable(&ctx->sink_lock))
+		return;
+	dev_sink_flush_locked(ctx, budget);
+	mutex_unlock(&ctx->sink_lock);
+}
+
+/*
+ * Count a completion once its effect (the record, the sink queue entry, or
+ * the lost count) is in place, so that whoever sees "completed" reach N finds
+ * the N-th: dev_stats_ctx() reads completed first.
  */
 static void dev_count_completed(struct tempo_ctx *ctx)
 {
@@ -1095,7 +1525,11 @@ static void dev_count_completed(struct tempo_ctx *ctx)
 
 /*
  * The completion, in ticket order, never concurrently with another of this
- * context: in the thread completing the sequence (see the top of the file).
+ * context, in whatever thread completes the sequence: a caller of ours, or
+ * the ordered scheduler's workqueue for the rest of a long streak. So it does
+ * no I/O and never sleeps: with a sink it queues @os for a calling thread to
+ * write; without, it frees the data (a record reports only the length) and
+ * queues the record.
  */
 static void dev_order_complete(void *arg)
 {
@@ -1104,16 +1538,31 @@ static void dev_order_complete(void *arg)
 
 	os->completed = ktime_get_ns();
 
-	mutex_lock(&ctx->sink_lock);
+	spin_lock(&ctx->wq.lock);
 	if (ctx->sink) {
-		dev_sink_write(ctx, os);
-		mutex_unlock(&ctx->sink_lock);
-		dev_osub_free(os);
+		list_add_tail(&os->q.node, &ctx->sink_q);
+		/* Pollers learn that a thread is wanted (EPOLLOUT). */
+		WRITE_ONCE(ctx->sink_queued, ctx->sink_queued + 1);
+		if (ctx->sink_queued == 1)
+			wake_up_locked_poll(&ctx->wq, EPOLLOUT | EPOLLWRNORM);
+		spin_unlock(&ctx->wq.lock);
 		dev_count_completed(ctx);
 		return;
 	}
-	mutex_unlock(&ctx->sink_lock);
+	spin_unlock(&ctx->wq.lock);
 
+	/*
+	 * A record: the data goes now and the record alone stays charged. A
+	 * sink set meanwhile does not matter: this completion was decided
+	 * before it, and no other completion of ours runs until we return.
+	 */
+	if (os->data) {
+		kvfree(os->data);
+		os->data = NULL;
+		atomic64_sub(os->len, &mstat.bytes);
+		dev_uncharge(&ctx->user->bytes, os->len);
+		os->charged -= os->len;
+	}
 	spin_lock(&ctx->wq.lock);
 	if (ctx->nready_order >= limit_events()) {
 		ctx->lost++;
@@ -1121,13 +1570,12 @@ static void dev_order_complete(void *arg)
 		/* The TEMPO_EV_LOST record is readable now. */
 		wake_up_locked_poll(&ctx->wq, EPOLLIN | EPOLLRDNORM);
 		spin_unlock(&ctx->wq.lock);
-		dev_osub_free(os);
-		dev_count_completed(ctx);
-		return;
+		dev_osub_free(ctx, os);
+	} else {
+		ctx->nready_order++;
+		dev_ready_add(ctx, &os->q);
+		spin_unlock(&ctx->wq.lock);
 	}
-	ctx->nready_order++;
-	dev_ready_add(ctx, &os->q);
-	spin_unlock(&ctx->wq.lock);
 	dev_count_completed(ctx);
 }
 
@@ -1175,6 +1623,7 @@ static long dev_ioc_submit(struct tempo_ctx *ctx, void __user *arg)
 	struct tempo_order *o = smp_load_acquire(&ctx->order); /* LMM(dev_order_get:A) */
 	struct tempo_submit sb;
 	struct tempo_osub *os;
+	u32 charge;
 	int ret;
 
 	if (copy_from_user(&sb, arg, sizeof(sb)))
@@ -1182,17 +1631,26 @@ static long dev_ioc_submit(struct tempo_ctx *ctx, void __user *arg)
 	if (sb.flags || sb.len > limit_data() || !o)
 		return -EINVAL;
 
-	os = kvmalloc(struct_size(os, data, sb.len), GFP_KERNEL_ACCOUNT);
+	/* The submission and its record, until the record is read. */
+	charge = sizeof(*os) + sb.len;
+	if (!dev_charge(&ctx->user->bytes, charge, READ_ONCE(max_user_bytes)))
+		return -ENOSPC;
+	ret = -ENOMEM;
+	os = kzalloc(sizeof(*os), DEV_GFP);
 	if (!os)
-		return -ENOMEM;
-	if (copy_from_user(os->data, u64_to_user_ptr(sb.data), sb.len)) {
-		kvfree(os);
-		return -EFAULT;
+		goto err_uncharge;
+	os->charged = charge;
+	if (sb.len) {
+		os->data = kvmalloc(sb.len, DEV_GFP);
+		if (!os->data)
+			goto err_free;
+		ret = -EFAULT;
+		if (copy_from_user(os->data, u64_to_user_ptr(sb.data), sb.len))
+			goto err_free;
 	}
-	if (!dev_ticket_claim(ctx, sb.ticket)) {
-		kvfree(os);
-		return -EINVAL;
-	}
+	ret = -EINVAL;
+	if (!dev_ticket_claim(ctx, sb.ticket))
+		goto err_free;
 	os->q.type = QE_ORDER;
 	os->ctx = ctx;
 	os->ticket = sb.ticket;
@@ -1200,16 +1658,23 @@ static long dev_ioc_submit(struct tempo_ctx *ctx, void __user *arg)
 	os->len = sb.len;
 	os->submitted = ktime_get_ns();
 	atomic64_inc(&mstat.submissions);
-	atomic64_add(sizeof(*os) + os->len, &mstat.bytes);
+	atomic64_add(charge, &mstat.bytes);
 	atomic64_inc(&ctx->st.submitted);
 
 	/* Claimed above: outstanding, so run() cannot fail (no deadline). */
 	ret = tempo_order_run(o, sb.ticket, dev_order_complete, os);
 	if (WARN_ON_ONCE(ret < 0)) {
-		dev_osub_free(os);
+		dev_osub_free(ctx, os);
 		return ret;
 	}
 	return 0;
+
+err_free:
+	kvfree(os->data);
+	kfree(os);
+err_uncharge:
+	dev_uncharge(&ctx->user->bytes, charge);
+	return ret;
 }
 
 static long dev_ioc_trash(struct tempo_ctx *ctx, void __user *arg)
@@ -1226,10 +1691,15 @@ static long dev_ioc_trash(struct tempo_ctx *ctx, void __user *arg)
 	return 0;
 }
 
+/*
+ * Set the sink. Completions already queued for the old sink are written to it
+ * first, by this thread: if a signal stops that, nothing changes (EINTR).
+ */
 static long dev_ioc_sink(struct tempo_ctx *ctx, void __user *arg)
 {
+	struct file *f = NULL, *old = NULL;
 	struct tempo_sink sk;
-	struct file *f = NULL, *old;
+	int err;
 
 	if (copy_from_user(&sk, arg, sizeof(sk)))
 		return -EFAULT;
@@ -1239,25 +1709,49 @@ static long dev_ioc_sink(struct tempo_ctx *ctx, void __user *arg)
 		f = fget(sk.fd);
 		if (!f)
 			return -EBADF;
-		/* What kernel_write() accepts; and never a tempo file (recursion). */
-		if (!(f->f_mode & FMODE_WRITE)) {
-			fput(f);
-			return -EBADF;
-		}
-		if (!(f->f_mode & FMODE_CAN_WRITE) || !f->f_op->write_iter ||
-		    f->f_op->write || f->f_op == &tempo_dev_fops) {
-			fput(f);
-			return -EINVAL;
-		}
+		err = dev_sink_check(f);
+		if (err)
+			goto out_put;
 	}
-	mutex_lock(&ctx->sink_lock);
-	old = ctx->sink;
-	ctx->sink = f;
-	ctx->sink_last_error = 0;
+	err = -EINTR;
+	if (mutex_lock_killable(&ctx->sink_lock))
+		goto out_put;
+	for (;;) {
+		err = dev_sink_flush_locked(ctx, UINT_MAX);
+		if (err)
+			break;
+		/* A completion may have queued meanwhile: switch only when empty. */
+		spin_lock(&ctx->wq.lock);
+		if (list_empty(&ctx->sink_q)) {
+			old = ctx->sink;
+			ctx->sink = f;
+			f = NULL;
+			ctx->sink_off = 0;
+			WRITE_ONCE(ctx->sink_last_error, 0);
+			spin_unlock(&ctx->wq.lock);
+			break;
+		}
+		spin_unlock(&ctx->wq.lock);
+	}
 	mutex_unlock(&ctx->sink_lock);
+out_put:
+	if (f)
+		fput(f);
 	if (old)
 		fput(old);
-	return 0;
+	return err;
+}
+
+/* Write every completion waiting for the sink (TEMPO_IOC_ORDER_FLUSH). */
+static long dev_ioc_flush(struct tempo_ctx *ctx)
+{
+	int err;
+
+	if (mutex_lock_killable(&ctx->sink_lock))
+		return -EINTR;
+	err = dev_sink_flush_locked(ctx, UINT_MAX);
+	mutex_unlock(&ctx->sink_lock);
+	return err;
 }
 
 /* ---- info and stats -------------------------------------------------- */
@@ -1267,7 +1761,8 @@ static long dev_ioc_info(void __user *arg)
 	struct tempo_info in = {
 		.version	= TEMPO_ABI_VERSION,
 		.features	= TEMPO_FEAT_TIMERS | TEMPO_FEAT_PERIODIC |
-				  TEMPO_FEAT_ORDER | TEMPO_FEAT_SINK | TEMPO_FEAT_STATS,
+				  TEMPO_FEAT_ORDER | TEMPO_FEAT_SINK | TEMPO_FEAT_STATS |
+				  TEMPO_FEAT_USER_LIMITS,
 		.record_size	= sizeof(struct tempo_event),
 		.order_window	= limit_window(),
 		.tick_ns	= tempo_timer_tick_ns(),
@@ -1276,6 +1771,9 @@ static long dev_ioc_info(void __user *arg)
 		.max_timers	= limit_timers(),
 		.max_events	= limit_events(),
 		.max_data	= limit_data(),
+		.max_user_contexts = READ_ONCE(max_user_contexts),
+		.max_user_timers = READ_ONCE(max_user_timers),
+		.max_user_bytes	= READ_ONCE(max_user_bytes),
 	};
 
 	return copy_to_user(arg, &in, sizeof(in)) ? -EFAULT : 0;
@@ -1305,6 +1803,7 @@ static void dev_stats_ctx(struct tempo_ctx *ctx, struct tempo_ctx_stats *s)
 	s->sink_last_error = READ_ONCE(ctx->sink_last_error);
 	spin_lock(&ctx->wq.lock);
 	s->events_ready = ctx->nready;
+	s->sink_pending = ctx->sink_queued;
 	spin_unlock(&ctx->wq.lock);
 }
 
@@ -1332,50 +1831,95 @@ static long dev_ioc_stats(struct tempo_ctx *ctx, void __user *arg)
 
 /* ---- file operations ------------------------------------------------- */
 
-static long tempo_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+static long dev_ioctl(struct tempo_ctx *ctx, unsigned int cmd, void __user *uarg)
 {
-	struct tempo_ctx *ctx = file->private_data;
-	void __user *uarg = (void __user *)arg;
+	long ret;
 
 	switch (cmd) {
 	case TEMPO_IOC_INFO:
 		return dev_ioc_info(uarg);
 	case TEMPO_IOC_STATS:
+		/* Counters after this caller's share of the sink writes. */
+		dev_sink_flush(ctx, TEMPO_SINK_BUDGET);
 		return dev_ioc_stats(ctx, uarg);
 	case TEMPO_IOC_TIMER_ARM:
 		return dev_ioc_arm(ctx, uarg);
 	case TEMPO_IOC_TIMER_CANCEL:
 		return dev_ioc_cancel(ctx, uarg);
-	case TEMPO_IOC_ORDER_TICKET:
-		return dev_ioc_ticket(ctx, uarg);
-	case TEMPO_IOC_ORDER_SUBMIT:
-		return dev_ioc_submit(ctx, uarg);
-	case TEMPO_IOC_ORDER_TRASH:
-		return dev_ioc_trash(ctx, uarg);
 	case TEMPO_IOC_ORDER_SINK:
 		return dev_ioc_sink(ctx, uarg);
+	case TEMPO_IOC_ORDER_FLUSH:
+		return dev_ioc_flush(ctx);
+	case TEMPO_IOC_ORDER_TICKET:
+		ret = dev_ioc_ticket(ctx, uarg);
+		break;
+	case TEMPO_IOC_ORDER_SUBMIT:
+		ret = dev_ioc_submit(ctx, uarg);
+		break;
+	case TEMPO_IOC_ORDER_TRASH:
+		ret = dev_ioc_trash(ctx, uarg);
+		break;
 	default:
 		return -ENOTTY;
 	}
+	/*
+	 * A caller of the ordered stream writes a share of what waits for the
+	 * sink: the completions its own call ran, or the rest of a streak the
+	 * ordered scheduler handed on (see the top of the file).
+	 */
+	dev_sink_flush(ctx, TEMPO_SINK_BUDGET);
+	return ret;
+}
+
+static long tempo_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct tempo_ctx *ctx = file->private_data;
+	struct mem_cgroup *old;
+	long ret;
+
+	/* Whoever calls, the file's opener pays for what the call allocates. */
+	old = set_active_memcg(ctx->memcg);
+	ret = dev_ioctl(ctx, cmd, (void __user *)arg);
+	set_active_memcg(old);
+	return ret;
 }
 
 static int tempo_dev_open(struct inode *inode, struct file *file)
 {
+	struct tempo_user *user;
 	struct tempo_ctx *ctx;
+	int err;
 
-	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
+	user = dev_user_get(current_euid());
+	if (IS_ERR(user))
+		return PTR_ERR(user);
+	err = -EMFILE;
+	if (!dev_charge(&user->contexts, 1, READ_ONCE(max_user_contexts)))
+		goto err_put_user;
+	err = -ENOMEM;
+	ctx = kzalloc(sizeof(*ctx), DEV_GFP);
 	if (!ctx)
-		return -ENOMEM;
+		goto err_uncharge;
 	init_waitqueue_head(&ctx->wq);
 	INIT_LIST_HEAD(&ctx->ready);
+	INIT_LIST_HEAD(&ctx->sink_q);
 	mutex_init(&ctx->ctl_lock);
 	mutex_init(&ctx->order_lock);
 	mutex_init(&ctx->sink_lock);
+	ctx->user = user;
+	/* What this file allocates later is charged here, whoever calls. */
+	ctx->memcg = get_mem_cgroup_from_mm(current->mm);
 
 	file->private_data = ctx;
 	atomic64_inc(&mstat.contexts);
 	atomic64_inc(&mstat.opens);
 	return stream_open(inode, file);
+
+err_uncharge:
+	dev_uncharge(&user->contexts, 1);
+err_put_user:
+	dev_user_put(user);
+	return err;
 }
 
 /* Trash every ticket issued and not yet submitted, then drop the domain. */
@@ -1425,9 +1969,22 @@ static int tempo_dev_release(struct inode *inode, struct file *file)
 	atomic64_sub((u64)ctx->nchunks * UT_CHUNK * sizeof(*ut), &mstat.bytes);
 
 	dev_order_release(ctx);
+	/*
+	 * The closing thread writes what still waits for the sink, as fclose()
+	 * flushes: it may block on a full pipe, interruptibly (SIGKILL always
+	 * gets it out). A kernel thread (a delayed fput) writes nothing.
+	 */
+	if (!(current->flags & PF_KTHREAD) && !mutex_lock_killable(&ctx->sink_lock)) {
+		dev_sink_flush_locked(ctx, UINT_MAX);
+		mutex_unlock(&ctx->sink_lock);
+	}
+	list_splice_tail_init(&ctx->sink_q, &ctx->ready);
 	list_for_each_entry_safe(q, tmp, &ctx->ready, node) {
 		list_del(&q->node);
-		dev_osub_free(container_of(q, struct tempo_osub, q));
+		if (q->type == QE_ORDER) {
+			atomic64_inc(&mstat.dropped);
+			dev_osub_free(ctx, container_of(q, struct tempo_osub, q));
+		}
 	}
 	if (ctx->sink)
 		fput(ctx->sink);
@@ -1435,6 +1992,10 @@ static int tempo_dev_release(struct inode *inode, struct file *file)
 	mutex_destroy(&ctx->sink_lock);
 	mutex_destroy(&ctx->order_lock);
 	mutex_destroy(&ctx->ctl_lock);
+	dev_uncharge(&ctx->user->timers, ctx->nslots);
+	dev_uncharge(&ctx->user->contexts, 1);
+	dev_user_put(ctx->user);
+	mem_cgroup_put(ctx->memcg);
 	atomic64_dec(&mstat.contexts);
 	kfree(ctx);
 	return 0;
@@ -1457,59 +2018,14 @@ static struct miscdevice tempo_miscdev = {
 	.mode	= 0666,
 };
 
-#define ABI_FIELD(type, field, off) \
-	BUILD_BUG_ON(offsetof(struct type, field) != (off))
-
 /* Freeze the ABI: sizes and offsets, the same for 32- and 64-bit callers. */
 static void dev_abi_check(void)
 {
-	BUILD_BUG_ON(sizeof(struct tempo_info) != 64);
-	ABI_FIELD(tempo_info, tick_ns, 16);
-	ABI_FIELD(tempo_info, max_timers, 40);
-	ABI_FIELD(tempo_info, reserved, 52);
-
-	BUILD_BUG_ON(sizeof(struct tempo_timer_spec) != 40);
-	ABI_FIELD(tempo_timer_spec, cookie, 0);
-	ABI_FIELD(tempo_timer_spec, value, 8);
-	ABI_FIELD(tempo_timer_spec, period, 16);
-	ABI_FIELD(tempo_timer_spec, id, 24);
-	ABI_FIELD(tempo_timer_spec, flags, 32);
-	ABI_FIELD(tempo_timer_spec, reserved, 36);
-
-	BUILD_BUG_ON(sizeof(struct tempo_batch) != 32);
-	ABI_FIELD(tempo_batch, ptr, 0);
-	ABI_FIELD(tempo_batch, count, 8);
-	ABI_FIELD(tempo_batch, flags, 12);
-	ABI_FIELD(tempo_batch, done, 16);
-	ABI_FIELD(tempo_batch, error_index, 20);
-	ABI_FIELD(tempo_batch, error, 24);
-	ABI_FIELD(tempo_batch, affected, 28);
-
-	BUILD_BUG_ON(sizeof(struct tempo_event) != 48);
-	ABI_FIELD(tempo_event, id, 0);
-	ABI_FIELD(tempo_event, cookie, 8);
-	ABI_FIELD(tempo_event, deadline, 16);
-	ABI_FIELD(tempo_event, time, 24);
-	ABI_FIELD(tempo_event, overrun, 32);
-	ABI_FIELD(tempo_event, type, 36);
-	ABI_FIELD(tempo_event, flags, 38);
-	ABI_FIELD(tempo_event, len, 40);
-	ABI_FIELD(tempo_event, reserved, 44);
-
-	BUILD_BUG_ON(sizeof(struct tempo_ticket) != 16);
-	ABI_FIELD(tempo_ticket, flags, 8);
-	BUILD_BUG_ON(sizeof(struct tempo_submit) != 32);
-	ABI_FIELD(tempo_submit, data, 16);
-	ABI_FIELD(tempo_submit, len, 24);
-	ABI_FIELD(tempo_submit, flags, 28);
-	BUILD_BUG_ON(sizeof(struct tempo_sink) != 16);
-	ABI_FIELD(tempo_sink, reserved, 8);
-
-	BUILD_BUG_ON(sizeof(struct tempo_ctx_stats) != 136);
-	ABI_FIELD(tempo_ctx_stats, sink_last_error, 120);
-	BUILD_BUG_ON(sizeof(struct tempo_mod_stats) != 96);
-	BUILD_BUG_ON(sizeof(struct tempo_stats) != 232);
-	ABI_FIELD(tempo_stats, mod, 136);
+#define TEMPO_ABI_SIZE(name, size) BUILD_BUG_ON(sizeof(struct name) != (size))
+#define TEMPO_ABI_FIELD(name, field, off) BUILD_BUG_ON(offsetof(struct name, field) != (off))
+#include <uapi/tempo_layout.h>
+#undef TEMPO_ABI_FIELD
+#undef TEMPO_ABI_SIZE
 }
 
 static int dev_stats_show(struct seq_file *m, void *unused)
@@ -1521,6 +2037,7 @@ static int dev_stats_show(struct seq_file *m, void *unused)
 		   s.contexts, s.timers, s.submissions, s.bytes);
 	seq_printf(m, "opens %llu\narmed %llu\nfired %llu\ncompleted %llu\n",
 		   s.opens, s.armed, s.fired, s.completed);
+	seq_printf(m, "dropped %lld\n", (s64)atomic64_read(&mstat.dropped));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(dev_stats);
@@ -1545,6 +2062,7 @@ void tempo_dev_debugfs(struct dentry *dir)
 int tempo_dev_init(void)
 {
 	dev_abi_check();
+	get_random_bytes(&dev_cookie_key, sizeof(dev_cookie_key));
 	return misc_register(&tempo_miscdev);
 }
 

@@ -5,7 +5,7 @@
  * Loading tempo registers the misc device /dev/tempo (dynamic minor) and a
  * debugfs directory "tempo/" holding a "version" file; unloading removes both,
  * in reverse order. The timer wheel, the ordered scheduler and the delay queue
- * hook their init and exit calls in here as they arrive.
+ * are initialised here, in that order, and torn down in reverse.
  *
  * An open file on /dev/tempo (kmod/dev.c) holds a reference on this module
  * (the misc core takes it through tempo_dev_fops.owner), so the module cannot

@@ -11,8 +11,8 @@
  * oldest unfinished ticket (the head) runs its own completion and then every
  * consecutive completion that others have parked: it "drains". Nobody waits
  * in run() or trash(): a caller whose ticket is not the head parks fn/arg in
- * the ticket's slot and returns. This is the Ullink ordered scheduler (the
- * seed) and Intel's "ordered data streams", with padata's job (completions
+ * the ticket's slot and returns. This is Intel's "ordered data streams"
+ * (Documentation/tempo.rst tells its history), with padata's job (completions
  * in submission order) but without its serial worker: tempo_order_submit()
  * runs the work on per-CPU workqueues and the completion on whichever thread
  * holds the head.
@@ -76,9 +76,8 @@
  * ----------------------
  * The classic bug of this design: the owner of t + 1 parks at the very
  * moment the drainer looks at slot(t + 1), finds nothing, and leaves; t + 1
- * is then stranded forever. The Java seed closes it with getAndSet plus a
- * final compareAndSet(null, TAIL). Here both sides change slot(t + 1) only
- * by cmpxchg from the state they read:
+ * is then stranded forever. Both sides change slot(t + 1) only by cmpxchg
+ * from the state they read:
  *  - owner EMPTY -> WRITING against drainer EMPTY -> TAIL: exactly one wins.
  *    If the drainer wins, the owner's cmpxchg fails, it re-reads TAIL and
  *    takes the head itself. If the owner wins, the drainer re-reads WRITING.
@@ -165,26 +164,11 @@
  *   order_defer:A / workqueue
  *     queue_work() orders the resume ticket and all completions so far
  *     before drain_work runs (its documented guarantee).
- *
- * What the seed did, and what is different here
- * ------------------------------------------------
- *  - Full ring: Java spins with Thread.yield() in run(). Here the window is
- *    enforced when the ticket is taken: tempo_order_ticket_try() returns
- *    -EAGAIN, tempo_order_ticket() sleeps on a wait queue woken by the
- *    drainer. run() and trash() never wait.
- *  - Failures: Java swallows exceptions of completions and has no count of
- *    trashed tickets. Here trash() is first-class and counted, a duplicate
- *    or stale ticket is refused (-EINVAL/-ETIME) instead of corrupting the
- *    ring (the seed's duplicate check is commented out), and counters
- *    (completed, parked, trashed, timed out, longest streak) are exposed.
- *  - "Lock-free and wait-free": the seed claims both, but its producers
- *    spin on a full ring, its drains are unbounded, and it publishes its
- *    tail only at the end of a streak. Here run/trash are lock-free with a
- *    bounded retry count per slot, and head is published per ticket, so
- *    takers get room at once.
- *  - No timeout: one lost ticket stalls the seed forever. Here the optional
- *    deadline trashes it.
- *  - Unbounded streak: bounded by max_streak, the rest goes to a workqueue.
+ *   order_submit_workfn:A / tempo_order_destroy()
+ *     a submit work item's fully ordered decrement of inflight, its last
+ *     access to the domain, against destroy's wait_var_event(): destroy
+ *     frees nothing a work item still reads, and waits for no other
+ *     domain's work.
  *
  * Not guaranteed: fairness among blocked takers (woken all at once); that a
  * timed-out ticket's owner gets -ETIME rather than -EINVAL once a later
@@ -281,10 +265,18 @@ struct tempo_order {
 	atomic64_t		longest;	/* longest streak, rarely written */
 
 	wait_queue_head_t	wait ____cacheline_aligned_in_smp;
+	atomic_t		inflight;	/* submit work items not yet done with us */
 	struct work_struct	drain_work;
 	struct tempo_timer	deadline;
 	struct list_head	node;		/* on order_domains */
 };
+
+/*
+ * A domain is charged to the memory cgroup of its creator (a user's file, for
+ * /dev/tempo), and fails with -ENOMEM at that cgroup's limit rather than
+ * invoking its OOM killer.
+ */
+#define ORDER_GFP	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
 
 static struct workqueue_struct *order_wq;
 static DEFINE_PER_CPU(unsigned int, order_rr_cpu);
@@ -547,8 +539,13 @@ static int order_put(struct tempo_order *o, u64 t, tempo_order_fn_t fn,
 	struct order_slot *slot = order_slot(o, t);
 	s64 word;
 
-	/* Never handed out: next has not passed it. */
-	if (!order_before(t, (u64)atomic64_read(&o->next)))
+	/*
+	 * Never handed out: tickets issued so far are [first, next), by
+	 * unsigned distance from first (wrap-safe). A ticket before the start
+	 * must not reach order_stale(): slots' expired markers start one lap
+	 * below it.
+	 */
+	if (t - o->first >= (u64)atomic64_read(&o->next) - o->first)
 		return -EINVAL;
 
 	/*
@@ -656,6 +653,49 @@ int tempo_order_trash(struct tempo_order *order, u64 ticket)
 }
 EXPORT_SYMBOL_GPL(tempo_order_trash);
 
+/**
+ * tempo_order_trash_below() - give up every outstanding ticket below @end
+ * @order: the domain.
+ * @end: one past the last ticket to trash; at most the next ticket to be
+ *	handed out.
+ *
+ * Trashes every ticket below @end that was taken and is not yet run or
+ * trashed, as if tempo_order_trash() had been called on each in turn (the
+ * way a reorder buffer moves its minimum sequence number past a loss): the
+ * window gets their room back, and the completions parked after the range
+ * run at once, in order, in the caller (at most max_streak; the rest as a
+ * long drain does). A run() of one of them racing with this call either
+ * wins, or gets -EINVAL as after a trash. The tickets are trashed from the
+ * last down, so the slots behind the head are marked before the head moves
+ * and one drain crosses the range.
+ *
+ * Context: any context except NMI; lock-free; O(@end - head), at most the
+ * window.
+ * Return: the number of tickets this call trashed, or -EINVAL if @end is
+ * beyond the tickets handed out (nothing is changed then).
+ */
+int tempo_order_trash_below(struct tempo_order *order, u64 end)
+{
+	/*
+	 * No ordering needed: head is only where to stop. A ticket below the
+	 * true head is refused by trash() itself (its slot moved on).
+	 */
+	u64 head = atomic64_read(&order->head);
+	u64 next = atomic64_read(&order->next);
+	int n = 0;
+	u64 t;
+
+	if (end - order->first > next - order->first)
+		return -EINVAL;
+	for (t = end; order_before(head, t); t--) {
+		/* Each one as trash() would: stale or submitted ones refuse. */
+		if (tempo_order_trash(order, t - 1) >= 0)
+			n++;
+	}
+	return n;
+}
+EXPORT_SYMBOL_GPL(tempo_order_trash_below);
+
 /* Record when @t was taken; arm the deadline if t is already the head. */
 static void order_note_taken(struct tempo_order *o, u64 t)
 {
@@ -747,16 +787,26 @@ static void order_submit_workfn(struct work_struct *work)
 {
 	struct tempo_order_req *req = container_of(work, struct tempo_order_req,
 						   work);
+	/* @req may be freed by done_fn; the domain outlives our inflight count. */
+	struct tempo_order *o = req->order;
 	int ret;
 
 	req->work_fn(req);
 	/* Once parked, @req may be completed (and freed) by another thread. */
-	ret = tempo_order_run(req->order, req->ticket, order_submit_done, req);
+	ret = tempo_order_run(o, req->ticket, order_submit_done, req);
 	if (ret < 0) {
 		/* Timed out: release the request, out of order. */
 		req->status = ret;
 		req->done_fn(req);
 	}
+	/*
+	 * LMM(order_submit_workfn:A): our last access to @o. Fully ordered,
+	 * so the drain above is done before destroy can see zero. Pairs with
+	 * tempo_order_destroy()'s wait_var_event() (set_current_state() then
+	 * the read). wake_up_var() uses only the address of @o->inflight.
+	 */
+	if (atomic_dec_and_test(&o->inflight))
+		wake_up_var(&o->inflight);
 }
 
 /* Round robin over the online CPUs, from a per-CPU cursor (no shared line). */
@@ -816,6 +866,7 @@ int tempo_order_submit(struct tempo_order *order, struct tempo_order_req *req,
 	req->work_fn = work_fn;
 	req->done_fn = done_fn;
 	req->status = 0;
+	atomic_inc(&order->inflight);
 	queue_work_on(order_pick_cpu(), order_wq, &req->work);
 	return 0;
 }
@@ -866,6 +917,10 @@ static void order_deadline_fn(struct tempo_timer *timer)
  * @opts: options, or NULL for the defaults (tickets from 0, no deadline,
  *	TEMPO_ORDER_DEFAULT_STREAK).
  *
+ * The domain's memory is charged to the caller's memory cgroup
+ * (__GFP_ACCOUNT); at that cgroup's limit the call fails with -ENOMEM
+ * instead of invoking the OOM killer.
+ *
  * Context: process context; may sleep.
  * Return: the domain, or ERR_PTR(-EINVAL) for a bad window, ERR_PTR(-ENOMEM).
  */
@@ -883,13 +938,13 @@ struct tempo_order *tempo_order_create(u32 window,
 	if (WARN_ON_ONCE(!order_wq))
 		return ERR_PTR(-ENODEV);
 
-	o = kzalloc(sizeof(*o), GFP_KERNEL);
+	o = kzalloc(sizeof(*o), ORDER_GFP);
 	if (!o)
 		return ERR_PTR(-ENOMEM);
-	o->ring = kvcalloc(window, sizeof(*o->ring), GFP_KERNEL);
+	o->ring = kvcalloc(window, sizeof(*o->ring), ORDER_GFP);
 	if (!o->ring)
 		goto err_free_order;
-	o->pcpu = alloc_percpu(struct order_pcpu);
+	o->pcpu = alloc_percpu_gfp(struct order_pcpu, ORDER_GFP);
 	if (!o->pcpu)
 		goto err_free_ring;
 
@@ -902,7 +957,7 @@ struct tempo_order *tempo_order_create(u32 window,
 		t = o->first + k;
 		atomic64_set(&order_slot(o, t)->state,
 			     order_word(t, k ? ST_EMPTY : ST_TAIL));
-		/* A ticket that was never handed out: no false -ETIME. */
+		/* Never a ticket run() can pass: order_put() refuses it first. */
 		atomic64_set(&order_slot(o, t)->expired, t - window);
 	}
 	atomic64_set(&o->next, o->first);
@@ -979,12 +1034,12 @@ EXPORT_SYMBOL_GPL(tempo_order_stats);
  * (or timed out): the domain WARNs otherwise. A run() that ran other
  * callers' completions may still be finishing its drain after the last
  * completion returned; the caller waits for its own run() calls to return.
- * destroy waits for the rest: the deadline timer, the work items of
- * tempo_order_submit() (whose run() the caller cannot see return), and the
- * drain work.
+ * destroy waits for the rest, and only for this domain's: the deadline
+ * timer, the work items of tempo_order_submit() on @order (whose run() the
+ * caller cannot see return), and the drain work.
  *
  * Context: process context; may sleep. Not from a completion of @order, nor
- * from a work_fn of tempo_order_submit() (it flushes their workqueue).
+ * from a work_fn of tempo_order_submit() on @order (it waits for them).
  */
 void tempo_order_destroy(struct tempo_order *order)
 {
@@ -996,11 +1051,12 @@ void tempo_order_destroy(struct tempo_order *order)
 	tempo_timer_shutdown_sync(&order->deadline);
 	/*
 	 * A submit work item may still be in tempo_order_run(), draining,
-	 * after its done_fn told the caller that everything was done. The
-	 * workqueue is shared by all domains, but a flush waits only for what
-	 * was queued before it.
+	 * after its done_fn told the caller that everything was done. Wait
+	 * for this domain's items only: the workqueue is shared, and another
+	 * domain's completions (an in-kernel user's, which may sleep) must
+	 * not delay this teardown. Relies on: order_submit_workfn:A.
 	 */
-	flush_workqueue(order_wq);
+	wait_var_event(&order->inflight, !atomic_read(&order->inflight));
 	/* drain_work re-queues itself while completions are left. */
 	while (flush_work(&order->drain_work))
 		;

@@ -1158,6 +1158,653 @@ static void delayq_destroy_with_waiters(struct kunit *test)
 	}
 }
 
+/* --- consume ------------------------------------------------------------- */
+
+/* What a consume callback saw, for the test thread to check. */
+struct dq_seen {
+	unsigned int		n;		/* calls of the callback */
+	struct tempo_delayq_node *node[16];
+	ktime_t			due[16];	/* the stamp it was given */
+	ktime_t			deadline[16];	/* node->deadline, as shown */
+	ktime_t			now[16];	/* the callback's own clock */
+	enum tempo_delayq_verdict verdict[16];	/* what to answer; TAKE past them */
+};
+
+static enum tempo_delayq_verdict dq_seen_fn(struct tempo_delayq_node *node, ktime_t due,
+					    void *arg)
+{
+	struct dq_seen *s = arg;
+	unsigned int i = s->n++;
+
+	if (i >= ARRAY_SIZE(s->node))
+		return TEMPO_DELAYQ_STOP;
+	s->node[i] = node;
+	s->due[i] = due;
+	s->deadline[i] = node->deadline;
+	s->now[i] = ktime_get();
+	return s->verdict[i];
+}
+
+/* A consumer kthread that calls consume(TEMPO_DELAYQ_WAIT) in a loop. */
+struct dq_cconsumer {
+	struct tempo_delayq	*q;
+	struct task_struct	*task;
+	tempo_delayq_consume_fn	fn;
+	void			*arg;
+	unsigned int		max;		/* per call */
+	unsigned int		calls;		/* calls to make; 0: until an error */
+	bool			allow_sig;	/* SIGUSR1 interrupts the wait */
+	atomic_t		consumed;	/* sum of what the calls returned */
+	atomic_t		made;		/* calls that returned, >= 0 */
+	int			last;		/* what the last call returned */
+	bool			done;		/* loop ended (release) */
+};
+
+static int dq_cconsumer_fn(void *arg)
+{
+	struct dq_cconsumer *c = arg;
+	int ret = 0;
+
+	if (c->allow_sig)
+		allow_signal(SIGUSR1);
+	while ((!c->calls || atomic_read(&c->made) < c->calls) && !kthread_should_stop()) {
+		ret = tempo_delayq_consume(c->q, c->fn, c->arg, c->max, TEMPO_DELAYQ_WAIT);
+		WRITE_ONCE(c->last, ret);
+		if (ret < 0)
+			break;
+		atomic_add(ret, &c->consumed);
+		atomic_inc(&c->made);
+	}
+	if (ret == -ERESTARTSYS)
+		flush_signals(current);
+	smp_store_release(&c->done, true);	/* Pairs with: dq_cconsumer_done() */
+	for (;;) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (kthread_should_stop())
+			break;
+		schedule();
+	}
+	__set_current_state(TASK_RUNNING);
+	return ret;
+}
+
+static bool dq_cconsumer_done(struct dq_cconsumer *c)
+{
+	return smp_load_acquire(&c->done);	/* Pairs with: dq_cconsumer_fn() */
+}
+
+static struct dq_cconsumer *dq_cconsumer_start(struct kunit *test, struct tempo_delayq *q,
+					       tempo_delayq_consume_fn fn, void *arg,
+					       unsigned int max, unsigned int calls)
+{
+	struct dq_cconsumer *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->q = q;
+	c->fn = fn;
+	c->arg = arg;
+	c->max = max;
+	c->calls = calls;
+	c->task = kthread_create(dq_cconsumer_fn, c, "dq_ccons");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(c->task));
+	get_task_struct(c->task);
+	return c;
+}
+
+static void dq_cconsumer_run(struct dq_cconsumer *c)
+{
+	wake_up_process(c->task);
+}
+
+static int dq_cconsumer_stop(struct dq_cconsumer *c)
+{
+	int ret = kthread_stop(c->task);
+
+	put_task_struct(c->task);
+	c->task = NULL;
+	return ret;
+}
+
+/* The tick a time falls in, for "the reading that made its tick due". */
+static u64 dq_tick_of(ktime_t t)
+{
+	return t > 0 ? div64_u64(t, tempo_timer_tick_ns()) : 0;
+}
+
+/*
+ * consume() shows the takeable items in the order take() takes them
+ * (ready items: by deadline, ties in put order), takes at most @max per
+ * call and returns how many it took; a try_take() between two calls gets
+ * the next one in that order.
+ * Fails if: consume() ignores @max (the first call takes 6), or walks the
+ * ready list in another order.
+ */
+static void delayq_consume_in_take_order(struct kunit *test)
+{
+	static const int ago_ms[] = { 3, 9, 1, 7, 7, 2, 8, 5, 9, 4, 6, 0 };
+	const unsigned int n = ARRAY_SIZE(ago_ms);
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *items = dq_items(test, n);
+	struct dq_seen *seen = kunit_kzalloc(test, sizeof(*seen), GFP_KERNEL);
+	ktime_t base = ktime_sub_ns(ktime_get(), 10 * DQ_MS);
+	struct tempo_delayq_node *node, *order[ARRAY_SIZE(ago_ms)];
+	unsigned int i, j, k = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, seen);
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, tempo_delayq_put_at(q, &items[i].node,
+							  ktime_sub_ms(base, ago_ms[i])), 0);
+	/* take()'s order: by deadline, ties in put order (a stable insertion sort). */
+	for (i = 0; i < n; i++) {
+		for (j = i; j > 0 && ago_ms[dq_item_of(order[j - 1])->id] < ago_ms[i]; j--)
+			order[j] = order[j - 1];
+		order[j] = &items[i].node;
+	}
+
+	KUNIT_EXPECT_EQ(test, tempo_delayq_consume(q, dq_seen_fn, seen, 5, 0), 5);
+	KUNIT_ASSERT_EQ(test, seen->n, 5U);
+	node = tempo_delayq_try_take(q);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(node));
+	KUNIT_EXPECT_EQ(test, tempo_delayq_consume(q, dq_seen_fn, seen, 100, 0), 6);
+	KUNIT_ASSERT_EQ(test, seen->n, 11U);
+	for (i = 0; i < n; i++) {
+		struct tempo_delayq_node *got = i == 5 ? node : seen->node[k++];
+
+		KUNIT_EXPECT_PTR_EQ_MSG(test, got, order[i], "position %u: item %u, not item %u",
+					i, dq_item_of(got)->id, dq_item_of(order[i])->id);
+	}
+	KUNIT_EXPECT_EQ(test, tempo_delayq_consume(q, dq_seen_fn, seen, 100, 0), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, seen->n, 11U);
+	KUNIT_EXPECT_EQ(test, dq_stats(q).taken, (u64)n);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_size(q), 0U);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, NULL, NULL), 0U);
+}
+
+/*
+ * The due stamp consume() gives is never before the item's deadline and
+ * never after the callback's own clock: for items put already due (put()
+ * of 0, put_at() of a past time: put's reading), a near item (its bucket's
+ * stamp: past the end of its deadline's tick) and a far one (put beyond the
+ * near window: its timer moves it into the window, where its bucket's
+ * stamp covers it as the near item's does).
+ * Fails if: a near bucket's stamp is not set as its tick falls due
+ * (delayq_advance()): the near and the far item get a stale stamp.
+ */
+static void delayq_consume_due_stamps(struct kunit *test)
+{
+	enum { PUT_NOW, PUT_PAST, NEAR, FAR, NR };
+	static const char * const what[NR] = { "put(0)", "put_at(past)", "near", "far" };
+	const u64 tick = tempo_timer_tick_ns();
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *items = dq_items(test, NR);
+	struct dq_seen *seen = kunit_kzalloc(test, sizeof(*seen), GFP_KERNEL);
+	unsigned int i;
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, seen);
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[FAR].node, 400 * tick), 0);
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[NEAR].node, 20 * DQ_MS), 0);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_put_at(q, &items[PUT_PAST].node,
+						  ktime_sub_ms(ktime_get(), 5)), 0);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_put(q, &items[PUT_NOW].node, 0), 0);
+	/* No ASSERT from here: the far item's timer must not outlive the case. */
+	while (seen->n < NR) {
+		ret = tempo_delayq_consume(q, dq_seen_fn, seen, NR, TEMPO_DELAYQ_WAIT);
+		if (ret <= 0) {
+			KUNIT_FAIL(test, "consume(WAIT) returned %d", ret);
+			break;
+		}
+	}
+	KUNIT_EXPECT_EQ(test, seen->n, (unsigned int)NR);
+	for (i = 0; i < min_t(unsigned int, seen->n, NR); i++) {
+		unsigned int id = dq_item_of(seen->node[i])->id;
+
+		KUNIT_EXPECT_FALSE_MSG(test, ktime_before(seen->due[i], seen->deadline[i]),
+				       "%s: due %lld ns before its deadline", what[id],
+				       ktime_to_ns(ktime_sub(seen->deadline[i], seen->due[i])));
+		KUNIT_EXPECT_FALSE_MSG(test, ktime_after(seen->due[i], seen->now[i]),
+				       "%s: due %lld ns after the callback's clock", what[id],
+				       ktime_to_ns(ktime_sub(seen->due[i], seen->now[i])));
+		/*
+		 * The reading that made its tick due. Not for the far one: a
+		 * stage held off long enough makes it ready by a timer at its
+		 * deadline, whose reading may lie in the deadline's tick.
+		 */
+		if (id == NEAR)
+			KUNIT_EXPECT_GT_MSG(test, dq_tick_of(seen->due[i]),
+					    dq_tick_of(seen->deadline[i]),
+					    "%s: stamped in its own tick", what[id]);
+	}
+	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, dq_release_record,
+						   &(struct dq_release_ctx){}), 0U);
+}
+
+/* A periodic item for consume(): AGAIN for @laps laps, then TAKE. */
+struct dq_pitem {
+	struct tempo_delayq_node node;
+	unsigned int	id;
+	unsigned int	laps;		/* AGAIN verdicts given (under the queue's lock) */
+	unsigned int	want_laps;
+	unsigned int	period_ms;
+	atomic_t	taken;
+	bool		removed;	/* remove() returned true for it */
+};
+
+struct dq_pctx {
+	atomic_t	shown;
+	atomic_t	again;
+	atomic_t	take;
+	atomic_t	early;		/* shown before its deadline, by stamp or clock */
+	atomic_t	stamp_late;	/* stamp after the callback's clock */
+	atomic_t	after_removal;	/* shown after remove() returned true */
+	atomic_t	stopped;	/* STOP verdicts (dq_pctx.stop_every) */
+	unsigned int	stop_every;	/* answer STOP to every Nth showing; 0: never */
+};
+
+static enum tempo_delayq_verdict dq_periodic_fn(struct tempo_delayq_node *node, ktime_t due,
+						void *arg)
+{
+	struct dq_pitem *it = container_of(node, struct dq_pitem, node);
+	struct dq_pctx *cx = arg;
+	ktime_t now = ktime_get();
+	int shown = atomic_inc_return(&cx->shown);
+
+	if (ktime_before(due, node->deadline) || ktime_before(now, node->deadline))
+		atomic_inc(&cx->early);
+	if (ktime_after(due, now))
+		atomic_inc(&cx->stamp_late);
+	if (READ_ONCE(it->removed))
+		atomic_inc(&cx->after_removal);
+	if (cx->stop_every && shown % cx->stop_every == 0) {
+		atomic_inc(&cx->stopped);
+		return TEMPO_DELAYQ_STOP;
+	}
+	if (it->laps < it->want_laps) {
+		it->laps++;
+		node->deadline = ktime_add_ms(node->deadline, it->period_ms);
+		atomic_inc(&cx->again);
+		return TEMPO_DELAYQ_AGAIN;
+	}
+	atomic_inc(&it->taken);
+	atomic_inc(&cx->take);
+	return TEMPO_DELAYQ_TAKE;
+}
+
+static struct dq_pitem *dq_pitems(struct kunit *test, unsigned int n)
+{
+	struct dq_pitem *items = kunit_kcalloc(test, n, sizeof(*items), GFP_KERNEL);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, items);
+	for (i = 0; i < n; i++) {
+		tempo_delayq_node_init(&items[i].node);
+		items[i].id = i;
+	}
+	return items;
+}
+
+/*
+ * AGAIN keeps the item queued for the deadline the callback moved: the
+ * size stays 1 between laps, the item is not takeable before its new
+ * deadline, and each lap is shown at or after that deadline with a stamp
+ * that is neither early nor after the callback's clock. Three laps of
+ * 100 ms, then TAKE: counted as one put, three requeued, four expired, one
+ * taken.
+ * Fails if: AGAIN links the item again by the deadline it was shown for
+ * (takeable at once: shown early), or drops it from the queue.
+ */
+static void delayq_consume_again_not_early(struct kunit *test)
+{
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_pitem *it = dq_pitems(test, 1);
+	struct dq_pctx cx = {};
+	struct tempo_delayq_node *node;
+	struct tempo_delayq_stats s;
+	unsigned int lap;
+	ktime_t prev;
+
+	it->want_laps = 3;
+	it->period_ms = 100;
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &it->node, 10 * DQ_MS), 0);
+	for (lap = 0; lap < 3; lap++) {
+		prev = it->node.deadline;
+		KUNIT_ASSERT_EQ(test, tempo_delayq_consume(q, dq_periodic_fn, &cx, 1,
+							   TEMPO_DELAYQ_WAIT), 1);
+		KUNIT_EXPECT_EQ(test, it->laps, lap + 1);
+		KUNIT_EXPECT_EQ(test, it->node.deadline, ktime_add_ms(prev, 100));
+		KUNIT_EXPECT_EQ(test, tempo_delayq_size(q), 1U);
+		node = tempo_delayq_try_take(q);
+		if (!IS_ERR(node)) {
+			bool early = ktime_before(ktime_get(), node->deadline);
+
+			tempo_delayq_destroy(q, NULL, NULL);
+			KUNIT_ASSERT_FALSE_MSG(test, early, "lap %u: taken before its new deadline",
+					       lap);
+			/* Not early: the guest stalled 100 ms since the AGAIN. */
+			kunit_skip(test, "the guest stalled past lap %u's deadline", lap);
+		}
+		KUNIT_EXPECT_EQ(test, PTR_ERR(node), -EAGAIN);
+	}
+	KUNIT_ASSERT_EQ(test, tempo_delayq_consume(q, dq_periodic_fn, &cx, 1,
+						   TEMPO_DELAYQ_WAIT), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&it->taken), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&cx.early), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&cx.stamp_late), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&cx.shown), 4);
+	s = dq_stats(q);
+	KUNIT_EXPECT_EQ(test, s.put, 1ULL);
+	KUNIT_EXPECT_EQ(test, s.requeued, 3ULL);
+	KUNIT_EXPECT_EQ(test, s.expired, 4ULL);
+	KUNIT_EXPECT_EQ(test, s.taken, 1ULL);
+	KUNIT_EXPECT_EQ(test, s.taken + s.removed + s.flushed + s.pending + s.ready, s.put);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_size(q), 0U);
+	tempo_delayq_destroy(q, NULL, NULL);
+}
+
+/*
+ * An item consume() answered AGAIN can be removed between laps, whether
+ * its next deadline is in the near window or beyond it (a far timer): it
+ * is still queued, remove() finds it, and it never turns up again.
+ * Fails if: AGAIN leaves the item unlinked, or linked without its state
+ * (remove() says false, or the size is wrong).
+ */
+static void delayq_consume_again_then_remove(struct kunit *test)
+{
+	const u64 tick = tempo_timer_tick_ns();
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_pitem *items = dq_pitems(test, 2);
+	struct dq_pctx cx = {};
+	struct tempo_delayq_stats s;
+	unsigned int i;
+
+	items[0].want_laps = 5;
+	items[0].period_ms = 30;				/* near */
+	items[1].want_laps = 5;
+	items[1].period_ms = div64_u64(400 * tick, DQ_MS) + 1;	/* far */
+	for (i = 0; i < 2; i++)
+		KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[i].node, 0), 0);
+	/* No ASSERT from here: the far item's timer must not outlive the case. */
+	KUNIT_EXPECT_EQ(test, tempo_delayq_consume(q, dq_periodic_fn, &cx, 2, 0), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&cx.again), 2);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_size(q), 2U);
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_TRUE_MSG(test, tempo_delayq_remove_sync(q, &items[i].node),
+				      "item %u (%u ms period) not found queued", i,
+				      items[i].period_ms);
+		WRITE_ONCE(items[i].removed, true);
+	}
+	KUNIT_EXPECT_EQ(test, tempo_delayq_size(q), 0U);
+	/* Past the near item's next deadline: nothing comes. */
+	msleep(60);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_consume(q, dq_periodic_fn, &cx, 2, 0), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, atomic_read(&cx.after_removal), 0);
+	s = dq_stats(q);
+	KUNIT_EXPECT_EQ(test, s.put, 2ULL);
+	KUNIT_EXPECT_EQ(test, s.requeued, 2ULL);
+	KUNIT_EXPECT_EQ(test, s.removed, 2ULL);
+	KUNIT_EXPECT_EQ(test, s.taken + s.removed + s.flushed + s.pending + s.ready, s.put);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, dq_release_record,
+						   &(struct dq_release_ctx){}), 0U);
+}
+
+/*
+ * STOP leaves the item where it was, still takeable, and ends the call:
+ * STOP on the first item returns 0 (with TEMPO_DELAYQ_WAIT too, without
+ * sleeping), TAKE then STOP returns 1, and try_take() then gets the item
+ * the callback stopped at.
+ * Fails if: STOP unlinks the item or counts it.
+ */
+static void delayq_consume_stop_leaves_item(struct kunit *test)
+{
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *items = dq_items(test, 3);
+	struct dq_seen *seen = kunit_kzalloc(test, sizeof(*seen), GFP_KERNEL);
+	ktime_t base = ktime_sub_ms(ktime_get(), 10);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, seen);
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, tempo_delayq_put_at(q, &items[i].node,
+							  ktime_add_ms(base, i)), 0);
+	seen->verdict[0] = TEMPO_DELAYQ_STOP;
+	seen->verdict[1] = TEMPO_DELAYQ_STOP;
+	KUNIT_EXPECT_EQ(test, tempo_delayq_consume(q, dq_seen_fn, seen, 3, 0), 0);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_consume(q, dq_seen_fn, seen, 3, TEMPO_DELAYQ_WAIT), 0);
+	KUNIT_EXPECT_EQ(test, seen->n, 2U);
+	KUNIT_EXPECT_PTR_EQ(test, seen->node[1], &items[0].node);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_size(q), 3U);
+
+	seen->verdict[2] = TEMPO_DELAYQ_TAKE;
+	seen->verdict[3] = TEMPO_DELAYQ_STOP;
+	KUNIT_EXPECT_EQ(test, tempo_delayq_consume(q, dq_seen_fn, seen, 3, 0), 1);
+	KUNIT_EXPECT_EQ(test, seen->n, 4U);
+	KUNIT_EXPECT_PTR_EQ(test, seen->node[2], &items[0].node);
+	KUNIT_EXPECT_PTR_EQ(test, seen->node[3], &items[1].node);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_size(q), 2U);
+	KUNIT_EXPECT_PTR_EQ(test, tempo_delayq_try_take(q), &items[1].node);
+	KUNIT_EXPECT_EQ(test, dq_stats(q).taken, 2ULL);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, dq_release_record,
+						   &(struct dq_release_ctx){}), 1U);
+}
+
+/*
+ * A consumer woken for an item that answers STOP passes its wake-up on:
+ * consumer A sleeps in consume(TEMPO_DELAYQ_WAIT) with a callback that
+ * answers STOP, then consumer B sleeps in take(); an item put due wakes A
+ * (first in line), A leaves with 0, and B must be woken to take the item.
+ * Fails if: delayq_pass_on() forgets the wake-up that selected the caller
+ * (B sleeps on while the item waits).
+ */
+static void delayq_consume_stop_passes_wakeup(struct kunit *test)
+{
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *items = dq_items(test, 1);
+	struct dq_seen *seen = kunit_kzalloc(test, sizeof(*seen), GFP_KERNEL);
+	struct dq_cconsumer *a;
+	struct dq_consumer *b;
+
+	KUNIT_ASSERT_NOT_NULL(test, seen);
+	seen->verdict[0] = TEMPO_DELAYQ_STOP;
+	a = dq_cconsumer_start(test, q, dq_seen_fn, seen, 1, 1);
+	dq_cconsumer_run(a);
+	dq_expect_waiters(test, q, 1);
+	b = dq_consumers(test, q, 1, 1, false);
+	dq_expect_waiters(test, q, 2);
+
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[0].node, 0), 0);
+	KUNIT_EXPECT_TRUE_MSG(test, dq_wait_for(dq_cconsumer_done(a), DQ_LONG_WAIT_MS),
+			      "the first sleeper was not woken");
+	KUNIT_EXPECT_EQ(test, READ_ONCE(a->last), 0);
+	KUNIT_EXPECT_EQ(test, seen->n, 1U);
+	KUNIT_EXPECT_TRUE_MSG(test, dq_wait_for(dq_consumers_taken(b, 1) == 1, 5000),
+			      "the item waited 5 s with a consumer asleep in take()");
+	KUNIT_EXPECT_EQ(test, atomic_read(&items[0].taken), 1);
+	tempo_delayq_shutdown(q);
+	dq_consumer_stop(b);
+	dq_cconsumer_stop(a);
+	tempo_delayq_destroy(q, dq_release_record, &(struct dq_release_ctx){});
+}
+
+/*
+ * consume(TEMPO_DELAYQ_WAIT) on an empty queue sleeps until an item is
+ * takeable, then consumes it in the critical section that found it, not
+ * before its deadline.
+ * Fails if: WAIT is ignored (-EAGAIN at once) or the sleeper is not woken.
+ */
+static void delayq_consume_wait_until_due(struct kunit *test)
+{
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *items = dq_items(test, 1);
+	struct dq_seen *seen = kunit_kzalloc(test, sizeof(*seen), GFP_KERNEL);
+	struct dq_cconsumer *c;
+
+	KUNIT_ASSERT_NOT_NULL(test, seen);
+	c = dq_cconsumer_start(test, q, dq_seen_fn, seen, 8, 1);
+	dq_cconsumer_run(c);
+	dq_expect_waiters(test, q, 1);
+	KUNIT_EXPECT_FALSE(test, dq_cconsumer_done(c));
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[0].node, 30 * DQ_MS), 0);
+	KUNIT_ASSERT_TRUE(test, dq_wait_for(dq_cconsumer_done(c), DQ_LONG_WAIT_MS));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->last), 1);
+	KUNIT_EXPECT_EQ(test, seen->n, 1U);
+	KUNIT_EXPECT_FALSE(test, ktime_before(seen->now[0], items[0].node.deadline));
+	KUNIT_EXPECT_EQ(test, dq_stats(q).wakeups, 1ULL);
+	dq_cconsumer_stop(c);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, NULL, NULL), 0U);
+}
+
+/*
+ * consume(TEMPO_DELAYQ_WAIT) sleeps interruptibly, as take() does: a
+ * signal ends it with -ERESTARTSYS, kthread_stop() with -EINTR, shutdown
+ * with -ESHUTDOWN; a pending item is not lost.
+ * Fails if: the wait ignores signals or kthread_stop() (the case hangs), or
+ * an interrupted consume() takes the item.
+ */
+static void delayq_consume_wait_interrupted(struct kunit *test)
+{
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *items = dq_items(test, 1);
+	struct dq_seen *seen = kunit_kzalloc(test, sizeof(*seen), GFP_KERNEL);
+	struct dq_cconsumer *c[3];
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, seen);
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[0].node, 60000 * DQ_MS), 0);
+	for (i = 0; i < 3; i++) {
+		c[i] = dq_cconsumer_start(test, q, dq_seen_fn, seen, 1, 0);
+		c[i]->allow_sig = true;
+		dq_cconsumer_run(c[i]);
+	}
+	dq_expect_waiters(test, q, 3);
+
+	send_sig(SIGUSR1, c[0]->task, 1);
+	KUNIT_EXPECT_TRUE(test, dq_wait_for(dq_cconsumer_done(c[0]), DQ_LONG_WAIT_MS));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c[0]->last), -ERESTARTSYS);
+	KUNIT_EXPECT_EQ(test, dq_cconsumer_stop(c[0]), -ERESTARTSYS);
+
+	KUNIT_EXPECT_EQ(test, dq_cconsumer_stop(c[1]), -EINTR);
+	KUNIT_EXPECT_EQ(test, dq_stats(q).waiters, 1U);
+
+	tempo_delayq_shutdown(q);
+	KUNIT_EXPECT_TRUE(test, dq_wait_for(dq_cconsumer_done(c[2]), DQ_LONG_WAIT_MS));
+	KUNIT_EXPECT_EQ(test, dq_cconsumer_stop(c[2]), -ESHUTDOWN);
+	KUNIT_EXPECT_EQ(test, seen->n, 0U);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_size(q), 1U);
+	KUNIT_EXPECT_TRUE(test, tempo_delayq_remove_sync(q, &items[0].node));
+	tempo_delayq_destroy(q, NULL, NULL);
+}
+
+/*
+ * consume()'s refusals: -EAGAIN with nothing takeable (empty, or pending
+ * only), -EINVAL for an unknown flag, 0 for @max 0, -ESHUTDOWN once shut
+ * down (with or without TEMPO_DELAYQ_WAIT, items queued or not); the
+ * callback is never called.
+ * Fails if: consume() of a shut-down queue still consumes, or WAIT with
+ * nothing takeable and no sleep allowed returns anything but a sleep.
+ */
+static void delayq_consume_refusals(struct kunit *test)
+{
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *items = dq_items(test, 2);
+	struct dq_seen *seen = kunit_kzalloc(test, sizeof(*seen), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, seen);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_consume(q, dq_seen_fn, seen, 4, 0), -EAGAIN);
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[0].node, 60000 * DQ_MS), 0);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_consume(q, dq_seen_fn, seen, 4, 0), -EAGAIN);
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[1].node, 0), 0);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_consume(q, dq_seen_fn, seen, 4, BIT(1)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_consume(q, dq_seen_fn, seen, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_consume(q, dq_seen_fn, seen, 0, TEMPO_DELAYQ_WAIT),
+			0);
+	tempo_delayq_shutdown(q);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_consume(q, dq_seen_fn, seen, 4, 0), -ESHUTDOWN);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_consume(q, dq_seen_fn, seen, 4, TEMPO_DELAYQ_WAIT),
+			-ESHUTDOWN);
+	KUNIT_EXPECT_EQ(test, seen->n, 0U);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_size(q), 2U);
+	KUNIT_EXPECT_TRUE(test, tempo_delayq_remove_sync(q, &items[0].node));
+	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, dq_release_record,
+						   &(struct dq_release_ctx){}), 1U);
+}
+
+/*
+ * Several consumers in consume(TEMPO_DELAYQ_WAIT), with batches of 1 to 7,
+ * take periodic items (each AGAIN for 0 to 3 laps of 4 to 12 ms, then
+ * TAKE; every 7th showing is answered STOP) while the test thread removes
+ * items at random, mostly between laps. Every item ends taken exactly once
+ * or removed exactly once (taken + removed = put), a taken one after all
+ * its laps; none is shown before its deadline, with an early stamp, or
+ * after its removal; the queue's counters agree (requeued = the AGAIN
+ * verdicts).
+ * Fails if: a consumed node is not marked TAKEN (a later remove() claims it
+ * too), or AGAIN loses or duplicates a node.
+ */
+static void delayq_consume_conservation(struct kunit *test)
+{
+	const unsigned int n = 240, nc = 3;
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_pitem *items = dq_pitems(test, n);
+	struct dq_pctx *cx = kunit_kzalloc(test, sizeof(*cx), GFP_KERNEL);
+	struct dq_cconsumer *cs[3];
+	unsigned int i, removed = 0, taken = 0, once = 0, laps_ok = 0;
+	unsigned long end = jiffies + msecs_to_jiffies(DQ_LONG_WAIT_MS);
+	struct tempo_delayq_stats s;
+
+	KUNIT_ASSERT_NOT_NULL(test, cx);
+	cx->stop_every = 7;
+	for (i = 0; i < nc; i++) {
+		cs[i] = dq_cconsumer_start(test, q, dq_periodic_fn, cx, 1 + 3 * i, 0);
+		dq_cconsumer_run(cs[i]);
+	}
+	dq_expect_waiters(test, q, nc);
+	for (i = 0; i < n; i++) {
+		items[i].want_laps = get_random_u32() % 4;
+		items[i].period_ms = 4 + get_random_u32() % 9;
+		KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[i].node,
+						       (get_random_u32() % 16) * DQ_MS), 0);
+		/* A recent item: most likely between two laps. */
+		if (i >= 8 && get_random_u32() % 4 == 0 &&
+		    tempo_delayq_remove_sync(q, &items[i - 8].node)) {
+			WRITE_ONCE(items[i - 8].removed, true);
+			removed++;
+		}
+		if (i % 16 == 0)
+			usleep_range(500, 1500);
+	}
+	/* Until every item is accounted for. */
+	while (atomic_read(&cx->take) + removed < n && time_before(jiffies, end))
+		usleep_range(1000, 2000);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&cx->take) + removed, n,
+			    "taken + removed is not put (waited up to %u s)",
+			    DQ_LONG_WAIT_MS / 1000);
+	tempo_delayq_shutdown(q);
+	for (i = 0; i < nc; i++)
+		KUNIT_EXPECT_EQ(test, dq_cconsumer_stop(cs[i]), -ESHUTDOWN);
+	for (i = 0; i < n; i++) {
+		int t = atomic_read(&items[i].taken);
+
+		once += t + items[i].removed == 1;
+		taken += t;
+		laps_ok += !t || items[i].laps == items[i].want_laps;
+	}
+	kunit_info(test, "%u taken, %u removed, %d laps, %d showings, %d stops", taken,
+		   removed, atomic_read(&cx->again), atomic_read(&cx->shown),
+		   atomic_read(&cx->stopped));
+	KUNIT_EXPECT_EQ(test, once, n);
+	KUNIT_EXPECT_EQ(test, laps_ok, n);
+	KUNIT_EXPECT_EQ(test, atomic_read(&cx->early), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&cx->stamp_late), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&cx->after_removal), 0);
+	s = dq_stats(q);
+	KUNIT_EXPECT_EQ(test, s.put, (u64)n);
+	KUNIT_EXPECT_EQ(test, s.taken, (u64)taken);
+	KUNIT_EXPECT_EQ(test, s.removed, (u64)removed);
+	KUNIT_EXPECT_EQ(test, s.requeued, (u64)atomic_read(&cx->again));
+	KUNIT_EXPECT_EQ(test, s.taken + s.removed + s.flushed + s.pending + s.ready, s.put);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, NULL, NULL), 0U);
+}
+
 static struct kunit_case tempo_delayq_cases[] = {
 	KUNIT_CASE(delayq_take_never_early_in_order),
 	KUNIT_CASE(delayq_due_ticks_leave_in_order),
@@ -1178,6 +1825,16 @@ static struct kunit_case tempo_delayq_cases[] = {
 	KUNIT_CASE(delayq_kthread_stop_interrupts),
 	KUNIT_CASE(delayq_destroy_hands_back),
 	KUNIT_CASE(delayq_destroy_with_waiters),
+	KUNIT_CASE(delayq_consume_in_take_order),
+	KUNIT_CASE(delayq_consume_due_stamps),
+	KUNIT_CASE(delayq_consume_again_not_early),
+	KUNIT_CASE(delayq_consume_again_then_remove),
+	KUNIT_CASE(delayq_consume_stop_leaves_item),
+	KUNIT_CASE(delayq_consume_stop_passes_wakeup),
+	KUNIT_CASE(delayq_consume_wait_until_due),
+	KUNIT_CASE(delayq_consume_wait_interrupted),
+	KUNIT_CASE(delayq_consume_refusals),
+	KUNIT_CASE(delayq_consume_conservation),
 	{}
 };
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit suite "tempo_fault": allocation-failure injection (issue 8).
+ * KUnit suite "tempo_fault": allocation-failure injection.
  *
  * For N = 1, 2, 3 ... each case fails the Nth fault-injection point that its
  * own task reaches inside one create call (current->fail_nth, what

@@ -1355,6 +1355,171 @@ static void tempo_order_module_totals(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, after.pending, before.pending);
 }
 
+/*
+ * Ticket validity around the start and the window's edges: a ticket never
+ * handed out (before the first, at or past next, a lap away) is -EINVAL
+ * from run() and trash(), with or without a missing-ticket deadline, and
+ * changes nothing; so is a ticket already finished. Only an outstanding
+ * ticket is accepted. (A slot's "expired" marker starts at the ticket one
+ * lap below the start: the validity check must not let such a ticket reach
+ * it, which once made these -ETIME.)
+ */
+struct ot_valid_case {
+	const char	*name;
+	u64		first;
+	u64		deadline_ns;
+};
+
+static const struct ot_valid_case ot_valid_cases[] = {
+	{ "first 0",			0,		0 },
+	{ "first 0, deadline",		0,		10 * NSEC_PER_SEC },
+	{ "first 5",			5,		0 },
+	{ "first 5, deadline",		5,		10 * NSEC_PER_SEC },
+	{ "first U64_MAX - 1",		U64_MAX - 1,	0 },
+	{ "first U64_MAX - 1, deadline", U64_MAX - 1,	10 * NSEC_PER_SEC },
+};
+
+#define OT_VALID_WINDOW	4
+
+static void ot_valid_one(struct kunit *test, const struct ot_valid_case *c)
+{
+	struct tempo_order_opts opts = {
+		.first_ticket = c->first,
+		.deadline_ns = c->deadline_ns,
+	};
+	const u64 f = c->first, w = OT_VALID_WINDOW;
+	/* Never handed out, or already finished, once f ran and f + 1 is taken. */
+	const u64 bad[] = {
+		f - 1, f - 2, f - w, f - w + 1, f - 2 * w, f,	/* before, and done */
+		f + 2, f + 3, f + w, f + w + 1, f + 2 * w,	/* at or past next */
+		U64_MAX, 0, f + (1ULL << 63), f - (1ULL << 62),
+	};
+	struct tempo_order_stats st;
+	struct ot_log *log = ot_log_new(test, 8);
+	struct ot_item items[2] = { { .log = log }, { .log = log } };
+	struct tempo_order *o = ot_create(test, w, &opts);
+	u64 t0, t1;
+	unsigned int i;
+	int ret;
+
+	KUNIT_ASSERT_EQ(test, tempo_order_ticket_try(o, &t0), 0);
+	KUNIT_ASSERT_EQ(test, tempo_order_ticket_try(o, &t1), 0);
+	KUNIT_ASSERT_EQ(test, t0, f);
+	KUNIT_ASSERT_EQ(test, t1, f + 1);
+	items[0].ticket = t0;
+	KUNIT_EXPECT_EQ(test, tempo_order_run(o, t0, ot_record, &items[0]), 1);
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		if (bad[i] == t1)
+			continue;	/* the outstanding one (an alias on wrap) */
+		ret = tempo_order_trash(o, bad[i]);
+		KUNIT_EXPECT_EQ_MSG(test, ret, -EINVAL, "trash(first %+lld)",
+				    (s64)(bad[i] - f));
+		ret = tempo_order_run(o, bad[i], ot_record, &items[1]);
+		KUNIT_EXPECT_EQ_MSG(test, ret, -EINVAL, "run(first %+lld)",
+				    (s64)(bad[i] - f));
+	}
+	/* Nothing changed: t1 is still outstanding and the only one. */
+	tempo_order_stats(o, &st);
+	KUNIT_EXPECT_EQ(test, st.taken, 2);
+	KUNIT_EXPECT_EQ(test, st.completed, 1);
+	KUNIT_EXPECT_EQ(test, st.trashed, 0);
+	KUNIT_EXPECT_EQ(test, st.pending, 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&items[1].runs), 0);
+
+	items[1].ticket = t1;
+	KUNIT_EXPECT_EQ(test, tempo_order_run(o, t1, ot_record, &items[1]), 1);
+	KUNIT_EXPECT_EQ(test, tempo_order_trash(o, t1), -EINVAL);	/* done */
+	KUNIT_EXPECT_EQ(test, atomic_read(&items[1].runs), 1);
+	ot_expect_log_clean(test, log);
+	tempo_order_destroy(o);
+}
+
+/*
+ * Skip a range: trash_below(end) trashes exactly the tickets below end not
+ * yet submitted, leaves those submitted to run in order, runs the parked
+ * completions after the range at once, gives the window its room back,
+ * refuses an end beyond what was handed out (changing nothing), and leaves
+ * the run() of a trashed ticket -EINVAL.
+ */
+static void ot_skip_one(struct kunit *test, const struct ot_valid_case *c)
+{
+	struct tempo_order_opts opts = {
+		.first_ticket = c->first,
+		.deadline_ns = c->deadline_ns,
+	};
+	struct ot_log *log = ot_log_new(test, 16);
+	struct ot_item items[8];
+	struct tempo_order_stats st;
+	struct tempo_order *o = ot_create(test, 8, &opts);
+	const u64 f = c->first;
+	u64 t;
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		KUNIT_ASSERT_EQ(test, tempo_order_ticket_try(o, &t), 0);
+		KUNIT_ASSERT_EQ(test, t, f + i);
+		items[i] = (struct ot_item){ .log = log, .ticket = t };
+	}
+	/* Submitted: 1, 3 and 5 (parked behind 0). Not submitted: 0, 2, 4, 6, 7. */
+	KUNIT_EXPECT_EQ(test, tempo_order_run(o, f + 1, ot_record, &items[1]), 0);
+	KUNIT_EXPECT_EQ(test, tempo_order_run(o, f + 3, ot_record, &items[3]), 0);
+	KUNIT_EXPECT_EQ(test, tempo_order_run(o, f + 5, ot_record, &items[5]), 0);
+	KUNIT_EXPECT_EQ(test, tempo_order_ticket_try(o, &t), -EAGAIN);	/* full */
+
+	/* Beyond what was handed out: refused, nothing changed. */
+	KUNIT_EXPECT_EQ(test, tempo_order_trash_below(o, f + 9), -EINVAL);
+	KUNIT_EXPECT_EQ(test, tempo_order_trash_below(o, f - 1), -EINVAL);
+	tempo_order_stats(o, &st);
+	KUNIT_EXPECT_EQ(test, st.trashed, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&log->total), 0);
+
+	/* 0, 2 and 4 go; 1, 3 and 5 complete at once, in order. */
+	KUNIT_EXPECT_EQ(test, tempo_order_trash_below(o, f + 5), 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&log->total), 3);
+	KUNIT_EXPECT_EQ(test, log->seq[0], f + 1);
+	KUNIT_EXPECT_EQ(test, log->seq[1], f + 3);
+	KUNIT_EXPECT_EQ(test, log->seq[2], f + 5);
+	KUNIT_EXPECT_EQ(test, tempo_order_run(o, f + 2, ot_record, &items[2]), -EINVAL);
+	/* Again, or below the head: nothing left to trash there. */
+	KUNIT_EXPECT_EQ(test, tempo_order_trash_below(o, f + 5), 0);
+	/* The window has its room back: six more tickets. */
+	for (i = 0; i < 6; i++)
+		KUNIT_EXPECT_EQ(test, tempo_order_ticket_try(o, &t), 0);
+	KUNIT_EXPECT_EQ(test, tempo_order_ticket_try(o, &t), -EAGAIN);
+	/* All of the rest, the end at next: everything outstanding goes. */
+	KUNIT_EXPECT_EQ(test, tempo_order_trash_below(o, f + 14), 8);
+	tempo_order_stats(o, &st);
+	KUNIT_EXPECT_EQ(test, st.taken, 14);
+	KUNIT_EXPECT_EQ(test, st.completed, 3);
+	KUNIT_EXPECT_EQ(test, st.trashed, 11);
+	KUNIT_EXPECT_EQ(test, st.pending, 0);
+	KUNIT_EXPECT_EQ(test, st.timed_out, 0);
+	ot_expect_log_clean(test, log);
+	tempo_order_destroy(o);
+}
+
+static void tempo_order_trash_below_skips(struct kunit *test)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ot_valid_cases); i++) {
+		kunit_info(test, "%s\n", ot_valid_cases[i].name);
+		ot_skip_one(test, &ot_valid_cases[i]);
+	}
+}
+
+/* A loop, not KUNIT_ARRAY_PARAM: see tempo_order_trash_positions(). */
+static void tempo_order_ticket_validity(struct kunit *test)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ot_valid_cases); i++) {
+		kunit_info(test, "%s\n", ot_valid_cases[i].name);
+		ot_valid_one(test, &ot_valid_cases[i]);
+	}
+}
+
 static struct kunit_case tempo_order_cases[] = {
 	KUNIT_CASE(tempo_order_strict_order_random_arrival),
 	KUNIT_CASE(tempo_order_trash_positions),
@@ -1369,6 +1534,8 @@ static struct kunit_case tempo_order_cases[] = {
 	KUNIT_CASE(tempo_order_lost_handoff),
 	KUNIT_CASE(tempo_order_streak_bound),
 	KUNIT_CASE(tempo_order_wrap_safe),
+	KUNIT_CASE(tempo_order_ticket_validity),
+	KUNIT_CASE(tempo_order_trash_below_skips),
 	KUNIT_CASE(tempo_order_stress_conservation),
 	KUNIT_CASE(tempo_order_module_totals),
 	{}

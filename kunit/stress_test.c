@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Self-validating cross-core stress of the timer wheel (issue 8).
+ * Self-validating cross-core stress of the timer wheel.
  *
  * kunit/wheel_test.c's live_stress checks conservation per timer with re-arms;
  * this suite checks every life of every timer by name:

@@ -18,9 +18,11 @@ U_CFLAGS += -std=gnu11 -Wall -Wextra -Werror -I$(TEMPO_ROOT)/include -I$(TEMPO_R
 U_LDFLAGS += -static -pthread
 
 U_LIB := $(TEMPO_ROOT)/build/lib/libtempo.a
-U_TESTS := $(TEMPO_ROOT)/build/guest/tests/tempo_uapi $(TEMPO_ROOT)/build/guest/tests/tempo_mt
+U_TESTS := $(TEMPO_ROOT)/build/guest/tests/tempo_uapi $(TEMPO_ROOT)/build/guest/tests/tempo_mt \
+	$(TEMPO_ROOT)/build/guest/tests/tempo_hostile
 U_BINS := $(TEMPO_ROOT)/build/guest/bin/tempoctl
-U_HDRS := $(TEMPO_ROOT)/include/uapi/tempo.h $(TEMPO_ROOT)/tools/lib/libtempo.h
+U_HDRS := $(TEMPO_ROOT)/include/uapi/tempo.h $(TEMPO_ROOT)/include/uapi/tempo_layout.h \
+	$(TEMPO_ROOT)/tools/lib/libtempo.h
 
 EXAMPLE_KO := $(TEMPO_ROOT)/tools/examples/tempo_example.ko
 export TEMPO_EXTRA_KOS := $(strip $(TEMPO_EXTRA_KOS) $(EXAMPLE_KO))
@@ -44,6 +46,11 @@ $(TEMPO_ROOT)/build/guest/tests/tempo_mt: $(TEMPO_ROOT)/tools/tests/mt_test.c \
 	@mkdir -p $(dir $@)
 	$(U_CC) $(U_CFLAGS) $< $(U_LIB) $(U_LDFLAGS) -o $@
 
+$(TEMPO_ROOT)/build/guest/tests/tempo_hostile: $(TEMPO_ROOT)/tools/tests/hostile_test.c \
+		$(wildcard $(TEMPO_ROOT)/tools/tests/*.h) $(U_LIB)
+	@mkdir -p $(dir $@)
+	$(U_CC) $(U_CFLAGS) $< $(U_LIB) $(U_LDFLAGS) -o $@
+
 $(TEMPO_ROOT)/build/guest/bin/tempoctl: $(wildcard $(TEMPO_ROOT)/tools/tempoctl/*.[ch]) $(U_LIB)
 	@mkdir -p $(dir $@)
 	$(U_CC) $(U_CFLAGS) $(filter %.c,$^) $(U_LIB) $(U_LDFLAGS) -lm -o $@
@@ -60,9 +67,10 @@ examples: modules
 # Layout identity for 32-bit callers, without a 32-bit libc: a freestanding
 # compile of the UAPI header and libtempo's static asserts.
 abi32:
-	@printf '#include "uapi/tempo.h"\n#include <stddef.h>\n%s\n' \
-		"$$(sed -n '/^#define ABI_FIELD/,/^ABI_FIELD(tempo_stats, mod, 136);/p' \
-		$(TEMPO_ROOT)/tools/lib/libtempo.c)" | \
+	@printf '%s\n' '#include "uapi/tempo.h"' '#include <stddef.h>' \
+		'#define TEMPO_ABI_SIZE(n, s) _Static_assert(sizeof(struct n) == (s), #n)' \
+		'#define TEMPO_ABI_FIELD(n, f, o) _Static_assert(offsetof(struct n, f) == (o), #n "." #f)' \
+		'#include "uapi/tempo_layout.h"' | \
 	$(U_CC) -m32 -ffreestanding -fsyntax-only -I$(TEMPO_ROOT)/include \
 		-idirafter /usr/include/$$($(U_CC) -print-multiarch) -x c - && \
 	echo "abi32: layouts identical under -m32"

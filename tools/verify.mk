@@ -22,8 +22,10 @@
 #                      on a kmemleak report whose allocation stack names tempo code.
 #   make fuzz          build/guest/tests/tempo_fuzz (tools/fuzz/fuzz_ioctl.c, static): the
 #                      /dev/tempo ioctl fuzzer, run by the VM with the other guest test
-#                      programs, so `make check` runs it on the KASAN kernel (20 s) and
-#                      `make check-kcsan` on the KCSAN one. Needs include/uapi/tempo.h
+#                      programs, so `make check` runs it on the KASAN kernel and
+#                      `make check-kcsan` on the KCSAN one: 20 s as root, then 20 s as
+#                      uid 65534 in a forked child (KTAP "fuzz_unprivileged"), as any
+#                      user may open /dev/tempo. Needs include/uapi/tempo.h
 #                      (branch dev); skipped without it.
 #   make verify        litmus, then check-kcsan
 #

@@ -22,6 +22,20 @@
  *		return PTR_ERR(node);		// -ERESTARTSYS, -EINTR, -ESHUTDOWN
  *	foo = container_of(node, struct foo, dq);
  *	...
+ *	// or decide each item's fate under the queue's lock, as it is taken:
+ *	static enum tempo_delayq_verdict foo_fire(struct tempo_delayq_node *node,
+ *						  ktime_t due, void *arg)
+ *	{
+ *		struct foo *foo = container_of(node, struct foo, dq);
+ *
+ *		foo->fired = due;		// when the queue found it due
+ *		if (!foo->period)
+ *			return TEMPO_DELAYQ_TAKE;	// leaves the queue: ours
+ *		node->deadline = ktime_add_ns(node->deadline, foo->period);
+ *		return TEMPO_DELAYQ_AGAIN;	// stays queued for its next deadline
+ *	}
+ *	n = tempo_delayq_consume(q, foo_fire, NULL, 16, TEMPO_DELAYQ_WAIT);
+ *	...
  *	if (tempo_delayq_remove_sync(q, &foo->dq))
  *		kfree(foo);			// it was queued; now it is ours
  *	...
@@ -41,13 +55,21 @@
  *	shutdown  |     |       |        |           |    -     |   X
  *	destroy   |     |       |        |           |          |   S
  *
- *	take* is take, take_timeout, try_take and drain.
- *	(1) A take() already asleep when destroy starts is woken, returns
- *	    -ESHUTDOWN, and destroy waits for it to leave; a take() that has
- *	    not yet reached the queue is the caller's bug, so shut down and
- *	    stop the consumers before destroy.
+ *	take* is take, take_timeout, try_take, drain and consume.
+ *	(1) A take() or consume(TEMPO_DELAYQ_WAIT) already asleep when
+ *	    destroy starts is woken, returns -ESHUTDOWN, and destroy waits
+ *	    for it to leave; a take() that has not yet reached the queue is
+ *	    the caller's bug, so shut down and stop the consumers before
+ *	    destroy.
  *	(2) Concurrent with destroy, a remove() that claims a node first wins
  *	    and destroy does not hand that node back.
+ *
+ * A consume callback runs inside consume's critical section: every other
+ * call on the queue waits for it but the lock-free part of put() (the
+ * inbox), so it must not call into the queue, and nothing it is shown can
+ * be taken, removed or handed back while it runs. An item it answers
+ * TEMPO_DELAYQ_AGAIN never leaves the queue: a remove() before, during
+ * (it waits) or after the call finds it queued.
  *
  * Per node: a node is on at most one queue at a time. put() of a node that is
  * queued returns -EBUSY. A node may be freed once destroy handed it back, once
@@ -57,16 +79,21 @@
  * the wheel until its owner CPU drains it (kmod/wheel.c), so only
  * tempo_timer_cancel_sync() ends the wheel's use of the node's memory.
  *
- * Contexts: put, put_at, remove, try_take, drain, peek, size and ready never
- * sleep and may be called from any context except NMI (they take the queue's
- * spinlock with interrupts saved; put of an item due within the near window
- * mostly takes none). take and take_timeout sleep interruptibly
- * in process context. remove_sync, node_sync and destroy may sleep; shutdown
- * does not.
+ * Contexts: put, put_at, remove, try_take, drain, consume without
+ * TEMPO_DELAYQ_WAIT, peek, size and ready never sleep and may be called from
+ * any context except NMI (they take the queue's spinlock with interrupts
+ * saved; put of an item due within the near window mostly takes none). take,
+ * take_timeout and consume with TEMPO_DELAYQ_WAIT sleep interruptibly in
+ * process context. remove_sync, node_sync and destroy may sleep; shutdown
+ * does not. A consume callback runs with the queue's spinlock held and
+ * interrupts off.
  *
- * For a file interface: read() with O_NONBLOCK is try_take()/drain() (-EAGAIN
- * when nothing is ready), a blocking read() is take() then drain(), and poll()
- * is poll_wait(file, tempo_delayq_waitqueue(q), pt) followed by
+ * For a file interface: read() is consume(), with TEMPO_DELAYQ_WAIT unless
+ * O_NONBLOCK (-EAGAIN when nothing is ready); its callback copies each record
+ * out with page faults disabled and answers STOP when the copy faults (the
+ * record stays queued; read() then faults the page in and calls again), TAKE
+ * for a one-shot record, AGAIN for a periodic one whose next deadline it set.
+ * poll() is poll_wait(file, tempo_delayq_waitqueue(q), pt) followed by
  * tempo_delayq_ready(q) for EPOLLIN. Expiries wake all pollers (with EPOLLIN,
  * or with no key when several items fall due at once) and shutdown wakes
  * everyone; poll waiters are not exclusive, so they never take
@@ -77,7 +104,11 @@
  * (however long its delay: a long delay's timer is moved closer in stages),
  * to a consumer that comes by then; a consumer asleep is woken by the
  * queue's timer, one more tick at most plus the time the timer workqueue
- * takes to run. Items are taken in deadline order to the tick. Two
+ * takes to run. consume() tells when the queue found each item due: a clock
+ * reading at or after its deadline, taken no later than consume's own
+ * critical section; for an item in the near window, the reading that made
+ * its tick due, so past the end of that tick; for an item put already due,
+ * put's own reading. Items are taken in deadline order to the tick. Two
  * exceptions: items due in the same tick may come out in either order (in
  * put order, or by deadline for items put already due), and an item whose
  * early-stage timer is held off for more than 96 ticks may be overtaken
@@ -86,6 +117,7 @@
 #ifndef _TEMPO_DELAYQ_H
 #define _TEMPO_DELAYQ_H
 
+#include <linux/bits.h>
 #include <linux/types.h>
 #include <linux/list.h>
 #include <linux/llist.h>
@@ -106,11 +138,14 @@ struct tempo_delayq;
  *		the owner of a node it took; set by put.
  * @state:	enum in kmod/delayq.c, under the queue's lock but for put's
  *		claim (a cmpxchg); private.
+ * @due:	when the queue found a READY node due (a put's reading for
+ *		one put already due); private: consume() reports it.
  * @near:	1 + the near bucket holding the node, or 0; private.
  * @exact:	the timer is at the deadline, not at an early stage; private.
  * @stale:	an expiry callback is in flight for a removed node; private.
  *
  * Embed it in the item and initialise it with tempo_delayq_node_init() once.
+ * 112 bytes on 64-bit kernels (the timer's 64 included).
  */
 struct tempo_delayq_node {
 	struct tempo_timer	timer;
@@ -120,6 +155,7 @@ struct tempo_delayq_node {
 	};
 	struct tempo_delayq	*q;
 	ktime_t			deadline;
+	ktime_t			due;
 	u32			state;
 	u16			near;
 	bool			stale;
@@ -129,8 +165,13 @@ struct tempo_delayq_node {
 /**
  * struct tempo_delayq_stats - counters of one queue or of the whole module
  * @put:	items accepted by put/put_at
- * @expired:	items that became ready (deadline passed, by a clock reading)
- * @taken:	items returned by take, take_timeout, try_take and drain
+ * @expired:	items that became ready (deadline passed, by a clock reading);
+ *		an item consume() keeps with TEMPO_DELAYQ_AGAIN counts again
+ *		each time its new deadline passes
+ * @taken:	items returned by take, take_timeout, try_take and drain, and
+ *		items consume() took (TEMPO_DELAYQ_TAKE)
+ * @requeued:	TEMPO_DELAYQ_AGAIN verdicts: items that were ready and stay
+ *		queued for a later deadline (neither put nor taken again)
  * @removed:	items removed by remove/remove_sync
  * @flushed:	items handed back (or dropped) by destroy
  * @wakeups:	wake-ups delivered to consumers asleep in take/take_timeout
@@ -143,12 +184,14 @@ struct tempo_delayq_node {
  * @waiters:	consumers asleep in take/take_timeout, now (queue only)
  *
  * put = taken + removed + flushed + pending + ready at every instant the
- * queue's lock is free.
+ * queue's lock is free: a requeued item is counted once in put, and in
+ * pending or ready until it is taken, removed or flushed.
  */
 struct tempo_delayq_stats {
 	u64	put;
 	u64	expired;
 	u64	taken;
+	u64	requeued;
 	u64	removed;
 	u64	flushed;
 	u64	wakeups;
@@ -166,6 +209,40 @@ struct tempo_delayq_stats {
  */
 typedef void (*tempo_delayq_release_fn)(struct tempo_delayq_node *node,
 					void *arg);
+
+/**
+ * enum tempo_delayq_verdict - what a consume callback does with the item it is shown
+ * @TEMPO_DELAYQ_TAKE:  the item leaves the queue as take() would return it (state TAKEN).
+ * @TEMPO_DELAYQ_AGAIN: the item stays queued, pending until node->deadline, which the
+ *                      callback has moved later (a periodic item): re-linked as put() would
+ *                      link it (near bucket or far timer), without leaving the queue, so
+ *                      remove() never finds it missing.
+ * @TEMPO_DELAYQ_STOP:  leave the item where it is, still takeable, and stop.
+ */
+enum tempo_delayq_verdict { TEMPO_DELAYQ_TAKE, TEMPO_DELAYQ_AGAIN, TEMPO_DELAYQ_STOP };
+
+/**
+ * typedef tempo_delayq_consume_fn - decide the fate of a takeable item
+ * @node: the earliest takeable item (the one take() would return now)
+ * @due:  when the queue found it due: a CLOCK_MONOTONIC reading, never before
+ *        node->deadline and never after consume's own critical section. For an item
+ *        put already due, put's own reading; for a near item, the reading that made
+ *        its tick due; else the reading, taken under the queue's lock, that found it
+ *        due.
+ * @arg:  consume's @arg
+ *
+ * Runs under the queue's lock with interrupts off: it must not sleep, must not call into
+ * the queue, may read the clock, and may copy to user memory only with page faults
+ * disabled. It must not free @node (for TAKE, the caller owns the node once consume
+ * returns). It may change node->deadline only when it returns TEMPO_DELAYQ_AGAIN, and
+ * then only to a later time within tempo_timer_max_delay_ns() of now.
+ *
+ * Return: the verdict for @node.
+ */
+typedef enum tempo_delayq_verdict (*tempo_delayq_consume_fn)(struct tempo_delayq_node *node,
+							     ktime_t due, void *arg);
+
+#define TEMPO_DELAYQ_WAIT	BIT(0)	/* sleep (as take()) until an item is takeable */
 
 struct tempo_delayq *tempo_delayq_create(void);
 void tempo_delayq_shutdown(struct tempo_delayq *q);
@@ -186,6 +263,8 @@ struct tempo_delayq_node *tempo_delayq_take_timeout(struct tempo_delayq *q,
 struct tempo_delayq_node *tempo_delayq_try_take(struct tempo_delayq *q);
 int tempo_delayq_drain(struct tempo_delayq *q,
 		       struct tempo_delayq_node **nodes, unsigned int max);
+int tempo_delayq_consume(struct tempo_delayq *q, tempo_delayq_consume_fn fn, void *arg,
+			 unsigned int max, unsigned int flags);
 
 bool tempo_delayq_remove(struct tempo_delayq *q,
 			 struct tempo_delayq_node *node);

@@ -31,7 +31,8 @@
  *	...
  *	tempo_order_destroy(o);		// once every submitted req is done
  *
- * or, with the caller's own threads, the seed's pattern:
+ * or, with the caller's own threads (work in the caller, completion by
+ * whoever holds the head):
  *
  *	err = tempo_order_ticket(o, &t);	// in input order; sleeps if full
  *	...					// process, in parallel
@@ -56,16 +57,19 @@
  *	submit     |        |     |       |   -    |   -   |    S
  *	stats      |        |     |       |        |   -   |    S
  *
+ * trash_below() is a trash() of each ticket of its range, with the same
+ * rules ("1" against run and trash of any of them).
+ *
  * Completion functions never run concurrently with each other, and each runs
  * exactly once. The completion of ticket t happens-before that of every later
  * ticket (all of t's stores are visible to them).
  *
  * Contexts:
- *  - tempo_order_ticket_try(), tempo_order_run(), tempo_order_trash() and
- *    tempo_order_stats(): any context except NMI, lock-free (atomics only;
- *    the one lock they may take is the wait queue lock of blocked
- *    tempo_order_ticket() callers, and arming the deadline timer may take
- *    what tempo_timer_arm_at() takes). Completions run in the caller's
+ *  - tempo_order_ticket_try(), tempo_order_run(), tempo_order_trash(),
+ *    tempo_order_trash_below() and tempo_order_stats(): any context except
+ *    NMI, lock-free (atomics only; the one lock they may take is the wait
+ *    queue lock of blocked tempo_order_ticket() callers, and arming the
+ *    deadline timer may take what tempo_timer_arm_at() takes). Completions run in the caller's
  *    context when it is the head, at most max_streak of them; the rest
  *    continue on a workqueue in process context.
  *  - tempo_order_ticket(), tempo_order_submit() without TEMPO_ORDER_NOWAIT,
@@ -201,6 +205,7 @@ int tempo_order_ticket(struct tempo_order *order, u64 *ticket);
 int tempo_order_run(struct tempo_order *order, u64 ticket,
 		    tempo_order_fn_t fn, void *arg);
 int tempo_order_trash(struct tempo_order *order, u64 ticket);
+int tempo_order_trash_below(struct tempo_order *order, u64 end);
 
 int tempo_order_submit(struct tempo_order *order, struct tempo_order_req *req,
 		       tempo_order_req_fn_t work_fn,

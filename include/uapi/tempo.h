@@ -15,11 +15,14 @@
  * Events. read() returns whole struct tempo_event records, as many as fit:
  * a timer's expiry, an ordered completion, or a loss report. It blocks
  * (interruptibly) while none is ready, fails with EAGAIN under O_NONBLOCK and
- * with EINVAL when the buffer is smaller than one record. poll()/epoll report
- * EPOLLIN while a record is ready. With several readers each record goes to
- * exactly one of them, and one ready record wakes one blocked reader
- * (exclusive waits). The event queue is a delay queue: arming is put(),
- * read() is take(), cancelling is remove().
+ * with EINVAL when the buffer is smaller than one record. A record leaves the
+ * queue only once it is in the caller's buffer: a buffer that faults part way
+ * ends the read at the last whole record copied (EFAULT if none), and the
+ * rest stays queued. poll()/epoll report EPOLLIN while a record is ready.
+ * With several readers each record goes to exactly one of them, and one
+ * ready record wakes one blocked reader (exclusive waits). The event queue
+ * is a delay queue: arming is put(), read() is take(), cancelling is
+ * remove().
  *
  * A timer is never reported before its deadline. A one-shot timer lives until
  * its event has been read (the record carries TEMPO_EVF_FINAL and the id is
@@ -34,12 +37,31 @@
  * Ordered stream. TEMPO_IOC_ORDER_TICKET takes a ticket; any thread may later
  * TEMPO_IOC_ORDER_SUBMIT (ticket, cookie, data) or TEMPO_IOC_ORDER_TRASH the
  * ticket. Completions are delivered strictly in ticket order: as
- * TEMPO_EV_ORDER records on read(), or, once a sink file has been set with
+ * TEMPO_EV_ORDER records on read() (the data is freed at completion; the
+ * record reports its length), or, once a sink file has been set with
  * TEMPO_IOC_ORDER_SINK, by writing each submission's data to the sink, in
- * ticket order, from the thread that holds the next ticket (the submitter
- * whose ticket completes the sequence); there is no writer thread.
+ * ticket order. There is no writer thread: every byte is written by a thread
+ * that called into the context, with that thread's credentials, limits and
+ * signals, exactly as its own write(2) would be. The submitter whose ticket
+ * completes the sequence writes it and what it completed (at most 64
+ * completions per call: the fairness bound of the ordered scheduler); the
+ * rest of a longer streak is written by the next call of the ordered stream
+ * (TICKET, SUBMIT, TRASH, SINK, ORDER_FLUSH), TEMPO_IOC_STATS or read() on
+ * the file, or at the latest by close(). While completions wait for such a call, poll() reports
+ * EPOLLOUT and tempo_ctx_stats.sink_pending counts them; TEMPO_IOC_ORDER_FLUSH
+ * writes them all.
  * Ordered records beyond the queue limit are dropped and reported by one
  * TEMPO_EV_LOST record carrying the number lost: never lost silently.
+ *
+ * Limits. Any local user may open /dev/tempo. What a user holds is bounded
+ * per user (effective uid of the opener, over all of its files) by module
+ * parameters reported in struct tempo_info: open files (open() fails with
+ * EMFILE), timers (TEMPO_IOC_TIMER_ARM fails with ENOSPC; a file counts the
+ * most timers it has held at once, as it keeps their slots until close()) and bytes of
+ * queued ordered submissions (TEMPO_IOC_ORDER_SUBMIT fails with ENOSPC); and
+ * per file by max_timers, max_events, order_window and max_data. Memory is
+ * charged to the memory cgroup of the file's opener; at its limit a call
+ * fails with ENOMEM. A call that fails on a limit changes nothing.
  *
  * Conventions. All structs are made of __u32/__u64 and are multiples of 8
  * bytes, identical for 32- and 64-bit callers. Pointers travel as __u64.
@@ -68,6 +90,7 @@
 #define TEMPO_FEAT_ORDER	(1U << 2)	/* TEMPO_IOC_ORDER_TICKET/SUBMIT/TRASH */
 #define TEMPO_FEAT_SINK		(1U << 3)	/* TEMPO_IOC_ORDER_SINK */
 #define TEMPO_FEAT_STATS	(1U << 4)	/* TEMPO_IOC_STATS */
+#define TEMPO_FEAT_USER_LIMITS	(1U << 5)	/* tempo_info.max_user_*, ORDER_FLUSH */
 
 /**
  * struct tempo_info - what this kernel offers (TEMPO_IOC_INFO)
@@ -81,7 +104,11 @@
  * @max_timers: live timers per context (TEMPO_IOC_TIMER_ARM fails with ENOSPC beyond).
  * @max_events: ordered records queued per context before they are reported lost.
  * @max_data: largest TEMPO_IOC_ORDER_SUBMIT data, in bytes.
- * @reserved: zero.
+ * @max_user_contexts: open files per user (open() fails with EMFILE beyond).
+ * @max_user_timers: timers per user, over all its files, each file counting
+ *	the most it has held at once (ENOSPC beyond).
+ * @max_user_bytes: bytes of ordered submissions (data and records) queued
+ *	per user, over all its files (TEMPO_IOC_ORDER_SUBMIT: ENOSPC beyond).
  */
 struct tempo_info {
 	__u32 version;
@@ -94,7 +121,9 @@ struct tempo_info {
 	__u32 max_timers;
 	__u32 max_events;
 	__u32 max_data;
-	__u32 reserved[3];
+	__u32 max_user_contexts;
+	__u32 max_user_timers;
+	__u32 max_user_bytes;
 };
 
 /* struct tempo_timer_spec .flags */
@@ -106,10 +135,12 @@ struct tempo_info {
  * struct tempo_timer_spec - one timer of a TEMPO_IOC_TIMER_ARM batch
  * @cookie: returned in the timer's events; also the key of a cancel by cookie.
  * @value: delay in ns from the call (the whole batch shares one clock
- *	reading), or with TEMPO_ARM_ABS a CLOCK_MONOTONIC deadline in ns (a
- *	deadline in the past fires at once).
- * @period: 0 for a one-shot timer, else the period in ns (>= min_period_ns):
- *	deadlines are @value, @value + @period, ... with no drift.
+ *	reading), at most max_delay_ns, or with TEMPO_ARM_ABS a CLOCK_MONOTONIC
+ *	deadline in ns, at most max_delay_ns ahead (a deadline in the past
+ *	fires at once). Beyond either: ERANGE.
+ * @period: 0 for a one-shot timer, else the period in ns (>= min_period_ns,
+ *	else EINVAL; <= max_delay_ns, else ERANGE): deadlines are @value,
+ *	@value + @period, ... with no drift.
  * @id: out: the new timer's id (nonzero; once the timer is gone, cancel and
  *	re-arm of this id fail with ENOENT: ids are recycled only after 2^32
  *	reuses of the same slot). In, with TEMPO_ARM_REARM: the
@@ -143,16 +174,23 @@ struct tempo_timer_spec {
  * @error: out: that element's negative errno, 0 if none.
  * @affected: out: timers armed or cancelled (a cookie may cancel several).
  *
- * Arm validates every element before arming any: a malformed element (EINVAL)
- * or a batch that would exceed max_timers (ENOSPC) fails the whole call with
- * no effect. Elements are then applied in order, each atomically; the first
- * that fails (ENOENT for an unknown id to re-arm, ENOMEM, EFAULT) stops the
- * batch, so @done == @error_index.
+ * The array is read once, into the kernel, and everything the call decides
+ * and does comes from that copy. Arm validates every element before arming
+ * any: a malformed element (EINVAL), a deadline out of range (ERANGE), or a
+ * batch that would exceed max_timers or max_user_timers (ENOSPC) fails the
+ * whole call with no effect. Elements are then applied in order, each
+ * atomically; the first that fails (ENOENT for an unknown id to re-arm,
+ * EFAULT writing an id back) stops the batch, so @done == @error_index.
  * Cancel applies every element; one whose id (or cookie) names no live timer
  * (never armed, already cancelled, or a one-shot whose event was read) fails
- * with ENOENT and the batch goes on.
+ * with ENOENT and the batch goes on. Cancel by cookie costs one pass over the
+ * file's timers, however many cookies the batch holds.
  * The call returns 0 when every element succeeded, else the first failure's
- * error; the out fields are written in both cases.
+ * error. The out fields are written whenever the struct itself could be read:
+ * a failure of the whole batch (bad @flags or @count, a limit, ENOMEM, EFAULT
+ * reading the array) has @done 0, @error_index @count (or, for a bad
+ * element, its index) and @error the errno. A fatal signal stops a batch
+ * part way (EINTR).
  */
 struct tempo_batch {
 	__u64 ptr;
@@ -231,8 +269,10 @@ struct tempo_ticket {
  *
  * Returns once the submission is either completed or parked for an earlier
  * ticket's submitter to complete; when this ticket is next in order the
- * caller completes it and every consecutive parked one (with a sink: writes
- * them) before returning.
+ * caller completes it and up to 64 consecutive parked ones, and writes them
+ * if a sink is set (see "Ordered stream" above for the rest). The data and
+ * record are charged to the user's max_user_bytes until written or read:
+ * ENOSPC beyond it, and the ticket stays the caller's.
  */
 struct tempo_submit {
 	__u64 ticket;
@@ -245,12 +285,23 @@ struct tempo_submit {
 /**
  * struct tempo_sink - where ordered completions go (TEMPO_IOC_ORDER_SINK)
  * @fd: a file open for writing, or -1 to go back to TEMPO_EV_ORDER records.
+ *	A regular file, a FIFO or pipe, or a character device that the kernel
+ *	can write (a tty; not /dev/null, whose legacy write path it cannot
+ *	use): EINVAL for anything else (sockets included: a unix socket could
+ *	carry the tempo file itself and keep both alive), EBADF if not open
+ *	for writing.
  * @flags: zero.
  * @reserved: zero.
  *
- * Each completion's data is written with the sink's file position (as by
- * write(2)) by whichever thread completes it. A failed or short write is
- * counted in tempo_ctx_stats.sink_errors and sink_last_error.
+ * Each completion's data is written as write(2) on @fd by the calling thread
+ * would write it: its file position, taken under the file's position lock,
+ * or none for a stream; the thread's credentials (a write clears a setuid
+ * bit), RLIMIT_FSIZE (EFBIG and SIGXFSZ), LSM checks and SIGPIPE. A write
+ * interrupted by a signal is resumed by a later call; a failed or short
+ * write is counted in tempo_ctx_stats.sink_errors and sink_last_error (an
+ * O_NONBLOCK sink that would block counts EAGAIN). Completions queued for
+ * the old sink are written to it before the switch; if a signal stops that,
+ * the call fails with EINTR and changes nothing.
  */
 struct tempo_sink {
 	__s32 fd;
@@ -276,6 +327,7 @@ struct tempo_sink {
  * @sink_bytes: bytes written to sinks.
  * @sink_errors: failed or short sink writes.
  * @sink_last_error: negative errno of the last failed sink write, or 0.
+ * @sink_pending: completions waiting for a call to write them to the sink.
  * @reserved: zero.
  */
 struct tempo_ctx_stats {
@@ -295,7 +347,8 @@ struct tempo_ctx_stats {
 	__u64 sink_bytes;
 	__u64 sink_errors;
 	__s32 sink_last_error;
-	__u32 reserved[3];
+	__u32 sink_pending;
+	__u32 reserved[2];
 };
 
 /**
@@ -340,5 +393,7 @@ struct tempo_stats {
 #define TEMPO_IOC_ORDER_SUBMIT	_IOW(TEMPO_IOC_MAGIC, 0x21, struct tempo_submit)
 #define TEMPO_IOC_ORDER_TRASH	_IOW(TEMPO_IOC_MAGIC, 0x22, struct tempo_ticket)
 #define TEMPO_IOC_ORDER_SINK	_IOW(TEMPO_IOC_MAGIC, 0x23, struct tempo_sink)
+/* Write every completion waiting for the sink; EINTR if a signal stops it. */
+#define TEMPO_IOC_ORDER_FLUSH	_IO(TEMPO_IOC_MAGIC, 0x24)
 
 #endif /* _UAPI_TEMPO_H */

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Other kernels (issue 9). Included at the top of the Makefile, before KVARIANT and KDIR
+# Other kernels. Included at the top of the Makefile, before KVARIANT and KDIR
 # take their defaults.
 #
 #   make check KERNEL=7.2     build tempo against linux-source-7.2 (fetched from sid by

@@ -6,11 +6,15 @@
  * the time is up, open, close, read (random sizes, blocking or not), poll and
  * issue ioctls: the commands of include/uapi/tempo.h with well-formed,
  * mutated (bit flips, reserved fields, unknown flags, huge counts, bad or
- * unmapped pointers) or random arguments, plus random command numbers. A
- * signal then interrupts whatever sleeps in the kernel and the threads are
- * joined. The program prints KTAP; it fails if a thread is still stuck in
- * the kernel a few seconds after the end, or if the process dies. The VM
- * runner fails the run on any kernel report (KASAN, lockdep, WARN) besides.
+ * unmapped pointers) or random arguments, plus random command numbers.
+ * Every 100 ms a signal interrupts whatever sleeps in the kernel (a blocking
+ * read() or ticket would otherwise hold its worker for the rest of the run);
+ * at the end it does so until the threads are joined. The program prints
+ * KTAP; it fails if a thread is still stuck in the kernel a few seconds after
+ * the end, or if the process dies. The VM runner fails the run on any kernel
+ * report (KASAN, lockdep, WARN) besides. A random sink descriptor must not
+ * reach the KTAP output: it is written to a descriptor above any the fuzzer
+ * picks, and 0-2 are /dev/null.
  *
  * Where the kernel has fault injection (the KCSAN kernel of `make check-kcsan`,
  * whose VM init arms failslab and fail_page_alloc for fail-nth), a quarter of
@@ -20,15 +24,22 @@
  * with an error and lose nothing; the VM's kmemleak scan after the programs
  * fails the run on a leak from tempo code. TEMPO_FUZZ_FAILNTH=0 turns it off.
  *
- *   tempo_fuzz [-t SECONDS] [-j THREADS] [-s SEED]
+ * Run as root (the VM runs it so), the program makes a second pass as an
+ * unprivileged user (issue 16: /dev/tempo is mode 0666): a forked child
+ * drops to uid 65534 with no supplementary groups and fuzzes the same way,
+ * for the same time, as KTAP test 2 "fuzz_unprivileged".
  *
- * Defaults: TEMPO_FUZZ_SECS (20) seconds, 4 threads, seed from the clock
- * (printed, so a run can be repeated).
+ *   tempo_fuzz [-t SECONDS] [-j THREADS] [-s SEED] [-u UID|-1]
+ *
+ * Defaults: TEMPO_FUZZ_SECS (20) seconds per pass, 4 threads, seed from the
+ * clock (printed, so a run can be repeated), second pass as uid 65534 (-u -1:
+ * none; there is none when not started as root).
  */
 
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -40,6 +51,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -53,6 +66,7 @@ static atomic_bool stop;
 static unsigned long counts[MAXT][10];
 static bool failnth = true;	/* TEMPO_FUZZ_FAILNTH */
 static char *unmapped;	/* a page that is mapped PROT_NONE */
+static FILE *ktap;	/* KTAP output, on a descriptor no sink number reaches */
 
 enum { OP_IOCTL, OP_RANDIOCTL, OP_READ, OP_POLL, OP_OPEN, OP_CLOSE, OP_SINK, OP_N };
 
@@ -304,49 +318,28 @@ static void on_signal(int sig)
 	(void)sig;
 }
 
-int main(int argc, char **argv)
+/*
+ * One pass: @nthreads workers for @secs seconds, then KTAP line @num (@name).
+ * Returns 0 if every thread came back; if one is stuck in the kernel the
+ * process cannot join it and must exit: returns 1 with fds and threads left.
+ */
+static int fuzz_pass(unsigned int secs, unsigned int nthreads, uint64_t seed, int num,
+		     const char *name)
 {
-	const char *env = getenv("TEMPO_FUZZ_SECS");
-	unsigned int secs = env ? (unsigned int)atoi(env) : 20, nthreads = 4;
-	uint64_t seed = now_ns() | 1;
 	struct worker w[MAXT];
-	struct sigaction sa = { .sa_handler = on_signal };
 	unsigned long total[10] = { 0 };
 	uint64_t end;
-	int opt, stuck = 0;
+	int stuck = 0;
 
-	while ((opt = getopt(argc, argv, "t:j:s:")) != -1) {
-		switch (opt) {
-		case 't': secs = atoi(optarg); break;
-		case 'j': nthreads = atoi(optarg); break;
-		case 's': seed = strtoull(optarg, NULL, 0) | 1; break;
-		default:
-			fprintf(stderr, "usage: %s [-t SECONDS] [-j THREADS] [-s SEED]\n", argv[0]);
-			return 2;
-		}
-	}
-	if (nthreads < 1 || nthreads > MAXT)
-		nthreads = 4;
-	env = getenv("TEMPO_FUZZ_FAILNTH");
-	if ((env && !strcmp(env, "0")) || access("/proc/self/fail-nth", W_OK))
-		failnth = false;
-
-	printf("KTAP version 1\n1..1\n");
-	printf("# tempo_fuzz: %u s, %u threads, seed %#llx, fail-nth %s\n", secs, nthreads,
-	       (unsigned long long)seed, failnth ? "on" : "off");
-	fflush(stdout);
-	if (access(TEMPO_DEVICE, F_OK)) {
-		printf("ok 1 fuzz # SKIP no %s\n", TEMPO_DEVICE);
-		return 77;
-	}
-	unmapped = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (unmapped == MAP_FAILED)
-		unmapped = NULL;
-	sigaction(SIGUSR1, &sa, NULL);	/* no SA_RESTART: blocked calls return EINTR */
-	/* A hard stop, should the kernel never let go of a thread. */
-	alarm(secs + 60);
+	atomic_store(&stop, false);
+	memset(counts, 0, sizeof(counts));
 	for (int i = 0; i < NFD; i++)
 		atomic_store(&fds[i], -1);
+	fprintf(ktap, "# %s: uid %u, %u s, %u threads, seed %#llx, fail-nth %s\n", name, getuid(),
+		secs, nthreads, (unsigned long long)seed, failnth ? "on" : "off");
+	fflush(ktap);
+	/* A hard stop, should the kernel never let go of a thread. */
+	alarm(secs + 60);
 
 	for (unsigned int i = 0; i < nthreads; i++) {
 		w[i].idx = i;
@@ -354,8 +347,11 @@ int main(int argc, char **argv)
 		pthread_create(&w[i].th, NULL, worker_fn, &w[i]);
 	}
 	end = now_ns() + secs * 1000000000ULL;
-	while (now_ns() < end)
+	while (now_ns() < end) {
 		usleep(100000);
+		for (unsigned int i = 0; i < nthreads; i++)
+			pthread_kill(w[i].th, SIGUSR1);
+	}
 	atomic_store(&stop, true);
 
 	/* Interrupt sleepers until everybody is out, for up to 10 s. */
@@ -376,28 +372,166 @@ int main(int argc, char **argv)
 				break;
 		}
 		if (ret == ETIMEDOUT) {
-			printf("# thread %u is still in the kernel 10 s after the end\n", i);
+			fprintf(ktap, "# thread %u is still in the kernel 10 s after the end\n", i);
 			stuck++;
 		}
 		for (int k = 0; k < 10; k++)
 			total[k] += counts[i][k];
 	}
-	for (int i = 0; i < NFD; i++)
-		if (atomic_load(&fds[i]) >= 0)
-			close(atomic_load(&fds[i]));
+	alarm(0);
+	if (!stuck)
+		for (int i = 0; i < NFD; i++)
+			if (atomic_load(&fds[i]) >= 0)
+				close(atomic_exchange(&fds[i], -1));
 
-	printf("# ioctls %lu, mutated/random %lu, reads %lu (EFAULT %lu), polls %lu, "
-	       "opens %lu, closes %lu, sinks %lu\n", total[OP_IOCTL], total[OP_RANDIOCTL],
-	       total[OP_READ], total[7], total[OP_POLL], total[OP_OPEN], total[OP_CLOSE],
-	       total[OP_SINK]);
+	fprintf(ktap, "# ioctls %lu, mutated/random %lu, reads %lu (EFAULT %lu), polls %lu, "
+		"opens %lu, closes %lu, sinks %lu\n", total[OP_IOCTL], total[OP_RANDIOCTL],
+		total[OP_READ], total[7], total[OP_POLL], total[OP_OPEN], total[OP_CLOSE],
+		total[OP_SINK]);
 	if (failnth)
-		printf("# fail-nth armed for %lu operations, a failure injected in %lu\n",
-		       total[8], total[9]);
-	if (stuck) {
-		printf("not ok 1 fuzz\n");
-		fflush(stdout);
-		_exit(1);	/* stuck threads cannot be joined */
+		fprintf(ktap, "# fail-nth armed for %lu operations, a failure injected in %lu\n",
+			total[8], total[9]);
+	fprintf(ktap, "%sok %d %s\n", stuck ? "not " : "", num, name);
+	fflush(ktap);
+	return stuck ? 1 : 0;
+}
+
+/* fail-nth is used where the kernel has it, it is writable, and not turned off. */
+static bool failnth_usable(void)
+{
+	const char *env = getenv("TEMPO_FUZZ_FAILNTH");
+
+	return !(env && !strcmp(env, "0")) && !access("/proc/self/fail-nth", W_OK);
+}
+
+/*
+ * The second pass, in a child that dropped to @uid: what every local user
+ * can do to /dev/tempo (mode 0666). Its own KTAP line, or the parent's if it
+ * dies without one.
+ */
+static int unprivileged_pass(uid_t uid, unsigned int secs, unsigned int nthreads, uint64_t seed)
+{
+	const char *name = "fuzz_unprivileged";
+	int status = 0, said[2];
+	uint64_t end;
+	pid_t pid, r;
+	char c;
+
+	/* The child writes a byte here once its KTAP line is out. */
+	if (pipe2(said, O_NONBLOCK)) {
+		fprintf(ktap, "not ok 2 %s # pipe: %s\n", name, strerror(errno));
+		return 1;
 	}
-	printf("ok 1 fuzz\n");
-	return 0;
+	fflush(ktap);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(ktap, "not ok 2 %s # fork: %s\n", name, strerror(errno));
+		return 1;
+	}
+	if (!pid) {
+		int ret;
+
+		close(said[0]);
+		if (setgroups(0, NULL) || setresgid(uid, uid, uid) || setresuid(uid, uid, uid)) {
+			fprintf(ktap, "# cannot drop to uid %u: %s\nnot ok 2 %s\n", uid,
+				strerror(errno), name);
+			_exit(1);
+		}
+		/* Its /proc files (fail-nth) belong to it again; gone with the parent. */
+		prctl(PR_SET_DUMPABLE, 1);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		failnth = failnth && failnth_usable();
+		ret = fuzz_pass(secs, nthreads, seed, 2, name);
+		(void)!write(said[1], "v", 1);
+		_exit(ret);
+	}
+	close(said[1]);
+	/* The child's own alarm (secs + 60) ends it; this is the backstop. */
+	end = now_ns() + (secs + 90) * 1000000000ULL;
+	while ((r = waitpid(pid, &status, WNOHANG)) == 0 && now_ns() < end)
+		usleep(100000);
+	if (r == 0)
+		kill(pid, SIGKILL);	/* a thread stuck in the kernel keeps it */
+	if (read(said[0], &c, 1) != 1) {
+		if (r == 0)
+			fprintf(ktap, "not ok 2 %s # still running 90 s after its end\n", name);
+		else
+			fprintf(ktap, "not ok 2 %s # died (signal %d) before its verdict\n", name,
+				r > 0 && WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+		fflush(ktap);
+	}
+	close(said[0]);
+	return r > 0 && WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	const char *env = getenv("TEMPO_FUZZ_SECS");
+	unsigned int secs = env ? (unsigned int)atoi(env) : 20, nthreads = 4;
+	uint64_t seed = now_ns() | 1;
+	struct sigaction sa = { .sa_handler = on_signal };
+	long uid = 65534;
+	int opt, failed;
+
+	while ((opt = getopt(argc, argv, "t:j:s:u:")) != -1) {
+		switch (opt) {
+		case 't': secs = atoi(optarg); break;
+		case 'j': nthreads = atoi(optarg); break;
+		case 's': seed = strtoull(optarg, NULL, 0) | 1; break;
+		case 'u': uid = strtol(optarg, NULL, 0); break;
+		default:
+			fprintf(stderr, "usage: %s [-t SECONDS] [-j THREADS] [-s SEED] [-u UID|-1]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	if (nthreads < 1 || nthreads > MAXT)
+		nthreads = 4;
+	/* The unprivileged pass needs root to drop from; -u -1 turns it off. */
+	if (geteuid() || uid == (long)geteuid())
+		uid = -1;
+	failnth = failnth_usable();
+
+	/* KTAP above every fd the fuzzer may name (a sink of random fd 1 would write into it). */
+	opt = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 100);
+	ktap = opt >= 0 ? fdopen(opt, "w") : NULL;
+	if (!ktap)
+		return 2;
+	opt = open("/dev/null", O_RDWR | O_CLOEXEC);
+	for (int i = 0; opt >= 0 && i < 3; i++)
+		dup2(opt, i);
+	if (opt > 2)
+		close(opt);
+
+	fprintf(ktap, "KTAP version 1\n1..%d\n", uid >= 0 ? 2 : 1);
+	fflush(ktap);
+	if (access(TEMPO_DEVICE, F_OK)) {
+		fprintf(ktap, "ok 1 fuzz # SKIP no %s\n", TEMPO_DEVICE);
+		if (uid >= 0)
+			fprintf(ktap, "ok 2 fuzz_unprivileged # SKIP no %s\n", TEMPO_DEVICE);
+		return 77;
+	}
+	unmapped = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (unmapped == MAP_FAILED)
+		unmapped = NULL;
+	sigaction(SIGUSR1, &sa, NULL);	/* no SA_RESTART: blocked calls return EINTR */
+	/*
+	 * Sink writes are made by the calling thread, as its write(2) would be:
+	 * a pipe sink with no reader sends it SIGPIPE, and a file past
+	 * RLIMIT_FSIZE SIGXFSZ. Like any program writing to pipes, ignore them.
+	 */
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);
+
+	failed = fuzz_pass(secs, nthreads, seed, 1, "fuzz");
+	if (failed) {
+		/* Stuck threads cannot be joined: no second pass. */
+		if (uid >= 0)
+			fprintf(ktap, "not ok 2 fuzz_unprivileged # the first pass is stuck\n");
+		fflush(ktap);
+		_exit(1);
+	}
+	if (uid >= 0)
+		failed |= unprivileged_pass(uid, secs, nthreads, seed * 3 | 1);
+	return failed;
 }

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1 OR MIT
 /*
- * libtempo: see libtempo.h. The layout checks below mirror the kernel's
- * BUILD_BUG_ON()s in kmod/dev.c: a mismatch fails the build, not a call.
+ * libtempo: see libtempo.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,37 +12,13 @@
 
 #include "libtempo.h"
 
-#define ABI_FIELD(type, field, off) \
-	_Static_assert(offsetof(struct type, field) == (off), #type "." #field)
-
-_Static_assert(sizeof(struct tempo_info) == 64, "tempo_info");
-ABI_FIELD(tempo_info, tick_ns, 16);
-ABI_FIELD(tempo_info, max_timers, 40);
-ABI_FIELD(tempo_info, reserved, 52);
-_Static_assert(sizeof(struct tempo_timer_spec) == 40, "tempo_timer_spec");
-ABI_FIELD(tempo_timer_spec, id, 24);
-ABI_FIELD(tempo_timer_spec, flags, 32);
-ABI_FIELD(tempo_timer_spec, reserved, 36);
-_Static_assert(sizeof(struct tempo_batch) == 32, "tempo_batch");
-ABI_FIELD(tempo_batch, count, 8);
-ABI_FIELD(tempo_batch, done, 16);
-ABI_FIELD(tempo_batch, error, 24);
-ABI_FIELD(tempo_batch, affected, 28);
-_Static_assert(sizeof(struct tempo_event) == 48, "tempo_event");
-ABI_FIELD(tempo_event, time, 24);
-ABI_FIELD(tempo_event, overrun, 32);
-ABI_FIELD(tempo_event, type, 36);
-ABI_FIELD(tempo_event, flags, 38);
-ABI_FIELD(tempo_event, len, 40);
-_Static_assert(sizeof(struct tempo_ticket) == 16, "tempo_ticket");
-_Static_assert(sizeof(struct tempo_submit) == 32, "tempo_submit");
-ABI_FIELD(tempo_submit, len, 24);
-_Static_assert(sizeof(struct tempo_sink) == 16, "tempo_sink");
-_Static_assert(sizeof(struct tempo_ctx_stats) == 136, "tempo_ctx_stats");
-ABI_FIELD(tempo_ctx_stats, sink_last_error, 120);
-_Static_assert(sizeof(struct tempo_mod_stats) == 96, "tempo_mod_stats");
-_Static_assert(sizeof(struct tempo_stats) == 232, "tempo_stats");
-ABI_FIELD(tempo_stats, mod, 136);
+/* The ABI's layout, as the kernel checks it: a mismatch fails the build, not a call. */
+#define TEMPO_ABI_SIZE(name, size) _Static_assert(sizeof(struct name) == (size), #name)
+#define TEMPO_ABI_FIELD(name, field, off) \
+	_Static_assert(offsetof(struct name, field) == (off), #name "." #field)
+#include "uapi/tempo_layout.h"
+#undef TEMPO_ABI_FIELD
+#undef TEMPO_ABI_SIZE
 
 static int ret_errno(int ret)
 {
@@ -161,6 +136,11 @@ int tempo_set_sink(int fd, int sink_fd)
 	struct tempo_sink s = { .fd = sink_fd };
 
 	return ret_errno(ioctl(fd, TEMPO_IOC_ORDER_SINK, &s));
+}
+
+int tempo_flush(int fd)
+{
+	return ret_errno(ioctl(fd, TEMPO_IOC_ORDER_FLUSH));
 }
 
 uint64_t tempo_now_ns(void)

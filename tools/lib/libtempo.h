@@ -56,6 +56,8 @@ int tempo_submit(int fd, uint64_t ticket, uint64_t cookie, const void *data, uin
 int tempo_trash(int fd, uint64_t ticket);
 /* Write completions to @sink_fd in ticket order; -1 for records again. */
 int tempo_set_sink(int fd, int sink_fd);
+/* Write every completion still waiting for the sink, from this thread. */
+int tempo_flush(int fd);
 
 /* CLOCK_MONOTONIC now, in ns: the clock of every tempo time. */
 uint64_t tempo_now_ns(void);

@@ -135,11 +135,12 @@ static int do_info(int argc, char **argv)
 	open_object(NULL);
 	print_u64("version", "abi version    %" PRIu64 "\n", in.version);
 	print_u64("features", "features       0x%" PRIx64, in.features);
-	print_text(" (%s%s%s%s%s)\n", in.features & TEMPO_FEAT_TIMERS ? "timers " : "",
+	print_text(" (%s%s%s%s%s%s)\n", in.features & TEMPO_FEAT_TIMERS ? "timers " : "",
 		   in.features & TEMPO_FEAT_PERIODIC ? "periodic " : "",
 		   in.features & TEMPO_FEAT_ORDER ? "order " : "",
 		   in.features & TEMPO_FEAT_SINK ? "sink " : "",
-		   in.features & TEMPO_FEAT_STATS ? "stats" : "");
+		   in.features & TEMPO_FEAT_STATS ? "stats " : "",
+		   in.features & TEMPO_FEAT_USER_LIMITS ? "user-limits" : "");
 	print_u64("record_size", "record size    %" PRIu64 " bytes\n", in.record_size);
 	print_u64("tick_ns", "tick           %" PRIu64 " ns\n", in.tick_ns);
 	print_u64("max_delay_ns", "max delay      %" PRIu64 " ns\n", in.max_delay_ns);
@@ -149,6 +150,9 @@ static int do_info(int argc, char **argv)
 		  in.max_events);
 	print_u64("order_window", "order window   %" PRIu64 " tickets\n", in.order_window);
 	print_u64("max_data", "max data       %" PRIu64 " bytes per submission\n", in.max_data);
+	print_u64("max_user_contexts", "per user       %" PRIu64 " files,", in.max_user_contexts);
+	print_u64("max_user_timers", " %" PRIu64 " timers,", in.max_user_timers);
+	print_u64("max_user_bytes", " %" PRIu64 " bytes of submissions\n", in.max_user_bytes);
 	close_object();
 	return 0;
 }
@@ -172,7 +176,8 @@ static void print_ctx_stats(const struct tempo_ctx_stats *c)
 	print_u64("completed", "  completed %" PRIu64 "\n", c->completed);
 	print_u64("sink_bytes", "  sink bytes %" PRIu64, c->sink_bytes);
 	print_u64("sink_errors", "  sink errors %" PRIu64, c->sink_errors);
-	print_s64("sink_last_error", "  last error %" PRId64 "\n", c->sink_last_error);
+	print_s64("sink_last_error", "  last error %" PRId64, c->sink_last_error);
+	print_u64("sink_pending", "  pending %" PRIu64 "\n", c->sink_pending);
 	close_object();
 }
 

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -442,6 +443,81 @@ static int test_never_early_lateness(void)
 	return KTAP_PASS;
 }
 
+/*
+ * One reader sees records in deadline order, to the tick, whichever CPUs
+ * armed the timers: two threads, one pinned to each CPU, arm timers with
+ * shuffled delays; the reader checks that no record's deadline lies in an
+ * earlier tick than the record before it (within a tick, any order).
+ */
+#define ORD_ARMERS	2
+#define ORD_TIMERS	1024	/* per armer */
+
+static void *order_armer(void *arg)
+{
+	uintptr_t cpu = (uintptr_t)arg;
+	struct tempo_timer_spec s[64];
+	uint64_t seed = cpu * 104729 + 17;
+	cpu_set_t set;
+	int i, j;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);	/* best effort: one CPU has both */
+	for (i = 0; i < ORD_TIMERS; i += 64) {
+		memset(s, 0, sizeof(s));
+		for (j = 0; j < 64; j++) {
+			s[j].cookie = cpu << 32 | (i + j);
+			s[j].value = (1 + rnd(&seed) % 40) * MS;
+		}
+		if (tempo_arm(gfd, s, 64, NULL))
+			return (void *)1;
+		usleep(500);
+	}
+	return NULL;
+}
+
+static int test_one_reader_deadline_order(void)
+{
+	struct tempo_event ev[32];
+	struct tempo_info in;
+	pthread_t th[ORD_ARMERS];
+	uint64_t got = 0, prev_tick = 0, worst = 0, inversions = 0, tick;
+	uintptr_t i;
+	void *ret;
+	ssize_t n, k;
+
+	gfd = tempo_open(0);
+	CHECK(gfd >= 0);
+	CHECK_ERR(tempo_info(gfd, &in), 0);
+	for (i = 0; i < ORD_ARMERS; i++)
+		CHECK(pthread_create(&th[i], NULL, order_armer, (void *)i) == 0);
+	while (got < ORD_ARMERS * ORD_TIMERS) {
+		n = tempo_read_events(gfd, ev, 1 + got % 32);
+		CHECK(n > 0);
+		for (k = 0; k < n; k++) {
+			tick = ev[k].deadline / in.tick_ns;
+			if (got + k && tick < prev_tick) {
+				inversions++;
+				if ((prev_tick - tick) * in.tick_ns > worst)
+					worst = (prev_tick - tick) * in.tick_ns;
+			}
+			if (tick > prev_tick || !(got + k))
+				prev_tick = tick;
+		}
+		got += n;
+	}
+	for (i = 0; i < ORD_ARMERS; i++) {
+		pthread_join(th[i], &ret);
+		CHECK(!ret);
+	}
+	ktap_diag("%llu records from %d CPUs: %llu out of deadline order (to the tick), worst by %llu us",
+		  (unsigned long long)got, ORD_ARMERS, (unsigned long long)inversions,
+		  (unsigned long long)(worst / 1000));
+	CHECK(!inversions);
+	close(gfd);
+	return KTAP_PASS;
+}
+
 static const struct ktap_case cases[] = {
 	KTAP_CASE(test_readers_no_duplicates_conservation),
 	KTAP_CASE(test_one_record_wakes_one_reader),
@@ -449,6 +525,7 @@ static const struct ktap_case cases[] = {
 	KTAP_CASE(test_submitters_sink_in_ticket_order),
 	KTAP_CASE(test_epoll),
 	KTAP_CASE(test_never_early_lateness),
+	KTAP_CASE(test_one_reader_deadline_order),
 	{ NULL, NULL }
 };
 

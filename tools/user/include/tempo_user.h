@@ -57,6 +57,10 @@ typedef unsigned int gfp_t;
 #define GFP_KERNEL 0
 #define GFP_ATOMIC 0
 #define __GFP_ZERO 1
+/* Memory cgroups and reclaim policy have no meaning here. */
+#define GFP_KERNEL_ACCOUNT 0
+#define __GFP_RETRY_MAYFAIL 0
+#define __GFP_NOWARN 0
 
 /* ---- compiler ------------------------------------------------------- */
 #define likely(x) __builtin_expect(!!(x), 1)
@@ -361,6 +365,7 @@ static inline void *tempo_pcpu_ptr(void *p, unsigned int cpu)
 }
 #define __percpu
 #define alloc_percpu(type) ((type *)tempo_pcpu_alloc(sizeof(type), __alignof__(type)))
+#define alloc_percpu_gfp(type, gfp) alloc_percpu(type)
 #define free_percpu(p) tempo_pcpu_free(p)
 #define per_cpu_ptr(p, cpu) ((__typeof__(p))tempo_pcpu_ptr((void *)(p), (cpu)))
 #define this_cpu_ptr(p) per_cpu_ptr(p, smp_processor_id())
