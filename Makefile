@@ -1,23 +1,58 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # tempo: the entry point for people. Kbuild reads ./Kbuild, kmod/Kbuild and
-# kunit/Kbuild; this file only drives it and the test VM (tools/vm/).
+# kunit/Kbuild; this file drives it, the test VMs (tools/vm/) and every lane.
+# Each public target is listed here with what it runs; the fragments included
+# at the end hold their recipes.
 #
-#   make            build kmod/tempo.ko and kunit/tempo_test.ko
-#   make check      boot the test kernel under QEMU and run every test
-#   make demo       boot the test kernel, load tempo.ko, show its state
-#   make kernel     build (or find in the cache) the test kernel
-#   make deps       apt-get install what is missing
-#   make clean      remove module objects and build/
-#   make test-user  the cores in userspace: TSan, libFuzzer, benchmarks (tools/user/)
+# Build
+#   make               kmod/tempo.ko and kunit/tempo_test.ko (KDIR below)
+#   make deps          apt-get install what is missing (tools/vm/deps.sh)
+#   make kernel        build (or find in ~/.cache/tempo) the test kernel
+#   make userspace     libtempo.a, tempoctl, the guest test programs (static)
+#   make examples      tools/examples/tempo_example.ko against tempo's exports
+#   make clean         module objects and build/
+#   make install       modules_install, headers, tempoctl, libtempo, man page,
+#                      udev rule (DESTDIR, PREFIX, INSTALL_MOD_PATH)
+#   make dkms-install  the tree to /usr/src/tempo-VERSION, dkms add/build/install
 #
-# KDIR selects the kernel to build the modules against. Default: the running
-# kernel's /lib/modules/$(uname -r)/build when present, else the cached test
-# kernel (built on first use). `make check` and `make demo` always use the test
-# kernel variant KVARIANT (default "tempo", tools/vm/kernel/tempo.config).
+# Test (`.ci/run` runs check, then each other lane below, in this order)
+#   make check         the debug test kernel under QEMU: every KUnit suite, the
+#                      guest programs (uapi, mt, hostile, fuzz), the example
+#                      module, the ABI's 32-bit layout (abi32)
+#   make test-user     the cores in userspace: TSan, det tests, libFuzzer
+#   make litmus        herd7 + LKMM on every barrier pair (tools/litmus/)
+#   make check-kcsan   every suite on the KCSAN kernel, with failslab
+#   make compat        Debian 12 headers (build only); 6.12 and 7.2: W=1 C=2
+#                      build, then make check on each
+#   make dkms-check    dkms.conf through Debian 12's dkms on private trees
+#   make verify        litmus, then check-kcsan
+#   make style         checkpatch --strict and kernel-doc over kmod/ include/ kunit/
+#   make abi32         the UAPI layouts under -m32 (compat_ioctl relies on them)
+#   make fuzz          the ioctl fuzzer alone (build/guest/tests/tempo_fuzz)
+#   make user-bench    the userspace build's micro-benchmarks only
+#
+# Measure (never part of a test lane)
+#   make bench         tempo against its peers in the bench kernel (QEMU/TCG);
+#                      tools/bench/README.md
+#   make demo          boot the test kernel, load tempo.ko, show its state
+#
+# KERNEL selects the kernel version: 6.1 (default, Debian 12's linux-source),
+# or 6.12 / 7.2 (fetched from trixie / sid by tools/compat/fetch.sh; the test
+# kernel variant then defaults to "tempo+trace", the debug kernel plus tracing).
+# KDIR selects the kernel tree to build the modules against. Default: the
+# running kernel's /lib/modules/$(uname -r)/build when present and KERNEL is
+# unset, else the cached test kernel (built on first use). `make check` and
+# `make demo` always use the test kernel variant KVARIANT (default "tempo",
+# tools/vm/kernel/tempo.config).
 
-# Other kernels (KERNEL=6.12, KERNEL=7.2), make compat, install, dkms, style.
-include tools/compat/compat.mk
+ifneq ($(KERNEL),)
+export TEMPO_KVER := $(KERNEL)
+ifneq ($(KERNEL),6.1)
+KVARIANT ?= tempo+trace
+endif
+KDIR ?=
+endif
 
 KVARIANT ?= tempo
 export TEMPO_KVARIANT := $(KVARIANT)
@@ -30,7 +65,7 @@ VM := tools/vm
 # kernel is built before taking it (kernel.sh has its own lock per variant).
 LOCK := flock build/.vm.lock
 
-.PHONY: all modules deps kernel check demo clean test-user
+.PHONY: all modules deps kernel check demo clean
 
 all: modules
 
@@ -64,14 +99,15 @@ clean:
 		-o -name 'modules.order' \) -delete; fi
 	rm -rf build
 
+# The fragments: other kernels, install and dkms; the userspace build of the
+# cores; the userspace tools (their include path is build/usr/include, the
+# UAPI headers alone); the verification lanes; the bench.
+include tools/compat/compat.mk
 include tools/user/user.mk
-
-# Verification lanes (litmus, check-kcsan): tools/verify.mk.
-include tools/verify.mk
-
-# Userspace (libtempo, tempoctl, the VM's KTAP test programs) and the example
-# client module: tools/userspace.mk.
 include tools/userspace.mk
-check demo: userspace examples
-clean: userspace-clean
+include tools/verify.mk
 include tools/bench/bench.mk
+
+check demo: userspace examples
+check: abi32
+clean: userspace-clean

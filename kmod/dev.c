@@ -133,6 +133,7 @@
 #include <tempo/order.h>
 #include <uapi/tempo.h>
 
+#include "dev.h"
 #include "internal.h"
 
 /* ---- limits ---------------------------------------------------------- */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * DEBUG HOOK (issue 8): random delays at the racy points of the cores, built
+ * DEBUG HOOK: random delays at the racy points of the cores, built
  * only with TEMPO_INJECT_DELAY=1 (make check-kcsan). See kmod/internal.h.
  * Called with interrupts off and from hardirq: it busy-waits, never sleeps.
  */

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the module face (main.c) and the file interface (dev.c) need from the
- * cores. The cores themselves only include the include/tempo/ header of the core they
- * build on; nothing else crosses between them.
+ * cores beyond their public headers: each core's init, exit and debugfs, and
+ * the wheel's entry points for callers that bring their own clock reading.
+ * The cores include this for their own prototypes; between cores, only the
+ * include/tempo/ header of the core one builds on crosses. Nothing here is
+ * about files: the file interface's own entry points are in dev.h.
  */
 #ifndef _TEMPO_INTERNAL_H
 #define _TEMPO_INTERNAL_H
@@ -30,13 +33,8 @@ int tempo_delayq_init(void);
 void tempo_delayq_exit(void);
 void tempo_delayq_debugfs(struct dentry *dir);
 
-/* kmod/dev.c */
-int tempo_dev_init(void);
-void tempo_dev_exit(void);
-void tempo_dev_debugfs(struct dentry *dir);
-
 /*
- * DEBUG HOOK (issue 8, tools/verify.mk): a random busy-wait at the cores'
+ * DEBUG HOOK (tools/verify.mk, make check-kcsan): a random busy-wait at the cores'
  * racy points, to widen race windows under the stress tests. Compiled out
  * (an empty inline) unless the modules are built with TEMPO_INJECT_DELAY=1;
  * then the tempo.inject_delay parameter (max microseconds, 0 = off) turns it

@@ -20,6 +20,7 @@
 #include <linux/module.h>
 #include <linux/seq_file.h>
 
+#include "dev.h"
 #include "internal.h"
 
 #define TEMPO_VERSION "0.1.0"

@@ -14,15 +14,19 @@
 TEMPO_ROOT := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST))/..)))
 U_CC ?= cc
 U_CFLAGS ?= -O2 -g
-U_CFLAGS += -std=gnu11 -Wall -Wextra -Werror -I$(TEMPO_ROOT)/include -I$(TEMPO_ROOT)/tools/lib
+# Userspace sees the UAPI headers alone, staged as an installed system would
+# have them (build/usr/include/uapi/), never include/tempo/ or kmod/.
+U_INC := $(TEMPO_ROOT)/build/usr/include
+U_UAPI := $(patsubst $(TEMPO_ROOT)/include/uapi/%,$(U_INC)/uapi/%,\
+	$(wildcard $(TEMPO_ROOT)/include/uapi/*.h))
+U_CFLAGS += -std=gnu11 -Wall -Wextra -Werror -I$(U_INC) -I$(TEMPO_ROOT)/tools/lib
 U_LDFLAGS += -static -pthread
 
 U_LIB := $(TEMPO_ROOT)/build/lib/libtempo.a
 U_TESTS := $(TEMPO_ROOT)/build/guest/tests/tempo_uapi $(TEMPO_ROOT)/build/guest/tests/tempo_mt \
 	$(TEMPO_ROOT)/build/guest/tests/tempo_hostile
 U_BINS := $(TEMPO_ROOT)/build/guest/bin/tempoctl
-U_HDRS := $(TEMPO_ROOT)/include/uapi/tempo.h $(TEMPO_ROOT)/include/uapi/tempo_layout.h \
-	$(TEMPO_ROOT)/tools/lib/libtempo.h
+U_HDRS := $(U_UAPI) $(TEMPO_ROOT)/tools/lib/libtempo.h
 
 EXAMPLE_KO := $(TEMPO_ROOT)/tools/examples/tempo_example.ko
 export TEMPO_EXTRA_KOS := $(strip $(TEMPO_EXTRA_KOS) $(EXAMPLE_KO))
@@ -30,6 +34,9 @@ export TEMPO_EXTRA_KOS := $(strip $(TEMPO_EXTRA_KOS) $(EXAMPLE_KO))
 .PHONY: userspace examples abi32 userspace-clean
 
 userspace: $(U_LIB) $(U_TESTS) $(U_BINS)
+
+$(U_INC)/uapi/%.h: $(TEMPO_ROOT)/include/uapi/%.h
+	@install -D -m 0644 $< $@
 
 $(U_LIB): $(TEMPO_ROOT)/tools/lib/libtempo.c $(U_HDRS)
 	@mkdir -p $(dir $@)
@@ -66,15 +73,15 @@ examples: modules
 
 # Layout identity for 32-bit callers, without a 32-bit libc: a freestanding
 # compile of the UAPI header and libtempo's static asserts.
-abi32:
+abi32: $(U_UAPI)
 	@printf '%s\n' '#include "uapi/tempo.h"' '#include <stddef.h>' \
 		'#define TEMPO_ABI_SIZE(n, s) _Static_assert(sizeof(struct n) == (s), #n)' \
 		'#define TEMPO_ABI_FIELD(n, f, o) _Static_assert(offsetof(struct n, f) == (o), #n "." #f)' \
 		'#include "uapi/tempo_layout.h"' | \
-	$(U_CC) -m32 -ffreestanding -fsyntax-only -I$(TEMPO_ROOT)/include \
+	$(U_CC) -m32 -ffreestanding -fsyntax-only -I$(U_INC) \
 		-idirafter /usr/include/$$($(U_CC) -print-multiarch) -x c - && \
 	echo "abi32: layouts identical under -m32"
 
 userspace-clean:
-	rm -rf $(TEMPO_ROOT)/build/lib $(TEMPO_ROOT)/build/guest
+	rm -rf $(TEMPO_ROOT)/build/lib $(TEMPO_ROOT)/build/guest $(U_INC)
 	-$(MAKE) -C $(TEMPO_ROOT)/tools/examples clean >/dev/null 2>&1 || true

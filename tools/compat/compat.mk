@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Other kernels. Included at the top of the Makefile, before KVARIANT and KDIR
-# take their defaults.
+# Other kernels, install and dkms; included by the top-level Makefile, which
+# lists the targets and sets KERNEL, KVARIANT and KDIR.
 #
 #   make check KERNEL=7.2     build tempo against linux-source-7.2 (fetched from sid by
 #                             tools/compat/fetch.sh) and run every test on it; also
@@ -17,18 +17,6 @@
 #                             install, remove for the 6.1 headers; "N passed, N failed"
 #                             (tools/compat/dkms-check.sh)
 #   make style                checkpatch --strict and kernel-doc -Wall over kmod/ include/ kunit/
-#
-# With KERNEL set, the test kernel variant defaults to "tempo+trace" for the kernels
-# fetched here (the debug kernel plus tracing, so that the tracepoints are exercised), and
-# the modules build against that kernel rather than the host's.
-
-ifneq ($(KERNEL),)
-export TEMPO_KVER := $(KERNEL)
-ifneq ($(KERNEL),6.1)
-KVARIANT ?= tempo+trace
-endif
-KDIR ?=
-endif
 
 TEMPO_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf 2>/dev/null)
 PREFIX ?= /usr/local
