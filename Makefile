@@ -108,6 +108,9 @@ include tools/userspace.mk
 include tools/verify.mk
 include tools/bench/bench.mk
 
+# The test lanes build the modules with their test points (kmod/testing.h);
+# the example module is built against that same tempo.ko.
+check check-kcsan: export TEMPO_TESTING := 1
 check demo: userspace examples
 check: abi32
 clean: userspace-clean

@@ -33,17 +33,4 @@ int tempo_delayq_init(void);
 void tempo_delayq_exit(void);
 void tempo_delayq_debugfs(struct dentry *dir);
 
-/*
- * DEBUG HOOK (tools/verify.mk, make check-kcsan): a random busy-wait at the cores'
- * racy points, to widen race windows under the stress tests. Compiled out
- * (an empty inline) unless the modules are built with TEMPO_INJECT_DELAY=1;
- * then the tempo.inject_delay parameter (max microseconds, 0 = off) turns it
- * on. kmod/inject.c. Not for production builds.
- */
-#ifdef TEMPO_INJECT_DELAY
-void tempo_inject_delay(void);
-#else
-static inline void tempo_inject_delay(void) { }
-#endif
-
 #endif /* _TEMPO_INTERNAL_H */

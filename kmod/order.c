@@ -203,6 +203,7 @@
 
 #include "compat.h"
 #include "internal.h"
+#include "testing.h"
 #include "trace.h"
 
 #define ORDER_ST_BITS	3
@@ -252,9 +253,6 @@ struct tempo_order {
 	u32			window;
 	u32			max_streak;
 	struct order_pcpu __percpu *pcpu;
-#if IS_ENABLED(CONFIG_KUNIT)
-	tempo_order_hook_fn_t	hook;
-#endif
 
 	/* Written by every taker. */
 	atomic64_t		next ____cacheline_aligned_in_smp;
@@ -313,15 +311,10 @@ static inline struct order_slot *order_slot(struct tempo_order *o, u64 t)
 	return &o->ring[t & o->mask];
 }
 
-static inline void order_hook(struct tempo_order *o, u64 t,
-			      enum tempo_order_hook_point where, s64 word)
+static inline void order_test_point(struct tempo_order *o, u64 t,
+				    enum tempo_test_point where, s64 word)
 {
-#if IS_ENABLED(CONFIG_KUNIT)
-	tempo_order_hook_fn_t hook = READ_ONCE(o->hook);
-
-	if (unlikely(hook))
-		hook(o, t, where, (enum tempo_order_slot_state)order_word_st(word));
-#endif
+	tempo_test_point(where, o, t, order_word_st(word));
 }
 
 static void order_arm_deadline(struct tempo_order *o, u64 expiry_ns)
@@ -411,7 +404,7 @@ static void order_advance(struct tempo_order *o, u64 t, u32 streak)
 		 */
 		word = atomic64_read_acquire(&slot->state);
 retry:
-		order_hook(o, t, TEMPO_ORDER_HOOK_DRAIN_SEEN, word);
+		order_test_point(o, t, TEMPO_TP_ORDER_DRAIN_SEEN, word);
 		if (WARN_ON_ONCE(!order_word_is_for(word, t)))
 			break;	/* I2 broken: stall rather than corrupt */
 
@@ -510,7 +503,7 @@ static int order_park(struct tempo_order *o, struct order_slot *slot, u64 t,
 
 	WRITE_ONCE(slot->fn, fn);
 	WRITE_ONCE(slot->arg, arg);
-	order_hook(o, t, TEMPO_ORDER_HOOK_OWNER_WRITING, word);
+	order_test_point(o, t, TEMPO_TP_ORDER_OWNER_WRITING, word);
 	/*
 	 * LMM(order_park:A): release. Pairs with: order_advance:C, which reads
 	 * PARKED and then fn/arg.
@@ -556,7 +549,7 @@ static int order_put(struct tempo_order *o, u64 t, tempo_order_fn_t fn,
 	for (;;) {
 		if (!order_word_is_for(word, t))
 			return order_stale(slot, t);
-		order_hook(o, t, TEMPO_ORDER_HOOK_OWNER_SEEN, word);
+		order_test_point(o, t, TEMPO_TP_ORDER_OWNER_SEEN, word);
 
 		switch (order_word_st(word)) {
 		case ST_TAIL:
@@ -1085,22 +1078,6 @@ void tempo_order_destroy(struct tempo_order *order)
 	kfree(order);
 }
 EXPORT_SYMBOL_GPL(tempo_order_destroy);
-
-#if IS_ENABLED(CONFIG_KUNIT)
-/**
- * tempo_order_set_test_hook() - test only: set the race hook of a domain
- * @order: the domain, before any ticket is taken.
- * @hook: called at each tempo_order_hook_point, or NULL.
- *
- * Context: process context, while @order is idle.
- */
-void tempo_order_set_test_hook(struct tempo_order *order,
-			       tempo_order_hook_fn_t hook)
-{
-	WRITE_ONCE(order->hook, hook);
-}
-EXPORT_SYMBOL_GPL(tempo_order_set_test_hook);
-#endif
 
 /**
  * tempo_order_stats_all() - module-wide totals

@@ -221,6 +221,7 @@
 
 #include "compat.h"
 #include "internal.h"
+#include "testing.h"
 #include "trace.h"
 #include "wheel.h"
 
@@ -561,7 +562,7 @@ static enum push_result inbox_push(struct tempo_base *base, struct tempo_timer *
 		if (first == INBOX_SEALED)
 			return PUSH_SEALED;
 		t->msg.next = first;
-		tempo_inject_delay();	/* debug hook, compiled out by default */
+		tempo_test_point(TEMPO_TP_WHEEL_PUSH, t, (unsigned long)first, 0);
 		/* LMM(inbox_push:A): pairs with inbox_take:A and base_seal:A. */
 	} while (!try_cmpxchg_release(&base->inbox.first, &first, &t->msg));
 	return first ? PUSH_MORE : PUSH_FIRST;
@@ -772,7 +773,7 @@ static bool base_settle(struct tempo_base *base, struct tempo_timer *t,
 			act = PLACE;
 			new = tt_set_cpu(new, base->cpu) | TT_LINKED;
 		}
-		tempo_inject_delay();	/* debug hook, compiled out by default */
+		tempo_test_point(TEMPO_TP_WHEEL_SETTLE, t, old, 0);
 		/* LMM(base_settle:B): fully ordered; see P1 and P3. */
 		if (new == old || atomic_long_try_cmpxchg(&t->state, &old, new))
 			break;
@@ -910,7 +911,7 @@ static void base_dispatch(struct work_struct *work)
 		list_del_init(&t->entry);
 		/* LMM(base_dispatch:A): before the claim (P4). */
 		WRITE_ONCE(base->running, t);
-		tempo_inject_delay();	/* debug hook, compiled out by default */
+		tempo_test_point(TEMPO_TP_WHEEL_DISPATCH, t, 0, 0);
 		/*
 		 * A timer that looks not yet due may only look so because the
 		 * reading is stale (the vCPU stalled, the hrtimer collected
@@ -1033,7 +1034,7 @@ static int tempo_arm(struct tempo_timer *t, int cpu, u64 expires, u64 now)
 			how = ARM_SEND;
 			new = tt_set_cpu(new, target) | TT_QUEUED;
 		}
-		tempo_inject_delay();	/* debug hook, compiled out by default */
+		tempo_test_point(TEMPO_TP_WHEEL_ARM, t, old, 0);
 		/* LMM(tempo_arm:B): fully ordered, pairs with base_settle:A. */
 		if (atomic_long_try_cmpxchg(&t->state, &old, new))
 			break;
@@ -1217,7 +1218,7 @@ bool tempo_timer_cancel(struct tempo_timer *timer)
 			send = true;
 			new |= TT_QUEUED;
 		}
-		tempo_inject_delay();	/* debug hook, compiled out by default */
+		tempo_test_point(TEMPO_TP_WHEEL_CANCEL, timer, old, 0);
 		if (new == old || atomic_long_try_cmpxchg(&timer->state, &old, new))
 			break;
 	}

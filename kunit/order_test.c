@@ -29,6 +29,8 @@
 
 #include <tempo/order.h>
 
+#include "../kmod/testing.h"
+
 static unsigned int order_stress_ms = 2000;
 module_param(order_stress_ms, uint, 0644);
 MODULE_PARM_DESC(order_stress_ms,
@@ -140,9 +142,11 @@ static int ot_runner_fn(void *data)
 	kthread_complete_and_exit(&r->done, 0);
 }
 
-static void ot_runner_start(struct kunit *test, struct ot_runner *r,
-			    struct tempo_order *o, u64 ticket,
-			    struct ot_item *item)
+/* Used by the race cases, which need TEMPO_TESTING. */
+static void __maybe_unused ot_runner_start(struct kunit *test,
+					   struct ot_runner *r,
+					   struct tempo_order *o, u64 ticket,
+					   struct ot_item *item)
 {
 	r->o = o;
 	r->ticket = ticket;
@@ -153,7 +157,7 @@ static void ot_runner_start(struct kunit *test, struct ot_runner *r,
 	KUNIT_ASSERT_FALSE(test, IS_ERR(r->task));
 }
 
-static bool ot_runner_wait(struct ot_runner *r)
+static bool __maybe_unused ot_runner_wait(struct ot_runner *r)
 {
 	return wait_for_completion_timeout(&r->done, OT_WAIT);
 }
@@ -828,6 +832,7 @@ static void tempo_order_exactly_once(struct kunit *test)
 	tempo_order_destroy(o);
 }
 
+#ifdef TEMPO_TESTING
 /*
  * The lost hand-off race, driven deterministically. Ticket 0's caller (the
  * drainer) and ticket 1's owner meet on slot 1. The test hook holds one side
@@ -846,7 +851,7 @@ static void tempo_order_exactly_once(struct kunit *test)
  * Without the cmpxchg on both sides, 1 would be stranded (or run twice).
  */
 struct ot_hold {
-	enum tempo_order_hook_point	where;
+	enum tempo_test_point	where;
 	enum tempo_order_slot_state	st;
 	u64				ticket;
 	atomic_t			armed;
@@ -856,7 +861,7 @@ struct ot_hold {
 struct ot_race_case {
 	const char			*name;
 	struct {
-		enum tempo_order_hook_point	where;
+		enum tempo_test_point	where;
 		enum tempo_order_slot_state	st;
 	} hold[2];			/* hold[1].where == hold[0].where: unused */
 	int				nholds;
@@ -865,25 +870,28 @@ struct ot_race_case {
 
 static const struct ot_race_case ot_race_cases[] = {
 	{ "drainer_then_park",
-	  { { TEMPO_ORDER_HOOK_DRAIN_SEEN, TEMPO_ORDER_EMPTY } }, 1, true },
+	  { { TEMPO_TP_ORDER_DRAIN_SEEN, TEMPO_ORDER_EMPTY } }, 1, true },
 	{ "owner_then_tail",
-	  { { TEMPO_ORDER_HOOK_OWNER_SEEN, TEMPO_ORDER_EMPTY } }, 1, false },
+	  { { TEMPO_TP_ORDER_OWNER_SEEN, TEMPO_ORDER_EMPTY } }, 1, false },
 	{ "writing_then_head",
-	  { { TEMPO_ORDER_HOOK_OWNER_WRITING, TEMPO_ORDER_WRITING } }, 1, false },
+	  { { TEMPO_TP_ORDER_OWNER_WRITING, TEMPO_ORDER_WRITING } }, 1, false },
 	{ "drainer_sees_writing",
-	  { { TEMPO_ORDER_HOOK_OWNER_WRITING, TEMPO_ORDER_WRITING },
-	    { TEMPO_ORDER_HOOK_DRAIN_SEEN, TEMPO_ORDER_WRITING } }, 2, true },
+	  { { TEMPO_TP_ORDER_OWNER_WRITING, TEMPO_ORDER_WRITING },
+	    { TEMPO_TP_ORDER_DRAIN_SEEN, TEMPO_ORDER_WRITING } }, 2, true },
 };
 
 static struct ot_hold *ot_holds;
 static int ot_nholds;
+static const struct tempo_order *ot_race_domain;
 
-static void ot_race_hook(struct tempo_order *o, u64 ticket,
-			 enum tempo_order_hook_point where,
-			 enum tempo_order_slot_state st)
+/* The test point hook (kmod/testing.h): holds the case's domain only. */
+static void ot_race_hook(enum tempo_test_point where, const void *obj,
+			 u64 ticket, unsigned int st)
 {
 	int i;
 
+	if (obj != READ_ONCE(ot_race_domain))
+		return;
 	for (i = 0; i < READ_ONCE(ot_nholds); i++) {
 		struct ot_hold *h = &ot_holds[i];
 
@@ -939,9 +947,10 @@ static void ot_lost_handoff_one(struct kunit *test, const struct ot_race_case *c
 	}
 	ot_holds = holds;
 	WRITE_ONCE(ot_nholds, c->nholds);
-	tempo_order_set_test_hook(o, ot_race_hook);
+	WRITE_ONCE(ot_race_domain, o);
+	tempo_test_set_hook(ot_race_hook);
 
-	if (holds[0].where == TEMPO_ORDER_HOOK_DRAIN_SEEN) {
+	if (holds[0].where == TEMPO_TP_ORDER_DRAIN_SEEN) {
 		/* The drainer runs 0 and stops at slot 1; the owner parks. */
 		ot_runner_start(test, drainer, o, items[0].ticket, &items[0]);
 		KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&holds[0].arrived, OT_WAIT));
@@ -993,6 +1002,8 @@ static void ot_lost_handoff_one(struct kunit *test, const struct ot_race_case *c
 	KUNIT_EXPECT_EQ(test, st.pending, 0);
 	KUNIT_EXPECT_EQ(test, st.parked, 0);
 	ot_expect_log_clean(test, log);
+	tempo_test_set_hook(NULL);
+	WRITE_ONCE(ot_race_domain, NULL);
 	tempo_order_destroy(o);
 	kfree(ctx);
 }
@@ -1006,6 +1017,12 @@ static void tempo_order_lost_handoff(struct kunit *test)
 		ot_lost_handoff_one(test, &ot_race_cases[i]);
 	}
 }
+#else
+static void tempo_order_lost_handoff(struct kunit *test)
+{
+	kunit_skip(test, "needs the test points: build with TEMPO_TESTING=1");
+}
+#endif /* TEMPO_TESTING */
 
 /*
  * Streak bound: with max_streak = 4, the caller that finds 99 completions
@@ -1541,8 +1558,19 @@ static struct kunit_case tempo_order_cases[] = {
 	{}
 };
 
+#ifdef TEMPO_TESTING
+/* A case that failed half-way must not leave its hook behind. */
+static void tempo_order_exit(struct kunit *test)
+{
+	tempo_test_set_hook(NULL);
+}
+#endif
+
 static struct kunit_suite tempo_order_suite = {
 	.name = "tempo_order",
+#ifdef TEMPO_TESTING
+	.exit = tempo_order_exit,
+#endif
 	.test_cases = tempo_order_cases,
 };
 

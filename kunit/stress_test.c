@@ -25,7 +25,7 @@
  * on, up to SQ_EXTEND times as long again, until it has seen SQ_MIN_ENDS fires,
  * as many lives ended by a cancel and as many arms from hardirq. A quarter of
  * the cancels aim at the producer's last armed timer, likely still pending.
- * With tempo.ko built with TEMPO_INJECT_DELAY=1 and loaded with
+ * With tempo.ko built with TEMPO_TESTING=1 and loaded with
  * inject_delay=<us>, the wheel also waits at random at its racy points
  * (make check-kcsan does both).
  */

@@ -6,7 +6,8 @@
 #   make litmus        herd7 + LKMM on tools/litmus/*.litmus (no VM; ~10 s)
 #   make check-kcsan   every KUnit suite (stress included) and guest test program on the
 #                      KCSAN kernel variant (tools/vm/kernel/kcsan.config), with tempo.ko
-#                      built with the inject_delay debug hook and loaded with it on. Fails
+#                      built with its test points (TEMPO_TESTING=1, kmod/testing.h) and
+#                      loaded with tempo.inject_delay on. Fails
 #                      on any test failure, kernel splat, or KCSAN report involving
 #                      tempo code: a [tempo] frame in the stack of either access (below
 #                      an interrupt entry, the frames are the interrupted task's and do
@@ -77,7 +78,6 @@ check-kcsan: deps userspace
 		  echo "0 passed, 1 failed" | tee $(KCSAN_SUMMARY); exit 1; }
 	@TEMPO_KVARIANT=kcsan TEMPO_CHECK_OUT=$(CURDIR)/build/check-kcsan \
 		TEMPO_KCSAN_SCOPE='\[tempo\]' TEMPO_KCSAN_SCOPE_TOP='\[tempo' \
-		TEMPO_MAKE_FLAGS=TEMPO_INJECT_DELAY=1 \
 		TEMPO_VM_SMP=$(KCSAN_SMP) TEMPO_VM_APPEND="$(KCSAN_APPEND) $(TEMPO_VM_APPEND)" \
 		TEMPO_VM_TIMEOUT=$${TEMPO_VM_TIMEOUT:-$(KCSAN_VM_TIMEOUT)} \
 		$(LOCK) $(VM)/check.sh

@@ -181,21 +181,6 @@ struct tempo_order_req {
 #define TEMPO_ORDER_NOWAIT	BIT(0)	/* -EAGAIN instead of sleeping when full */
 #define TEMPO_ORDER_SUBMIT_FLAGS	(TEMPO_ORDER_NOWAIT)
 
-/*
- * The states of a ticket's slot (the design comment in kmod/order.c draws
- * them); public so that tests and debugging tools can name them.
- */
-enum tempo_order_slot_state {
-	TEMPO_ORDER_EMPTY,
-	TEMPO_ORDER_TAIL,
-	TEMPO_ORDER_WRITING,
-	TEMPO_ORDER_WRITING_HEAD,
-	TEMPO_ORDER_PARKED,
-	TEMPO_ORDER_TRASHED,
-	TEMPO_ORDER_RUNNING,
-	TEMPO_ORDER_TIMEDOUT,
-};
-
 struct tempo_order *tempo_order_create(u32 window,
 				       const struct tempo_order_opts *opts);
 void tempo_order_destroy(struct tempo_order *order);
@@ -214,27 +199,5 @@ int tempo_order_submit(struct tempo_order *order, struct tempo_order_req *req,
 void tempo_order_stats(struct tempo_order *order,
 		       struct tempo_order_stats *stats);
 u64 tempo_order_stats_all(struct tempo_order_stats *stats);
-
-/*
- * Test only: a hook called where the lost hand-off race is decided, so that
- * kunit/order_test.c can hold one side there while the other moves. @st is
- * the state just read from the ticket's slot. The points are declared in
- * every build: order_hook() in kmod/order.c names them unconditionally (its
- * body is empty without CONFIG_KUNIT).
- */
-enum tempo_order_hook_point {
-	TEMPO_ORDER_HOOK_OWNER_SEEN,	/* run/trash read its slot, before cmpxchg */
-	TEMPO_ORDER_HOOK_OWNER_WRITING,	/* run stored fn/arg, before parking */
-	TEMPO_ORDER_HOOK_DRAIN_SEEN,	/* drainer read the next slot, before cmpxchg */
-};
-
-#if IS_ENABLED(CONFIG_KUNIT)
-typedef void (*tempo_order_hook_fn_t)(struct tempo_order *order, u64 ticket,
-				      enum tempo_order_hook_point where,
-				      enum tempo_order_slot_state st);
-
-void tempo_order_set_test_hook(struct tempo_order *order,
-			       tempo_order_hook_fn_t hook);
-#endif
 
 #endif /* _TEMPO_ORDER_H */

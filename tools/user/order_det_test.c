@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The lost hand-off race of kmod/order.c (its design comment), driven
- * through the core's test hook (tempo_order_set_test_hook(), built with
- * CONFIG_KUNIT): the owner of t + 1 and the drainer finishing t each stop
+ * through the cores' test points (kmod/testing.h, built with TEMPO_TESTING;
+ * this file supplies tempo_test_point()): the owner of t + 1 and the drainer finishing t each stop
  * at a chosen hook point while the other moves, so each of the four
  * interleavings is taken on purpose, not by luck. Two simulated CPUs, one
  * thread each. Every case checks who ran the completion (the return values),
@@ -16,6 +16,7 @@
 #include "internal.h"
 #include "sim.h"
 #include "tap.h"
+#include "testing.h"
 
 #define LD(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
 #define ST(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
@@ -30,11 +31,13 @@ static struct tempo_order *o;
 static u64 done_log[8];
 static int ndone;
 
-static void hook(struct tempo_order *order, u64 t, enum tempo_order_hook_point where,
-		 enum tempo_order_slot_state st)
+void tempo_test_point(enum tempo_test_point where, const void *obj, u64 t,
+		      unsigned int st)
 {
 	unsigned int i;
 
+	if (obj != LD(o))
+		return;
 	for (i = 0; i < 2; i++) {
 		struct hold *h = &holds[i];
 
@@ -98,8 +101,7 @@ static u64 setup(void)
 	struct tempo_order_opts opts = { .first_ticket = U64_MAX };	/* t + 1 wraps */
 	u64 a, b;
 
-	o = tempo_order_create(4, &opts);
-	tempo_order_set_test_hook(o, hook);
+	ST(o, tempo_order_create(4, &opts));
 	ndone = 0;
 	memset(holds, 0, sizeof(holds));
 	CHECK(!tempo_order_ticket_try(o, &a) && !tempo_order_ticket_try(o, &b), "tickets");
@@ -129,7 +131,7 @@ static void owner_seen_empty_drainer_wins(void)
 	u64 t = setup();
 	struct op own, drn;
 
-	hold_arm(0, t + 1, TEMPO_ORDER_HOOK_OWNER_SEEN, TEMPO_ORDER_EMPTY);
+	hold_arm(0, t + 1, TEMPO_TP_ORDER_OWNER_SEEN, TEMPO_ORDER_EMPTY);
 	op_start(&own, 1, t + 1);
 	hold_wait(0);
 	op_start(&drn, 0, t);
@@ -147,7 +149,7 @@ static void drainer_seen_empty_owner_wins(void)
 	u64 t = setup();
 	struct op own, drn;
 
-	hold_arm(0, t + 1, TEMPO_ORDER_HOOK_DRAIN_SEEN, TEMPO_ORDER_EMPTY);
+	hold_arm(0, t + 1, TEMPO_TP_ORDER_DRAIN_SEEN, TEMPO_ORDER_EMPTY);
 	op_start(&drn, 0, t);
 	hold_wait(0);
 	op_start(&own, 1, t + 1);
@@ -165,7 +167,7 @@ static void owner_writing_drainer_wins(void)
 	u64 t = setup();
 	struct op own, drn;
 
-	hold_arm(0, t + 1, TEMPO_ORDER_HOOK_OWNER_WRITING, TEMPO_ORDER_WRITING);
+	hold_arm(0, t + 1, TEMPO_TP_ORDER_OWNER_WRITING, TEMPO_ORDER_WRITING);
 	op_start(&own, 1, t + 1);
 	hold_wait(0);
 	op_start(&drn, 0, t);
@@ -183,8 +185,8 @@ static void drainer_seen_writing_owner_wins(void)
 	u64 t = setup();
 	struct op own, drn;
 
-	hold_arm(0, t + 1, TEMPO_ORDER_HOOK_OWNER_WRITING, TEMPO_ORDER_WRITING);
-	hold_arm(1, t + 1, TEMPO_ORDER_HOOK_DRAIN_SEEN, TEMPO_ORDER_WRITING);
+	hold_arm(0, t + 1, TEMPO_TP_ORDER_OWNER_WRITING, TEMPO_ORDER_WRITING);
+	hold_arm(1, t + 1, TEMPO_TP_ORDER_DRAIN_SEEN, TEMPO_ORDER_WRITING);
 	op_start(&own, 1, t + 1);
 	hold_wait(0);
 	op_start(&drn, 0, t);

@@ -34,6 +34,7 @@
 #include <tempo/timer.h>
 #include "internal.h"
 #include "sim.h"
+#include "testing.h"
 
 #define MAXCPU		8
 #define HOLD		4		/* tickets one thread holds at most */
@@ -77,16 +78,16 @@ static u64 rnd(u64 *s)
 }
 
 /*
- * The core's race hook (CONFIG_KUNIT) as a jitter point, like
- * tempo_inject_delay(): at the points where the hand-off race is decided,
- * sometimes yield, so that the other side moves in the window.
+ * The cores' test points (kmod/testing.h, built with TEMPO_TESTING) as jitter
+ * points, like tempo.inject_delay in the kernel: at the points where a race
+ * is decided, sometimes yield, so that the other side moves in the window.
  */
-static void jitter_hook(struct tempo_order *order, u64 t, enum tempo_order_hook_point where,
-			enum tempo_order_slot_state st)
+void tempo_test_point(enum tempo_test_point where, const void *obj, u64 t,
+		      unsigned int st)
 {
 	static __thread u64 seed;
 
-	(void)order;
+	(void)obj;
 	(void)where;
 	(void)st;
 	if (!seed)
@@ -287,7 +288,6 @@ int main(int argc, char **argv)
 	o = tempo_order_create(WINDOW, &opts);
 	if (IS_ERR(o))
 		return 1;
-	tempo_order_set_test_hook(o, jitter_hook);
 	for (c = 0; c < ncpus; c++)
 		pthread_create(&th[c], NULL, cpu_thread, (void *)(uintptr_t)c);
 	/*

@@ -27,20 +27,21 @@ USER_HDRS := $(wildcard $(USER_DIR)/*.h $(USER_DIR)/include/*.h \
 	$(USER_DIR)/include/*/*.h) kmod/wheel.h include/tempo/timer.h
 USER_WHEEL := kmod/wheel.c
 USER_HDRS += include/tempo/order.h include/tempo/delayq.h kmod/internal.h
-# The ordered scheduler's tests see its race hook (CONFIG_KUNIT, as kunit/ does).
+# The det and stress tests see the cores' test points (kmod/testing.h) and
+# supply tempo_test_point() themselves.
 USER_ORDER := kmod/wheel.c kmod/order.c
 USER_DELAYQ := kmod/wheel.c kmod/delayq.c
-USER_KUNIT := -DCONFIG_KUNIT=1
+USER_TESTING := -DTEMPO_TESTING
 
 USER_BINS := $(USER_OUT)/wheel_det_test $(USER_OUT)/wheel_stress \
 	$(USER_OUT)/wheel_fuzz $(USER_OUT)/bench \
 	$(USER_OUT)/order_det_test $(USER_OUT)/order_stress $(USER_OUT)/order_fuzz \
 	$(USER_OUT)/delayq_stress $(USER_OUT)/fault_det_test
 
-# With the race hook: the test runs another CPU's operations at the cores' racy points.
+# With the test points: the test runs another CPU's operations at the cores' racy points.
 $(USER_OUT)/wheel_det_test: $(USER_DIR)/wheel_det_test.c $(USER_SIM) $(USER_WHEEL) $(USER_HDRS)
 	@mkdir -p $(@D)
-	$(USER_CC) $(USER_CFLAGS) -DTEMPO_INJECT_DELAY=1 $(USER_ASAN) -o $@ $(filter %.c,$^) -lpthread
+	$(USER_CC) $(USER_CFLAGS) $(USER_TESTING) $(USER_ASAN) -o $@ $(filter %.c,$^) -lpthread
 
 $(USER_OUT)/wheel_stress: $(USER_DIR)/wheel_stress.c $(USER_SIM) $(USER_WHEEL) $(USER_HDRS)
 	@mkdir -p $(@D)
@@ -52,11 +53,11 @@ $(USER_OUT)/wheel_fuzz: $(USER_DIR)/wheel_fuzz.c $(USER_SIM) $(USER_WHEEL) $(USE
 
 $(USER_OUT)/order_det_test: $(USER_DIR)/order_det_test.c $(USER_SIM) $(USER_ORDER) $(USER_HDRS)
 	@mkdir -p $(@D)
-	$(USER_CC) $(USER_CFLAGS) $(USER_KUNIT) $(USER_ASAN) -o $@ $(filter %.c,$^) -lpthread
+	$(USER_CC) $(USER_CFLAGS) $(USER_TESTING) $(USER_ASAN) -o $@ $(filter %.c,$^) -lpthread
 
 $(USER_OUT)/order_stress: $(USER_DIR)/order_stress.c $(USER_SIM) $(USER_ORDER) $(USER_HDRS)
 	@mkdir -p $(@D)
-	$(USER_CC) $(USER_CFLAGS) $(USER_KUNIT) $(USER_TSAN) -o $@ $(filter %.c,$^) -lpthread
+	$(USER_CC) $(USER_CFLAGS) $(USER_TESTING) $(USER_TSAN) -o $@ $(filter %.c,$^) -lpthread
 
 $(USER_OUT)/order_fuzz: $(USER_DIR)/order_fuzz.c $(USER_SIM) $(USER_ORDER) $(USER_HDRS)
 	@mkdir -p $(@D)

@@ -9,6 +9,7 @@
 #include "wheel_harness.h"
 #include "wheel.h"
 #include "tap.h"
+#include "testing.h"
 
 #define TICK_NS		1000000ULL
 #define T0		(1000 * TICK_NS)
@@ -23,16 +24,22 @@ struct obj {
 static unsigned int fired_total, freed_total;
 
 /*
- * This binary is built with TEMPO_INJECT_DELAY: the cores call this hook at
- * their racy points (just before each state-word cmpxchg), and a test may set
- * race_hook to run another CPU's operations right there. Runs once per arming.
+ * This binary is built with TEMPO_TESTING: the cores call tempo_test_point()
+ * at their racy points (kmod/testing.h: just before each state-word cmpxchg),
+ * and a test may set race_hook to run another CPU's operations right there.
+ * Runs once per arming, at whichever wheel point comes first.
  */
 static void (*race_hook)(void);
 
-void tempo_inject_delay(void)
+void tempo_test_point(enum tempo_test_point where, const void *obj, u64 arg,
+		      unsigned int state)
 {
 	void (*fn)(void) = race_hook;
 
+	(void)where;
+	(void)obj;
+	(void)arg;
+	(void)state;
 	race_hook = NULL;
 	if (fn)
 		fn();

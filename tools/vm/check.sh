@@ -11,8 +11,9 @@
 # KCSAN report counts as a failure only if one matches its text, e.g. its
 # stacks; see summarize.py --kcsan-scope), TEMPO_KCSAN_SCOPE_TOP (likewise, but
 # matched only against the function that made each access: --kcsan-scope-top),
-# TEMPO_MAKE_FLAGS (extra make arguments for the module build), plus those of
-# run.sh.
+# TEMPO_MAKE_FLAGS (extra make arguments for the module build), TEMPO_TESTING
+# (default 1: the modules are built with their test points, kmod/testing.h),
+# plus those of run.sh.
 # Outputs in the output directory: console.log, ktap.raw, results.ktap,
 # results.json, kunit-parse.txt, modules.log.
 
@@ -33,7 +34,7 @@ kdir=$("$vm/kernel.sh" "$variant")
 
 echo "check: building modules against $kdir"
 # shellcheck disable=SC2086 # TEMPO_MAKE_FLAGS is a list of words
-if ! make -C "$kdir" M="$root" ${TEMPO_MAKE_FLAGS:-} modules >"$out/modules.log" 2>&1; then
+if ! make -C "$kdir" M="$root" TEMPO_TESTING="${TEMPO_TESTING:-1}" ${TEMPO_MAKE_FLAGS:-} modules >"$out/modules.log" 2>&1; then
 	cat "$out/modules.log"
 	false
 fi

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Test points: the one way a test reaches into a core.
+ *
+ * Each core names the places where it decides a race (a state word read and
+ * not yet changed by its cmpxchg) and calls tempo_test_point() there. In a
+ * module built with TEMPO_TESTING=1 (make check, make check-kcsan, and the
+ * userspace build of the cores in tools/user/), a point calls the hook a test
+ * installed with tempo_test_set_hook() and then, when the tempo.inject_delay
+ * parameter is set, busy-waits a random while to widen the window. In every
+ * other build a point is an empty inline and no symbol below exists: the
+ * public headers in include/tempo/ carry nothing for tests.
+ *
+ * A hook runs in the core's context at that point: it may be hardirq, with
+ * interrupts off or inside an RCU read-side section, so it may only sleep
+ * where the comment of the point says so. kmod/testing.c; the userspace
+ * harness (tools/user/) supplies its own tempo_test_point().
+ */
+#ifndef _TEMPO_TESTING_H
+#define _TEMPO_TESTING_H
+
+#include <linux/types.h>
+
+enum tempo_test_point {
+	/*
+	 * wheel.c, @obj the timer, @arg the word the next cmpxchg expects (the
+	 * inbox head for PUSH, else the timer's state). Atomic context.
+	 */
+	TEMPO_TP_WHEEL_PUSH,		/* inbox_push: before the push cmpxchg */
+	TEMPO_TP_WHEEL_SETTLE,		/* base_settle: before the claim */
+	TEMPO_TP_WHEEL_DISPATCH,	/* base_dispatch: running set, before the claim */
+	TEMPO_TP_WHEEL_ARM,		/* arm: before the state cmpxchg */
+	TEMPO_TP_WHEEL_CANCEL,		/* cancel: before the state cmpxchg */
+	/*
+	 * order.c, @obj the domain, @arg the ticket, @state the slot's state as
+	 * read (enum tempo_order_slot_state). Process context: may sleep.
+	 */
+	TEMPO_TP_ORDER_OWNER_SEEN,	/* run/trash read its slot, before cmpxchg */
+	TEMPO_TP_ORDER_OWNER_WRITING,	/* run stored fn/arg, before parking */
+	TEMPO_TP_ORDER_DRAIN_SEEN,	/* drainer read the next slot, before cmpxchg */
+};
+
+/* The states of an ordered ticket's slot, as kmod/order.c draws them. */
+enum tempo_order_slot_state {
+	TEMPO_ORDER_EMPTY,
+	TEMPO_ORDER_TAIL,
+	TEMPO_ORDER_WRITING,
+	TEMPO_ORDER_WRITING_HEAD,
+	TEMPO_ORDER_PARKED,
+	TEMPO_ORDER_TRASHED,
+	TEMPO_ORDER_RUNNING,
+	TEMPO_ORDER_TIMEDOUT,
+};
+
+typedef void (*tempo_test_hook_t)(enum tempo_test_point where, const void *obj,
+				  u64 arg, unsigned int state);
+
+#ifdef TEMPO_TESTING
+void tempo_test_point(enum tempo_test_point where, const void *obj, u64 arg,
+		      unsigned int state);
+void tempo_test_set_hook(tempo_test_hook_t hook);
+#else
+static inline void tempo_test_point(enum tempo_test_point where,
+				    const void *obj, u64 arg,
+				    unsigned int state) { }
+#endif
+
+#endif /* _TEMPO_TESTING_H */
