@@ -61,6 +61,9 @@ static int __init tempo_init(void)
 	}
 
 	err = tempo_wheel_init(tick_ns, wheel_levels);
+	if (err == -ERANGE)
+		pr_err("tick_ns %u with wheel_levels %u: the longest delay overflows; use fewer levels\n",
+		       tick_ns, wheel_levels);
 	if (err)
 		return err;
 	err = tempo_order_init();

@@ -1578,6 +1578,23 @@ static void base_quiesce(struct tempo_base *base)
  *
  * Return: 0 or -errno.
  */
+/*
+ * A tick and a depth are usable when the longest delay they accept, in ns,
+ * fits a ktime_t with room to spare for the clock itself (half of KTIME_MAX,
+ * 146 years): then no deadline now + delay can overflow, and
+ * tempo_timer_max_delay_ns() is exact.
+ */
+VISIBLE_IF_KUNIT bool tempo_wheel_params_ok(u32 tick, unsigned int levels)
+{
+	u64 max;
+
+	if (!tick || levels < TEMPO_LVL_DEPTH_MIN || levels > TEMPO_LVL_DEPTH_MAX)
+		return false;
+	return !check_mul_overflow(tempo_wheel_max_ticks(levels), (u64)tick, &max) &&
+	       max <= KTIME_MAX / 2;
+}
+EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_params_ok);
+
 int tempo_wheel_init(u32 tick, unsigned int levels)
 {
 	unsigned int cpu;
@@ -1587,8 +1604,10 @@ int tempo_wheel_init(u32 tick, unsigned int levels)
 	BUILD_BUG_ON(CONFIG_NR_CPUS >= TT_CPU_NONE);
 	BUILD_BUG_ON(TEMPO_WHEEL_SLOTS > TEMPO_IDX_EXPIRED);
 
+	if (!tempo_wheel_params_ok(tick, levels))
+		return -ERANGE;
 	tick_ns = tick;
-	wheel_depth = clamp(levels, TEMPO_LVL_DEPTH_MIN, TEMPO_LVL_DEPTH_MAX);
+	wheel_depth = levels;
 
 	tempo_bases = alloc_percpu(struct tempo_base);
 	if (!tempo_bases)

@@ -72,6 +72,7 @@ VISIBLE_IF_KUNIT void tempo_wheel_forward(struct tempo_wheel *w, u64 now);
 VISIBLE_IF_KUNIT unsigned int tempo_wheel_collect(struct tempo_wheel *w, u64 now,
 						  struct list_head *expired);
 VISIBLE_IF_KUNIT bool tempo_wheel_empty(const struct tempo_wheel *w);
+VISIBLE_IF_KUNIT bool tempo_wheel_params_ok(u32 tick, unsigned int levels);
 VISIBLE_IF_KUNIT bool __maybe_unused tempo_wheel_cpu_quiet(unsigned int cpu, bool *hrtimer_armed);
 
 #endif /* _TEMPO_WHEEL_H */

@@ -238,6 +238,34 @@ static void pure_del(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, w->next_expiry, TEMPO_NEVER);
 }
 
+/*
+ * Module parameters whose longest delay would overflow are refused: at every
+ * depth, the largest tick whose max delay fits half of KTIME_MAX is accepted
+ * and the next one refused; the extremes of tick_ns/wheel_levels are checked
+ * by name, since 1 s ticks with 11 levels once gave a max delay that wrapped.
+ */
+static void pure_params_bounds(struct kunit *test)
+{
+	unsigned int d;
+
+	KUNIT_EXPECT_TRUE(test, tempo_wheel_params_ok(1000000, 10));
+	KUNIT_EXPECT_TRUE(test, tempo_wheel_params_ok(10000, TEMPO_LVL_DEPTH_MAX));
+	KUNIT_EXPECT_FALSE(test, tempo_wheel_params_ok(1000000000, 11));
+	KUNIT_EXPECT_FALSE(test, tempo_wheel_params_ok(1000000000, 10));
+	KUNIT_EXPECT_TRUE(test, tempo_wheel_params_ok(1000000000, 9));
+	KUNIT_EXPECT_FALSE(test, tempo_wheel_params_ok(0, 10));
+	KUNIT_EXPECT_FALSE(test, tempo_wheel_params_ok(1000000, TEMPO_LVL_DEPTH_MIN - 1));
+	KUNIT_EXPECT_FALSE(test, tempo_wheel_params_ok(1000000, TEMPO_LVL_DEPTH_MAX + 1));
+	for (d = TEMPO_LVL_DEPTH_MIN; d <= TEMPO_LVL_DEPTH_MAX; d++) {
+		u64 top = (u64)(KTIME_MAX / 2) / tempo_wheel_max_ticks(d);
+
+		if (top >= U32_MAX)
+			continue;
+		KUNIT_EXPECT_TRUE_MSG(test, tempo_wheel_params_ok(top, d), "depth %u", d);
+		KUNIT_EXPECT_FALSE_MSG(test, tempo_wheel_params_ok(top + 1, d), "depth %u", d);
+	}
+}
+
 /* An idle wheel's clock is forwarded, so a short timer stays in level 0. */
 static void pure_forward(struct kunit *test)
 {
@@ -262,6 +290,7 @@ static struct kunit_case pure_cases[] = {
 	KUNIT_CASE(pure_random_many),
 	KUNIT_CASE(pure_del),
 	KUNIT_CASE(pure_forward),
+	KUNIT_CASE(pure_params_bounds),
 	{}
 };
 
