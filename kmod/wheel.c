@@ -1571,13 +1571,6 @@ static void base_quiesce(struct tempo_base *base)
 	     "timers still pending on cpu %u at unload\n", base->cpu);
 }
 
-/**
- * tempo_wheel_init - set up the per-CPU wheels
- * @tick: tick length in nanoseconds
- * @levels: wheel levels
- *
- * Return: 0 or -errno.
- */
 /*
  * A tick and a depth are usable when the longest delay they accept, in ns,
  * fits a ktime_t with room to spare for the clock itself (half of KTIME_MAX,
@@ -1595,6 +1588,14 @@ VISIBLE_IF_KUNIT bool tempo_wheel_params_ok(u32 tick, unsigned int levels)
 }
 EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_params_ok);
 
+/**
+ * tempo_wheel_init - set up the per-CPU wheels
+ * @tick: tick length in nanoseconds
+ * @levels: wheel levels
+ *
+ * Return: 0, -ERANGE if the longest delay of @tick and @levels would not fit
+ * (tempo_wheel_params_ok()), or -ENOMEM.
+ */
 int tempo_wheel_init(u32 tick, unsigned int levels)
 {
 	unsigned int cpu;
