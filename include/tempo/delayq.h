@@ -94,7 +94,9 @@
  * record stays queued; read() then faults the page in and calls again), TAKE
  * for a one-shot record, AGAIN for a periodic one whose next deadline it set.
  * poll() is poll_wait(file, tempo_delayq_waitqueue(q), pt) followed by
- * tempo_delayq_ready(q) for EPOLLIN. Expiries wake all pollers (with EPOLLIN,
+ * tempo_delayq_ready(q) for EPOLLIN; the file's other events (EPOLLOUT, say)
+ * go to its pollers through tempo_delayq_wake_poll(), which consumers asleep
+ * in take*() ignore. Expiries wake all pollers (with EPOLLIN,
  * or with no key when several items fall due at once) and shutdown wakes
  * everyone; poll waiters are not exclusive, so they never take
  * a wake-up meant for a consumer.
@@ -275,6 +277,7 @@ bool tempo_delayq_peek(struct tempo_delayq *q, ktime_t *deadline);
 unsigned int tempo_delayq_size(struct tempo_delayq *q);
 bool tempo_delayq_ready(struct tempo_delayq *q);
 wait_queue_head_t *tempo_delayq_waitqueue(struct tempo_delayq *q);
+void tempo_delayq_wake_poll(struct tempo_delayq *q, __poll_t mask);
 void tempo_delayq_stats(struct tempo_delayq *q,
 			struct tempo_delayq_stats *stats);
 
