@@ -1927,6 +1927,51 @@ void tempo_delayq_wake_poll(struct tempo_delayq *q, __poll_t mask)
 EXPORT_SYMBOL_GPL(tempo_delayq_wake_poll);
 
 /**
+ * tempo_delayq_query() - is an item queued, and until when?
+ * @q: the queue
+ * @node: the item's node
+ * @deadline: receives the item's deadline when it is queued on @q
+ *
+ * One critical section: the answer is the node's state at one instant, as
+ * remove() would find it. A node a put() is still pushing counts as not yet
+ * queued, as for remove().
+ *
+ * Context: any context except NMI; does not sleep.
+ * Return: TEMPO_DELAYQ_PENDING if the item waits for its deadline;
+ * TEMPO_DELAYQ_TAKEABLE if a take() now could return it (its deadline has
+ * passed by the queue's latest clock reading); -ENOENT if it is not queued
+ * on @q (never put, taken, removed or handed back).
+ */
+int tempo_delayq_query(struct tempo_delayq *q, struct tempo_delayq_node *node,
+		       ktime_t *deadline)
+{
+	unsigned long flags;
+	int ret = -ENOENT;
+
+	spin_lock_irqsave(&q->wait.lock, flags);
+	delayq_take_in(q);
+	if (READ_ONCE(node->q) != q)
+		goto unlock;
+	switch (node->state) {
+	case DELAYQ_PENDING:
+		/* A near node of a due tick is takeable without moving. */
+		ret = node->near && delayq_tick_below(q, node->deadline, q->now_tick) ?
+		      TEMPO_DELAYQ_TAKEABLE : TEMPO_DELAYQ_PENDING;
+		break;
+	case DELAYQ_READY:
+		ret = TEMPO_DELAYQ_TAKEABLE;
+		break;
+	default:
+		goto unlock;
+	}
+	*deadline = node->deadline;
+unlock:
+	spin_unlock_irqrestore(&q->wait.lock, flags);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(tempo_delayq_query);
+
+/**
  * tempo_delayq_stats() - a snapshot of a queue's counters
  * @q: the queue
  * @stats: receives them

@@ -1072,6 +1072,94 @@ static long dev_ioc_cancel(struct tempo_ctx *ctx, void __user *arg)
 	return dev_batch_out(&b, arg);
 }
 
+/*
+ * Query timers @qs[0..@n) by id, under ctl_lock: each one's state as the
+ * queue finds it at one instant (tempo_delayq_query()), with its deadline,
+ * period and cookie, and the time left by @now. An id that names no live
+ * timer gets ENOENT in its entry, and the batch goes on.
+ */
+static void dev_query_ids(struct tempo_ctx *ctx, struct tempo_timer_query *qs, u32 n,
+			  u32 first, u64 now, struct tempo_batch *b)
+{
+	struct tempo_timer_query *tq;
+	struct tempo_utimer *ut;
+	ktime_t deadline;
+	u32 j;
+	int r;
+
+	lockdep_assert_held(&ctx->ctl_lock);
+	for (j = 0; j < n; j++) {
+		tq = &qs[j];
+		ut = dev_slot_of(ctx, tq->id);
+		r = ut ? tempo_delayq_query(ctx->q, &ut->item.dq, &deadline) : -ENOENT;
+		if (r < 0) {
+			tq->error = -ENOENT;
+			dev_batch_fail(b, first + j, -ENOENT);
+			continue;
+		}
+		tq->deadline = ktime_to_ns(deadline);
+		tq->period = ut->period;
+		tq->cookie = ut->cookie;
+		tq->remaining = (s64)(tq->deadline - now) > 0 ? tq->deadline - now : 0;
+		tq->state = r == TEMPO_DELAYQ_PENDING ? TEMPO_TIMER_ARMED : TEMPO_TIMER_FIRED;
+		b->done++;
+	}
+}
+
+/*
+ * TEMPO_IOC_TIMER_QUERY: the batch's array is read once, answered in the
+ * kernel's copy, and written back whole, ids included, unchanged. The out
+ * fields of every entry are set (zero for an unknown id) whatever happens
+ * after the copy in.
+ */
+static long dev_ioc_query(struct tempo_ctx *ctx, void __user *arg)
+{
+	struct tempo_timer_query *qs;
+	struct tempo_batch b;
+	u32 i, n;
+	u64 now;
+	int err;
+
+	if (dev_batch_in(&b, arg))
+		return -EFAULT;
+	err = dev_batch_check(&b, 0);
+	if (err)
+		return dev_batch_refuse(&b, arg, b.count, err == -ENOSPC ? -EINVAL : err);
+	qs = dev_copy_array(b.ptr, b.count, sizeof(*qs));
+	if (IS_ERR(qs))
+		return dev_batch_refuse(&b, arg, b.count, PTR_ERR(qs));
+	for (i = 0; i < b.count; i++) {
+		u64 id = qs[i].id;
+
+		memset(&qs[i], 0, sizeof(qs[i]));
+		qs[i].id = id;
+	}
+	err = mutex_lock_killable(&ctx->ctl_lock);
+	if (err) {
+		dev_batch_fail(&b, b.count, -EINTR);
+		goto out_write;
+	}
+	now = ktime_get_ns();
+	for (i = 0; i < b.count; i += n) {
+		n = min_t(u32, b.count - i, UT_CHUNK);
+		dev_query_ids(ctx, qs + i, n, i, now, &b);
+		if (dev_loop_step()) {
+			dev_batch_fail(&b, b.count, -EINTR);
+			break;
+		}
+	}
+	mutex_unlock(&ctx->ctl_lock);
+out_write:
+	if (copy_to_user(u64_to_user_ptr(b.ptr), qs, (size_t)b.count * sizeof(*qs))) {
+		/* The answers never reached the caller: that is the failure. */
+		b.error = -EFAULT;
+		b.error_index = b.count;
+	}
+	kvfree(qs);
+	b.affected = b.done;
+	return dev_batch_out(&b, arg);
+}
+
 /* ---- events: read and poll ------------------------------------------- */
 
 /* A record's overrun count: expirations folded into it, saturating at U32_MAX. */
@@ -1684,9 +1772,14 @@ static long dev_ioc_submit(struct tempo_ctx *ctx, void __user *arg)
 	atomic64_add(charge, &mstat.bytes);
 	atomic64_inc(&ctx->st.submitted);
 
-	/* Claimed above: outstanding, so run() cannot fail (no deadline). */
+	/*
+	 * Claimed above, so no submit or trash of ours runs it; but a skip
+	 * (tempo_order_trash_below()) may have trashed it meanwhile: EINVAL,
+	 * as after a trash.
+	 */
 	ret = tempo_order_run(o, sb.ticket, dev_order_complete, os);
-	if (WARN_ON_ONCE(ret < 0)) {
+	if (ret < 0) {
+		atomic64_dec(&ctx->st.submitted);
 		dev_osub_free(ctx, os);
 		return ret;
 	}
@@ -1711,6 +1804,45 @@ static long dev_ioc_trash(struct tempo_ctx *ctx, void __user *arg)
 		return -EINVAL;
 	tempo_order_trash(o, tk.ticket);
 	atomic64_inc(&ctx->st.trashed);
+	return 0;
+}
+
+/*
+ * Trash every open ticket below skip.end (TEMPO_IOC_ORDER_SKIP). The order
+ * core checks @end and trashes the range (tempo_order_trash_below()); then
+ * the ownership of each of our tickets in it is withdrawn, so a later
+ * submit or trash of one gets EINVAL as after a trash. A submit that
+ * claimed its ticket first and runs it after the skip gets EINVAL from the
+ * core (dev_ioc_submit()).
+ */
+static long dev_ioc_skip(struct tempo_ctx *ctx, void __user *arg)
+{
+	struct tempo_order *o;
+	struct tempo_skip sk;
+	int n;
+	u32 i;
+	u64 v;
+
+	if (copy_from_user(&sk, arg, sizeof(sk)))
+		return -EFAULT;
+	if (sk.flags)
+		return -EINVAL;
+	o = dev_order_get(ctx);
+	if (IS_ERR(o))
+		return PTR_ERR(o);
+	n = tempo_order_trash_below(o, sk.end);
+	if (n < 0)
+		return n;
+	for (i = 0; i < ctx->window; i++) {
+		v = atomic64_read(&ctx->slots[i]);
+		/* Ticket v - 1 issued and open, below end (tickets wrap: s64). */
+		if (v && (s64)(v - 1 - sk.end) < 0)
+			dev_ticket_claim(ctx, v - 1);
+	}
+	atomic64_add(n, &ctx->st.trashed);
+	sk.trashed = n;
+	if (put_user(sk.trashed, &((struct tempo_skip __user *)arg)->trashed))
+		return -EFAULT;
 	return 0;
 }
 
@@ -1785,7 +1917,8 @@ static long dev_ioc_info(void __user *arg)
 		.version	= TEMPO_ABI_VERSION,
 		.features	= TEMPO_FEAT_TIMERS | TEMPO_FEAT_PERIODIC |
 				  TEMPO_FEAT_ORDER | TEMPO_FEAT_SINK | TEMPO_FEAT_STATS |
-				  TEMPO_FEAT_USER_LIMITS,
+				  TEMPO_FEAT_USER_LIMITS | TEMPO_FEAT_ORDER_SKIP |
+				  TEMPO_FEAT_QUERY,
 		.record_size	= sizeof(struct tempo_event),
 		.order_window	= limit_window(),
 		.tick_ns	= tempo_timer_tick_ns(),
@@ -1869,6 +2002,8 @@ static long dev_ioctl(struct tempo_ctx *ctx, unsigned int cmd, void __user *uarg
 		return dev_ioc_arm(ctx, uarg);
 	case TEMPO_IOC_TIMER_CANCEL:
 		return dev_ioc_cancel(ctx, uarg);
+	case TEMPO_IOC_TIMER_QUERY:
+		return dev_ioc_query(ctx, uarg);
 	case TEMPO_IOC_ORDER_SINK:
 		return dev_ioc_sink(ctx, uarg);
 	case TEMPO_IOC_ORDER_FLUSH:
@@ -1881,6 +2016,9 @@ static long dev_ioctl(struct tempo_ctx *ctx, unsigned int cmd, void __user *uarg
 		break;
 	case TEMPO_IOC_ORDER_TRASH:
 		ret = dev_ioc_trash(ctx, uarg);
+		break;
+	case TEMPO_IOC_ORDER_SKIP:
+		ret = dev_ioc_skip(ctx, uarg);
 		break;
 	default:
 		return -ENOTTY;

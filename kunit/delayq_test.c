@@ -1898,6 +1898,42 @@ static void delayq_wake_poll_spares_consumers(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, NULL, NULL), 0U);
 }
 
+/*
+ * tempo_delayq_query() tells where an item stands, as remove() would find
+ * it: a far and a near item PENDING with their deadlines, an item put due
+ * TAKEABLE, a near item TAKEABLE once its tick has fallen due (still in its
+ * bucket), and -ENOENT for an item never put, taken or removed.
+ * Fails if: query reads a near item of a due tick as PENDING (take() could
+ * return it), or reports a taken item.
+ */
+static void delayq_query_states(struct kunit *test)
+{
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *items = dq_items(test, 4);
+	ktime_t d;
+
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[0].node, 2 * NSEC_PER_SEC), 0);
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[1].node, 30 * DQ_MS), 0);
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[2].node, 0), 0);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_query(q, &items[0].node, &d), TEMPO_DELAYQ_PENDING);
+	KUNIT_EXPECT_EQ(test, d, items[0].node.deadline);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_query(q, &items[2].node, &d), TEMPO_DELAYQ_TAKEABLE);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_query(q, &items[3].node, &d), -ENOENT);
+	KUNIT_EXPECT_PTR_EQ(test, tempo_delayq_try_take(q), &items[2].node);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_query(q, &items[2].node, &d), -ENOENT);
+
+	/* The near item: PENDING until its tick falls due (the kick), then TAKEABLE. */
+	if (tempo_delayq_query(q, &items[1].node, &d) == TEMPO_DELAYQ_PENDING)
+		KUNIT_EXPECT_FALSE(test, ktime_before(d, items[1].node.deadline));
+	KUNIT_EXPECT_TRUE(test, dq_wait_for(tempo_delayq_query(q, &items[1].node, &d) ==
+					    TEMPO_DELAYQ_TAKEABLE, DQ_LONG_WAIT_MS));
+	KUNIT_EXPECT_FALSE(test, ktime_before(ktime_get(), items[1].node.deadline));
+	KUNIT_EXPECT_PTR_EQ(test, tempo_delayq_try_take(q), &items[1].node);
+
+	KUNIT_EXPECT_TRUE(test, tempo_delayq_remove_sync(q, &items[0].node));
+	KUNIT_EXPECT_EQ(test, tempo_delayq_query(q, &items[0].node, &d), -ENOENT);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, NULL, NULL), 0U);
+}
 
 static struct kunit_case tempo_delayq_cases[] = {
 	KUNIT_CASE(delayq_take_never_early_in_order),
@@ -1931,6 +1967,7 @@ static struct kunit_case tempo_delayq_cases[] = {
 	KUNIT_CASE(delayq_consume_conservation),
 	KUNIT_CASE(delayq_due_items_and_report),
 	KUNIT_CASE(delayq_wake_poll_spares_consumers),
+	KUNIT_CASE(delayq_query_states),
 	{}
 };
 
