@@ -112,7 +112,10 @@
  * limit rather than waking its OOM killer. Every user array is copied into
  * the kernel once and decided and applied from that copy. Every loop whose
  * length a user sets stops for a fatal signal and reschedules
- * (dev_loop_step()). Nothing one context does waits for another context's
+ * (dev_loop_step()). The io_uring commands (tempo_dev_uring_cmd()) are the
+ * arm and cancel ioctls under another name, with the same checks, limits
+ * and accounting; as they may run in an io_uring worker, they never write a
+ * sink. Nothing one context does waits for another context's
  * work: teardown waits only for its own (tempo_order_destroy()).
  */
 
@@ -150,6 +153,8 @@
 #include <tempo/order.h>
 #include <uapi/tempo.h>
 
+#define TEMPO_COMPAT_URING_CMD	/* compat.h: the io_uring command entries */
+#include "compat.h"
 #include "internal.h"
 
 /* ---- limits ---------------------------------------------------------- */
@@ -206,6 +211,8 @@ MODULE_PARM_DESC(max_user_bytes, "bytes of ordered submissions queued per user (
  * that cgroup's limit instead of invoking the OOM killer.
  */
 #define DEV_GFP		(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
+/* The same, for io_uring's non-blocking issue: no reclaim; -EAGAIN retries blocking. */
+#define DEV_GFP_NOWAIT	(GFP_NOWAIT | __GFP_ACCOUNT | __GFP_NOWARN)
 
 static unsigned int limit_timers(void)
 {
@@ -466,12 +473,14 @@ static u32 dev_nfree(struct tempo_ctx *ctx)
  * the free slots and the never used ones fall short. Under ctl_lock, so the
  * free slots can only grow meanwhile (readers give slots back, never take).
  */
-static int dev_slots_reserve(struct tempo_ctx *ctx, u32 want)
+static int dev_slots_reserve(struct tempo_ctx *ctx, u32 want, bool nowait)
 {
 	int err;
 
 	lockdep_assert_held(&ctx->ctl_lock);
 	while (dev_nfree(ctx) + (ctx->nchunks * UT_CHUNK - ctx->nslots) < want) {
+		if (nowait)
+			return -EAGAIN;	/* growing allocates: the blocking retry does */
 		err = dev_slots_grow(ctx);
 		if (err)
 			return err;
@@ -752,12 +761,12 @@ static int dev_loop_step(void)
  * call decides and does comes from this copy (no double fetch). Charged to
  * the file's memory cgroup, which the ioctl entered.
  */
-static void *dev_copy_array(u64 uptr, u32 count, size_t size)
+static void *dev_copy_array(u64 uptr, u32 count, size_t size, bool nowait)
 {
-	void *p = kvmalloc_array(count, size, DEV_GFP);
+	void *p = kvmalloc_array(count, size, nowait ? DEV_GFP_NOWAIT : DEV_GFP);
 
 	if (!p)
-		return ERR_PTR(-ENOMEM);
+		return ERR_PTR(nowait ? -EAGAIN : -ENOMEM);
 	if (copy_from_user(p, u64_to_user_ptr(uptr), (size_t)count * size)) {
 		kvfree(p);
 		return ERR_PTR(-EFAULT);
@@ -810,7 +819,8 @@ static int dev_batch_refuse(struct tempo_batch *b, void __user *arg, u32 i, int 
  * is reserved. *@charged: slots charged to the user, for dev_arm_settle().
  */
 static int dev_arm_prepare(struct tempo_ctx *ctx, const struct tempo_timer_spec *specs,
-			   struct tempo_batch *b, const struct dev_arm_env *env, u32 *charged)
+			   struct tempo_batch *b, const struct dev_arm_env *env, u32 *charged,
+			   bool nowait)
 {
 	u32 i, n = 0, nfree;
 	u64 deadline;
@@ -839,9 +849,11 @@ static int dev_arm_prepare(struct tempo_ctx *ctx, const struct tempo_timer_spec 
 	*charged = n > nfree ? n - nfree : 0;
 	if (!dev_charge(&ctx->user->timers, *charged, READ_ONCE(max_user_timers)))
 		goto err_batch;
-	err = dev_slots_reserve(ctx, n);
+	err = dev_slots_reserve(ctx, n, nowait);
 	if (err) {
 		dev_uncharge(&ctx->user->timers, *charged);
+		if (err == -EAGAIN)
+			return err;	/* nothing done: not the batch's failure */
 		goto err_batch;
 	}
 	return 0;
@@ -857,9 +869,12 @@ err_batch:
  * arm run by run, each run's puts with preemption off so that they land
  * together and close to the batch's clock reading, and write each run's
  * new ids back. The out fields of @b are set; the caller writes them.
+ * Return: -EAGAIN if @nowait and the table must grow first (nothing was
+ * done, @b untouched), else 0.
  */
-static void dev_arm_batch(struct tempo_ctx *ctx, struct tempo_batch *b,
-			  struct tempo_timer_spec *specs, struct tempo_timer_spec __user *us)
+static int dev_arm_batch(struct tempo_ctx *ctx, struct tempo_batch *b,
+			 struct tempo_timer_spec *specs, struct tempo_timer_spec __user *us,
+			 bool nowait)
 {
 	u32 i, j, k, m, end, charged, nslots = ctx->nslots;
 	struct dev_arm_env env;
@@ -879,8 +894,9 @@ static void dev_arm_batch(struct tempo_ctx *ctx, struct tempo_batch *b,
 	env.now = ktime_get_ns();
 	env.max = tempo_timer_max_delay_ns();
 	env.min_period = READ_ONCE(min_period_ns);
-	if (dev_arm_prepare(ctx, specs, b, &env, &charged))
-		return;
+	err = dev_arm_prepare(ctx, specs, b, &env, &charged, nowait);
+	if (err)
+		return err == -EAGAIN ? err : 0;
 	for (i = 0; i < b->count && !b->error; i = k) {
 		k = min_t(u32, b->count, i + TEMPO_SPEC_CHUNK);
 		for (j = i; j < k && !b->error; j = end) {
@@ -907,6 +923,7 @@ static void dev_arm_batch(struct tempo_ctx *ctx, struct tempo_batch *b,
 	b->affected = b->done;
 	atomic64_add(b->done, &ctx->st.armed);
 	atomic64_add(b->done, &mstat.armed);
+	return 0;
 }
 
 /* Check an arm or cancel batch's header; the array is copied by the caller. */
@@ -915,31 +932,6 @@ static int dev_batch_check(const struct tempo_batch *b, u32 flags)
 	if (b->flags & ~flags || !b->count)
 		return -EINVAL;
 	return b->count > limit_timers() ? -ENOSPC : 0;
-}
-
-static long dev_ioc_arm(struct tempo_ctx *ctx, void __user *arg)
-{
-	struct tempo_timer_spec *specs;
-	struct tempo_batch b;
-	int err;
-
-	if (dev_batch_in(&b, arg))
-		return -EFAULT;
-	err = dev_batch_check(&b, 0);
-	if (err)
-		return dev_batch_refuse(&b, arg, b.count, err);
-	specs = dev_copy_array(b.ptr, b.count, sizeof(*specs));
-	if (IS_ERR(specs))
-		return dev_batch_refuse(&b, arg, b.count, PTR_ERR(specs));
-
-	if (mutex_lock_killable(&ctx->ctl_lock)) {
-		kvfree(specs);
-		return -EINTR;
-	}
-	dev_arm_batch(ctx, &b, specs, u64_to_user_ptr(b.ptr));
-	mutex_unlock(&ctx->ctl_lock);
-	kvfree(specs);
-	return dev_batch_out(&b, arg);
 }
 
 /* Cancel timers @ids[0..@n), elements @first.. of batch @b. Under ctl_lock. */
@@ -990,7 +982,8 @@ static struct dev_cookie_ent *dev_cookie_find(struct dev_cookie_ent *tab, u32 ma
 	return &tab[h];
 }
 
-static int dev_cancel_cookies(struct tempo_ctx *ctx, const u64 *keys, struct tempo_batch *b)
+static int dev_cancel_cookies(struct tempo_ctx *ctx, const u64 *keys, struct tempo_batch *b,
+			      bool nowait)
 {
 	size_t size = roundup_pow_of_two(2 * (size_t)b->count);
 	u32 i, slot, end, mask = size - 1;
@@ -998,9 +991,9 @@ static int dev_cancel_cookies(struct tempo_ctx *ctx, const u64 *keys, struct tem
 	struct tempo_utimer *ut;
 	int err = 0;
 
-	tab = kvcalloc(size, sizeof(*tab), DEV_GFP);
+	tab = kvcalloc(size, sizeof(*tab), nowait ? DEV_GFP_NOWAIT : DEV_GFP);
 	if (!tab)
-		return -ENOMEM;
+		return nowait ? -EAGAIN : -ENOMEM;
 	for (i = 0; i < b->count && !err; i++) {
 		e = dev_cookie_find(tab, mask, keys[i]);
 		if (!e->index) {
@@ -1036,39 +1029,80 @@ static int dev_cancel_cookies(struct tempo_ctx *ctx, const u64 *keys, struct tem
 	return err;
 }
 
-static long dev_ioc_cancel(struct tempo_ctx *ctx, void __user *arg)
+/*
+ * Cancel batch @b of @keys under ctl_lock. The out fields of @b are set.
+ * Return: -EAGAIN if @nowait and the cookie table could not be allocated
+ * without blocking (nothing was done), else 0.
+ */
+static int dev_cancel_batch(struct tempo_ctx *ctx, struct tempo_batch *b, const u64 *keys,
+			    bool nowait)
 {
-	struct tempo_batch b;
-	u32 i, n;
-	u64 *keys;
 	int err = 0;
+	u32 i, n;
 
-	if (dev_batch_in(&b, arg))
-		return -EFAULT;
-	if (b.flags & ~TEMPO_CANCEL_FLAGS || !b.count || b.count > limit_timers())
-		return dev_batch_refuse(&b, arg, b.count, -EINVAL);
-	keys = dev_copy_array(b.ptr, b.count, sizeof(u64));
-	if (IS_ERR(keys))
-		return dev_batch_refuse(&b, arg, b.count, PTR_ERR(keys));
-
-	if (mutex_lock_killable(&ctx->ctl_lock)) {
-		kvfree(keys);
-		return -EINTR;
-	}
-	if (b.flags & TEMPO_CANCEL_COOKIE) {
-		err = dev_cancel_cookies(ctx, keys, &b);
+	lockdep_assert_held(&ctx->ctl_lock);
+	if (b->flags & TEMPO_CANCEL_COOKIE) {
+		err = dev_cancel_cookies(ctx, keys, b, nowait);
+		if (err == -EAGAIN)
+			return err;
 	} else {
-		for (i = 0; i < b.count && !err; i += n) {
-			n = min_t(u32, b.count - i, TEMPO_CANCEL_CHUNK);
-			dev_cancel_ids(ctx, keys + i, n, i, &b);
+		for (i = 0; i < b->count && !err; i += n) {
+			n = min_t(u32, b->count - i, TEMPO_CANCEL_CHUNK);
+			dev_cancel_ids(ctx, keys + i, n, i, b);
 			if (!(i % UT_CHUNK))
 				err = dev_loop_step();
 		}
 	}
+	if (err)	/* ENOMEM, or a fatal signal: the batch stopped part way */
+		dev_batch_fail(b, b->count, err);
+	return 0;
+}
+
+enum dev_batch_op { DEV_BATCH_ARM, DEV_BATCH_CANCEL };
+
+/*
+ * An arm or cancel batch, from the ioctl or from io_uring: the batch header
+ * at @arg and its array are read once, the batch applied under ctl_lock,
+ * and the out fields written back whenever the header could be read.
+ * @nowait (io_uring's non-blocking issue): ctl_lock only if free, no
+ * allocation that may block; -EAGAIN, with nothing done and nothing
+ * written, makes io_uring issue it again from a worker, blocking.
+ * Return: as the ioctl: 0, or the first failure; *@done: elements done.
+ */
+static int dev_batch_call(struct tempo_ctx *ctx, enum dev_batch_op op, void __user *arg,
+			  bool nowait, u32 *done)
+{
+	size_t size = op == DEV_BATCH_ARM ? sizeof(struct tempo_timer_spec) : sizeof(u64);
+	struct tempo_batch b;
+	void *arr;
+	int err;
+
+	*done = 0;
+	if (dev_batch_in(&b, arg))
+		return -EFAULT;
+	err = dev_batch_check(&b, op == DEV_BATCH_ARM ? 0 : TEMPO_CANCEL_FLAGS);
+	if (err)	/* cancel says EINVAL for any bad count */
+		return dev_batch_refuse(&b, arg, b.count,
+					op == DEV_BATCH_ARM ? err : -EINVAL);
+	arr = dev_copy_array(b.ptr, b.count, size, nowait);
+	if (arr == ERR_PTR(-EAGAIN))
+		return -EAGAIN;
+	if (IS_ERR(arr))
+		return dev_batch_refuse(&b, arg, b.count, PTR_ERR(arr));
+
+	if (nowait ? !mutex_trylock(&ctx->ctl_lock) : mutex_lock_killable(&ctx->ctl_lock)) {
+		kvfree(arr);
+		return nowait ? -EAGAIN : -EINTR;
+	}
+	if (op == DEV_BATCH_ARM)
+		err = dev_arm_batch(ctx, &b, arr, u64_to_user_ptr(b.ptr), nowait);
+	else
+		err = dev_cancel_batch(ctx, &b, arr, nowait);
 	mutex_unlock(&ctx->ctl_lock);
-	kvfree(keys);
-	if (err)	/* a fatal signal: the batch stopped part way */
-		dev_batch_fail(&b, b.count, err);
+	kvfree(arr);
+	if (err)
+		return err;
+	*done = b.done;
 	return dev_batch_out(&b, arg);
 }
 
@@ -1125,7 +1159,7 @@ static long dev_ioc_query(struct tempo_ctx *ctx, void __user *arg)
 	err = dev_batch_check(&b, 0);
 	if (err)
 		return dev_batch_refuse(&b, arg, b.count, err == -ENOSPC ? -EINVAL : err);
-	qs = dev_copy_array(b.ptr, b.count, sizeof(*qs));
+	qs = dev_copy_array(b.ptr, b.count, sizeof(*qs), false);
 	if (IS_ERR(qs))
 		return dev_batch_refuse(&b, arg, b.count, PTR_ERR(qs));
 	for (i = 0; i < b.count; i++) {
@@ -1918,7 +1952,7 @@ static long dev_ioc_info(void __user *arg)
 		.features	= TEMPO_FEAT_TIMERS | TEMPO_FEAT_PERIODIC |
 				  TEMPO_FEAT_ORDER | TEMPO_FEAT_SINK | TEMPO_FEAT_STATS |
 				  TEMPO_FEAT_USER_LIMITS | TEMPO_FEAT_ORDER_SKIP |
-				  TEMPO_FEAT_QUERY,
+				  TEMPO_FEAT_QUERY | TEMPO_FEAT_URING,
 		.record_size	= sizeof(struct tempo_event),
 		.order_window	= limit_window(),
 		.tick_ns	= tempo_timer_tick_ns(),
@@ -1990,6 +2024,7 @@ static long dev_ioc_stats(struct tempo_ctx *ctx, void __user *arg)
 static long dev_ioctl(struct tempo_ctx *ctx, unsigned int cmd, void __user *uarg)
 {
 	long ret;
+	u32 done;
 
 	switch (cmd) {
 	case TEMPO_IOC_INFO:
@@ -1999,9 +2034,9 @@ static long dev_ioctl(struct tempo_ctx *ctx, unsigned int cmd, void __user *uarg
 		dev_sink_flush(ctx, TEMPO_SINK_BUDGET);
 		return dev_ioc_stats(ctx, uarg);
 	case TEMPO_IOC_TIMER_ARM:
-		return dev_ioc_arm(ctx, uarg);
+		return dev_batch_call(ctx, DEV_BATCH_ARM, uarg, false, &done);
 	case TEMPO_IOC_TIMER_CANCEL:
-		return dev_ioc_cancel(ctx, uarg);
+		return dev_batch_call(ctx, DEV_BATCH_CANCEL, uarg, false, &done);
 	case TEMPO_IOC_TIMER_QUERY:
 		return dev_ioc_query(ctx, uarg);
 	case TEMPO_IOC_ORDER_SINK:
@@ -2043,6 +2078,45 @@ static long tempo_dev_ioctl(struct file *file, unsigned int cmd, unsigned long a
 	ret = dev_ioctl(ctx, cmd, (void __user *)arg);
 	set_active_memcg(old);
 	return ret;
+}
+
+/*
+ * io_uring: IORING_OP_URING_CMD with TEMPO_URING_CMD_ARM or _CANCEL, the
+ * batch of the matching ioctl (include/uapi/tempo.h), the same checks,
+ * limits and accounting (the opener's memory cgroup). The CQE's result is
+ * the number of elements done when all succeeded, else the ioctl's error.
+ * Unlike the ioctls, it writes nothing to the ordered stream's sink: it may
+ * run in an io_uring worker, and sink I/O is only ever done by a thread
+ * that called in. The SQE's command area is shared with userspace: it is
+ * read once.
+ */
+static int tempo_dev_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
+{
+	struct tempo_ctx *ctx = ioucmd->file->private_data;
+	bool nowait = issue_flags & IO_URING_F_NONBLOCK;
+	struct tempo_uring_cmd uc;
+	struct mem_cgroup *old;
+	enum dev_batch_op op;
+	u32 done;
+	int ret;
+
+	memcpy(&uc, tempo_uring_cmd_payload(ioucmd), sizeof(uc));
+	switch (READ_ONCE(ioucmd->cmd_op)) {
+	case TEMPO_URING_CMD_ARM:
+		op = DEV_BATCH_ARM;
+		break;
+	case TEMPO_URING_CMD_CANCEL:
+		op = DEV_BATCH_CANCEL;
+		break;
+	default:
+		return tempo_uring_cmd_result(ioucmd, -ENOTTY, issue_flags);
+	}
+	if (uc.flags || uc.reserved)
+		return tempo_uring_cmd_result(ioucmd, -EINVAL, issue_flags);
+	old = set_active_memcg(ctx->memcg);
+	ret = dev_batch_call(ctx, op, u64_to_user_ptr(uc.batch), nowait, &done);
+	set_active_memcg(old);
+	return tempo_uring_cmd_result(ioucmd, ret ?: done, issue_flags);
 }
 
 static int tempo_dev_open(struct inode *inode, struct file *file)
@@ -2187,6 +2261,7 @@ static const struct file_operations tempo_dev_fops = {
 	.read		= tempo_dev_read,
 	.poll		= tempo_dev_poll,
 	.unlocked_ioctl	= tempo_dev_ioctl,
+	.uring_cmd	= tempo_dev_uring_cmd,
 	.compat_ioctl	= compat_ptr_ioctl,	/* identical layouts, see dev_abi_check() */
 };
 

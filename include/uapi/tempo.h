@@ -24,6 +24,18 @@
  * is a delay queue: arming is put(), read() is take(), cancelling is
  * remove().
  *
+ * Read order. The records one reader reads come in this order: first a
+ * TEMPO_EV_LOST record, if one is pending; then the others by deadline, to
+ * the tick (struct tempo_info.tick_ns): a record never follows one of a
+ * later tick that was ready at the same time; within a tick, in any order.
+ * An ordered record's deadline is its completion time, so ordered records
+ * come in ticket order, interleaved with timer records by time. A record
+ * that becomes ready after a reader took records of later ticks (a timer
+ * armed with a deadline already past, or one whose deadline passed while
+ * its own arm batch was still being applied) comes after them: order is
+ * among the records that were ready together. With several readers each
+ * takes its records in this order, but their reads interleave as they run.
+ *
  * A timer is never reported before its deadline. A one-shot timer lives until
  * its event has been read (the record carries TEMPO_EVF_FINAL and the id is
  * released) or until it is cancelled: every armed timer ends up either read or
@@ -93,6 +105,7 @@
 #define TEMPO_FEAT_USER_LIMITS	(1U << 5)	/* tempo_info.max_user_*, ORDER_FLUSH */
 #define TEMPO_FEAT_ORDER_SKIP	(1U << 6)	/* TEMPO_IOC_ORDER_SKIP */
 #define TEMPO_FEAT_QUERY	(1U << 7)	/* TEMPO_IOC_TIMER_QUERY */
+#define TEMPO_FEAT_URING	(1U << 8)	/* IORING_OP_URING_CMD: TEMPO_URING_CMD_* */
 
 /**
  * struct tempo_info - what this kernel offers (TEMPO_IOC_INFO)
@@ -445,6 +458,36 @@ struct tempo_mod_stats {
 struct tempo_stats {
 	struct tempo_ctx_stats ctx;
 	struct tempo_mod_stats mod;
+};
+
+/*
+ * io_uring. An io_uring loop arms and cancels timers without a system call
+ * per batch: IORING_OP_URING_CMD on a /dev/tempo fd, with sqe->cmd_op one of
+ * TEMPO_URING_CMD_* and the SQE's command area (sqe->cmd, 16 bytes: a normal
+ * 64-byte SQE, no IORING_SETUP_SQE128 needed) holding a struct
+ * tempo_uring_cmd. The batch it points to is the ioctl's, with the same
+ * checks, limits, accounting and out fields; the CQE's res is the number of
+ * elements done (@done) when every element succeeded, else the negative
+ * errno the ioctl would return. An unknown cmd_op fails with ENOTTY. io_uring
+ * may issue the command from one of its workers (the submitting task's
+ * credentials and memory): no completion of the ordered stream is written to
+ * a sink from it. read() and poll() of the file work through io_uring as
+ * they do as system calls (IORING_OP_READ, IORING_OP_POLL_ADD), with the
+ * same exactly-once delivery. Linux 5.19 and later.
+ */
+#define TEMPO_URING_CMD_ARM	1	/* @batch: as TEMPO_IOC_TIMER_ARM */
+#define TEMPO_URING_CMD_CANCEL	2	/* @batch: as TEMPO_IOC_TIMER_CANCEL */
+
+/**
+ * struct tempo_uring_cmd - the command area of a TEMPO_URING_CMD_* SQE
+ * @batch: user address of a struct tempo_batch.
+ * @flags: zero.
+ * @reserved: zero.
+ */
+struct tempo_uring_cmd {
+	__u64 batch;
+	__u32 flags;
+	__u32 reserved;
 };
 
 #define TEMPO_IOC_INFO		_IOR(TEMPO_IOC_MAGIC, 0x00, struct tempo_info)
