@@ -64,4 +64,57 @@ static inline void hrtimer_setup(struct hrtimer *timer,
 
 #endif /* < 6.17 */
 
+#ifdef TEMPO_COMPAT_URING_CMD	/* defined by the file that implements ->uring_cmd */
+
+/*
+ * 6.6, "io_uring: Pass whole sqe to commands" (fd9b8547bc5c): struct
+ * io_uring_cmd carries the SQE (->sqe) and a driver reads its command area,
+ * sqe->cmd; before, ->cmd pointed at that area. 6.7, "io_uring/cmd: move
+ * io_uring_cmd related code to its own file" (b66509b8497f): the struct is
+ * declared in <linux/io_uring/cmd.h>; before, in <linux/io_uring.h>. Later
+ * kernels turned io_uring_sqe_cmd() into a macro taking the type (7.x);
+ * tempo reads sqe->cmd itself, the one spelling every release since 6.6
+ * shares. The area is 16 bytes in a 64-byte SQE on all of them.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 7, 0)
+#include <linux/io_uring.h>
+#else
+#include <linux/io_uring/cmd.h>
+#endif
+
+static inline const void *tempo_uring_cmd_payload(const struct io_uring_cmd *ioucmd)
+{
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 6, 0)
+	return ioucmd->cmd;
+#else
+	return ioucmd->sqe->cmd;
+#endif
+}
+
+/*
+ * 6.1 (and 6.2): io_uring_cmd() returns a positive ->uring_cmd() result as
+ * its own, and io_wq_submit_work() completes only errors: a command issued
+ * from an io_uring worker with a positive result never gets its CQE. So
+ * there a command completes through io_uring_cmd_done() and returns
+ * -EIOCBQUEUED, as ublk does. (Its issue_flags argument came in 6.3,
+ * "io_uring: add issue_flags to io_uring_cmd_done()"; the 6.1.y stable
+ * kernels tempo supports, Debian 12's, carry the backport.) Later io_uring_cmd() sets the
+ * result itself and returns IOU_OK (IOU_COMPLETE in 7.x): a positive result
+ * is returned as it is. -EAGAIN is always returned: io_uring issues again.
+ */
+static inline int tempo_uring_cmd_result(struct io_uring_cmd *ioucmd, int ret,
+					 unsigned int issue_flags)
+{
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)
+	if (ret == -EAGAIN)
+		return ret;
+	io_uring_cmd_done(ioucmd, ret, 0, issue_flags);
+	return -EIOCBQUEUED;
+#else
+	return ret;
+#endif
+}
+
+#endif /* TEMPO_COMPAT_URING_CMD */
+
 #endif /* _TEMPO_COMPAT_H */

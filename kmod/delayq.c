@@ -155,7 +155,11 @@
  * over, and a new earlier head re-arms the kick (O(1), lock-free, inside the
  * lock) instead of waking anyone. Consumers sleep as exclusive waiters
  * (WQ_FLAG_EXCLUSIVE, at the tail, so FIFO) and are woken one per takeable
- * node, with every poll waiter (delayq_wake()): no thundering herd.
+ * node, with every poll waiter (delayq_wake()): no thundering herd. A file
+ * built on the queue may wake its pollers for events of its own
+ * (tempo_delayq_wake_poll(), EPOLLOUT say): the consumers' wake function
+ * (delayq_consumer_wake()) lets a wake-up whose key lacks EPOLLIN pass, so
+ * it neither wakes a consumer nor uses up an exclusive wake-up.
  *
  * The remaining duty of Java's finally clause is the kernel's rule for
  * exclusive waiters (the comment in prepare_to_wait_event(), kernel/sched/
@@ -376,6 +380,7 @@
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
 #include <linux/percpu.h>
+#include <linux/poll.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
@@ -1250,12 +1255,15 @@ EXPORT_SYMBOL_GPL(tempo_delayq_node_sync);
 /**
  * tempo_delayq_create() - allocate an empty delay queue
  *
- * Context: process context; may sleep (GFP_KERNEL).
+ * The queue is charged to the caller's memory cgroup (GFP_KERNEL_ACCOUNT):
+ * /dev/tempo creates one per open file, on behalf of the opener.
+ *
+ * Context: process context; may sleep.
  * Return: the queue, or NULL if out of memory.
  */
 struct tempo_delayq *tempo_delayq_create(void)
 {
-	struct tempo_delayq *q = kzalloc(sizeof(*q), GFP_KERNEL);
+	struct tempo_delayq *q = kzalloc(sizeof(*q), GFP_KERNEL_ACCOUNT);
 	unsigned int i;
 
 	if (!q)
@@ -1425,6 +1433,20 @@ int tempo_delayq_put(struct tempo_delayq *q, struct tempo_delayq_node *node,
 }
 EXPORT_SYMBOL_GPL(tempo_delayq_put);
 
+/*
+ * A consumer's wake function: any wake-up of the queue's own (no key, or
+ * EPOLLIN) selects it, as autoremove_wake_function() would; a wake-up that
+ * carries only another event (tempo_delayq_wake_poll(), say EPOLLOUT) is
+ * for pollers and passes it by without using up an exclusive wake-up.
+ */
+static int delayq_consumer_wake(struct wait_queue_entry *wait, unsigned int mode,
+				int sync, void *key)
+{
+	if (key && !(key_to_poll(key) & EPOLLIN))
+		return 0;
+	return autoremove_wake_function(wait, mode, sync, key);
+}
+
 static bool delayq_kthread_should_stop(void)
 {
 	return (current->flags & PF_KTHREAD) && kthread_should_stop();
@@ -1457,7 +1479,7 @@ static struct tempo_delayq_node *delayq_wait(struct tempo_delayq *q,
 {
 	struct tempo_delayq_node *node = NULL;
 	bool woken = false, done = false;
-	DEFINE_WAIT(wait);
+	DEFINE_WAIT_FUNC(wait, delayq_consumer_wake);
 	int err;
 
 	spin_lock_irq(&q->wait.lock);
@@ -1885,6 +1907,72 @@ wait_queue_head_t *tempo_delayq_waitqueue(struct tempo_delayq *q)
 	return &q->wait;
 }
 EXPORT_SYMBOL_GPL(tempo_delayq_waitqueue);
+
+/**
+ * tempo_delayq_wake_poll() - tell a queue's pollers of an event of the caller's
+ * @q: the queue
+ * @mask: the poll events (EPOLLOUT, say); must not include EPOLLIN
+ *
+ * For a file built on the queue whose poll() reports more than EPOLLIN:
+ * wakes every poll waiter on tempo_delayq_waitqueue() with @mask as the key.
+ * Consumers asleep in take*() or consume() ignore it: it neither wakes them
+ * nor counts as one of the exclusive wake-ups items are owed.
+ *
+ * Context: any context except NMI; does not sleep.
+ */
+void tempo_delayq_wake_poll(struct tempo_delayq *q, __poll_t mask)
+{
+	if (WARN_ON_ONCE(mask & EPOLLIN))
+		mask &= ~EPOLLIN;
+	if (mask)
+		wake_up_poll(&q->wait, mask);
+}
+EXPORT_SYMBOL_GPL(tempo_delayq_wake_poll);
+
+/**
+ * tempo_delayq_query() - is an item queued, and until when?
+ * @q: the queue
+ * @node: the item's node
+ * @deadline: receives the item's deadline when it is queued on @q
+ *
+ * One critical section: the answer is the node's state at one instant, as
+ * remove() would find it. A node a put() is still pushing counts as not yet
+ * queued, as for remove().
+ *
+ * Context: any context except NMI; does not sleep.
+ * Return: TEMPO_DELAYQ_PENDING if the item waits for its deadline;
+ * TEMPO_DELAYQ_TAKEABLE if a take() now could return it (its deadline has
+ * passed by the queue's latest clock reading); -ENOENT if it is not queued
+ * on @q (never put, taken, removed or handed back).
+ */
+int tempo_delayq_query(struct tempo_delayq *q, struct tempo_delayq_node *node,
+		       ktime_t *deadline)
+{
+	unsigned long flags;
+	int ret = -ENOENT;
+
+	spin_lock_irqsave(&q->wait.lock, flags);
+	delayq_take_in(q);
+	if (READ_ONCE(node->q) != q)
+		goto unlock;
+	switch (node->state) {
+	case DELAYQ_PENDING:
+		/* A near node of a due tick is takeable without moving. */
+		ret = node->near && delayq_tick_below(q, node->deadline, q->now_tick) ?
+		      TEMPO_DELAYQ_TAKEABLE : TEMPO_DELAYQ_PENDING;
+		break;
+	case DELAYQ_READY:
+		ret = TEMPO_DELAYQ_TAKEABLE;
+		break;
+	default:
+		goto unlock;
+	}
+	*deadline = node->deadline;
+unlock:
+	spin_unlock_irqrestore(&q->wait.lock, flags);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(tempo_delayq_query);
 
 /**
  * tempo_delayq_stats() - a snapshot of a queue's counters

@@ -10,66 +10,81 @@
  *             struct tempo_timer of the wheel, grown in chunks of UT_CHUNK
  *             and kept until release(); a timer's id names its slot and the
  *             slot's generation (see "Ids and slots" below).
- *   events    one ready list behind a wait queue: the per-file delay queue.
- *             Arming a timer is put(), its expiry moves it to the ready list
- *             and wakes one reader (exclusive waits), read() is take() and
- *             drain(), cancel is remove() in O(1). A timer *is* its pending
- *             event: a periodic timer that expires again while its record is
- *             unread bumps the record's overrun count instead of queueing a
- *             second one, so the queue never holds more timer records than
- *             there are timers. This is the delay queue of kmod/delayq.c
- *             specialised, rather than that core itself, because a record
- *             carries the fire time and the folded overruns (set in the
- *             expiry callback, which the core keeps to itself), because
- *             "read or cancelled, exactly once" needs the record's state and
- *             the id's ownership decided under one lock, and because ordered
- *             completions share the same queue, wait queue and poll mask.
+ *   events    the file's delay queue (kmod/delayq.c), of struct dev_item:
+ *             a timer slot's item, an ordered completion's, or the file's one
+ *             loss report. Arming is put_at(), read() is consume() with a
+ *             callback that copies each record out (dev_read_record()),
+ *             cancel is remove(). The queue owns the wait queue, the ready
+ *             list, the exclusive wake-ups and poll's EPOLLIN; dev.c keeps
+ *             no list of records of its own. A timer *is* its pending event:
+ *             a periodic timer is one item that consume() keeps queued with
+ *             TEMPO_DELAYQ_AGAIN, its next deadline set by the read that
+ *             takes its record, so the queue never holds more timer records
+ *             than there are timers, and an unread periodic timer costs no
+ *             callback at all: the read folds the periods that passed into
+ *             the record's overrun count (dev_read_timer()).
  *   order     an ordering domain of kmod/order.c, created on first use, with a
  *             ticket ownership table so that userspace can only run or trash
  *             tickets this file issued, each once; completions either become
- *             records on the ready list or are written to a sink file.
+ *             items put due on the delay queue or are written to a sink file.
  *
- * Locks. ctx->wq.lock (a spinlock, never taken from interrupts: everything
- * here runs in process context) guards the ready list, the free list of
- * timer slots and every utimer's id, state, deadline and event fields; all
- * arms of a utimer happen under it, so the last arm wins consistently with
- * ut->deadline. ctx->ctl_lock (a mutex) serialises the arm and cancel ioctls
- * of one context and guards the slot table. ctx->sink_lock serialises sink
- * writes and guards the sink's position in the queue; a sink change holds it
- * and wq.lock. Nesting: ctl_lock -> wq.lock; sink_lock -> f_pos_lock of the
- * sink; sink_lock -> wq.lock.
+ * Locks. ctx->ctl_lock (a mutex) serialises the arm, cancel and query
+ * ioctls of one context and guards the slot table and the slots' ids,
+ * cookies and periods; the delay queue's own lock decides everything about
+ * an item's place in the queue, and so who owns it: whoever takes a timer's
+ * item out of the queue (a read's TAKE verdict, a cancel's successful
+ * remove()) ends that timer, exactly once. ctx->sink_lock serialises sink
+ * writes and guards the sink's position in the queue; ctx->sink_qlock (a
+ * spinlock) guards the sink queue and the sink pointer; a sink change holds
+ * both. Nesting: ctl_lock -> the queue's lock; sink_lock -> f_pos_lock of
+ * the sink; sink_lock -> sink_qlock. The queue's lock is only ever taken
+ * inside the delay queue's calls, and a consume callback takes no lock.
  *
- * A utimer's life (transitions under wq.lock):
+ * A timer's life, in terms of its item's delay-queue state (every
+ * transition is one critical section of the queue's lock):
  *
- *        arm            expiry                  read() (one-shot)
- *  FREE -----> ARMED --------------> QUEUED -------------------> FREE
- *   ^            ^   <-------------   |  ^
- *   |            |   read() (periodic)|  | expiry (periodic):
- *   |            |   (re-arms if      |  | overrun++, park
- *   |            +--------------------+--+
- *   |     cancel (from ARMED/QUEUED)  |
- *   +---------------------------------+
+ *            arm: put_at()          deadline passes
+ *   FREE -----------------> PENDING -----------------> TAKEABLE
+ *    ^                        ^  ^                        |  |
+ *    |  cancel: remove()      |  +------------------------+  | read, one-shot:
+ *    +<-----------------------+     read, periodic: AGAIN    | TAKE (record out,
+ *    +<-----------------------------------------------------+   FINAL), slot
+ *    |  cancel: remove() (the unread record is withdrawn)       freed after
+ *    +<---------------------------------------------------------+
+ *
+ * A re-arm is a remove() followed by put_at(). A read that cannot copy a
+ * record out answers STOP: the item stays TAKEABLE, nothing changed.
  *
  * Ids and slots. An id is (generation << 32) | (slot + 1): never 0. A slot
- * goes back to the context's free list, and its generation moves on, in the
- * same critical section that ends the timer: the read of a one-shot's record
- * (which therefore carries the last use of its id) or a cancel. So every
- * armed timer is counted exactly once, as read or as cancelled, and a late
- * cancel or re-arm of a dead id finds a newer generation and fails with
- * ENOENT. The free list is FIFO, so an id comes back only after 2^32 reuses
- * of its slot, and only after every other free slot was reused first.
+ * is live while its item is queued; a cancel or re-arm of an id looks the
+ * slot up under ctl_lock, compares the generation, and then asks the queue:
+ * remove() fails for an item that is not queued, so a late cancel of a
+ * timer whose FINAL record was read gets ENOENT, whatever the reader is
+ * doing. A slot whose timer ended goes on ctx->free_in (an llist: readers
+ * push without ctl_lock, once, after consume() returned the item to them;
+ * a cancel pushes under it) and is taken back in FIFO order under ctl_lock
+ * (dev_slot_get()), which moves its generation on: an id comes back only
+ * after 2^32 reuses of its slot, and only after every other free slot was
+ * reused first.
  *
  * Slots are never freed before release(), so a slot's memory outlives every
- * callback of its timer without any wait: a cancel is tempo_timer_cancel()
- * and no more, and the slot may be reused at once. The wheel allows arming a
- * timer whose callback is in flight; that late callback finds the slot FREE,
- * or ARMED for a deadline still ahead, or QUEUED for a one-shot, and ignores
- * it (dev_timer_fire()), or finds the new timer due and reports it, in which
- * case the new timer's own expiry is the one ignored. release() waits out
- * every slot's timer (tempo_timer_shutdown_sync()) before freeing the table.
- * The table (ctx->chunks) is read and grown only under ctl_lock; everything
- * else reaches a utimer through a pointer (the ready list, the free list, the
- * callback's timer), and chunks never move.
+ * callback of its timer without any wait: a cancel is tempo_delayq_remove()
+ * and no more, and the slot may be reused at once (a put() that finds the
+ * removed item's expiry still in flight waits it out with
+ * tempo_delayq_node_sync(), under ctl_lock: dev_timer_put()). release()
+ * destroys the queue, then waits out every slot's timer before freeing the
+ * table. The table (ctx->chunks) is read and grown only under ctl_lock.
+ *
+ * The loss report. An ordered completion beyond max_events adds to
+ * ctx->lost and puts the file's one DI_LOST item, due at time 0 so that it
+ * is read before every record already ready; a put of the item while it is
+ * queued fails with EBUSY and the queued report will carry the count. The
+ * read that takes the report subtracts what it reported, and then looks at
+ * the count again (dev_read_settle()): a completion that added to it while
+ * the report was being taken, and whose put found the item still queued,
+ * is either seen there or its put finds the item free. A store-buffering
+ * pair, LMM(dev_lost_queue:A) and LMM(dev_read_settle:A), proved by
+ * tools/litmus/dev-lost-settle.litmus.
  *
  * The sink. An ordered completion runs in whichever thread completes the
  * sequence: a caller of ours, or, for the rest of a streak longer than the
@@ -97,7 +112,10 @@
  * limit rather than waking its OOM killer. Every user array is copied into
  * the kernel once and decided and applied from that copy. Every loop whose
  * length a user sets stops for a fatal signal and reschedules
- * (dev_loop_step()). Nothing one context does waits for another context's
+ * (dev_loop_step()). The io_uring commands (tempo_dev_uring_cmd()) are the
+ * arm and cancel ioctls under another name, with the same checks, limits
+ * and accounting; as they may run in an io_uring worker, they never write a
+ * sink. Nothing one context does waits for another context's
  * work: teardown waits only for its own (tempo_order_destroy()).
  */
 
@@ -110,6 +128,7 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/ktime.h>
+#include <linux/llist.h>
 #include <linux/log2.h>
 #include <linux/memcontrol.h>
 #include <linux/miscdevice.h>
@@ -129,10 +148,13 @@
 #include <linux/wait.h>
 #include <linux/xarray.h>
 
+#include <tempo/delayq.h>
 #include <tempo/timer.h>
 #include <tempo/order.h>
 #include <uapi/tempo.h>
 
+#define TEMPO_COMPAT_URING_CMD	/* compat.h: the io_uring command entries */
+#include "compat.h"
 #include "dev.h"
 #include "internal.h"
 
@@ -178,7 +200,7 @@ MODULE_PARM_DESC(max_user_bytes, "bytes of ordered submissions queued per user (
 #define TEMPO_MAX_DATA_CAP	BIT(20)
 #define TEMPO_MAX_WINDOW	BIT(16)
 #define TEMPO_READ_CHUNK	32	/* records per pass of read() */
-#define TEMPO_SPEC_CHUNK	32	/* specs per copy_from_user() */
+#define TEMPO_SPEC_CHUNK	UT_CHUNK /* specs armed per loop step */
 #define UT_CHUNK_SHIFT		8
 #define UT_CHUNK		BIT(UT_CHUNK_SHIFT)	/* utimer slots per allocation */
 #define TEMPO_CANCEL_CHUNK	32	/* keys per critical section */
@@ -190,6 +212,8 @@ MODULE_PARM_DESC(max_user_bytes, "bytes of ordered submissions queued per user (
  * that cgroup's limit instead of invoking the OOM killer.
  */
 #define DEV_GFP		(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
+/* The same, for io_uring's non-blocking issue: no reclaim; -EAGAIN retries blocking. */
+#define DEV_GFP_NOWAIT	(GFP_NOWAIT | __GFP_ACCOUNT | __GFP_NOWARN)
 
 static unsigned int limit_timers(void)
 {
@@ -306,41 +330,36 @@ static void dev_uncharge(atomic_long_t *c, long n)
 
 /* ---- per-context state ----------------------------------------------- */
 
-enum tempo_ut_state { UT_FREE, UT_ARMED, UT_QUEUED };
-enum tempo_qent_type { QE_TIMER, QE_ORDER };
+/* What an item on the file's delay queue is. */
+enum dev_item_kind { DI_TIMER, DI_ORDER, DI_LOST };
 
-/* An entry of the ready list: the head of a utimer or an osub. */
-struct tempo_qent {
-	struct list_head	node;
-	u8			type;
-};
-
-struct tempo_ctx;
-
-/* A timer slot. Every field but timer and ctx is guarded by ctx->wq.lock. */
-struct tempo_utimer {
-	struct tempo_timer	timer;
-	struct tempo_qent	q;
-	struct tempo_ctx	*ctx;
-	u64			id;		/* generation << 32 | (slot + 1) */
-	u8			state;		/* enum tempo_ut_state */
-	bool			parked;		/* periodic, idle until its record is read */
-	u32			ev_overrun;	/* the unread record's folded expirations */
-	u64			cookie;
-	u64			deadline;	/* next expiry, ns */
-	u64			period;
-	u64			ev_deadline;	/* the unread record: deadline, */
-	u64			ev_time;	/* and fire time */
-	struct tempo_utimer	*next_free;	/* on the free list, while FREE */
+/* An item of the file's delay queue: the head of a utimer, an osub, or the loss report. */
+struct dev_item {
+	struct tempo_delayq_node	dq;
+	u8				kind;	/* enum dev_item_kind */
 };
 
 /*
- * An ordered submission, from ioctl to completion, then either a record on
- * the ready list (its data freed at completion: a record reports only the
+ * A timer slot. @id, @cookie and @period are written under ctl_lock while
+ * the item is not queued, and read by the read callback while it is.
+ */
+struct tempo_utimer {
+	struct dev_item		item;
+	u64			id;		/* generation << 32 | (slot + 1) */
+	u64			cookie;
+	u64			period;		/* 0: one-shot */
+	struct llist_node	free;		/* on ctx->free_in */
+	struct tempo_utimer	*next_free;	/* on ctx->free_head, under ctl_lock */
+};
+
+/*
+ * An ordered submission, from ioctl to completion, then either an item on
+ * the delay queue (its data freed at completion: a record reports only the
  * length) or an entry of the sink queue until a thread writes it.
  */
 struct tempo_osub {
-	struct tempo_qent	q;
+	struct dev_item		item;
+	struct list_head	sink;		/* on ctx->sink_q */
 	struct tempo_ctx	*ctx;
 	u64			ticket;
 	u64			cookie;
@@ -358,22 +377,21 @@ struct tempo_ctx_counters {
 };
 
 struct tempo_ctx {
-	wait_queue_head_t	wq;		/* .lock guards the fields up to order */
-	struct list_head	ready;
-	u32			nready;
-	u32			nready_order;	/* ordered records on the ready list */
-	u32			lost;		/* ordered records dropped, not yet reported */
+	struct tempo_delayq	*q;		/* the event queue */
+	struct dev_item		lost_item;	/* DI_LOST: the loss report */
+	atomic_t		lost;		/* ordered records dropped, not yet reported */
+	atomic_t		nready_order;	/* ordered records queued, unread */
 
-	struct tempo_utimer	*free_head;	/* FIFO of FREE slots, under wq.lock */
+	struct mutex		ctl_lock;	/* arm, cancel, query; the table */
+	struct llist_head	free_in;	/* slots whose timer ended */
+	struct tempo_utimer	*free_head;	/* FIFO of free slots, ctl_lock */
 	struct tempo_utimer	*free_tail;
-	u32			nfree;		/* on it; dev_slots_reserve() peeks */
-	u32			nslots;		/* slots in use or free; wq.lock + ctl_lock */
-
-	struct mutex		ctl_lock;	/* arm and cancel ioctls, the table */
+	atomic_t		nfree;		/* free_in + free_head's list */
+	u32			nslots;		/* slots ever used; ctl_lock */
 	struct tempo_utimer	**chunks;	/* the table: nchunks of UT_CHUNK slots */
 	u32			nchunks;
 	u32			cap_chunks;
-	atomic_t		ntimers;	/* live (not FREE) timers */
+	atomic_t		ntimers;	/* live timers: items queued */
 
 	struct mutex		order_lock;	/* creates the ordering domain */
 	struct tempo_order	*order;		/* set once, LMM(dev_order_get:A) */
@@ -381,15 +399,16 @@ struct tempo_ctx {
 	u32			window;
 
 	/*
-	 * The sink. Completions with a sink set go on sink_q (under wq.lock)
-	 * and are written by threads that call in (dev_sink_flush()), holding
-	 * sink_lock, which also guards sink_off; sink changes under both.
+	 * The sink. Completions with a sink set go on sink_q (under
+	 * sink_qlock) and are written by threads that call in
+	 * (dev_sink_flush()), holding sink_lock, which also guards sink_off;
+	 * sink changes under both.
 	 */
 	struct mutex		sink_lock;
+	spinlock_t		sink_qlock;	/* sink_q, sink_queued, sink */
 	struct file		*sink;
 	struct list_head	sink_q;		/* completed, not yet written */
-	u32			sink_queued;	/* on sink_q; written under
-						 * wq.lock, peeked without */
+	u32			sink_queued;	/* on sink_q; sink_qlock, peeked */
 	u32			sink_off;	/* bytes of sink_q's head written */
 	int			sink_last_error;
 
@@ -403,94 +422,12 @@ static const struct file_operations tempo_dev_fops;
 
 /* ---- timers ---------------------------------------------------------- */
 
-/* A record's overrun count: expirations folded into it, saturating at U32_MAX. */
-static u32 dev_overrun_add(u32 overrun, u64 more)
-{
-	return min_t(u64, (u64)overrun + more, U32_MAX);
-}
-
-static void dev_ready_add(struct tempo_ctx *ctx, struct tempo_qent *q)
-{
-	lockdep_assert_held(&ctx->wq.lock);
-	list_add_tail(&q->node, &ctx->ready);
-	ctx->nready++;
-	/* One record, one reader: wakes every poller and one exclusive reader. */
-	wake_up_locked_poll(&ctx->wq, EPOLLIN | EPOLLRDNORM);
-}
-
-static void dev_ready_del(struct tempo_ctx *ctx, struct tempo_qent *q)
-{
-	lockdep_assert_held(&ctx->wq.lock);
-	list_del(&q->node);
-	ctx->nready--;
-}
-
-/*
- * The wheel callback: process context, on the tempo workqueue of the CPU the
- * timer was armed on.
- */
-static void dev_timer_fire(struct tempo_timer *t)
-{
-	struct tempo_utimer *ut = container_of(t, struct tempo_utimer, timer);
-	struct tempo_ctx *ctx = ut->ctx;
-	u64 now = ktime_get_ns();
-	u64 missed;
-
-	spin_lock(&ctx->wq.lock);
-	/*
-	 * A late callback: of a cancelled timer whose slot is FREE, or of a
-	 * one-shot already reported (by the late callback of the slot's previous
-	 * timer; see "Ids and slots").
-	 */
-	if (ut->state == UT_FREE || (ut->state == UT_QUEUED && !ut->period))
-		goto out_unlock;
-	/*
-	 * An expiry for a deadline that a re-arm (or a new timer in the slot)
-	 * has since moved later: the timer is armed again for the new one.
-	 * Never report early.
-	 */
-	if ((s64)(now - ut->deadline) < 0)
-		goto out_unlock;
-
-	atomic64_inc(&ctx->st.fired);
-	atomic64_inc(&mstat.fired);
-	missed = ut->period ? div64_u64(now - ut->deadline, ut->period) : 0;
-	if (ut->state == UT_QUEUED) {
-		/*
-		 * Periodic, record still unread: fold this expiry into it, and
-		 * park the timer. The read that takes the record counts what
-		 * expired meanwhile and re-arms it (dev_periodic_resume()), so
-		 * an absent reader costs at most one more callback per timer:
-		 * no callback storm from many short periods nobody reads.
-		 */
-		ut->ev_overrun = dev_overrun_add(ut->ev_overrun, 1 + missed);
-		atomic64_add(1 + missed, &ctx->st.overruns);
-		ut->deadline += (missed + 1) * ut->period;
-		ut->parked = true;
-		goto out_unlock;
-	}
-	ut->state = UT_QUEUED;
-	ut->ev_deadline = ut->deadline;
-	ut->ev_time = now;
-	ut->ev_overrun = dev_overrun_add(0, missed);
-	atomic64_add(missed, &ctx->st.overruns);
-	dev_ready_add(ctx, &ut->q);
-	if (ut->period) {
-		ut->deadline += (missed + 1) * ut->period;
-		/* Under wq.lock, like every arm of a utimer. */
-		tempo_timer_arm_at(&ut->timer, TEMPO_CPU_LOCAL,
-				   ns_to_ktime(ut->deadline));
-	}
-out_unlock:
-	spin_unlock(&ctx->wq.lock);
-}
-
 static struct tempo_utimer *dev_slot(struct tempo_ctx *ctx, u32 slot)
 {
 	return &ctx->chunks[slot >> UT_CHUNK_SHIFT][slot & (UT_CHUNK - 1)];
 }
 
-/* Add a chunk of FREE, never used slots to the table (beyond ctx->nslots). */
+/* Add a chunk of free, never used slots to the table (beyond ctx->nslots). */
 static int dev_slots_grow(struct tempo_ctx *ctx)
 {
 	struct tempo_utimer **chunks, *chunk;
@@ -512,11 +449,9 @@ static int dev_slots_grow(struct tempo_ctx *ctx)
 	if (!chunk)
 		return -ENOMEM;
 	for (i = 0; i < UT_CHUNK; i++) {
-		chunk[i].ctx = ctx;
-		chunk[i].q.type = QE_TIMER;
-		chunk[i].state = UT_FREE;
+		tempo_delayq_node_init(&chunk[i].item.dq);
+		chunk[i].item.kind = DI_TIMER;
 		chunk[i].id = n * UT_CHUNK + i + 1;
-		tempo_timer_init(&chunk[i].timer, dev_timer_fire, 0);
 	}
 	ctx->chunks[n] = chunk;
 	ctx->nchunks = n + 1;
@@ -525,17 +460,28 @@ static int dev_slots_grow(struct tempo_ctx *ctx)
 }
 
 /*
- * Make sure the next @want dev_slot_get()s find a slot: grow the table while
- * the free list and the never used slots fall short. Under ctl_lock, so the
- * free list can only grow meanwhile (readers and the callback never take a
- * slot).
+ * Free slots, at least: dev_slot_free() counts a slot after it is on the
+ * list, so a count read here is never more than the list holds (and may
+ * dip below zero for a moment, while a reader's count is on its way).
  */
-static int dev_slots_reserve(struct tempo_ctx *ctx, u32 want)
+static u32 dev_nfree(struct tempo_ctx *ctx)
+{
+	return max(atomic_read(&ctx->nfree), 0);
+}
+
+/*
+ * Make sure the next @want dev_slot_get()s find a slot: grow the table while
+ * the free slots and the never used ones fall short. Under ctl_lock, so the
+ * free slots can only grow meanwhile (readers give slots back, never take).
+ */
+static int dev_slots_reserve(struct tempo_ctx *ctx, u32 want, bool nowait)
 {
 	int err;
 
 	lockdep_assert_held(&ctx->ctl_lock);
-	while (READ_ONCE(ctx->nfree) + (ctx->nchunks * UT_CHUNK - ctx->nslots) < want) {
+	while (dev_nfree(ctx) + (ctx->nchunks * UT_CHUNK - ctx->nslots) < want) {
+		if (nowait)
+			return -EAGAIN;	/* growing allocates: the blocking retry does */
 		err = dev_slots_grow(ctx);
 		if (err)
 			return err;
@@ -543,17 +489,37 @@ static int dev_slots_reserve(struct tempo_ctx *ctx, u32 want)
 	return 0;
 }
 
-/* Under wq.lock, after dev_slots_reserve(): a FREE slot, now live. */
+/*
+ * Under ctl_lock, after dev_slots_reserve(): a free slot, now live, with a
+ * new id. Free slots come back in the order their timers ended: the slots
+ * given back since the last call (ctx->free_in, newest first) join the tail
+ * of the FIFO oldest first.
+ */
 static struct tempo_utimer *dev_slot_get(struct tempo_ctx *ctx)
 {
-	struct tempo_utimer *ut = ctx->free_head;
+	struct tempo_utimer *ut, *next;
+	struct llist_node *in;
 
-	lockdep_assert_held(&ctx->wq.lock);
+	lockdep_assert_held(&ctx->ctl_lock);
+	if (!ctx->free_head && !llist_empty(&ctx->free_in)) {
+		in = llist_reverse_order(llist_del_all(&ctx->free_in));
+		llist_for_each_entry_safe(ut, next, in, free) {
+			ut->next_free = NULL;
+			if (ctx->free_tail)
+				ctx->free_tail->next_free = ut;
+			else
+				ctx->free_head = ut;
+			ctx->free_tail = ut;
+		}
+	}
+	ut = ctx->free_head;
 	if (ut) {
 		ctx->free_head = ut->next_free;
-		WRITE_ONCE(ctx->nfree, ctx->nfree - 1);
 		if (!ctx->free_head)
 			ctx->free_tail = NULL;
+		atomic_dec(&ctx->nfree);
+		/* The old id dies here: its timer ended when the slot was freed. */
+		ut->id += 1ULL << 32;
 	} else {
 		ut = dev_slot(ctx, ctx->nslots++);
 	}
@@ -563,54 +529,65 @@ static struct tempo_utimer *dev_slot_get(struct tempo_ctx *ctx)
 }
 
 /*
- * Under wq.lock: end a live timer's life (its record, if any, was taken or
- * withdrawn): the slot goes FREE at the tail of the free list and its id dies.
+ * A live timer ended: whoever took its item out of the queue (a reader's
+ * TAKE, a cancel's remove()) gives the slot back, once. Any context that
+ * owns the item; no lock.
  */
-static void dev_slot_put(struct tempo_ctx *ctx, struct tempo_utimer *ut)
+static void dev_slot_free(struct tempo_ctx *ctx, struct tempo_utimer *ut)
 {
-	lockdep_assert_held(&ctx->wq.lock);
-	ut->state = UT_FREE;
-	ut->id += 1ULL << 32;
-	ut->next_free = NULL;
-	if (ctx->free_tail)
-		ctx->free_tail->next_free = ut;
-	else
-		ctx->free_head = ut;
-	ctx->free_tail = ut;
-	WRITE_ONCE(ctx->nfree, ctx->nfree + 1);
+	llist_add(&ut->free, &ctx->free_in);
+	atomic_inc(&ctx->nfree);
 	atomic_dec(&ctx->ntimers);
 	atomic64_dec(&mstat.timers);
 }
 
-/* Under ctl_lock: the slot @id names, if it exists. Its timer may be dead. */
+/* Under ctl_lock: the slot @id names, if it exists and its generation is @id's. */
 static struct tempo_utimer *dev_slot_of(struct tempo_ctx *ctx, u64 id)
 {
 	u32 slot = (u32)id - 1;
+	struct tempo_utimer *ut;
 
 	lockdep_assert_held(&ctx->ctl_lock);
-	return (u32)id && slot < ctx->nslots ? dev_slot(ctx, slot) : NULL;
-}
-
-/* Under ctl_lock and wq.lock: the live timer @id names, or NULL. */
-static struct tempo_utimer *dev_live(struct tempo_ctx *ctx, u64 id)
-{
-	struct tempo_utimer *ut = dev_slot_of(ctx, id);
-
-	lockdep_assert_held(&ctx->wq.lock);
-	return ut && ut->id == id && ut->state != UT_FREE ? ut : NULL;
+	if (!(u32)id || slot >= ctx->nslots)
+		return NULL;
+	ut = dev_slot(ctx, slot);
+	return ut->id == id ? ut : NULL;
 }
 
 /*
- * Under wq.lock: cancel a live timer. Its record, if unread, is withdrawn; a
- * callback already in flight finds the slot FREE (or reused) and ignores it.
+ * Under ctl_lock: take live timer @id out of the queue (an unread record of
+ * it is withdrawn); false if @id names no live timer. On true the caller
+ * owns the slot: it re-arms it or frees it.
  */
-static void dev_utimer_cancel(struct tempo_ctx *ctx, struct tempo_utimer *ut)
+static struct tempo_utimer *dev_timer_remove(struct tempo_ctx *ctx, u64 id)
 {
-	lockdep_assert_held(&ctx->wq.lock);
-	if (ut->state == UT_QUEUED)
-		dev_ready_del(ctx, &ut->q);
-	tempo_timer_cancel(&ut->timer);
-	dev_slot_put(ctx, ut);
+	struct tempo_utimer *ut = dev_slot_of(ctx, id);
+
+	if (!ut || !tempo_delayq_remove(ctx->q, &ut->item.dq))
+		return NULL;
+	return ut;
+}
+
+/*
+ * Under ctl_lock, with preemption off (dev_arm_batch()): queue @ut's item
+ * for @deadline. A removed item whose expiry is still in flight is refused
+ * (EBUSY) until that expiry has let go of it: wait it out, once, with
+ * preemption back on.
+ */
+static int dev_timer_put(struct tempo_ctx *ctx, struct tempo_utimer *ut, u64 deadline)
+{
+	int err;
+
+	lockdep_assert_held(&ctx->ctl_lock);
+	err = tempo_delayq_put_at(ctx->q, &ut->item.dq, ns_to_ktime(deadline));
+	if (err == -EBUSY) {
+		/* dev_arm_run()'s caller turned preemption off: the wait sleeps. */
+		preempt_enable();
+		tempo_delayq_node_sync(&ut->item.dq);
+		preempt_disable();
+		err = tempo_delayq_put_at(ctx->q, &ut->item.dq, ns_to_ktime(deadline));
+	}
+	return err;
 }
 
 /* What each element of one arm batch is checked against, read once per batch. */
@@ -653,87 +630,72 @@ static int dev_spec_deadline(const struct tempo_timer_spec *s,
 }
 
 /*
- * Under wq.lock: (re)start a utimer from a checked spec. @now: a clock
- * reading less than a tick old, to place the timer in the wheel (see
- * tempo_timer_arm_at_from()). The wheel refuses nothing dev_spec_deadline()
- * let through; should it, the error is returned.
- */
-static int dev_utimer_start(struct tempo_ctx *ctx, struct tempo_utimer *ut,
-			    const struct tempo_timer_spec *s, u64 deadline, u64 now)
-{
-	int ret;
-
-	lockdep_assert_held(&ctx->wq.lock);
-	if (ut->state == UT_QUEUED)
-		dev_ready_del(ctx, &ut->q);
-	ut->state = UT_ARMED;
-	ut->parked = false;
-	ut->cookie = s->cookie;
-	ut->period = s->period;
-	ut->deadline = deadline;
-	ret = tempo_timer_arm_at_from(&ut->timer, TEMPO_CPU_LOCAL, deadline, now);
-	return ret < 0 ? ret : 0;
-}
-
-/*
  * Undo the arm of new timer @id, whose id never reached the caller (not
  * counted as cancelled). Under ctl_lock. Its record may have been read in
  * the meantime, if it was due at once: then there is nothing left to undo.
  */
 static void dev_unarm(struct tempo_ctx *ctx, u64 id)
 {
-	struct tempo_utimer *ut;
+	struct tempo_utimer *ut = dev_timer_remove(ctx, id);
 
-	spin_lock(&ctx->wq.lock);
-	ut = dev_live(ctx, id);
 	if (ut)
-		dev_utimer_cancel(ctx, ut);
-	spin_unlock(&ctx->wq.lock);
+		dev_slot_free(ctx, ut);
 }
 
-/* Under wq.lock, a slot reserved: arm a new timer; its id goes to @s->id. */
-static int dev_timer_new_locked(struct tempo_ctx *ctx, struct tempo_timer_spec *s,
-				u64 deadline, u64 now)
+/* Under ctl_lock, a slot reserved: arm a new timer; its id goes to @s->id. */
+static int dev_timer_new(struct tempo_ctx *ctx, struct tempo_timer_spec *s, u64 deadline)
 {
 	struct tempo_utimer *ut = dev_slot_get(ctx);
 	int err;
 
-	err = dev_utimer_start(ctx, ut, s, deadline, now);
+	ut->cookie = s->cookie;
+	ut->period = s->period;
+	err = dev_timer_put(ctx, ut, deadline);
 	if (err)
-		dev_slot_put(ctx, ut);
+		dev_slot_free(ctx, ut);
 	else
 		s->id = ut->id;
 	return err;
 }
 
-/* Under ctl_lock and wq.lock: re-arm live timer @s->id, or -ENOENT. */
-static int dev_timer_rearm_locked(struct tempo_ctx *ctx, const struct tempo_timer_spec *s,
-				  u64 deadline, u64 now)
+/*
+ * Under ctl_lock: re-arm live timer @s->id, or -ENOENT. The wheel refuses
+ * nothing dev_spec_deadline() let through; should it, the timer is gone
+ * (counted as cancelled) and the error returned.
+ */
+static int dev_timer_rearm(struct tempo_ctx *ctx, const struct tempo_timer_spec *s,
+			   u64 deadline)
 {
-	struct tempo_utimer *ut = dev_live(ctx, s->id);
+	struct tempo_utimer *ut = dev_timer_remove(ctx, s->id);
 	int err;
 
 	if (!ut)
 		return -ENOENT;
-	err = dev_utimer_start(ctx, ut, s, deadline, now);
-	if (!err)
-		atomic64_inc(&ctx->st.rearmed);
-	return err;
+	ut->cookie = s->cookie;
+	ut->period = s->period;
+	err = dev_timer_put(ctx, ut, deadline);
+	if (err) {
+		dev_slot_free(ctx, ut);
+		atomic64_inc(&ctx->st.cancelled);
+		return err;
+	}
+	atomic64_inc(&ctx->st.rearmed);
+	return 0;
 }
 
 /*
- * Arm the run of specs[@i..@n) that one hold of wq.lock covers: up to the
- * first REARM that follows a new timer. So a run is REARMs, then new timers,
- * and every output of the run (the new ids, written afterwards) comes after
- * every REARM in it: a fault writing them is undone by cancelling new timers
- * only. The caller checked every spec and made room (limits, slots) for all
- * new timers of the batch. Returns the end of the run; *@errp is 0, or the
- * error of element [end], at which the batch stops.
+ * Arm the run of specs[@i..@n) up to the first REARM that follows a new
+ * timer. So a run is REARMs, then new timers, and every output of the run
+ * (the new ids, written afterwards) comes after every REARM in it: a fault
+ * writing them is undone by cancelling new timers only. The caller checked
+ * every spec and made room (limits, slots) for all new timers of the batch.
+ * Returns the end of the run; *@errp is 0, or the error of element [end],
+ * at which the batch stops.
  */
 static u32 dev_arm_run(struct tempo_ctx *ctx, struct tempo_timer_spec *specs, u32 i,
 		       u32 n, const struct dev_arm_env *env, int *errp)
 {
-	u64 deadline, now;
+	u64 deadline;
 	int err = 0;
 	u32 j, end;
 	bool seen_new = false;
@@ -745,21 +707,17 @@ static u32 dev_arm_run(struct tempo_ctx *ctx, struct tempo_timer_spec *specs, u3
 			break;
 	}
 
-	/* For placement only (deadlines count from env->now): a run is short. */
-	now = ktime_get_ns();
-	spin_lock(&ctx->wq.lock);
 	for (j = i; j < end; j++) {
-		/* Checked before: the same copy and env give the same answer. */
+		/* Checked before: the same copy, and a reading no earlier. */
 		err = dev_spec_deadline(&specs[j], env, &deadline);
 		if (err)
 			break;
 		err = specs[j].flags & TEMPO_ARM_REARM ?
-		      dev_timer_rearm_locked(ctx, &specs[j], deadline, now) :
-		      dev_timer_new_locked(ctx, &specs[j], deadline, now);
+		      dev_timer_rearm(ctx, &specs[j], deadline) :
+		      dev_timer_new(ctx, &specs[j], deadline);
 		if (err)
 			break;
 	}
-	spin_unlock(&ctx->wq.lock);
 	*errp = err;
 	return j;
 }
@@ -804,12 +762,12 @@ static int dev_loop_step(void)
  * call decides and does comes from this copy (no double fetch). Charged to
  * the file's memory cgroup, which the ioctl entered.
  */
-static void *dev_copy_array(u64 uptr, u32 count, size_t size)
+static void *dev_copy_array(u64 uptr, u32 count, size_t size, bool nowait)
 {
-	void *p = kvmalloc_array(count, size, DEV_GFP);
+	void *p = kvmalloc_array(count, size, nowait ? DEV_GFP_NOWAIT : DEV_GFP);
 
 	if (!p)
-		return ERR_PTR(-ENOMEM);
+		return ERR_PTR(nowait ? -EAGAIN : -ENOMEM);
 	if (copy_from_user(p, u64_to_user_ptr(uptr), (size_t)count * size)) {
 		kvfree(p);
 		return ERR_PTR(-EFAULT);
@@ -862,7 +820,8 @@ static int dev_batch_refuse(struct tempo_batch *b, void __user *arg, u32 i, int 
  * is reserved. *@charged: slots charged to the user, for dev_arm_settle().
  */
 static int dev_arm_prepare(struct tempo_ctx *ctx, const struct tempo_timer_spec *specs,
-			   struct tempo_batch *b, const struct dev_arm_env *env, u32 *charged)
+			   struct tempo_batch *b, const struct dev_arm_env *env, u32 *charged,
+			   bool nowait)
 {
 	u32 i, n = 0, nfree;
 	u64 deadline;
@@ -887,13 +846,15 @@ static int dev_arm_prepare(struct tempo_ctx *ctx, const struct tempo_timer_spec 
 	if ((u64)atomic_read(&ctx->ntimers) + n > limit_timers())
 		goto err_batch;
 	/* The free list only grows meanwhile: at most this many new slots. */
-	nfree = READ_ONCE(ctx->nfree);
+	nfree = dev_nfree(ctx);
 	*charged = n > nfree ? n - nfree : 0;
 	if (!dev_charge(&ctx->user->timers, *charged, READ_ONCE(max_user_timers)))
 		goto err_batch;
-	err = dev_slots_reserve(ctx, n);
+	err = dev_slots_reserve(ctx, n, nowait);
 	if (err) {
 		dev_uncharge(&ctx->user->timers, *charged);
+		if (err == -EAGAIN)
+			return err;	/* nothing done: not the batch's failure */
 		goto err_batch;
 	}
 	return 0;
@@ -903,88 +864,93 @@ err_batch:
 	return err;
 }
 
-static long dev_ioc_arm(struct tempo_ctx *ctx, void __user *arg)
+/*
+ * Arm batch @b, whose specs were copied from @us, under ctl_lock: check
+ * every spec and make room for all new timers (dev_arm_prepare()), then
+ * arm run by run, each run's puts with preemption off so that they land
+ * together and close to the batch's clock reading, and write each run's
+ * new ids back. The out fields of @b are set; the caller writes them.
+ * Return: -EAGAIN if @nowait and the table must grow first (nothing was
+ * done, @b untouched), else 0.
+ */
+static int dev_arm_batch(struct tempo_ctx *ctx, struct tempo_batch *b,
+			 struct tempo_timer_spec *specs, struct tempo_timer_spec __user *us,
+			 bool nowait)
 {
-	struct tempo_timer_spec __user *us;
-	struct tempo_timer_spec *specs;
-	u32 i, j, k, m, end, charged, nslots;
+	u32 i, j, k, m, end, charged, nslots = ctx->nslots;
 	struct dev_arm_env env;
-	struct tempo_batch b;
 	int err;
 
-	if (dev_batch_in(&b, arg))
-		return -EFAULT;
-	if (b.flags || !b.count)
-		return dev_batch_refuse(&b, arg, b.count, -EINVAL);
-	if (b.count > limit_timers())
-		return dev_batch_refuse(&b, arg, b.count, -ENOSPC);
-	us = u64_to_user_ptr(b.ptr);
-	specs = dev_copy_array(b.ptr, b.count, sizeof(*specs));
-	if (IS_ERR(specs))
-		return dev_batch_refuse(&b, arg, b.count, PTR_ERR(specs));
-
-	if (mutex_lock_killable(&ctx->ctl_lock)) {
-		kvfree(specs);
-		return -EINTR;
-	}
+	lockdep_assert_held(&ctx->ctl_lock);
 	/*
 	 * One clock reading for the whole batch: relative delays count from
 	 * the call, as if every element were armed at once (a clock read is
-	 * a large part of an arm under virtualisation).
+	 * a large part of an arm under virtualisation). The checks use a
+	 * first reading; the one the deadlines count from is taken as the
+	 * first run begins, after the checks (a later reading never refuses
+	 * what an earlier one accepted: the range of an absolute deadline
+	 * only shrinks), so that a reader never sees records of later
+	 * deadlines while this batch is still being checked.
 	 */
 	env.now = ktime_get_ns();
 	env.max = tempo_timer_max_delay_ns();
 	env.min_period = READ_ONCE(min_period_ns);
-	nslots = ctx->nslots;
-	err = dev_arm_prepare(ctx, specs, &b, &env, &charged);
+	err = dev_arm_prepare(ctx, specs, b, &env, &charged, nowait);
 	if (err)
-		goto out_write;
-	for (i = 0; i < b.count && !b.error; i = k) {
-		k = min_t(u32, b.count, i + TEMPO_SPEC_CHUNK);
-		for (j = i; j < k && !b.error; j = end) {
+		return err == -EAGAIN ? err : 0;
+	for (i = 0; i < b->count && !b->error; i = k) {
+		k = min_t(u32, b->count, i + TEMPO_SPEC_CHUNK);
+		for (j = i; j < k && !b->error; j = end) {
+			preempt_disable();
+			if (!j)
+				env.now = ktime_get_ns();
 			end = dev_arm_run(ctx, specs, j, k, &env, &err);
+			preempt_enable();
 			m = dev_arm_report(specs, us, j, end);
 			for (; m < end; m++) {	/* ids the caller never saw */
-				dev_batch_fail(&b, m, -EFAULT);
+				dev_batch_fail(b, m, -EFAULT);
 				if (!(specs[m].flags & TEMPO_ARM_REARM))
 					dev_unarm(ctx, specs[m].id);
 			}
-			b.done = b.error ? b.error_index : end;
+			b->done = b->error ? b->error_index : end;
 			if (err)
-				dev_batch_fail(&b, end, err);
+				dev_batch_fail(b, end, err);
 		}
-		if (!b.error && dev_loop_step())
-			dev_batch_fail(&b, k, -EINTR);
+		if (!b->error && dev_loop_step())
+			dev_batch_fail(b, k, -EINTR);
 	}
 	/* Slots charged and not taken into use go back (nslots: ctl_lock). */
 	dev_uncharge(&ctx->user->timers, charged - (ctx->nslots - nslots));
-	b.affected = b.done;
-	atomic64_add(b.done, &ctx->st.armed);
-	atomic64_add(b.done, &mstat.armed);
-out_write:
-	mutex_unlock(&ctx->ctl_lock);
-	kvfree(specs);
-	return dev_batch_out(&b, arg);
+	b->affected = b->done;
+	atomic64_add(b->done, &ctx->st.armed);
+	atomic64_add(b->done, &mstat.armed);
+	return 0;
 }
 
-/* Cancel timers @ids[0..@n), elements @first.. of batch @b, in one hold of wq.lock. */
+/* Check an arm or cancel batch's header; the array is copied by the caller. */
+static int dev_batch_check(const struct tempo_batch *b, u32 flags)
+{
+	if (b->flags & ~flags || !b->count)
+		return -EINVAL;
+	return b->count > limit_timers() ? -ENOSPC : 0;
+}
+
+/* Cancel timers @ids[0..@n), elements @first.. of batch @b. Under ctl_lock. */
 static void dev_cancel_ids(struct tempo_ctx *ctx, const u64 *ids, u32 n, u32 first,
 			   struct tempo_batch *b)
 {
 	struct tempo_utimer *ut;
 	u32 j, done = 0;
 
-	spin_lock(&ctx->wq.lock);
 	for (j = 0; j < n; j++) {
-		ut = dev_live(ctx, ids[j]);
+		ut = dev_timer_remove(ctx, ids[j]);
 		if (!ut) {
 			dev_batch_fail(b, first + j, -ENOENT);
 			continue;
 		}
-		dev_utimer_cancel(ctx, ut);
+		dev_slot_free(ctx, ut);
 		done++;
 	}
-	spin_unlock(&ctx->wq.lock);
 	b->done += done;
 	b->affected += done;
 	atomic64_add(done, &ctx->st.cancelled);
@@ -1017,7 +983,8 @@ static struct dev_cookie_ent *dev_cookie_find(struct dev_cookie_ent *tab, u32 ma
 	return &tab[h];
 }
 
-static int dev_cancel_cookies(struct tempo_ctx *ctx, const u64 *keys, struct tempo_batch *b)
+static int dev_cancel_cookies(struct tempo_ctx *ctx, const u64 *keys, struct tempo_batch *b,
+			      bool nowait)
 {
 	size_t size = roundup_pow_of_two(2 * (size_t)b->count);
 	u32 i, slot, end, mask = size - 1;
@@ -1025,9 +992,9 @@ static int dev_cancel_cookies(struct tempo_ctx *ctx, const u64 *keys, struct tem
 	struct tempo_utimer *ut;
 	int err = 0;
 
-	tab = kvcalloc(size, sizeof(*tab), DEV_GFP);
+	tab = kvcalloc(size, sizeof(*tab), nowait ? DEV_GFP_NOWAIT : DEV_GFP);
 	if (!tab)
-		return -ENOMEM;
+		return nowait ? -EAGAIN : -ENOMEM;
 	for (i = 0; i < b->count && !err; i++) {
 		e = dev_cookie_find(tab, mask, keys[i]);
 		if (!e->index) {
@@ -1037,21 +1004,18 @@ static int dev_cancel_cookies(struct tempo_ctx *ctx, const u64 *keys, struct tem
 		if (!(i % UT_CHUNK))
 			err = dev_loop_step();
 	}
+	/* A free slot keeps its last cookie: remove() finds its item not queued. */
 	for (slot = 0; slot < ctx->nslots && !err; slot = end) {
 		end = min_t(u32, ctx->nslots, slot + UT_CHUNK);
-		spin_lock(&ctx->wq.lock);
 		for (; slot < end; slot++) {
 			ut = dev_slot(ctx, slot);
-			if (ut->state == UT_FREE)
-				continue;
 			e = dev_cookie_find(tab, mask, ut->cookie);
-			if (!e->index)
+			if (!e->index || !tempo_delayq_remove(ctx->q, &ut->item.dq))
 				continue;
-			dev_utimer_cancel(ctx, ut);
+			dev_slot_free(ctx, ut);
 			e->hits++;
 			b->affected++;
 		}
-		spin_unlock(&ctx->wq.lock);
 		err = dev_loop_step();
 	}
 	atomic64_add(b->affected, &ctx->st.cancelled);
@@ -1066,102 +1030,177 @@ static int dev_cancel_cookies(struct tempo_ctx *ctx, const u64 *keys, struct tem
 	return err;
 }
 
-static long dev_ioc_cancel(struct tempo_ctx *ctx, void __user *arg)
+/*
+ * Cancel batch @b of @keys under ctl_lock. The out fields of @b are set.
+ * Return: -EAGAIN if @nowait and the cookie table could not be allocated
+ * without blocking (nothing was done), else 0.
+ */
+static int dev_cancel_batch(struct tempo_ctx *ctx, struct tempo_batch *b, const u64 *keys,
+			    bool nowait)
 {
-	struct tempo_batch b;
-	u32 i, n;
-	u64 *keys;
 	int err = 0;
+	u32 i, n;
 
-	if (dev_batch_in(&b, arg))
-		return -EFAULT;
-	if (b.flags & ~TEMPO_CANCEL_FLAGS || !b.count || b.count > limit_timers())
-		return dev_batch_refuse(&b, arg, b.count, -EINVAL);
-	keys = dev_copy_array(b.ptr, b.count, sizeof(u64));
-	if (IS_ERR(keys))
-		return dev_batch_refuse(&b, arg, b.count, PTR_ERR(keys));
-
-	if (mutex_lock_killable(&ctx->ctl_lock)) {
-		kvfree(keys);
-		return -EINTR;
-	}
-	if (b.flags & TEMPO_CANCEL_COOKIE) {
-		err = dev_cancel_cookies(ctx, keys, &b);
+	lockdep_assert_held(&ctx->ctl_lock);
+	if (b->flags & TEMPO_CANCEL_COOKIE) {
+		err = dev_cancel_cookies(ctx, keys, b, nowait);
+		if (err == -EAGAIN)
+			return err;
 	} else {
-		for (i = 0; i < b.count && !err; i += n) {
-			n = min_t(u32, b.count - i, TEMPO_CANCEL_CHUNK);
-			dev_cancel_ids(ctx, keys + i, n, i, &b);
+		for (i = 0; i < b->count && !err; i += n) {
+			n = min_t(u32, b->count - i, TEMPO_CANCEL_CHUNK);
+			dev_cancel_ids(ctx, keys + i, n, i, b);
 			if (!(i % UT_CHUNK))
 				err = dev_loop_step();
 		}
 	}
+	if (err)	/* ENOMEM, or a fatal signal: the batch stopped part way */
+		dev_batch_fail(b, b->count, err);
+	return 0;
+}
+
+enum dev_batch_op { DEV_BATCH_ARM, DEV_BATCH_CANCEL };
+
+/*
+ * An arm or cancel batch, from the ioctl or from io_uring: the batch header
+ * at @arg and its array are read once, the batch applied under ctl_lock,
+ * and the out fields written back whenever the header could be read.
+ * @nowait (io_uring's non-blocking issue): ctl_lock only if free, no
+ * allocation that may block; -EAGAIN, with nothing done and nothing
+ * written, makes io_uring issue it again from a worker, blocking.
+ * Return: as the ioctl: 0, or the first failure; *@done: elements done.
+ */
+static int dev_batch_call(struct tempo_ctx *ctx, enum dev_batch_op op, void __user *arg,
+			  bool nowait, u32 *done)
+{
+	size_t size = op == DEV_BATCH_ARM ? sizeof(struct tempo_timer_spec) : sizeof(u64);
+	struct tempo_batch b;
+	void *arr;
+	int err;
+
+	*done = 0;
+	if (dev_batch_in(&b, arg))
+		return -EFAULT;
+	err = dev_batch_check(&b, op == DEV_BATCH_ARM ? 0 : TEMPO_CANCEL_FLAGS);
+	if (err)	/* cancel says EINVAL for any bad count */
+		return dev_batch_refuse(&b, arg, b.count,
+					op == DEV_BATCH_ARM ? err : -EINVAL);
+	arr = dev_copy_array(b.ptr, b.count, size, nowait);
+	if (arr == ERR_PTR(-EAGAIN))
+		return -EAGAIN;
+	if (IS_ERR(arr))
+		return dev_batch_refuse(&b, arg, b.count, PTR_ERR(arr));
+
+	if (nowait ? !mutex_trylock(&ctx->ctl_lock) : mutex_lock_killable(&ctx->ctl_lock)) {
+		kvfree(arr);
+		return nowait ? -EAGAIN : -EINTR;
+	}
+	if (op == DEV_BATCH_ARM)
+		err = dev_arm_batch(ctx, &b, arr, u64_to_user_ptr(b.ptr), nowait);
+	else
+		err = dev_cancel_batch(ctx, &b, arr, nowait);
 	mutex_unlock(&ctx->ctl_lock);
-	kvfree(keys);
-	if (err)	/* a fatal signal: the batch stopped part way */
-		dev_batch_fail(&b, b.count, err);
+	kvfree(arr);
+	if (err)
+		return err;
+	*done = b.done;
+	return dev_batch_out(&b, arg);
+}
+
+/*
+ * Query timers @qs[0..@n) by id, under ctl_lock: each one's state as the
+ * queue finds it at one instant (tempo_delayq_query()), with its deadline,
+ * period and cookie, and the time left by @now. An id that names no live
+ * timer gets ENOENT in its entry, and the batch goes on.
+ */
+static void dev_query_ids(struct tempo_ctx *ctx, struct tempo_timer_query *qs, u32 n,
+			  u32 first, u64 now, struct tempo_batch *b)
+{
+	struct tempo_timer_query *tq;
+	struct tempo_utimer *ut;
+	ktime_t deadline;
+	u32 j;
+	int r;
+
+	lockdep_assert_held(&ctx->ctl_lock);
+	for (j = 0; j < n; j++) {
+		tq = &qs[j];
+		ut = dev_slot_of(ctx, tq->id);
+		r = ut ? tempo_delayq_query(ctx->q, &ut->item.dq, &deadline) : -ENOENT;
+		if (r < 0) {
+			tq->error = -ENOENT;
+			dev_batch_fail(b, first + j, -ENOENT);
+			continue;
+		}
+		tq->deadline = ktime_to_ns(deadline);
+		tq->period = ut->period;
+		tq->cookie = ut->cookie;
+		tq->remaining = (s64)(tq->deadline - now) > 0 ? tq->deadline - now : 0;
+		tq->state = r == TEMPO_DELAYQ_PENDING ? TEMPO_TIMER_ARMED : TEMPO_TIMER_FIRED;
+		b->done++;
+	}
+}
+
+/*
+ * TEMPO_IOC_TIMER_QUERY: the batch's array is read once, answered in the
+ * kernel's copy, and written back whole, ids included, unchanged. The out
+ * fields of every entry are set (zero for an unknown id) whatever happens
+ * after the copy in.
+ */
+static long dev_ioc_query(struct tempo_ctx *ctx, void __user *arg)
+{
+	struct tempo_timer_query *qs;
+	struct tempo_batch b;
+	u32 i, n;
+	u64 now;
+	int err;
+
+	if (dev_batch_in(&b, arg))
+		return -EFAULT;
+	err = dev_batch_check(&b, 0);
+	if (err)
+		return dev_batch_refuse(&b, arg, b.count, err == -ENOSPC ? -EINVAL : err);
+	qs = dev_copy_array(b.ptr, b.count, sizeof(*qs), false);
+	if (IS_ERR(qs))
+		return dev_batch_refuse(&b, arg, b.count, PTR_ERR(qs));
+	for (i = 0; i < b.count; i++) {
+		u64 id = qs[i].id;
+
+		memset(&qs[i], 0, sizeof(qs[i]));
+		qs[i].id = id;
+	}
+	err = mutex_lock_killable(&ctx->ctl_lock);
+	if (err) {
+		dev_batch_fail(&b, b.count, -EINTR);
+		goto out_write;
+	}
+	now = ktime_get_ns();
+	for (i = 0; i < b.count; i += n) {
+		n = min_t(u32, b.count - i, UT_CHUNK);
+		dev_query_ids(ctx, qs + i, n, i, now, &b);
+		if (dev_loop_step()) {
+			dev_batch_fail(&b, b.count, -EINTR);
+			break;
+		}
+	}
+	mutex_unlock(&ctx->ctl_lock);
+out_write:
+	if (copy_to_user(u64_to_user_ptr(b.ptr), qs, (size_t)b.count * sizeof(*qs))) {
+		/* The answers never reached the caller: that is the failure. */
+		b.error = -EFAULT;
+		b.error_index = b.count;
+	}
+	kvfree(qs);
+	b.affected = b.done;
 	return dev_batch_out(&b, arg);
 }
 
 /* ---- events: read and poll ------------------------------------------- */
 
-/*
- * Periods a parked periodic timer (it expired again while its record was
- * unread) has passed by @now since its next deadline, counting that one; 0
- * if it has not reached it. The read that takes the record folds them in.
- */
-static u64 dev_periodic_missed(const struct tempo_utimer *ut, u64 now)
+/* A record's overrun count: expirations folded into it, saturating at U32_MAX. */
+static u32 dev_overrun_clamp(u64 overrun)
 {
-	if (!ut->parked || (s64)(now - ut->deadline) < 0)
-		return 0;
-	return div64_u64(now - ut->deadline, ut->period) + 1;
-}
-
-/* The record of a queued timer as a read at @now reports it. */
-static void dev_record_timer(struct tempo_utimer *ut, struct tempo_event *ev, u64 now)
-{
-	ev->type = TEMPO_EV_TIMER;
-	ev->id = ut->id;
-	ev->cookie = ut->cookie;
-	ev->deadline = ut->ev_deadline;
-	ev->time = ut->ev_time;
-	ev->overrun = ut->ev_overrun;
-	ev->flags = ut->period ? 0 : TEMPO_EVF_FINAL;
-	if (ut->period)
-		ev->overrun = dev_overrun_add(ev->overrun, dev_periodic_missed(ut, now));
-}
-
-static void dev_record_order(struct tempo_osub *os, struct tempo_event *ev)
-{
-	ev->type = TEMPO_EV_ORDER;
-	ev->id = os->ticket;
-	ev->cookie = os->cookie;
-	ev->deadline = os->submitted;
-	ev->time = os->completed;
-	ev->len = os->len;
-}
-
-/*
- * Under wq.lock, once its record reached the user: a one-shot's slot goes
- * FREE (its id dies), a periodic timer resumes; a parked one counts the
- * periods that passed (as dev_record_timer() reported them at the same
- * @now) and is re-armed at the next boundary of its original schedule.
- */
-static void dev_commit_timer(struct tempo_ctx *ctx, struct tempo_utimer *ut, u64 now)
-{
-	u64 missed;
-
-	if (!ut->period) {
-		dev_slot_put(ctx, ut);
-		return;
-	}
-	ut->state = UT_ARMED;
-	if (!ut->parked)
-		return;
-	ut->parked = false;
-	missed = dev_periodic_missed(ut, now);
-	atomic64_add(missed, &ctx->st.overruns);
-	ut->deadline += missed * ut->period;
-	tempo_timer_arm_at(&ut->timer, TEMPO_CPU_LOCAL, ns_to_ktime(ut->deadline));
+	return min_t(u64, overrun, U32_MAX);
 }
 
 static void dev_osub_free(struct tempo_ctx *ctx, struct tempo_osub *os)
@@ -1173,79 +1212,174 @@ static void dev_osub_free(struct tempo_ctx *ctx, struct tempo_osub *os)
 	kfree(os);
 }
 
-/* Free what dev_copy_out_locked() left to us. */
-static void dev_reap(struct tempo_ctx *ctx, struct list_head *oreap)
-{
-	struct tempo_qent *q, *qtmp;
+/*
+ * One consume() of a read: where its records go, and what it took. The
+ * items it took (one-shot timers, ordered records) are the reader's once
+ * consume() returns, and dev_read_settle() lets go of them then, not in
+ * the callback: the queue still holds an item while it is shown.
+ */
+struct dev_reader {
+	struct tempo_ctx	*ctx;
+	struct tempo_event __user *ubuf;	/* where the next record goes */
+	unsigned int		n;		/* records copied out */
+	bool			faulted;	/* a record's copy faulted: STOP */
+	bool			lost_taken;	/* the loss report was taken */
+	u64			now;		/* a reading for overruns, or 0 */
+	unsigned int		ntaken;
+	struct dev_item		*taken[TEMPO_READ_CHUNK];
+};
 
-	list_for_each_entry_safe(q, qtmp, oreap, node) {
-		list_del(&q->node);
-		dev_osub_free(ctx, container_of(q, struct tempo_osub, q));
+/*
+ * A timer's record. A periodic timer's record counts, as overruns, the
+ * deadlines after @deadline that have passed by the time it is read (the
+ * timer slept meanwhile: nothing fired for them), and the timer goes on at
+ * the next one, on its original schedule (AGAIN). @due: when the queue
+ * found it due, its fire time, never before its deadline.
+ */
+static void dev_read_timer(struct dev_reader *rd, struct tempo_utimer *ut, ktime_t due,
+			   struct tempo_event *ev, u64 *overrun)
+{
+	u64 deadline = ktime_to_ns(ut->item.dq.deadline);
+
+	ev->type = TEMPO_EV_TIMER;
+	ev->id = ut->id;
+	ev->cookie = ut->cookie;
+	ev->deadline = deadline;
+	ev->time = ktime_to_ns(due);
+	*overrun = 0;
+	if (!ut->period) {
+		ev->flags = TEMPO_EVF_FINAL;
+		return;
 	}
+	if (!rd->now)
+		rd->now = ktime_get_ns();
+	/* Never negative: due >= deadline and the reading is later than due. */
+	if ((s64)(rd->now - deadline) > 0)
+		*overrun = div64_u64(rd->now - deadline, ut->period);
+	ev->overrun = dev_overrun_clamp(*overrun);
 }
 
-static bool dev_readable(struct tempo_ctx *ctx)
+static void dev_read_order(struct tempo_osub *os, struct tempo_event *ev)
 {
-	return !list_empty(&ctx->ready) || ctx->lost;
+	ev->type = TEMPO_EV_ORDER;
+	ev->id = os->ticket;
+	ev->cookie = os->cookie;
+	ev->deadline = os->submitted;
+	ev->time = os->completed;
+	ev->len = os->len;
 }
 
 /*
- * Under wq.lock: copy up to @max records, oldest first, to @ubuf, and take
- * each one off the queue only once it is in the user's buffer. The copy runs
- * with page faults disabled (it cannot sleep under the lock): it stops at the
- * first record whose copy would fault, and that record stays queued. So a
- * bad or unmapped buffer loses nothing; the caller faults the page in and
- * comes back. Delivered osubs go on @oreap, to be freed after unlocking.
- * Returns the number of records delivered.
+ * The read callback (tempo_delayq_consume_fn), under the queue's lock with
+ * interrupts off: copy the record of @node out with page faults disabled
+ * (it cannot sleep), and decide its item's fate only once the record is in
+ * the user's buffer. A copy that would fault answers STOP: the record stays
+ * queued, unchanged, and read() faults the page in and comes back. So a bad
+ * or unmapped buffer loses nothing, and "read or cancelled" is decided by
+ * the verdict: a TAKE of a one-shot here, or a cancel's remove(), whichever
+ * the queue's lock lets in first.
  */
-static unsigned int dev_copy_out_locked(struct tempo_ctx *ctx, struct tempo_event __user *ubuf,
-					unsigned int max, struct list_head *oreap)
+static enum tempo_delayq_verdict dev_read_record(struct tempo_delayq_node *node,
+						 ktime_t due, void *arg)
 {
+	struct dev_item *it = container_of(node, struct dev_item, dq);
+	struct dev_reader *rd = arg;
+	struct tempo_ctx *ctx = rd->ctx;
 	struct tempo_utimer *ut = NULL;
-	struct tempo_osub *os = NULL;
 	struct tempo_event ev;
-	struct tempo_qent *q;
-	unsigned int n = 0;
+	u64 overrun = 0;
+	int lost = 0;
 	unsigned long left;
-	u64 now = ktime_get_ns();
 
-	lockdep_assert_held(&ctx->wq.lock);
-	while (n < max && dev_readable(ctx)) {
-		memset(&ev, 0, sizeof(ev));
-		q = NULL;
-		if (ctx->lost) {
-			ev.type = TEMPO_EV_LOST;
-			ev.overrun = ctx->lost;
-		} else {
-			q = list_first_entry(&ctx->ready, struct tempo_qent, node);
-			if (q->type == QE_TIMER) {
-				ut = container_of(q, struct tempo_utimer, q);
-				dev_record_timer(ut, &ev, now);
-			} else {
-				os = container_of(q, struct tempo_osub, q);
-				dev_record_order(os, &ev);
-			}
-		}
-		pagefault_disable();
-		left = __copy_to_user_inatomic(ubuf + n, &ev, sizeof(ev));
-		pagefault_enable();
-		if (left)
-			break;
-		/* In the user's buffer: now it leaves the queue. */
-		if (!q) {
-			ctx->lost = 0;
-		} else {
-			dev_ready_del(ctx, q);
-			if (q->type == QE_TIMER) {
-				dev_commit_timer(ctx, ut, now);
-			} else {
-				ctx->nready_order--;
-				list_add_tail(&os->q.node, oreap);
-			}
-		}
-		n++;
+	memset(&ev, 0, sizeof(ev));
+	switch (it->kind) {
+	case DI_TIMER:
+		ut = container_of(it, struct tempo_utimer, item);
+		dev_read_timer(rd, ut, due, &ev, &overrun);
+		break;
+	case DI_ORDER:
+		dev_read_order(container_of(it, struct tempo_osub, item), &ev);
+		break;
+	default:
+		lost = atomic_read(&ctx->lost);
+		ev.type = TEMPO_EV_LOST;
+		ev.overrun = lost;
+		break;
 	}
-	return n;
+	pagefault_disable();
+	left = __copy_to_user_inatomic(rd->ubuf + rd->n, &ev, sizeof(ev));
+	pagefault_enable();
+	if (left) {
+		rd->faulted = true;
+		return TEMPO_DELAYQ_STOP;
+	}
+	/* In the user's buffer: now the record leaves the queue. */
+	rd->n++;
+	switch (it->kind) {
+	case DI_TIMER:
+		atomic64_add(1 + overrun, &ctx->st.fired);
+		atomic64_add(1 + overrun, &mstat.fired);
+		atomic64_add(overrun, &ctx->st.overruns);
+		if (ut->period) {
+			node->deadline = ktime_add_ns(node->deadline, (overrun + 1) * ut->period);
+			return TEMPO_DELAYQ_AGAIN;
+		}
+		break;
+	case DI_ORDER:
+		atomic_dec(&ctx->nready_order);
+		break;
+	default:
+		atomic_sub(lost, &ctx->lost);
+		rd->lost_taken = true;
+		return TEMPO_DELAYQ_TAKE;
+	}
+	rd->taken[rd->ntaken++] = it;
+	return TEMPO_DELAYQ_TAKE;
+}
+
+/*
+ * Queue the loss report, unless it is queued: a put of an item that is
+ * queued (or being put by another thread) fails with EBUSY, and the report
+ * that is queued reads the count when it is taken.
+ */
+static void dev_lost_queue(struct tempo_ctx *ctx)
+{
+	/* Due at time 0: read before every record already ready. */
+	tempo_delayq_put_at(ctx->q, &ctx->lost_item.dq, 0);
+}
+
+/*
+ * After a consume(): let go of what it took, the one-shot timers' slots (their
+ * ids died with their FINAL records) and the ordered records; and if it took
+ * the loss report, report what was lost while it was being taken.
+ */
+static void dev_read_settle(struct tempo_ctx *ctx, struct dev_reader *rd)
+{
+	struct dev_item *it;
+	unsigned int i;
+
+	for (i = 0; i < rd->ntaken; i++) {
+		it = rd->taken[i];
+		if (it->kind == DI_TIMER)
+			dev_slot_free(ctx, container_of(it, struct tempo_utimer, item));
+		else
+			dev_osub_free(ctx, container_of(it, struct tempo_osub, item));
+	}
+	rd->ntaken = 0;
+	if (!rd->lost_taken)
+		return;
+	rd->lost_taken = false;
+	/*
+	 * LMM(dev_read_settle:A) The report TAKEN (consume's critical section,
+	 * released by its unlock), then a full barrier, then the count. Pairs
+	 * with: dev_lost_queue:A (the count, a full barrier, then put()'s
+	 * read of the item's state). A completion that added to the count
+	 * after the callback read it either sees the item free and puts it,
+	 * or its put found it still queued and we see its count here.
+	 */
+	smp_mb();
+	if (atomic_read(&ctx->lost))
+		dev_lost_queue(ctx);
 }
 
 static void dev_sink_flush(struct tempo_ctx *ctx, unsigned int budget);
@@ -1256,11 +1390,10 @@ static ssize_t tempo_dev_read(struct file *file, char __user *buf, size_t count,
 	struct tempo_ctx *ctx = file->private_data;
 	struct tempo_event __user *ubuf = (struct tempo_event __user *)buf;
 	size_t want = count / sizeof(struct tempo_event);
-	unsigned int n, chunk, stalls = 0;
-	LIST_HEAD(oreap);
+	unsigned int chunk, flags, stalls = 0;
+	struct dev_reader rd = { .ctx = ctx };
 	size_t done = 0;
-	bool faulted;
-	int err = 0;
+	int ret, err = 0;
 
 	if (!want)
 		return -EINVAL;
@@ -1269,46 +1402,42 @@ static ssize_t tempo_dev_read(struct file *file, char __user *buf, size_t count,
 	/* A caller of the context: it writes what waits for the sink. */
 	dev_sink_flush(ctx, TEMPO_SINK_BUDGET);
 
-	spin_lock(&ctx->wq.lock);
-	if (!dev_readable(ctx)) {
-		if (file->f_flags & O_NONBLOCK)
-			err = -EAGAIN;
-		else
-			err = wait_event_interruptible_exclusive_locked(ctx->wq,
-									dev_readable(ctx));
-	}
-	while (!err && done < want && dev_readable(ctx)) {
+	while (done < want) {
 		chunk = min_t(size_t, want - done, TEMPO_READ_CHUNK);
-		n = dev_copy_out_locked(ctx, ubuf + done, chunk, &oreap);
-		done += n;
-		faulted = n < chunk && dev_readable(ctx);
-		if (!faulted && !need_resched() && list_empty(&oreap))
-			continue;
-		spin_unlock(&ctx->wq.lock);
-		dev_reap(ctx, &oreap);
-		/*
-		 * The record that would fault stays queued: fault the page in and
-		 * try again, unless it cannot be (a bad buffer), or tries keep
-		 * making no progress (another thread unmapping it).
-		 */
-		if (faulted) {
-			stalls = n ? 0 : stalls + 1;
-			if (stalls > 2 || fault_in_writeable((char __user *)(ubuf + done),
-							     sizeof(*ubuf)))
-				err = -EFAULT;
+		rd.ubuf = ubuf + done;
+		rd.n = 0;
+		rd.faulted = false;
+		rd.now = 0;
+		/* Sleep only for the first record: then return what is ready. */
+		flags = !done && !(file->f_flags & O_NONBLOCK) ? TEMPO_DELAYQ_WAIT : 0;
+		ret = tempo_delayq_consume(ctx->q, dev_read_record, &rd, chunk, flags);
+		dev_read_settle(ctx, &rd);
+		done += rd.n;
+		if (ret < 0) {
+			/* EAGAIN: nothing more ready; an error only if nothing was read. */
+			err = ret;
+			break;
 		}
-		if (!err)
-			err = dev_loop_step();
-		spin_lock(&ctx->wq.lock);
+		if (rd.faulted) {
+			/*
+			 * The record that would fault stays queued: fault the
+			 * page in and try again, unless it cannot be (a bad
+			 * buffer), or tries keep making no progress (another
+			 * thread unmapping it).
+			 */
+			stalls = rd.n ? 0 : stalls + 1;
+			if (stalls > 2 || fault_in_writeable((char __user *)(ubuf + done),
+							     sizeof(*ubuf))) {
+				err = -EFAULT;
+				break;
+			}
+		} else if (rd.n < chunk) {
+			break;	/* nothing more ready */
+		}
+		err = dev_loop_step();
+		if (err)
+			break;
 	}
-	/*
-	 * We were the one exclusive reader woken; if records remain, pass the
-	 * wake on (prepare_to_wait_event()'s rule for exclusive waiters).
-	 */
-	if (dev_readable(ctx))
-		wake_up_locked(&ctx->wq);
-	spin_unlock(&ctx->wq.lock);
-	dev_reap(ctx, &oreap);
 	atomic64_add(done, &ctx->st.events_read);
 
 	if (done)
@@ -1321,14 +1450,16 @@ static __poll_t tempo_dev_poll(struct file *file, struct poll_table_struct *pt)
 	struct tempo_ctx *ctx = file->private_data;
 	__poll_t mask = 0;
 
-	poll_wait(file, &ctx->wq, pt);
-	spin_lock(&ctx->wq.lock);
-	if (dev_readable(ctx))
+	poll_wait(file, tempo_delayq_waitqueue(ctx->q), pt);
+	if (tempo_delayq_ready(ctx->q))
 		mask |= EPOLLIN | EPOLLRDNORM;
-	/* Completions wait for a thread to write them to the sink. */
-	if (ctx->sink_queued)
+	/*
+	 * Completions wait for a thread to write them to the sink. Written
+	 * before the wake-up (dev_order_complete()), which takes the wait
+	 * queue's lock, as poll_wait() did.
+	 */
+	if (READ_ONCE(ctx->sink_queued))
 		mask |= EPOLLOUT | EPOLLWRNORM;
-	spin_unlock(&ctx->wq.lock);
 	return mask;
 }
 
@@ -1477,20 +1608,20 @@ static int dev_sink_flush_locked(struct tempo_ctx *ctx, unsigned int budget)
 
 	lockdep_assert_held(&ctx->sink_lock);
 	while (budget--) {
-		spin_lock(&ctx->wq.lock);
-		os = list_first_entry_or_null(&ctx->sink_q, struct tempo_osub, q.node);
-		spin_unlock(&ctx->wq.lock);
+		spin_lock(&ctx->sink_qlock);
+		os = list_first_entry_or_null(&ctx->sink_q, struct tempo_osub, sink);
+		spin_unlock(&ctx->sink_qlock);
 		if (!os)
 			break;
 		/* Only sink_lock's holder takes from the head: @os stays there. */
 		err = dev_sink_write(ctx, os);
 		if (err)
 			break;
-		spin_lock(&ctx->wq.lock);
-		list_del(&os->q.node);
+		spin_lock(&ctx->sink_qlock);
+		list_del(&os->sink);
 		/* Marked: dev_sink_flush() peeks without the lock. */
 		WRITE_ONCE(ctx->sink_queued, ctx->sink_queued - 1);
-		spin_unlock(&ctx->wq.lock);
+		spin_unlock(&ctx->sink_qlock);
 		dev_osub_free(ctx, os);
 		if (fatal_signal_pending(current)) {
 			err = -EINTR;
@@ -1536,21 +1667,24 @@ static void dev_order_complete(void *arg)
 {
 	struct tempo_osub *os = arg;
 	struct tempo_ctx *ctx = os->ctx;
+	bool first;
 
 	os->completed = ktime_get_ns();
 
-	spin_lock(&ctx->wq.lock);
+	spin_lock(&ctx->sink_qlock);
 	if (ctx->sink) {
-		list_add_tail(&os->q.node, &ctx->sink_q);
-		/* Pollers learn that a thread is wanted (EPOLLOUT). */
+		list_add_tail(&os->sink, &ctx->sink_q);
+		/* Marked: poll() and dev_sink_flush() peek without the lock. */
 		WRITE_ONCE(ctx->sink_queued, ctx->sink_queued + 1);
-		if (ctx->sink_queued == 1)
-			wake_up_locked_poll(&ctx->wq, EPOLLOUT | EPOLLWRNORM);
-		spin_unlock(&ctx->wq.lock);
+		first = ctx->sink_queued == 1;
+		spin_unlock(&ctx->sink_qlock);
+		/* Pollers learn that a thread is wanted (EPOLLOUT); readers sleep on. */
+		if (first)
+			tempo_delayq_wake_poll(ctx->q, EPOLLOUT | EPOLLWRNORM);
 		dev_count_completed(ctx);
 		return;
 	}
-	spin_unlock(&ctx->wq.lock);
+	spin_unlock(&ctx->sink_qlock);
 
 	/*
 	 * A record: the data goes now and the record alone stays charged. A
@@ -1564,19 +1698,29 @@ static void dev_order_complete(void *arg)
 		dev_uncharge(&ctx->user->bytes, os->len);
 		os->charged -= os->len;
 	}
-	spin_lock(&ctx->wq.lock);
-	if (ctx->nready_order >= limit_events()) {
-		ctx->lost++;
-		atomic64_inc(&ctx->st.events_lost);
-		/* The TEMPO_EV_LOST record is readable now. */
-		wake_up_locked_poll(&ctx->wq, EPOLLIN | EPOLLRDNORM);
-		spin_unlock(&ctx->wq.lock);
-		dev_osub_free(ctx, os);
-	} else {
-		ctx->nready_order++;
-		dev_ready_add(ctx, &os->q);
-		spin_unlock(&ctx->wq.lock);
+	/*
+	 * Completions of one context never run concurrently: nready_order
+	 * only grows here, so the check holds until the put. The record is
+	 * put due now, after every record of an earlier ticket (a later clock
+	 * reading; ties keep put order): read in ticket order.
+	 */
+	if (atomic_read(&ctx->nready_order) < limit_events()) {
+		atomic_inc(&ctx->nready_order);
+		if (!WARN_ON_ONCE(tempo_delayq_put(ctx->q, &os->item.dq, 0))) {
+			dev_count_completed(ctx);
+			return;
+		}
+		atomic_dec(&ctx->nready_order);
 	}
+	atomic64_inc(&ctx->st.events_lost);
+	/*
+	 * LMM(dev_lost_queue:A) The count, then (the full barrier of a value
+	 * returning atomic) put()'s read of the report's state. Pairs with:
+	 * dev_read_settle:A.
+	 */
+	atomic_inc_return(&ctx->lost);
+	dev_lost_queue(ctx);
+	dev_osub_free(ctx, os);
 	dev_count_completed(ctx);
 }
 
@@ -1652,7 +1796,8 @@ static long dev_ioc_submit(struct tempo_ctx *ctx, void __user *arg)
 	ret = -EINVAL;
 	if (!dev_ticket_claim(ctx, sb.ticket))
 		goto err_free;
-	os->q.type = QE_ORDER;
+	tempo_delayq_node_init(&os->item.dq);
+	os->item.kind = DI_ORDER;
 	os->ctx = ctx;
 	os->ticket = sb.ticket;
 	os->cookie = sb.cookie;
@@ -1662,9 +1807,14 @@ static long dev_ioc_submit(struct tempo_ctx *ctx, void __user *arg)
 	atomic64_add(charge, &mstat.bytes);
 	atomic64_inc(&ctx->st.submitted);
 
-	/* Claimed above: outstanding, so run() cannot fail (no deadline). */
+	/*
+	 * Claimed above, so no submit or trash of ours runs it; but a skip
+	 * (tempo_order_trash_below()) may have trashed it meanwhile: EINVAL,
+	 * as after a trash.
+	 */
 	ret = tempo_order_run(o, sb.ticket, dev_order_complete, os);
-	if (WARN_ON_ONCE(ret < 0)) {
+	if (ret < 0) {
+		atomic64_dec(&ctx->st.submitted);
 		dev_osub_free(ctx, os);
 		return ret;
 	}
@@ -1689,6 +1839,45 @@ static long dev_ioc_trash(struct tempo_ctx *ctx, void __user *arg)
 		return -EINVAL;
 	tempo_order_trash(o, tk.ticket);
 	atomic64_inc(&ctx->st.trashed);
+	return 0;
+}
+
+/*
+ * Trash every open ticket below skip.end (TEMPO_IOC_ORDER_SKIP). The order
+ * core checks @end and trashes the range (tempo_order_trash_below()); then
+ * the ownership of each of our tickets in it is withdrawn, so a later
+ * submit or trash of one gets EINVAL as after a trash. A submit that
+ * claimed its ticket first and runs it after the skip gets EINVAL from the
+ * core (dev_ioc_submit()).
+ */
+static long dev_ioc_skip(struct tempo_ctx *ctx, void __user *arg)
+{
+	struct tempo_order *o;
+	struct tempo_skip sk;
+	int n;
+	u32 i;
+	u64 v;
+
+	if (copy_from_user(&sk, arg, sizeof(sk)))
+		return -EFAULT;
+	if (sk.flags)
+		return -EINVAL;
+	o = dev_order_get(ctx);
+	if (IS_ERR(o))
+		return PTR_ERR(o);
+	n = tempo_order_trash_below(o, sk.end);
+	if (n < 0)
+		return n;
+	for (i = 0; i < ctx->window; i++) {
+		v = atomic64_read(&ctx->slots[i]);
+		/* Ticket v - 1 issued and open, below end (tickets wrap: s64). */
+		if (v && (s64)(v - 1 - sk.end) < 0)
+			dev_ticket_claim(ctx, v - 1);
+	}
+	atomic64_add(n, &ctx->st.trashed);
+	sk.trashed = n;
+	if (put_user(sk.trashed, &((struct tempo_skip __user *)arg)->trashed))
+		return -EFAULT;
 	return 0;
 }
 
@@ -1722,17 +1911,17 @@ static long dev_ioc_sink(struct tempo_ctx *ctx, void __user *arg)
 		if (err)
 			break;
 		/* A completion may have queued meanwhile: switch only when empty. */
-		spin_lock(&ctx->wq.lock);
+		spin_lock(&ctx->sink_qlock);
 		if (list_empty(&ctx->sink_q)) {
 			old = ctx->sink;
 			ctx->sink = f;
 			f = NULL;
 			ctx->sink_off = 0;
 			WRITE_ONCE(ctx->sink_last_error, 0);
-			spin_unlock(&ctx->wq.lock);
+			spin_unlock(&ctx->sink_qlock);
 			break;
 		}
-		spin_unlock(&ctx->wq.lock);
+		spin_unlock(&ctx->sink_qlock);
 	}
 	mutex_unlock(&ctx->sink_lock);
 out_put:
@@ -1763,7 +1952,8 @@ static long dev_ioc_info(void __user *arg)
 		.version	= TEMPO_ABI_VERSION,
 		.features	= TEMPO_FEAT_TIMERS | TEMPO_FEAT_PERIODIC |
 				  TEMPO_FEAT_ORDER | TEMPO_FEAT_SINK | TEMPO_FEAT_STATS |
-				  TEMPO_FEAT_USER_LIMITS,
+				  TEMPO_FEAT_USER_LIMITS | TEMPO_FEAT_ORDER_SKIP |
+				  TEMPO_FEAT_QUERY | TEMPO_FEAT_URING,
 		.record_size	= sizeof(struct tempo_event),
 		.order_window	= limit_window(),
 		.tick_ns	= tempo_timer_tick_ns(),
@@ -1783,6 +1973,7 @@ static long dev_ioc_info(void __user *arg)
 static void dev_stats_ctx(struct tempo_ctx *ctx, struct tempo_ctx_stats *s)
 {
 	struct tempo_ctx_counters *c = &ctx->st;
+	struct tempo_delayq_stats dq;
 
 	/* completed first: the writes and records it counts are then visible. */
 	s->completed = atomic64_read(&c->completed);
@@ -1802,10 +1993,9 @@ static void dev_stats_ctx(struct tempo_ctx *ctx, struct tempo_ctx_stats *s)
 	s->sink_bytes = atomic64_read(&c->sink_bytes);
 	s->sink_errors = atomic64_read(&c->sink_errors);
 	s->sink_last_error = READ_ONCE(ctx->sink_last_error);
-	spin_lock(&ctx->wq.lock);
-	s->events_ready = ctx->nready;
-	s->sink_pending = ctx->sink_queued;
-	spin_unlock(&ctx->wq.lock);
+	tempo_delayq_stats(ctx->q, &dq);
+	s->events_ready = dq.ready;
+	s->sink_pending = READ_ONCE(ctx->sink_queued);
 }
 
 static void dev_stats_mod(struct tempo_mod_stats *s)
@@ -1835,6 +2025,7 @@ static long dev_ioc_stats(struct tempo_ctx *ctx, void __user *arg)
 static long dev_ioctl(struct tempo_ctx *ctx, unsigned int cmd, void __user *uarg)
 {
 	long ret;
+	u32 done;
 
 	switch (cmd) {
 	case TEMPO_IOC_INFO:
@@ -1844,9 +2035,11 @@ static long dev_ioctl(struct tempo_ctx *ctx, unsigned int cmd, void __user *uarg
 		dev_sink_flush(ctx, TEMPO_SINK_BUDGET);
 		return dev_ioc_stats(ctx, uarg);
 	case TEMPO_IOC_TIMER_ARM:
-		return dev_ioc_arm(ctx, uarg);
+		return dev_batch_call(ctx, DEV_BATCH_ARM, uarg, false, &done);
 	case TEMPO_IOC_TIMER_CANCEL:
-		return dev_ioc_cancel(ctx, uarg);
+		return dev_batch_call(ctx, DEV_BATCH_CANCEL, uarg, false, &done);
+	case TEMPO_IOC_TIMER_QUERY:
+		return dev_ioc_query(ctx, uarg);
 	case TEMPO_IOC_ORDER_SINK:
 		return dev_ioc_sink(ctx, uarg);
 	case TEMPO_IOC_ORDER_FLUSH:
@@ -1859,6 +2052,9 @@ static long dev_ioctl(struct tempo_ctx *ctx, unsigned int cmd, void __user *uarg
 		break;
 	case TEMPO_IOC_ORDER_TRASH:
 		ret = dev_ioc_trash(ctx, uarg);
+		break;
+	case TEMPO_IOC_ORDER_SKIP:
+		ret = dev_ioc_skip(ctx, uarg);
 		break;
 	default:
 		return -ENOTTY;
@@ -1885,6 +2081,45 @@ static long tempo_dev_ioctl(struct file *file, unsigned int cmd, unsigned long a
 	return ret;
 }
 
+/*
+ * io_uring: IORING_OP_URING_CMD with TEMPO_URING_CMD_ARM or _CANCEL, the
+ * batch of the matching ioctl (include/uapi/tempo.h), the same checks,
+ * limits and accounting (the opener's memory cgroup). The CQE's result is
+ * the number of elements done when all succeeded, else the ioctl's error.
+ * Unlike the ioctls, it writes nothing to the ordered stream's sink: it may
+ * run in an io_uring worker, and sink I/O is only ever done by a thread
+ * that called in. The SQE's command area is shared with userspace: it is
+ * read once.
+ */
+static int tempo_dev_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
+{
+	struct tempo_ctx *ctx = ioucmd->file->private_data;
+	bool nowait = issue_flags & IO_URING_F_NONBLOCK;
+	struct tempo_uring_cmd uc;
+	struct mem_cgroup *old;
+	enum dev_batch_op op;
+	u32 done;
+	int ret;
+
+	memcpy(&uc, tempo_uring_cmd_payload(ioucmd), sizeof(uc));
+	switch (READ_ONCE(ioucmd->cmd_op)) {
+	case TEMPO_URING_CMD_ARM:
+		op = DEV_BATCH_ARM;
+		break;
+	case TEMPO_URING_CMD_CANCEL:
+		op = DEV_BATCH_CANCEL;
+		break;
+	default:
+		return tempo_uring_cmd_result(ioucmd, -ENOTTY, issue_flags);
+	}
+	if (uc.flags || uc.reserved)
+		return tempo_uring_cmd_result(ioucmd, -EINVAL, issue_flags);
+	old = set_active_memcg(ctx->memcg);
+	ret = dev_batch_call(ctx, op, u64_to_user_ptr(uc.batch), nowait, &done);
+	set_active_memcg(old);
+	return tempo_uring_cmd_result(ioucmd, ret ?: done, issue_flags);
+}
+
 static int tempo_dev_open(struct inode *inode, struct file *file)
 {
 	struct tempo_user *user;
@@ -1901,8 +2136,13 @@ static int tempo_dev_open(struct inode *inode, struct file *file)
 	ctx = kzalloc(sizeof(*ctx), DEV_GFP);
 	if (!ctx)
 		goto err_uncharge;
-	init_waitqueue_head(&ctx->wq);
-	INIT_LIST_HEAD(&ctx->ready);
+	ctx->q = tempo_delayq_create();
+	if (!ctx->q)
+		goto err_free_ctx;
+	tempo_delayq_node_init(&ctx->lost_item.dq);
+	ctx->lost_item.kind = DI_LOST;
+	init_llist_head(&ctx->free_in);
+	spin_lock_init(&ctx->sink_qlock);
 	INIT_LIST_HEAD(&ctx->sink_q);
 	mutex_init(&ctx->ctl_lock);
 	mutex_init(&ctx->order_lock);
@@ -1916,6 +2156,8 @@ static int tempo_dev_open(struct inode *inode, struct file *file)
 	atomic64_inc(&mstat.opens);
 	return stream_open(inode, file);
 
+err_free_ctx:
+	kfree(ctx);
 err_uncharge:
 	dev_uncharge(&user->contexts, 1);
 err_put_user:
@@ -1942,33 +2184,28 @@ static void dev_order_release(struct tempo_ctx *ctx)
 	kvfree(ctx->slots);
 }
 
+/* What destroy hands back: ordered records nobody read are dropped. */
+static void dev_item_release(struct tempo_delayq_node *node, void *arg)
+{
+	struct dev_item *it = container_of(node, struct dev_item, dq);
+
+	if (it->kind != DI_ORDER)
+		return;		/* a timer's slot or the loss report: in ctx */
+	atomic64_inc(&mstat.dropped);
+	dev_osub_free(arg, container_of(it, struct tempo_osub, item));
+}
+
 static int tempo_dev_release(struct inode *inode, struct file *file)
 {
 	struct tempo_ctx *ctx = file->private_data;
-	struct tempo_qent *q, *tmp;
+	struct tempo_osub *os, *tmp;
 	struct tempo_utimer *ut;
 	u32 slot;
 
 	/*
-	 * No ioctl or read can run any more: only timer callbacks. Cancel every
-	 * live timer, then wait out every slot's timer, live or not: a late
-	 * callback may still be on its way for a FREE slot.
+	 * No ioctl or read can run any more. The ordered stream first: its
+	 * last completions still put records on the queue.
 	 */
-	for (slot = 0; slot < ctx->nslots; slot++) {
-		ut = dev_slot(ctx, slot);
-		spin_lock(&ctx->wq.lock);
-		if (ut->state != UT_FREE)
-			dev_utimer_cancel(ctx, ut);
-		spin_unlock(&ctx->wq.lock);
-		tempo_timer_shutdown_sync(&ut->timer);
-		if (!(slot % 1024))
-			cond_resched();
-	}
-	for (slot = 0; slot < ctx->nchunks; slot++)
-		kvfree(ctx->chunks[slot]);
-	kfree(ctx->chunks);
-	atomic64_sub((u64)ctx->nchunks * UT_CHUNK * sizeof(*ut), &mstat.bytes);
-
 	dev_order_release(ctx);
 	/*
 	 * The closing thread writes what still waits for the sink, as fclose()
@@ -1979,14 +2216,30 @@ static int tempo_dev_release(struct inode *inode, struct file *file)
 		dev_sink_flush_locked(ctx, UINT_MAX);
 		mutex_unlock(&ctx->sink_lock);
 	}
-	list_splice_tail_init(&ctx->sink_q, &ctx->ready);
-	list_for_each_entry_safe(q, tmp, &ctx->ready, node) {
-		list_del(&q->node);
-		if (q->type == QE_ORDER) {
-			atomic64_inc(&mstat.dropped);
-			dev_osub_free(ctx, container_of(q, struct tempo_osub, q));
-		}
+	list_for_each_entry_safe(os, tmp, &ctx->sink_q, sink) {
+		list_del(&os->sink);
+		atomic64_inc(&mstat.dropped);
+		dev_osub_free(ctx, os);
 	}
+	/*
+	 * Every item still queued comes back (live timers end here), with
+	 * the timers of pending ones cancel_sync'd; then wait out every
+	 * slot's timer, live or not: a timer removed by a cancel may still be
+	 * linked in the wheel.
+	 */
+	tempo_delayq_destroy(ctx->q, dev_item_release, ctx);
+	atomic64_sub(atomic_read(&ctx->ntimers), &mstat.timers);
+	for (slot = 0; slot < ctx->nslots; slot++) {
+		ut = dev_slot(ctx, slot);
+		tempo_timer_shutdown_sync(&ut->item.dq.timer);
+		if (!(slot % 1024))
+			cond_resched();
+	}
+	for (slot = 0; slot < ctx->nchunks; slot++)
+		kvfree(ctx->chunks[slot]);
+	kfree(ctx->chunks);
+	atomic64_sub((u64)ctx->nchunks * UT_CHUNK * sizeof(*ut), &mstat.bytes);
+
 	if (ctx->sink)
 		fput(ctx->sink);
 
@@ -2009,6 +2262,7 @@ static const struct file_operations tempo_dev_fops = {
 	.read		= tempo_dev_read,
 	.poll		= tempo_dev_poll,
 	.unlocked_ioctl	= tempo_dev_ioctl,
+	.uring_cmd	= tempo_dev_uring_cmd,
 	.compat_ioctl	= compat_ptr_ioctl,	/* identical layouts, see dev_abi_check() */
 };
 

@@ -20,6 +20,7 @@
 #include <linux/err.h>
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
+#include <linux/poll.h>
 #include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -1805,6 +1806,135 @@ static void delayq_consume_conservation(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, NULL, NULL), 0U);
 }
 
+/*
+ * Items that are not timers, as a file interface queues them: records put
+ * due (delay 0) from one thread leave in put order, and a report put at
+ * time 0 leaves before every item already takeable. A second put of the
+ * report while it is queued is refused (EBUSY): the queued one stands for
+ * both; once taken, it can be put again.
+ * Fails if: delayq_ready_link() appends instead of sorting by deadline
+ * (the report comes last). (Taking the due inbox in LIFO order does not
+ * show here: the sort by deadline hides it; delayq_consume_in_take_order
+ * catches that.)
+ */
+static void delayq_due_items_and_report(struct kunit *test)
+{
+	const unsigned int n = 12;
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *items = dq_items(test, n + 1);
+	struct dq_item *report = &items[n];
+	struct dq_seen *seen = kunit_kzalloc(test, sizeof(*seen), GFP_KERNEL);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, seen);
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[i].node, 0), 0);
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put_at(q, &report->node, 0), 0);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_put_at(q, &report->node, 0), -EBUSY);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_consume(q, dq_seen_fn, seen, n + 1, 0), (int)n + 1);
+	KUNIT_ASSERT_EQ(test, seen->n, n + 1);
+	KUNIT_EXPECT_PTR_EQ_MSG(test, seen->node[0], &report->node,
+				"the report is item %u", dq_item_of(seen->node[0])->id);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_PTR_EQ_MSG(test, seen->node[i + 1], &items[i].node,
+					"position %u: item %u", i + 1,
+					dq_item_of(seen->node[i + 1])->id);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_put_at(q, &report->node, 0), 0);
+	KUNIT_EXPECT_PTR_EQ(test, tempo_delayq_try_take(q), &report->node);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, NULL, NULL), 0U);
+}
+
+struct dq_poller {
+	struct wait_queue_entry	wait;
+	unsigned int		woken;
+	__poll_t		key;
+};
+
+static int dq_poller_wake(struct wait_queue_entry *wait, unsigned int mode, int sync,
+			  void *key)
+{
+	struct dq_poller *p = container_of(wait, struct dq_poller, wait);
+
+	p->woken++;
+	p->key = key_to_poll(key);
+	return 1;
+}
+
+/*
+ * tempo_delayq_wake_poll() wakes pollers with the caller's event and not a
+ * consumer asleep in take(): with one of each, an EPOLLOUT wake-up reaches
+ * the poller (key EPOLLOUT) while the consumer sleeps on (no wake-up
+ * counted), and an item put due later still wakes the consumer.
+ * Fails if: the consumers' wake function ignores the key (the consumer is
+ * woken by EPOLLOUT, and the stats count a wake-up).
+ */
+static void delayq_wake_poll_spares_consumers(struct kunit *test)
+{
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *items = dq_items(test, 1);
+	struct dq_poller *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	struct dq_consumer *c;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	init_waitqueue_func_entry(&p->wait, dq_poller_wake);
+	add_wait_queue(tempo_delayq_waitqueue(q), &p->wait);
+	c = dq_consumers(test, q, 1, 1, false);
+	dq_expect_waiters(test, q, 1);
+
+	tempo_delayq_wake_poll(q, EPOLLOUT | EPOLLWRNORM);
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, p->woken, 1U);
+	KUNIT_EXPECT_EQ(test, p->key, (__poll_t)(EPOLLOUT | EPOLLWRNORM));
+	KUNIT_EXPECT_EQ(test, dq_stats(q).wakeups, 0ULL);
+	KUNIT_EXPECT_EQ(test, dq_stats(q).waiters, 1U);
+
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[0].node, 0), 0);
+	KUNIT_EXPECT_TRUE(test, dq_wait_for(dq_consumers_taken(c, 1) == 1, DQ_LONG_WAIT_MS));
+	KUNIT_EXPECT_EQ(test, dq_stats(q).wakeups, 1ULL);
+	KUNIT_EXPECT_TRUE(test, p->key & EPOLLIN);
+	remove_wait_queue(tempo_delayq_waitqueue(q), &p->wait);
+	tempo_delayq_shutdown(q);
+	dq_consumer_stop(c);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, NULL, NULL), 0U);
+}
+
+/*
+ * tempo_delayq_query() tells where an item stands, as remove() would find
+ * it: a far and a near item PENDING with their deadlines, an item put due
+ * TAKEABLE, a near item TAKEABLE once its tick has fallen due (still in its
+ * bucket), and -ENOENT for an item never put, taken or removed.
+ * Fails if: query reads a near item of a due tick as PENDING (take() could
+ * return it), or reports a taken item.
+ */
+static void delayq_query_states(struct kunit *test)
+{
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *items = dq_items(test, 4);
+	ktime_t d;
+
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[0].node, 2 * NSEC_PER_SEC), 0);
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[1].node, 30 * DQ_MS), 0);
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[2].node, 0), 0);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_query(q, &items[0].node, &d), TEMPO_DELAYQ_PENDING);
+	KUNIT_EXPECT_EQ(test, d, items[0].node.deadline);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_query(q, &items[2].node, &d), TEMPO_DELAYQ_TAKEABLE);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_query(q, &items[3].node, &d), -ENOENT);
+	KUNIT_EXPECT_PTR_EQ(test, tempo_delayq_try_take(q), &items[2].node);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_query(q, &items[2].node, &d), -ENOENT);
+
+	/* The near item: PENDING until its tick falls due (the kick), then TAKEABLE. */
+	if (tempo_delayq_query(q, &items[1].node, &d) == TEMPO_DELAYQ_PENDING)
+		KUNIT_EXPECT_FALSE(test, ktime_before(d, items[1].node.deadline));
+	KUNIT_EXPECT_TRUE(test, dq_wait_for(tempo_delayq_query(q, &items[1].node, &d) ==
+					    TEMPO_DELAYQ_TAKEABLE, DQ_LONG_WAIT_MS));
+	KUNIT_EXPECT_FALSE(test, ktime_before(ktime_get(), items[1].node.deadline));
+	KUNIT_EXPECT_PTR_EQ(test, tempo_delayq_try_take(q), &items[1].node);
+
+	KUNIT_EXPECT_TRUE(test, tempo_delayq_remove_sync(q, &items[0].node));
+	KUNIT_EXPECT_EQ(test, tempo_delayq_query(q, &items[0].node, &d), -ENOENT);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, NULL, NULL), 0U);
+}
+
 static struct kunit_case tempo_delayq_cases[] = {
 	KUNIT_CASE(delayq_take_never_early_in_order),
 	KUNIT_CASE(delayq_due_ticks_leave_in_order),
@@ -1835,6 +1965,9 @@ static struct kunit_case tempo_delayq_cases[] = {
 	KUNIT_CASE(delayq_consume_wait_interrupted),
 	KUNIT_CASE(delayq_consume_refusals),
 	KUNIT_CASE(delayq_consume_conservation),
+	KUNIT_CASE(delayq_due_items_and_report),
+	KUNIT_CASE(delayq_wake_poll_spares_consumers),
+	KUNIT_CASE(delayq_query_states),
 	{}
 };
 

@@ -24,7 +24,7 @@ U_LDFLAGS += -static -pthread
 
 U_LIB := $(TEMPO_ROOT)/build/lib/libtempo.a
 U_TESTS := $(TEMPO_ROOT)/build/guest/tests/tempo_uapi $(TEMPO_ROOT)/build/guest/tests/tempo_mt \
-	$(TEMPO_ROOT)/build/guest/tests/tempo_hostile
+	$(TEMPO_ROOT)/build/guest/tests/tempo_hostile $(TEMPO_ROOT)/build/guest/tests/tempo_uring
 U_BINS := $(TEMPO_ROOT)/build/guest/bin/tempoctl
 U_HDRS := $(U_UAPI) $(TEMPO_ROOT)/tools/lib/libtempo.h
 
@@ -57,6 +57,12 @@ $(TEMPO_ROOT)/build/guest/tests/tempo_hostile: $(TEMPO_ROOT)/tools/tests/hostile
 		$(wildcard $(TEMPO_ROOT)/tools/tests/*.h) $(U_LIB)
 	@mkdir -p $(dir $@)
 	$(U_CC) $(U_CFLAGS) $< $(U_LIB) $(U_LDFLAGS) -o $@
+
+# liburing (liburing-dev, tools/vm/deps.sh) linked statically: the guest has no libraries.
+$(TEMPO_ROOT)/build/guest/tests/tempo_uring: $(TEMPO_ROOT)/tools/tests/uring_test.c \
+		$(wildcard $(TEMPO_ROOT)/tools/tests/*.h) $(TEMPO_ROOT)/tools/lib/libtempo_uring.h $(U_LIB)
+	@mkdir -p $(dir $@)
+	$(U_CC) $(U_CFLAGS) $< $(U_LIB) $(U_LDFLAGS) -luring -o $@
 
 $(TEMPO_ROOT)/build/guest/bin/tempoctl: $(wildcard $(TEMPO_ROOT)/tools/tempoctl/*.[ch]) $(U_LIB)
 	@mkdir -p $(dir $@)

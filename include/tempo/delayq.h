@@ -55,7 +55,8 @@
  *	shutdown  |     |       |        |           |    -     |   X
  *	destroy   |     |       |        |           |          |   S
  *
- *	take* is take, take_timeout, try_take, drain and consume.
+ *	take* is take, take_timeout, try_take, drain and consume; peek/size
+ *	is peek, size, ready, query, stats and wake_poll.
  *	(1) A take() or consume(TEMPO_DELAYQ_WAIT) already asleep when
  *	    destroy starts is woken, returns -ESHUTDOWN, and destroy waits
  *	    for it to leave; a take() that has not yet reached the queue is
@@ -80,9 +81,10 @@
  * tempo_timer_cancel_sync() ends the wheel's use of the node's memory.
  *
  * Contexts: put, put_at, remove, try_take, drain, consume without
- * TEMPO_DELAYQ_WAIT, peek, size and ready never sleep and may be called from
- * any context except NMI (they take the queue's spinlock with interrupts
- * saved; put of an item due within the near window mostly takes none). take,
+ * TEMPO_DELAYQ_WAIT, peek, size, ready, query, stats and wake_poll never
+ * sleep and may be called from any context except NMI (they take the
+ * queue's spinlock with interrupts saved; put of an item due within the near
+ * window mostly takes none). take,
  * take_timeout and consume with TEMPO_DELAYQ_WAIT sleep interruptibly in
  * process context. remove_sync, node_sync and destroy may sleep; shutdown
  * does not. A consume callback runs with the queue's spinlock held and
@@ -94,7 +96,9 @@
  * record stays queued; read() then faults the page in and calls again), TAKE
  * for a one-shot record, AGAIN for a periodic one whose next deadline it set.
  * poll() is poll_wait(file, tempo_delayq_waitqueue(q), pt) followed by
- * tempo_delayq_ready(q) for EPOLLIN. Expiries wake all pollers (with EPOLLIN,
+ * tempo_delayq_ready(q) for EPOLLIN; the file's other events (EPOLLOUT, say)
+ * go to its pollers through tempo_delayq_wake_poll(), which consumers asleep
+ * in take*() ignore. Expiries wake all pollers (with EPOLLIN,
  * or with no key when several items fall due at once) and shutdown wakes
  * everyone; poll waiters are not exclusive, so they never take
  * a wake-up meant for a consumer.
@@ -244,6 +248,10 @@ typedef enum tempo_delayq_verdict (*tempo_delayq_consume_fn)(struct tempo_delayq
 
 #define TEMPO_DELAYQ_WAIT	BIT(0)	/* sleep (as take()) until an item is takeable */
 
+/* What tempo_delayq_query() finds: a queued item waits, or may be taken now. */
+#define TEMPO_DELAYQ_PENDING	1
+#define TEMPO_DELAYQ_TAKEABLE	2
+
 struct tempo_delayq *tempo_delayq_create(void);
 void tempo_delayq_shutdown(struct tempo_delayq *q);
 unsigned int tempo_delayq_destroy(struct tempo_delayq *q,
@@ -274,7 +282,10 @@ bool tempo_delayq_remove_sync(struct tempo_delayq *q,
 bool tempo_delayq_peek(struct tempo_delayq *q, ktime_t *deadline);
 unsigned int tempo_delayq_size(struct tempo_delayq *q);
 bool tempo_delayq_ready(struct tempo_delayq *q);
+int tempo_delayq_query(struct tempo_delayq *q, struct tempo_delayq_node *node,
+		       ktime_t *deadline);
 wait_queue_head_t *tempo_delayq_waitqueue(struct tempo_delayq *q);
+void tempo_delayq_wake_poll(struct tempo_delayq *q, __poll_t mask);
 void tempo_delayq_stats(struct tempo_delayq *q,
 			struct tempo_delayq_stats *stats);
 

@@ -24,6 +24,18 @@
  * is a delay queue: arming is put(), read() is take(), cancelling is
  * remove().
  *
+ * Read order. The records one reader reads come in this order: first a
+ * TEMPO_EV_LOST record, if one is pending; then the others by deadline, to
+ * the tick (struct tempo_info.tick_ns): a record never follows one of a
+ * later tick that was ready at the same time; within a tick, in any order.
+ * An ordered record's deadline is its completion time, so ordered records
+ * come in ticket order, interleaved with timer records by time. A record
+ * that becomes ready after a reader took records of later ticks (a timer
+ * armed with a deadline already past, or one whose deadline passed while
+ * its own arm batch was still being applied) comes after them: order is
+ * among the records that were ready together. With several readers each
+ * takes its records in this order, but their reads interleave as they run.
+ *
  * A timer is never reported before its deadline. A one-shot timer lives until
  * its event has been read (the record carries TEMPO_EVF_FINAL and the id is
  * released) or until it is cancelled: every armed timer ends up either read or
@@ -36,7 +48,7 @@
  *
  * Ordered stream. TEMPO_IOC_ORDER_TICKET takes a ticket; any thread may later
  * TEMPO_IOC_ORDER_SUBMIT (ticket, cookie, data) or TEMPO_IOC_ORDER_TRASH the
- * ticket. Completions are delivered strictly in ticket order: as
+ * ticket; TEMPO_IOC_ORDER_SKIP trashes every open ticket below a bound at once. Completions are delivered strictly in ticket order: as
  * TEMPO_EV_ORDER records on read() (the data is freed at completion; the
  * record reports its length), or, once a sink file has been set with
  * TEMPO_IOC_ORDER_SINK, by writing each submission's data to the sink, in
@@ -91,6 +103,9 @@
 #define TEMPO_FEAT_SINK		(1U << 3)	/* TEMPO_IOC_ORDER_SINK */
 #define TEMPO_FEAT_STATS	(1U << 4)	/* TEMPO_IOC_STATS */
 #define TEMPO_FEAT_USER_LIMITS	(1U << 5)	/* tempo_info.max_user_*, ORDER_FLUSH */
+#define TEMPO_FEAT_ORDER_SKIP	(1U << 6)	/* TEMPO_IOC_ORDER_SKIP */
+#define TEMPO_FEAT_QUERY	(1U << 7)	/* TEMPO_IOC_TIMER_QUERY */
+#define TEMPO_FEAT_URING	(1U << 8)	/* IORING_OP_URING_CMD: TEMPO_URING_CMD_* */
 
 /**
  * struct tempo_info - what this kernel offers (TEMPO_IOC_INFO)
@@ -166,9 +181,10 @@ struct tempo_timer_spec {
  * struct tempo_batch - a batch of timers to arm or cancel
  * @ptr: in: user address of the array, a struct tempo_timer_spec[@count] for
  *	TEMPO_IOC_TIMER_ARM, a __u64[@count] of ids (or cookies, with
- *	TEMPO_CANCEL_COOKIE) for TEMPO_IOC_TIMER_CANCEL.
+ *	TEMPO_CANCEL_COOKIE) for TEMPO_IOC_TIMER_CANCEL, a struct
+ *	tempo_timer_query[@count] for TEMPO_IOC_TIMER_QUERY.
  * @count: in: number of elements, at most max_timers.
- * @flags: in: TEMPO_CANCEL_* for cancel, zero for arm.
+ * @flags: in: TEMPO_CANCEL_* for cancel, zero for arm and query.
  * @done: out: elements that succeeded.
  * @error_index: out: index of the first element that failed, @count if none.
  * @error: out: that element's negative errno, 0 if none.
@@ -184,7 +200,11 @@ struct tempo_timer_spec {
  * Cancel applies every element; one whose id (or cookie) names no live timer
  * (never armed, already cancelled, or a one-shot whose event was read) fails
  * with ENOENT and the batch goes on. Cancel by cookie costs one pass over the
- * file's timers, however many cookies the batch holds.
+ * file's timers, however many cookies the batch holds. Query answers every
+ * element from one clock reading and writes the whole array back; an id
+ * that names no live timer gets ENOENT in its entry (see struct
+ * tempo_timer_query) and in @error, and the batch goes on; @done counts the
+ * timers found.
  * The call returns 0 when every element succeeded, else the first failure's
  * error. The out fields are written whenever the struct itself could be read:
  * a failure of the whole batch (bad @flags or @count, a limit, ENOMEM, EFAULT
@@ -200,6 +220,37 @@ struct tempo_batch {
 	__u32 error_index;
 	__s32 error;
 	__u32 affected;
+};
+
+/* struct tempo_timer_query .state */
+#define TEMPO_TIMER_ARMED	1	/* waiting for its deadline */
+#define TEMPO_TIMER_FIRED	2	/* expired; its record is ready, unread */
+
+/**
+ * struct tempo_timer_query - one timer of a TEMPO_IOC_TIMER_QUERY batch
+ * @id: in: the timer's id. Written back unchanged.
+ * @deadline: out: TEMPO_TIMER_ARMED: the deadline it waits for (ns,
+ *	CLOCK_MONOTONIC). TEMPO_TIMER_FIRED: the deadline its unread record
+ *	reports (a periodic timer's next one is set when that record is read).
+ * @period: out: its period, 0 for a one-shot.
+ * @remaining: out: ns from the call to @deadline, 0 once it has passed (an
+ *	armed timer whose deadline has passed is about to become FIRED).
+ * @cookie: out: its cookie.
+ * @state: out: TEMPO_TIMER_ARMED or TEMPO_TIMER_FIRED; 0 with @error ENOENT.
+ * @error: out: 0, or -ENOENT if @id names no live timer (never armed,
+ *	cancelled, or a one-shot whose record was read).
+ *
+ * Every out field is written, zero where it does not apply, however the
+ * call ends once the array was read.
+ */
+struct tempo_timer_query {
+	__u64 id;
+	__u64 deadline;
+	__u64 period;
+	__u64 remaining;
+	__u64 cookie;
+	__u32 state;
+	__s32 error;
 };
 
 /* struct tempo_event .type */
@@ -256,6 +307,30 @@ struct tempo_ticket {
 	__u64 ticket;
 	__u32 flags;
 	__u32 reserved;
+};
+
+/* struct tempo_skip .flags: none yet. */
+
+/**
+ * struct tempo_skip - move the ordered stream past a range (TEMPO_IOC_ORDER_SKIP)
+ * @end: in: one past the last ticket to give up; at most the next ticket
+ *	this file would hand out.
+ * @flags: in: zero.
+ * @trashed: out: tickets this call trashed.
+ *
+ * Trashes every ticket below @end that this file issued and that is neither
+ * submitted nor trashed, as TEMPO_IOC_ORDER_TRASH of each in turn would
+ * (the way a reorder buffer moves its minimum sequence number past a loss):
+ * the window gets their room back, and completions parked after the range
+ * run at once, in ticket order. A submit or trash of one of them racing
+ * with the skip either wins or fails with EINVAL, as after a trash; so does
+ * any later one. An @end beyond the tickets issued fails with EINVAL and
+ * changes nothing; tickets already finished are not counted.
+ */
+struct tempo_skip {
+	__u64 end;
+	__u32 flags;
+	__u32 trashed;
 };
 
 /**
@@ -385,15 +460,47 @@ struct tempo_stats {
 	struct tempo_mod_stats mod;
 };
 
+/*
+ * io_uring. An io_uring loop arms and cancels timers without a system call
+ * per batch: IORING_OP_URING_CMD on a /dev/tempo fd, with sqe->cmd_op one of
+ * TEMPO_URING_CMD_* and the SQE's command area (sqe->cmd, 16 bytes: a normal
+ * 64-byte SQE, no IORING_SETUP_SQE128 needed) holding a struct
+ * tempo_uring_cmd. The batch it points to is the ioctl's, with the same
+ * checks, limits, accounting and out fields; the CQE's res is the number of
+ * elements done (@done) when every element succeeded, else the negative
+ * errno the ioctl would return. An unknown cmd_op fails with ENOTTY. io_uring
+ * may issue the command from one of its workers (the submitting task's
+ * credentials and memory): no completion of the ordered stream is written to
+ * a sink from it. read() and poll() of the file work through io_uring as
+ * they do as system calls (IORING_OP_READ, IORING_OP_POLL_ADD), with the
+ * same exactly-once delivery. Linux 5.19 and later.
+ */
+#define TEMPO_URING_CMD_ARM	1	/* @batch: as TEMPO_IOC_TIMER_ARM */
+#define TEMPO_URING_CMD_CANCEL	2	/* @batch: as TEMPO_IOC_TIMER_CANCEL */
+
+/**
+ * struct tempo_uring_cmd - the command area of a TEMPO_URING_CMD_* SQE
+ * @batch: user address of a struct tempo_batch.
+ * @flags: zero.
+ * @reserved: zero.
+ */
+struct tempo_uring_cmd {
+	__u64 batch;
+	__u32 flags;
+	__u32 reserved;
+};
+
 #define TEMPO_IOC_INFO		_IOR(TEMPO_IOC_MAGIC, 0x00, struct tempo_info)
 #define TEMPO_IOC_STATS		_IOR(TEMPO_IOC_MAGIC, 0x01, struct tempo_stats)
 #define TEMPO_IOC_TIMER_ARM	_IOWR(TEMPO_IOC_MAGIC, 0x10, struct tempo_batch)
 #define TEMPO_IOC_TIMER_CANCEL	_IOWR(TEMPO_IOC_MAGIC, 0x11, struct tempo_batch)
+#define TEMPO_IOC_TIMER_QUERY	_IOWR(TEMPO_IOC_MAGIC, 0x12, struct tempo_batch)
 #define TEMPO_IOC_ORDER_TICKET	_IOWR(TEMPO_IOC_MAGIC, 0x20, struct tempo_ticket)
 #define TEMPO_IOC_ORDER_SUBMIT	_IOW(TEMPO_IOC_MAGIC, 0x21, struct tempo_submit)
 #define TEMPO_IOC_ORDER_TRASH	_IOW(TEMPO_IOC_MAGIC, 0x22, struct tempo_ticket)
 #define TEMPO_IOC_ORDER_SINK	_IOW(TEMPO_IOC_MAGIC, 0x23, struct tempo_sink)
 /* Write every completion waiting for the sink; EINTR if a signal stops it. */
 #define TEMPO_IOC_ORDER_FLUSH	_IO(TEMPO_IOC_MAGIC, 0x24)
+#define TEMPO_IOC_ORDER_SKIP	_IOWR(TEMPO_IOC_MAGIC, 0x25, struct tempo_skip)
 
 #endif /* _UAPI_TEMPO_H */

@@ -98,6 +98,18 @@ int tempo_cancel_one(int fd, uint64_t id)
 	return tempo_cancel(fd, &id, 1, 0, NULL);
 }
 
+int tempo_query(int fd, struct tempo_timer_query *q, uint32_t n, struct tempo_batch *b)
+{
+	struct tempo_batch local;
+
+	if (!b)
+		b = &local;
+	memset(b, 0, sizeof(*b));
+	b->ptr = (uintptr_t)q;
+	b->count = n;
+	return ret_errno(ioctl(fd, TEMPO_IOC_TIMER_QUERY, b));
+}
+
 ssize_t tempo_read_events(int fd, struct tempo_event *ev, size_t max)
 {
 	ssize_t n = read(fd, ev, max * sizeof(*ev));
@@ -129,6 +141,16 @@ int tempo_trash(int fd, uint64_t ticket)
 	struct tempo_ticket t = { .ticket = ticket };
 
 	return ret_errno(ioctl(fd, TEMPO_IOC_ORDER_TRASH, &t));
+}
+
+int tempo_skip(int fd, uint64_t end, uint32_t *trashed)
+{
+	struct tempo_skip s = { .end = end };
+	int err = ret_errno(ioctl(fd, TEMPO_IOC_ORDER_SKIP, &s));
+
+	if (!err && trashed)
+		*trashed = s.trashed;
+	return err;
 }
 
 int tempo_set_sink(int fd, int sink_fd)

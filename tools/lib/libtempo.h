@@ -45,6 +45,14 @@ int tempo_cancel(int fd, const uint64_t *keys, uint32_t n, uint32_t flags,
 int tempo_cancel_one(int fd, uint64_t id);
 
 /*
+ * Ask @n timers by id (q[i].id) how long they have left: state, deadline,
+ * period, remaining ns and cookie are filled in; an unknown id gets
+ * q[i].error -ENOENT. Returns 0 when every id was found, else the first
+ * failure (-ENOENT, with every entry still answered).
+ */
+int tempo_query(int fd, struct tempo_timer_query *q, uint32_t n, struct tempo_batch *b);
+
+/*
  * Read up to @max records. Returns how many, 0 never (it blocks unless the
  * file is O_NONBLOCK, then -EAGAIN), or -errno.
  */
@@ -54,6 +62,11 @@ ssize_t tempo_read_events(int fd, struct tempo_event *ev, size_t max);
 int tempo_ticket(int fd, uint32_t flags, uint64_t *ticket);
 int tempo_submit(int fd, uint64_t ticket, uint64_t cookie, const void *data, uint32_t len);
 int tempo_trash(int fd, uint64_t ticket);
+/*
+ * Trash every open ticket below @end at once (TEMPO_IOC_ORDER_SKIP); *@trashed
+ * (optional) receives how many. -EINVAL for @end beyond the tickets issued.
+ */
+int tempo_skip(int fd, uint64_t end, uint32_t *trashed);
 /* Write completions to @sink_fd in ticket order; -1 for records again. */
 int tempo_set_sink(int fd, int sink_fd);
 /* Write every completion still waiting for the sink, from this thread. */

@@ -135,12 +135,14 @@ static int do_info(int argc, char **argv)
 	open_object(NULL);
 	print_u64("version", "abi version    %" PRIu64 "\n", in.version);
 	print_u64("features", "features       0x%" PRIx64, in.features);
-	print_text(" (%s%s%s%s%s%s)\n", in.features & TEMPO_FEAT_TIMERS ? "timers " : "",
+	print_text(" (%s%s%s%s%s%s%s%s)\n", in.features & TEMPO_FEAT_TIMERS ? "timers " : "",
 		   in.features & TEMPO_FEAT_PERIODIC ? "periodic " : "",
 		   in.features & TEMPO_FEAT_ORDER ? "order " : "",
 		   in.features & TEMPO_FEAT_SINK ? "sink " : "",
 		   in.features & TEMPO_FEAT_STATS ? "stats " : "",
-		   in.features & TEMPO_FEAT_USER_LIMITS ? "user-limits" : "");
+		   in.features & TEMPO_FEAT_USER_LIMITS ? "user-limits " : "",
+		   in.features & TEMPO_FEAT_ORDER_SKIP ? "order-skip " : "",
+		   in.features & TEMPO_FEAT_QUERY ? "query" : "");
 	print_u64("record_size", "record size    %" PRIu64 " bytes\n", in.record_size);
 	print_u64("tick_ns", "tick           %" PRIu64 " ns\n", in.tick_ns);
 	print_u64("max_delay_ns", "max delay      %" PRIu64 " ns\n", in.max_delay_ns);
@@ -432,6 +434,85 @@ static int do_cancel(int argc, char **argv)
 	return st.timers ? EXIT_CHECK : 0;
 }
 
+/*
+ * query: arm @count timers @delay apart (periodic with @period), let @wait
+ * pass, and show what TEMPO_IOC_TIMER_QUERY says of each: armed with the
+ * time left, or fired with its record unread.
+ */
+static int do_query(int argc, char **argv)
+{
+	uint64_t count = 4, delay = 100000000, period = 0, wait = 150000000, i;
+	struct kw kws[] = {
+		{ "count", false, false, &count }, { "delay", true, false, &delay },
+		{ "period", true, false, &period }, { "wait", true, false, &wait }, { NULL },
+	};
+	struct tempo_timer_spec *s;
+	struct tempo_timer_query *q;
+	struct tempo_batch b;
+	int fd, err, ret = 0;
+
+	if (parse_kw(argc, argv, kws))
+		return EXIT_USAGE;
+	if (!count || count > 1000000)
+		return p_err("query: count 1..1000000"), EXIT_USAGE;
+	s = calloc(count, sizeof(*s));
+	q = calloc(count, sizeof(*q));
+	fd = open_or_fail(O_NONBLOCK);
+	if (!s || !q || fd < 0) {
+		free(s);
+		free(q);
+		return EXIT_CALL;
+	}
+	for (i = 0; i < count; i++) {
+		s[i].cookie = i;
+		s[i].value = delay * (i + 1);
+		s[i].period = period;
+	}
+	err = tempo_arm(fd, s, count, NULL);
+	if (err) {
+		p_err("TEMPO_IOC_TIMER_ARM: %s", strerror(-err));
+		ret = EXIT_CALL;
+		goto out;
+	}
+	usleep(wait / 1000);
+	for (i = 0; i < count; i++)
+		q[i].id = s[i].id;
+	err = tempo_query(fd, q, count, &b);
+	if (err && err != -ENOENT) {
+		p_err("TEMPO_IOC_TIMER_QUERY: %s", strerror(-err));
+		ret = EXIT_CALL;
+		goto out;
+	}
+	open_object(NULL);
+	print_u64("found", "%" PRIu64 " timers found", b.done);
+	print_u64("wait_ns", " after %" PRIu64 " ns\n", wait);
+	open_array("timers");
+	for (i = 0; i < count; i++) {
+		open_object(NULL);
+		print_u64("id", "id %#" PRIx64, q[i].id);
+		print_u64("cookie", " cookie %" PRIu64, q[i].cookie);
+		if (q[i].error) {
+			print_s64("error", " error %" PRId64 "\n", q[i].error);
+		} else {
+			print_string("state", " %s", q[i].state == TEMPO_TIMER_ARMED ?
+				     "armed" : "fired");
+			print_u64("deadline", " deadline %" PRIu64, q[i].deadline);
+			print_u64("period", " period %" PRIu64, q[i].period);
+			print_u64("remaining", " remaining %" PRIu64 " ns\n", q[i].remaining);
+		}
+		close_object();
+	}
+	close_array();
+	close_object();
+	if (err)
+		ret = EXIT_CHECK;
+out:
+	close(fd);
+	free(s);
+	free(q);
+	return ret;
+}
+
 /* ---- order-demo: a parallel pipeline with ordered output ---- */
 
 struct demo {
@@ -660,6 +741,8 @@ static const struct cmd cmd_table[] = {
 	  "a periodic timer's events as they come" },
 	{ "cancel", do_cancel, "[count N] [delay T] [cookie]",
 	  "arm then cancel a batch, by id or by cookie" },
+	{ "query", do_query, "[count N] [delay T] [period T] [wait T]",
+	  "arm timers, wait, and show what is left of each" },
 	{ "order-demo", do_order_demo, "[workers N] [items N] [sink]",
 	  "workers finish out of order, output comes in order" },
 	{ "bench", do_bench, "[timers N] [batch N] [delay T]",

@@ -384,6 +384,70 @@ static int test_rearm_withdraws_unread_record(void)
 	return KTAP_PASS;
 }
 
+/*
+ * TEMPO_IOC_TIMER_QUERY: an armed timer answers ARMED with its deadline,
+ * period, cookie and the time left; an expired unread one FIRED; a read
+ * one-shot, a cancelled one and an id never issued ENOENT in their entries,
+ * while the batch goes on; a bad flag or count is refused whole.
+ */
+static int test_query(void)
+{
+	struct tempo_timer_query q[5];
+	struct tempo_batch b;
+	struct tempo_event ev;
+	struct tempo_info in;
+	uint64_t id[4], t0;
+	int fd = tempo_open(O_NONBLOCK), i;
+
+	CHECK(fd >= 0);
+	CHECK_ERR(tempo_info(fd, &in), 0);
+	CHECK(in.features & TEMPO_FEAT_QUERY);
+	t0 = tempo_now_ns();
+	CHECK_ERR(tempo_arm_one(fd, 10, 10 * 1000 * MS, 0, 0, &id[0]), 0);
+	CHECK_ERR(tempo_arm_one(fd, 11, 5 * 1000 * MS, 1000 * MS, 0, &id[1]), 0);
+	CHECK_ERR(tempo_arm_one(fd, 12, 0, 0, 0, &id[2]), 0);
+	CHECK_ERR(tempo_arm_one(fd, 13, 0, 0, 0, &id[3]), 0);
+	CHECK_ERR(wait_ready(fd, 2, 2000), 0);
+	CHECK(read_one(fd, &ev) == 0);			/* one of the due ones */
+	CHECK(ev.id == id[2] || ev.id == id[3]);
+	if (ev.id == id[2]) {				/* keep id[2] the read one */
+		uint64_t x = id[2];
+
+		id[2] = id[3];
+		id[3] = x;
+	}
+	CHECK_ERR(tempo_cancel_one(fd, id[0]), 0);
+	CHECK_ERR(tempo_arm_one(fd, 10, 10 * 1000 * MS, 0, 0, &id[0]), 0);
+	memset(q, 0xff, sizeof(q));
+	for (i = 0; i < 4; i++)
+		q[i].id = id[i];
+	q[4].id = id[3] ^ (1ULL << 40);			/* never issued */
+	CHECK_ERR(tempo_query(fd, q, 5, &b), -ENOENT);
+	ktap_diag("query: done %u error_index %u error %d", b.done, b.error_index, b.error);
+	CHECK(b.done == 3 && b.error_index == 3 && b.error == -ENOENT);
+	CHECK(q[0].id == id[0] && q[0].state == TEMPO_TIMER_ARMED && !q[0].error);
+	CHECK(q[0].cookie == 10 && q[0].period == 0);
+	CHECK(q[0].deadline >= t0 + 10 * 1000 * MS && q[0].remaining > 9 * 1000 * MS);
+	CHECK(q[0].remaining <= q[0].deadline - t0);
+	CHECK(q[1].state == TEMPO_TIMER_ARMED && q[1].period == 1000 * MS && q[1].cookie == 11);
+	CHECK(q[1].remaining <= 5 * 1000 * MS && q[1].remaining > 4 * 1000 * MS);
+	CHECK(q[2].state == TEMPO_TIMER_FIRED && q[2].remaining == 0);
+	CHECK(q[2].cookie == 12 || q[2].cookie == 13);
+	CHECK(q[2].deadline <= tempo_now_ns());
+	CHECK(q[3].id == id[3] && q[3].error == -ENOENT && q[3].state == 0 && q[3].deadline == 0);
+	CHECK(q[3].remaining == 0 && q[3].cookie == 0 && q[3].period == 0);
+	CHECK(q[4].error == -ENOENT);
+	/* An id one generation older than a live one: gone. */
+	q[0].id = id[0] - (1ULL << 32);
+	CHECK_ERR(tempo_query(fd, q, 1, &b), -ENOENT);
+	b.flags = 1;
+	CHECK(ioctl(fd, TEMPO_IOC_TIMER_QUERY, &b) == -1 && errno == EINVAL);
+	CHECK(b.done == 0 && b.error == -EINVAL);
+	CHECK_ERR(tempo_query(fd, q, 0, &b), -EINVAL);
+	close(fd);
+	return KTAP_PASS;
+}
+
 static int test_rearm_unknown_enoent(void)
 {
 	struct tempo_timer_spec s = { .value = MS, .id = 12345, .flags = TEMPO_ARM_REARM };
@@ -801,6 +865,48 @@ static int test_order_trash(void)
 	return KTAP_PASS;
 }
 
+/*
+ * TEMPO_IOC_ORDER_SKIP: tickets 0..5 taken, 1 and 4 submitted; skip to 4
+ * trashes 0, 2 and 3 (1 was submitted), so 1 and 4 complete at once, in
+ * order; 5 stays open. Beyond what was issued: EINVAL, nothing changed.
+ * Skipped tickets can no longer be submitted or trashed.
+ */
+static int test_order_skip(void)
+{
+	struct tempo_skip sk = { .flags = 1 };
+	struct tempo_event ev[4];
+	struct tempo_info in;
+	uint64_t t[6];
+	uint32_t n = 99;
+	int fd = tempo_open(O_NONBLOCK), i;
+
+	CHECK(fd >= 0);
+	CHECK_ERR(tempo_info(fd, &in), 0);
+	CHECK(in.features & TEMPO_FEAT_ORDER_SKIP);
+	for (i = 0; i < 6; i++)
+		CHECK_ERR(tempo_ticket(fd, 0, &t[i]), 0);
+	CHECK_ERR(tempo_submit(fd, t[1], 1, NULL, 0), 0);
+	CHECK_ERR(tempo_submit(fd, t[4], 4, NULL, 0), 0);
+	CHECK(read(fd, ev, sizeof(ev)) == -1 && errno == EAGAIN);
+	CHECK_ERR(tempo_skip(fd, t[5] + 2, &n), -EINVAL);	/* beyond issued */
+	CHECK(n == 99);
+	CHECK(ioctl(fd, TEMPO_IOC_ORDER_SKIP, &sk) == -1 && errno == EINVAL);
+	CHECK(read(fd, ev, sizeof(ev)) == -1 && errno == EAGAIN);	/* nothing changed */
+	CHECK_ERR(tempo_skip(fd, t[4], &n), 0);
+	CHECK(n == 3);
+	CHECK(tempo_read_events(fd, ev, 4) == 2);
+	CHECK(ev[0].id == t[1] && ev[1].id == t[4]);
+	CHECK_ERR(tempo_submit(fd, t[2], 2, NULL, 0), -EINVAL);	/* skipped */
+	CHECK_ERR(tempo_trash(fd, t[3]), -EINVAL);
+	CHECK_ERR(tempo_skip(fd, t[4], &n), 0);			/* again: nothing */
+	CHECK(n == 0);
+	CHECK_ERR(tempo_skip(fd, t[5] + 1, &n), 0);
+	CHECK(n == 1);
+	CHECK(ctx_stats(fd).trashed == 4);
+	close(fd);
+	return KTAP_PASS;
+}
+
 static int test_order_ticket_misuse_einval(void)
 {
 	struct tempo_ticket tk = { .flags = 1U << 4 };
@@ -1043,6 +1149,7 @@ static const struct ktap_case cases[] = {
 	KTAP_CASE(test_cancel_by_cookie),
 	KTAP_CASE(test_rearm_moves_deadline),
 	KTAP_CASE(test_rearm_withdraws_unread_record),
+	KTAP_CASE(test_query),
 	KTAP_CASE(test_rearm_unknown_enoent),
 	KTAP_CASE(test_periodic_overrun),
 	KTAP_CASE(test_periodic_deadlines_do_not_drift),
@@ -1067,6 +1174,7 @@ static const struct ktap_case cases[] = {
 	KTAP_CASE(test_submit_too_big_einval),
 	KTAP_CASE(test_order_reverse_submits_come_out_in_order),
 	KTAP_CASE(test_order_trash),
+	KTAP_CASE(test_order_skip),
 	KTAP_CASE(test_order_ticket_misuse_einval),
 	KTAP_CASE(test_order_submit_bad_data_no_effect),
 	KTAP_CASE(test_order_sink_pipe),

@@ -686,7 +686,9 @@ void finish_wait(struct wait_queue_head *w, struct wait_queue_entry *e);
 int __wake_up(struct wait_queue_head *w, unsigned int mode, int nr_exclusive, void *key);
 void __wake_up_locked_key(struct wait_queue_head *w, unsigned int mode, void *key);
 void __wake_up_locked(struct wait_queue_head *w, unsigned int mode, int nr);
+typedef unsigned int __poll_t;
 #define poll_to_key(m) ((void *)(uintptr_t)(m))
+#define key_to_poll(k) ((__poll_t)(uintptr_t)(k))
 #define wake_up(x) __wake_up(x, TASK_NORMAL, 1, NULL)
 #define wake_up_nr(x, nr) __wake_up(x, TASK_NORMAL, nr, NULL)
 #define wake_up_all(x) __wake_up(x, TASK_NORMAL, 0, NULL)
