@@ -391,6 +391,7 @@
 #include <tempo/timer.h>
 
 #include "internal.h"
+#include "testing.h"
 
 enum delayq_state {
 	DELAYQ_IDLE = 0,
@@ -1134,6 +1135,7 @@ static void delayq_kick(struct tempo_timer *timer)
 	fresh += delayq_advance(q, ktime_get());
 	delayq_wake(q, fresh);
 	WRITE_ONCE(q->kick_tick, U64_MAX);
+	tempo_test_point(TEMPO_TP_DELAYQ_KICK, q, q->now_tick, 0);
 	tick = delayq_near_from(q, q->now_tick);
 	/*
 	 * LMM(delayq_kick:A) kick_tick, then the inbox. Pairs with:
@@ -1377,6 +1379,7 @@ static int delayq_put(struct tempo_delayq *q, struct tempo_delayq_node *node,
 	 * either they see this node, or this sees them.
 	 */
 	llist_add(&node->inbox, inbox);
+	tempo_test_point(TEMPO_TP_DELAYQ_PUSHED, q, ktime_to_ns(deadline), due);
 	if (due) {
 		/* Ordered after the push by it: see LMM(delayq_put:A) above. */
 		wake = waitqueue_active(&q->wait);

@@ -33,12 +33,14 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <unistd.h>
 #include <linux/types.h>
 #include <tempo/delayq.h>
 #include <tempo/timer.h>
 #include "internal.h"
 #include "sim.h"
+#include "testing.h"
 
 #define MAXCPU		8
 #define NITEMS		48	/* per producer */
@@ -73,6 +75,26 @@ static u64 rnd(u64 *s)
 	*s ^= *s >> 7;
 	*s ^= *s << 17;
 	return *s;
+}
+
+/*
+ * The cores' test points (kmod/testing.h, built with TEMPO_TESTING) as jitter
+ * points: between the two sides of the put/kick store-buffering pair (and
+ * the wheel's points under the queue's timer), sometimes yield, so that the
+ * other side runs in the window.
+ */
+void tempo_test_point(enum tempo_test_point where, const void *obj, u64 arg,
+		      unsigned int state)
+{
+	static __thread u64 seed;
+
+	(void)where;
+	(void)obj;
+	(void)state;
+	if (!seed)
+		seed = 0x9e3779b97f4a7c15ULL ^ arg ^ (uintptr_t)&seed;
+	if (rnd(&seed) % 8 == 0)
+		sched_yield();
 }
 
 static bool claim(struct item *it, int to)

@@ -65,7 +65,7 @@ $(USER_OUT)/order_fuzz: $(USER_DIR)/order_fuzz.c $(USER_SIM) $(USER_ORDER) $(USE
 
 $(USER_OUT)/delayq_stress: $(USER_DIR)/delayq_stress.c $(USER_SIM) $(USER_DELAYQ) $(USER_HDRS)
 	@mkdir -p $(@D)
-	$(USER_CC) $(USER_CFLAGS) $(USER_TSAN) -o $@ $(filter %.c,$^) -lpthread
+	$(USER_CC) $(USER_CFLAGS) $(USER_TESTING) $(USER_TSAN) -o $@ $(filter %.c,$^) -lpthread
 
 # Allocation-failure paths under ASan/LeakSanitizer.
 $(USER_OUT)/fault_det_test: $(USER_DIR)/fault_det_test.c $(USER_SIM) $(USER_ORDER) kmod/delayq.c $(USER_HDRS)

@@ -59,6 +59,7 @@ typedef unsigned int gfp_t;
 #define __GFP_ZERO 1
 /* Memory cgroups and reclaim policy have no meaning here. */
 #define GFP_KERNEL_ACCOUNT 0
+#define check_mul_overflow(a, b, d) __builtin_mul_overflow(a, b, d)
 #define __GFP_RETRY_MAYFAIL 0
 #define __GFP_NOWARN 0
 
