@@ -98,11 +98,9 @@
  * cost an arm, a callback on a workqueue and a lock round trip per item, and
  * let items that one CPU's late workqueue holds back be overtaken.
  *
- * Deadline order, as java's heap gives it
- * ---------------------------------------
- * Java's take() returns the heap's head once its delay has passed: expired
- * items leave strictly in deadline order. Here they leave in order to the
- * tick:
+ * Deadline order, to the tick
+ * ---------------------------
+ * Items leave in deadline order to the tick:
  *  - near nodes leave by tick, as the buckets are scanned from the earliest
  *    (delayq_near_min()), and nodes of one tick in put order;
  *  - q->ready is sorted by deadline (delayq_make_ready()), and a ready node
@@ -118,64 +116,41 @@
  *
  * What remains: items due in the same tick may leave in either order, and a
  * far node whose stage callback is held off for more than DQ_NEAR_TICKS / 2
- * ticks (96 ms at the default tick) can be overtaken by near ones. Java's
- * order is exact because its heap is ordered at every put, at O(log n); here
+ * ticks (96 ms at the default tick) can be overtaken by near ones. Exact
+ * order would need a structure ordered at every put (a heap: O(log n)); here
  * put, remove, take and expiry stay O(1). A late kick (its CPU's workqueue
  * starved) delays the items that sleeping consumers wait for, all together
  * and in order; a consumer or producer that comes by releases them sooner.
  *
- * Why no timed waits: java.util.concurrent.DelayQueue
- * ---------------------------------------------------
- * DelayQueue keeps items in a binary heap under one lock with one Condition,
- * and every consumer computes the head's remaining delay itself:
+ * No timed waits
+ * --------------
+ * No consumer sleeps with a timeout computed from the head's deadline
+ * (Documentation/tempo.rst compares this with a leader-follower queue).
+ * The kick, a tempo timer owned by the queue and not by a consumer, is what
+ * waits for the earliest near tick: no consumer holds a timer, none hands a
+ * duty over when it leaves, and a new earlier head re-arms the kick (O(1),
+ * lock-free, inside the lock) instead of waking anyone. Consumers sleep as
+ * exclusive waiters (WQ_FLAG_EXCLUSIVE, at the tail, so FIFO) and are woken
+ * one per takeable node, with every poll waiter (delayq_wake()): no
+ * thundering herd. A file built on the queue may wake its pollers for events
+ * of its own (tempo_delayq_wake_poll(), EPOLLOUT say): the consumers' wake
+ * function (delayq_consumer_wake()) lets a wake-up whose key lacks EPOLLIN
+ * pass, so it neither wakes a consumer nor uses up an exclusive wake-up.
  *
- *	take():
- *	  lock
- *	  for (;;)
- *	    first = q.peek()
- *	    if first == null:             available.await()
- *	    elif first.getDelay() <= 0:   return q.poll()
- *	    elif leader != null:          available.await()          // follower
- *	    else:  leader = me
- *	           available.awaitNanos(first.getDelay())            // leader
- *	           if leader == me: leader = null
- *	  finally: if leader == null && q.peek() != null: available.signal()
- *	  unlock
- *
- * Without the leader every waiting consumer would sleep in awaitNanos() on
- * the head's delay and all of them would wake when it expires (a herd, and a
- * timer per thread). The leader-follower variant lets one thread, the leader,
- * do the timed wait while the followers wait without a timeout; offer() of a
- * new head resets the leader and signals, and a leader that leaves (item
- * taken, interrupted) must signal a follower, which is the finally clause:
- * forget it and an item strands with consumers asleep.
- *
- * Here the kick is the leader. It is a tempo timer owned by the queue, not
- * by a consumer: no consumer holds a timer, no consumer must hand leadership
- * over, and a new earlier head re-arms the kick (O(1), lock-free, inside the
- * lock) instead of waking anyone. Consumers sleep as exclusive waiters
- * (WQ_FLAG_EXCLUSIVE, at the tail, so FIFO) and are woken one per takeable
- * node, with every poll waiter (delayq_wake()): no thundering herd. A file
- * built on the queue may wake its pollers for events of its own
- * (tempo_delayq_wake_poll(), EPOLLOUT say): the consumers' wake function
- * (delayq_consumer_wake()) lets a wake-up whose key lacks EPOLLIN pass, so
- * it neither wakes a consumer nor uses up an exclusive wake-up.
- *
- * The remaining duty of Java's finally clause is the kernel's rule for
- * exclusive waiters (the comment in prepare_to_wait_event(), kernel/sched/
- * wait.c): a waiter selected by a wake-up must consume the condition or pass
- * the wake-up on. We meet it by construction: the queue's lock IS the wait
- * queue's lock (q->wait.lock, as timerfd does), a node becomes takeable and
- * its wake-up is delivered in one critical section, and a consumer decides to
- * leave (signal, kthread_stop, timeout, shutdown) in the same critical
- * section in which it has just found nothing takeable, by a fresh clock
- * reading. A wake-up that selected it earlier came with a node it now sees
- * and takes; a wake-up after it left cannot select it. A consumer is off the
- * wait queue while it advances the clock itself, so the wake-ups it gives go
- * to others. So there is no window in which a selected waiter leaves with
- * an error and a node still takeable; delayq_wait() asserts this
- * (WARN_ON_ONCE on leaving with an error while a node is takeable, outside
- * shutdown).
+ * What remains is the kernel's rule for exclusive waiters (the comment in
+ * prepare_to_wait_event(), kernel/sched/wait.c): a waiter selected by a
+ * wake-up must consume the condition or pass the wake-up on. We meet it by
+ * construction: the queue's lock IS the wait queue's lock (q->wait.lock, as
+ * timerfd does), a node becomes takeable and its wake-up is delivered in one
+ * critical section, and a consumer decides to leave (signal, kthread_stop,
+ * timeout, shutdown) in the same critical section in which it has just found
+ * nothing takeable, by a fresh clock reading. A wake-up that selected it
+ * earlier came with a node it now sees and takes; a wake-up after it left
+ * cannot select it. A consumer is off the wait queue while it advances the
+ * clock itself, so the wake-ups it gives go to others. So there is no window
+ * in which a selected waiter leaves with an error and a node still takeable;
+ * delayq_wait() asserts this (WARN_ON_ONCE on leaving with an error while a
+ * node is takeable, outside shutdown).
  *
  * A selected waiter may leave without an error and with a node takeable,
  * though: consume() answered STOP, or reached its @max; take() found nodes

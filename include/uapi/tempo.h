@@ -471,9 +471,12 @@ struct tempo_stats {
  * errno the ioctl would return. An unknown cmd_op fails with ENOTTY. io_uring
  * may issue the command from one of its workers (the submitting task's
  * credentials and memory): no completion of the ordered stream is written to
- * a sink from it. read() and poll() of the file work through io_uring as
- * they do as system calls (IORING_OP_READ, IORING_OP_POLL_ADD), with the
- * same exactly-once delivery. Linux 5.19 and later.
+ * a sink from it. read() and poll() of the file work through io_uring
+ * (IORING_OP_READ, IORING_OP_POLL_ADD) with the same exactly-once delivery
+ * as the system calls. One difference is io_uring's, for every pollable
+ * file: an IORING_OP_READ that finds no record waits for one (io_uring arms
+ * a poll and retries) instead of completing with EAGAIN, even when the file
+ * is O_NONBLOCK. Linux 5.19 and later.
  */
 #define TEMPO_URING_CMD_ARM	1	/* @batch: as TEMPO_IOC_TIMER_ARM */
 #define TEMPO_URING_CMD_CANCEL	2	/* @batch: as TEMPO_IOC_TIMER_CANCEL */
