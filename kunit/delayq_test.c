@@ -1884,7 +1884,8 @@ static void delayq_wake_poll_spares_consumers(struct kunit *test)
 	tempo_delayq_wake_poll(q, EPOLLOUT | EPOLLWRNORM);
 	msleep(20);
 	KUNIT_EXPECT_EQ(test, p->woken, 1U);
-	KUNIT_EXPECT_EQ(test, p->key, (__poll_t)(EPOLLOUT | EPOLLWRNORM));
+	KUNIT_EXPECT_EQ(test, (__force u32)p->key,
+			(__force u32)(EPOLLOUT | EPOLLWRNORM));
 	KUNIT_EXPECT_EQ(test, dq_stats(q).wakeups, 0ULL);
 	KUNIT_EXPECT_EQ(test, dq_stats(q).waiters, 1U);
 
