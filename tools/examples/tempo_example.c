@@ -16,8 +16,15 @@
  *   puts it on a delay queue, and a consumer kthread takes it once the delay
  *   has passed (never early) and counts how late it came.
  *
+ * Before that, a probe shows the calls for asking and skipping: how long a
+ * queued delay-queue item has left (tempo_delayq_query()), and moving an
+ * ordered stream past a range of lost tickets at once
+ * (tempo_order_trash_below()), the parked completion behind it running in
+ * the same call.
+ *
  * Loading fails (-EIO) if completions came out of order, a watchdog fired,
- * or a retry came early or got lost; the summary goes to the kernel log.
+ * a retry came early or got lost, or the probe saw something else than the
+ * headers promise; the summary goes to the kernel log.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -139,6 +146,62 @@ static int ex_consumer(void *unused)
 	return 0;
 }
 
+static void ex_probe_done(void *arg)
+{
+	(*(u32 *)arg)++;
+}
+
+/* The query and skip calls, on objects of the probe's own. Return: failures. */
+static int ex_probe(void)
+{
+	struct tempo_delayq_node node;
+	struct tempo_delayq *q;
+	struct tempo_order *o;
+	u64 t[4], now;
+	ktime_t deadline;
+	u32 ran = 0;
+	int i, bad = 0;
+
+	/* A queued item: how long until it may be taken; then gone. */
+	q = tempo_delayq_create();
+	if (!q)
+		return 1;
+	tempo_delayq_node_init(&node);
+	now = ktime_get_ns();
+	if (tempo_delayq_put(q, &node, 50 * NSEC_PER_MSEC))
+		bad++;
+	else if (tempo_delayq_query(q, &node, &deadline) != TEMPO_DELAYQ_PENDING ||
+		 ktime_to_ns(deadline) < now + 50 * NSEC_PER_MSEC)
+		bad++;
+	if (!tempo_delayq_remove_sync(q, &node) ||
+	    tempo_delayq_query(q, &node, &deadline) != -ENOENT)
+		bad++;
+	tempo_delayq_shutdown(q);
+	tempo_delayq_destroy(q, NULL, NULL);
+
+	/*
+	 * Tickets 1 and 2 are lost: 3 was submitted (parked behind them); one
+	 * call gives up 1 and 2 and runs 3, after 0.
+	 */
+	o = tempo_order_create(8, NULL);
+	if (IS_ERR(o))
+		return bad + 1;
+	for (i = 0; i < 4; i++)
+		if (tempo_order_ticket_try(o, &t[i]))
+			bad++;
+	if (tempo_order_run(o, t[0], ex_probe_done, &ran) < 0 ||
+	    tempo_order_run(o, t[3], ex_probe_done, &ran) < 0 || ran != 1)
+		bad++;
+	if (tempo_order_trash_below(o, t[3]) != 2 || ran != 2)
+		bad++;
+	if (tempo_order_trash_below(o, t[3] + 2) != -EINVAL)	/* never issued */
+		bad++;
+	tempo_order_destroy(o);
+	if (bad)
+		pr_warn("probe: %d of the query and skip checks failed\n", bad);
+	return bad;
+}
+
 static int ex_submit_all(void)
 {
 	struct ex_req *req;
@@ -172,6 +235,8 @@ static int __init tempo_example_init(void)
 
 	init_completion(&ex.all_done);
 	atomic_set(&ex.outstanding, 1);		/* ours, until all are submitted */
+	if (ex_probe())
+		return -EIO;
 
 	ex.order = tempo_order_create(16, NULL);
 	if (IS_ERR(ex.order))
