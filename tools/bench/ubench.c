@@ -11,7 +11,11 @@
  *			    active phases (the sleep is not counted), and the
  *			    collect phase alone as events per second
  *
- * SYS: tempo, timerfd, io_uring, posix. Each peer is used the way its own
+ * SYS: tempo, tempo_uring, timerfd, io_uring, posix. tempo_uring is tempo's
+ * batches through io_uring (IORING_OP_URING_CMD, libtempo_uring.h), one SQE
+ * per batch and one io_uring_enter() per phase, as the io_uring peer does
+ * with its SQE per timer; its expiries are read with IORING_OP_READ. Each
+ * peer is used the way its own
  * documentation recommends: timerfd non-blocking behind epoll, io_uring with
  * a batch of SQEs per io_uring_submit() and IORING_OP_TIMEOUT_REMOVE by
  * user_data, POSIX timers with SIGEV_NONE for pure timeouts and a queued
@@ -38,10 +42,9 @@
 
 #include <liburing.h>
 
-#if __has_include("uapi/tempo.h")
+#include "libtempo_uring.h"
+
 #include "uapi/tempo.h"
-#define HAVE_TEMPO_UAPI 1
-#endif
 
 #define BATCH		256
 #define SAMPLE_NS	(200ULL * 1000000)
@@ -87,19 +90,18 @@ struct usys {
 };
 
 /* ---- tempo ---- */
-#ifdef HAVE_TEMPO_UAPI
 static int tfd = -1;
 static struct tempo_timer_spec specs[BATCH];
 static uint64_t ids[BATCH];
 static struct tempo_event evs[BATCH];
 
-static int tempo_setup(void)
+static int tdev_setup(void)
 {
 	tfd = open(TEMPO_DEVICE, O_RDWR | O_CLOEXEC);
 	return tfd < 0 ? -1 : 0;
 }
 
-static void tempo_arm(uint64_t delay)
+static void tdev_arm(uint64_t delay)
 {
 	struct tempo_batch b = { .ptr = (uintptr_t)specs, .count = BATCH };
 	int i;
@@ -115,7 +117,7 @@ static void tempo_arm(uint64_t delay)
 		ids[i] = specs[i].id;
 }
 
-static void tempo_cancel(void)
+static void tdev_cancel(void)
 {
 	struct tempo_batch b = { .ptr = (uintptr_t)ids, .count = BATCH };
 
@@ -123,7 +125,7 @@ static void tempo_cancel(void)
 		die("TEMPO_IOC_TIMER_CANCEL");
 }
 
-static void tempo_collect(void)
+static void tdev_collect(void)
 {
 	size_t got = 0;
 
@@ -138,16 +140,6 @@ static void tempo_collect(void)
 		got += n / sizeof(struct tempo_event);
 	}
 }
-#else
-static int tempo_setup(void)
-{
-	errno = ENOENT;
-	return -1;
-}
-static void tempo_arm(uint64_t delay) { (void)delay; }
-static void tempo_cancel(void) { }
-static void tempo_collect(void) { }
-#endif
 
 /* ---- timerfd: one fd per timer, non-blocking, behind epoll ---- */
 static int tfds[BATCH], ep = -1;
@@ -287,6 +279,79 @@ static void uring_collect(void)
 	uring_reap(BATCH);
 }
 
+/* ---- tempo through io_uring: one URING_CMD per batch ---- */
+static struct tempo_uring_cmd tuc;
+static struct tempo_batch tub;
+
+static int tdev_uring_setup(void)
+{
+	return tdev_setup() || uring_setup() ? -1 : 0;
+}
+
+/* Submit the one SQE prepared and wait for its CQE: its res. */
+static int tdev_uring_one(void)
+{
+	struct io_uring_cqe *cqe;
+	int err = io_uring_submit_and_wait(&ring, 1), res;
+
+	if (err < 0) {
+		errno = -err;
+		die("io_uring_submit tempo");
+	}
+	err = io_uring_wait_cqe(&ring, &cqe);
+	if (err) {
+		errno = -err;
+		die("io_uring_wait_cqe tempo");
+	}
+	res = cqe->res;
+	io_uring_cqe_seen(&ring, cqe);
+	return res;
+}
+
+static void tdev_uring_arm(uint64_t delay)
+{
+	int i;
+
+	for (i = 0; i < BATCH; i++) {
+		memset(&specs[i], 0, sizeof(specs[i]));
+		specs[i].cookie = i;
+		specs[i].value = delay;
+	}
+	tempo_uring_prep_arm(io_uring_get_sqe(&ring), tfd, &tuc, &tub, specs, BATCH);
+	if (tdev_uring_one() != BATCH) {
+		errno = EIO;
+		die("TEMPO_URING_CMD_ARM");
+	}
+	for (i = 0; i < BATCH; i++)
+		ids[i] = specs[i].id;
+}
+
+static void tdev_uring_cancel(void)
+{
+	tempo_uring_prep_cancel(io_uring_get_sqe(&ring), tfd, &tuc, &tub, ids, BATCH, 0);
+	if (tdev_uring_one() != BATCH) {
+		errno = EIO;
+		die("TEMPO_URING_CMD_CANCEL");
+	}
+}
+
+static void tdev_uring_collect(void)
+{
+	size_t got = 0;
+
+	while (got < BATCH) {
+		int n;
+
+		tempo_uring_prep_read(io_uring_get_sqe(&ring), tfd, evs, BATCH - got);
+		n = tdev_uring_one();
+		if (n < 0) {
+			errno = -n;
+			die("IORING_OP_READ /dev/tempo");
+		}
+		got += n / sizeof(struct tempo_event);
+	}
+}
+
 /* ---- POSIX timers ---- */
 static timer_t ptn[BATCH], pts[BATCH];
 static sigset_t rtset;
@@ -351,7 +416,9 @@ static void posix_collect(void)
 }
 
 static const struct usys systems[] = {
-	{ "tempo", tempo_setup, tempo_arm, tempo_cancel, tempo_collect },
+	{ "tempo", tdev_setup, tdev_arm, tdev_cancel, tdev_collect },
+	{ "tempo_uring", tdev_uring_setup, tdev_uring_arm, tdev_uring_cancel,
+	  tdev_uring_collect },
 	{ "timerfd", timerfd_setup, timerfd_arm, timerfd_cancel, timerfd_collect },
 	{ "io_uring", uring_setup, uring_arm, uring_cancel, uring_collect },
 	{ "posix", posix_setup, posix_arm, posix_cancel, posix_collect },
@@ -369,7 +436,8 @@ int main(int argc, char **argv)
 	size_t i;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: ubench cancel|expire tempo|timerfd|io_uring|posix\n");
+		fprintf(stderr,
+			"usage: ubench cancel|expire tempo|tempo_uring|timerfd|io_uring|posix\n");
 		return 2;
 	}
 	for (i = 0; i < sizeof(systems) / sizeof(systems[0]); i++)
