@@ -96,4 +96,4 @@ grep -q "tempo-vm: FAIL" "$out/vm/console.log" &&
 # 5. report
 src=$out/vm/ktap.raw
 grep -q '^BENCH ' "$src" 2>/dev/null || src=$out/vm/console.log
-python3 "$root/tools/bench/report.py" "$src" "$out/results.json"
+python3 "$root/tools/bench/report.py" --platform tcg "$out/results.json" "$src"

@@ -38,10 +38,7 @@
 
 #include <liburing.h>
 
-#if __has_include("uapi/tempo.h")
 #include "uapi/tempo.h"
-#define HAVE_TEMPO_UAPI 1
-#endif
 
 #define BATCH		256
 #define SAMPLE_NS	(200ULL * 1000000)
@@ -87,7 +84,6 @@ struct usys {
 };
 
 /* ---- tempo ---- */
-#ifdef HAVE_TEMPO_UAPI
 static int tfd = -1;
 static struct tempo_timer_spec specs[BATCH];
 static uint64_t ids[BATCH];
@@ -138,16 +134,6 @@ static void tempo_collect(void)
 		got += n / sizeof(struct tempo_event);
 	}
 }
-#else
-static int tempo_setup(void)
-{
-	errno = ENOENT;
-	return -1;
-}
-static void tempo_arm(uint64_t delay) { (void)delay; }
-static void tempo_cancel(void) { }
-static void tempo_collect(void) { }
-#endif
 
 /* ---- timerfd: one fd per timer, non-blocking, behind epoll ---- */
 static int tfds[BATCH], ep = -1;

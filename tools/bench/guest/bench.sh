@@ -10,7 +10,8 @@
 #
 # Kernel command line: tempo_bench_reps=N (default 5; the 1M cancel tier runs
 # max(2, N-2) times), tempo_bench_quick=1 (smallest tiers only, for a smoke run),
-# tempo_bench_only=a,b (only these sections: cancel burst spread order dq parts ubench).
+# tempo_bench_only=a,b (only these sections: cancel xcancel hirq burst spread order
+# dq dq0 parts ubench; dq includes dq0).
 
 reps=5
 quick=0
@@ -85,6 +86,15 @@ while [ $rep -le $reps ]; do
 			done
 		done
 	done
+	want xcancel && [ "$(grep -c ^processor /proc/cpuinfo)" -gt 1 ] && for n in $tiers; do
+		[ "$n" = 1048576 ] && continue
+		for s in $(rot $rep tempo dwork timer hrtimer); do
+			kb xcancel $s $n
+		done
+	done
+	want hirq && for s in $(rot $rep tempo dwork timer hrtimer); do
+		kb hirq $s 65536
+	done
 	want burst && for s in $(rot $rep tempo dwork hrtimer); do
 		kb burst $s 32768
 	done
@@ -97,7 +107,7 @@ while [ $rep -le $reps ]; do
 	want dq && for s in $(rot $rep tempo java); do
 		kb dq $s 16384
 	done
-	want dq && for s in $(rot $rep tempo java); do
+	{ want dq || want dq0; } && for s in $(rot $rep tempo java); do
 		kb dq0 $s 16384
 	done
 	want parts && kb parts - 0
