@@ -16,11 +16,15 @@
 #   TEMPO_BENCH_REPS   repetitions per boot (3)
 #   TEMPO_BENCH_QUICK  1: 1K tier only
 #   TEMPO_BENCH_ONLY   sections (default: the ones UML represents, see README)
+#   TEMPO_BENCH_SYS    only these systems (comma-separated), e.g. for a profile
 #   TEMPO_BENCH_SRC    build tempo.ko from this tree's kmod/ and include/ (an
 #                      A/B run against another checkout); the bench module and
 #                      scripts always come from this tree
 #   TEMPO_UML_CPUS     UML CPUs (2); TEMPO_UML_MEM (1536M)
 #   TEMPO_UML_TIMEOUT  seconds per boot (900)
+#   TEMPO_BENCH_PERF   1: record each boot with host perf (cpu-clock, user
+#                      space: the UML kernel is a host process) into
+#                      build/bench-native/perf.bootN.data; see README
 
 set -euo pipefail
 
@@ -67,13 +71,17 @@ chmod 755 "$fs/init" "$fs/tempo/bench.sh"
 # 3. the boots; each one's console is its log
 append="tempo_mode=bench tempo_bench_reps=${TEMPO_BENCH_REPS:-3}"
 append+=" tempo_bench_quick=${TEMPO_BENCH_QUICK:-0} tempo_bench_only=$only"
+[ -z "${TEMPO_BENCH_SYS:-}" ] || append+=" tempo_bench_sys=$TEMPO_BENCH_SYS"
 logs=()
 for b in $(seq 1 "$boots"); do
 	log=$out/boot$b.log
 	msg "boot $b of $boots (UML, ${TEMPO_UML_CPUS:-2} CPUs)"
 	start=$(date +%s)
 	# UML's memory is a file in TMPDIR; the console is stdin/stdout.
-	TMPDIR=/dev/shm timeout "${TEMPO_UML_TIMEOUT:-900}" \
+	prof=()
+	[ "${TEMPO_BENCH_PERF:-0}" = 1 ] &&
+		prof=(perf record -q -e cpu-clock:u -F 4999 -o "$out/perf.boot$b.data" --)
+	TMPDIR=/dev/shm timeout "${TEMPO_UML_TIMEOUT:-900}" "${prof[@]}" \
 		"$kdir/linux" mem="${TEMPO_UML_MEM:-1536M}" ncpus="${TEMPO_UML_CPUS:-2}" \
 		seccomp=on root=/dev/root rootfstype=hostfs rootflags="$fs" rw \
 		init=/init con=null con0=fd:0,fd:1 $append </dev/null >"$log" 2>&1 ||

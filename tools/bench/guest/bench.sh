@@ -11,16 +11,19 @@
 # Kernel command line: tempo_bench_reps=N (default 5; the 1M cancel tier runs
 # max(2, N-2) times), tempo_bench_quick=1 (smallest tiers only, for a smoke run),
 # tempo_bench_only=a,b (only these sections: cancel xcancel hirq burst spread order
-# dq dq0 parts ubench; dq includes dq0).
+# dq dq0 parts ubench; dq includes dq0), tempo_bench_sys=a,b (only these systems,
+# e.g. for a profile of one of them).
 
 reps=5
 quick=0
 only=
+sys_only=
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	tempo_bench_reps=*) reps=${arg#tempo_bench_reps=} ;;
 	tempo_bench_quick=*) quick=${arg#tempo_bench_quick=} ;;
 	tempo_bench_only=*) only=${arg#tempo_bench_only=} ;;
+	tempo_bench_sys=*) sys_only=${arg#tempo_bench_sys=} ;;
 	esac
 done
 
@@ -32,10 +35,13 @@ B=/sys/kernel/debug/tempo_bench/run
 
 echo "BENCH-INFO cpus=$(grep -c ^processor /proc/cpuinfo) clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource) reps=$reps" | tee -a $out
 insmod /tempo/bench/tempo_bench.ko || { echo "tempo-vm: FAIL insmod tempo_bench.ko"; exit 1; }
+# where the modules' code is, for a host-side profiler (tools/bench/uml/perf-syms.py)
+echo "BENCH-INFO tempo_text=$(cat /sys/module/tempo/sections/.text 2>/dev/null)" \
+	"bench_text=$(cat /sys/module/tempo_bench/sections/.text 2>/dev/null)" | tee -a $out
 
-# rotate "a b c" by $1 positions
+# rotate "a b c" by $1 positions (and keep only tempo_bench_sys's systems)
 rot() {
-	local k=$1 i
+	local k=$1 i s
 	shift
 	i=0
 	while [ $i -lt $((k % $#)) ]; do
@@ -43,7 +49,10 @@ rot() {
 		shift
 		i=$((i + 1))
 	done
-	echo "$@"
+	for s in "$@"; do
+		[ -z "$sys_only" ] || case ",$sys_only," in *",$s,"*) ;; *) continue ;; esac
+		echo "$s"
+	done
 }
 
 kb() {	# kernel measurement: kb CMD SYS ARGS...
