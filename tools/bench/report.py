@@ -42,7 +42,7 @@ TARGETS_UML = [
       for n, need in (("1024", 1.5), ("65536", 1.5), ("1048576", 1.2)) for c in ("1", "all")],
     *[("cancel", {"outstanding": n, "cpus": c}, "tempo", "dwork", 2.0)
       for n in ("1024", "65536", "1048576") for c in ("1", "all")],
-    ("xcancel", {}, "tempo", "timer", 2.0),
+    *[("xcancel", {"outstanding": n}, "tempo", "timer", 2.0) for n in ("1024", "65536")],
     ("order", {}, "tempo_inline", "rob", 1.0),
 ]
 TARGETS = [

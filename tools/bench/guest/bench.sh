@@ -128,6 +128,8 @@ while [ $rep -le $reps ]; do
 	rep=$((rep + 1))
 done
 echo "bench: finished in $(($(date +%s) - start)) s"
+# tempo's own counters (messages sent, kicks = IPIs) explain the cross-CPU lane
+head -n 3 /sys/kernel/debug/tempo/wheel/stats 2>/dev/null | sed 's/^/bench: tempo wheel stats: /'
 
 rmmod tempo_bench || echo "tempo-vm: FAIL rmmod tempo_bench"
 stty -F /dev/ttyS1 raw -echo 2>/dev/null
