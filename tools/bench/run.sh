@@ -16,6 +16,8 @@
 #   TEMPO_BENCH_CLOCK  guest clocksource: tsc (default, as on hardware) or hpet
 #                      (what the guest picks by itself under TCG; ~1 us per read)
 #   TEMPO_VM_SMP       vCPUs (2); TEMPO_VM_MEM MiB (2048), as tools/vm/run.sh
+#   TEMPO_BENCH_SRC    build tempo.ko from this tree's kmod/ and include/ (an A/B
+#                      run against another checkout); the rest comes from this tree
 #
 # The sources are copied to build/bench/mod/ so that objects built for the
 # bench kernel never mix with those `make`/`make check` build in the tree.
@@ -23,6 +25,7 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+src=$(cd "${TEMPO_BENCH_SRC:-$root}" && pwd)
 out=$root/build/bench
 mod=$out/mod
 msg() { echo "bench: $*" >&2; }
@@ -35,8 +38,8 @@ msg "kernel $kdir"
 # 1. modules: tempo.ko and tempo_bench.ko in one kbuild pass (shared symbols)
 mkdir -p "$mod"
 rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
-	"$root/include/" "$mod/include/"
-rsync -a "$root/kmod/" "$mod/kmod/" --exclude='*.o' --exclude='*.ko' --exclude='*.mod*' \
+	"$src/include/" "$mod/include/"
+rsync -a --delete "$src/kmod/" "$mod/kmod/" --exclude='*.o' --exclude='*.ko' --exclude='*.mod*' \
 	--exclude='.*.cmd' --exclude='modules.order'
 rsync -a "$root/tools/bench/kmod/" "$mod/bench/" --exclude='*.o' --exclude='*.ko' \
 	--exclude='*.mod*' --exclude='.*.cmd' --exclude='modules.order'
