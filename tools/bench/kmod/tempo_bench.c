@@ -745,8 +745,9 @@ static int fire_pre(struct bthread *t)
 			atomic_inc(&f->armed_late);
 		} else if (f->burst) {
 			delay = f->common_deadline - now;
-		} else
+		} else {
 			delay = (2 + xorshift32(&seed) % 100) * NSEC_PER_MSEC;
+		}
 		it->deadline = now + delay;
 		switch (f->sys) {
 		case T_TEMPO:
