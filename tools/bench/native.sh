@@ -69,9 +69,9 @@ cp "$mod/bench/tempo_bench.ko" "$fs/tempo/bench/tempo_bench.ko"
 chmod 755 "$fs/init" "$fs/tempo/bench.sh"
 
 # 3. the boots; each one's console is its log
-append="tempo_mode=bench tempo_bench_reps=${TEMPO_BENCH_REPS:-3}"
-append+=" tempo_bench_quick=${TEMPO_BENCH_QUICK:-0} tempo_bench_only=$only"
-[ -z "${TEMPO_BENCH_SYS:-}" ] || append+=" tempo_bench_sys=$TEMPO_BENCH_SYS"
+append=(tempo_mode=bench "tempo_bench_reps=${TEMPO_BENCH_REPS:-3}"
+	"tempo_bench_quick=${TEMPO_BENCH_QUICK:-0}" "tempo_bench_only=$only")
+[ -z "${TEMPO_BENCH_SYS:-}" ] || append+=("tempo_bench_sys=$TEMPO_BENCH_SYS")
 logs=()
 for b in $(seq 1 "$boots"); do
 	log=$out/boot$b.log
@@ -84,7 +84,7 @@ for b in $(seq 1 "$boots"); do
 	TMPDIR=/dev/shm timeout "${TEMPO_UML_TIMEOUT:-900}" "${prof[@]}" \
 		"$kdir/linux" mem="${TEMPO_UML_MEM:-1536M}" ncpus="${TEMPO_UML_CPUS:-2}" \
 		seccomp=on root=/dev/root rootfstype=hostfs rootflags="$fs" rw \
-		init=/init con=null con0=fd:0,fd:1 $append </dev/null >"$log" 2>&1 ||
+		init=/init con=null con0=fd:0,fd:1 "${append[@]}" </dev/null >"$log" 2>&1 ||
 		{ tail -n 20 "$log" >&2; die "boot $b failed (console: $log)"; }
 	msg "boot $b took $(($(date +%s) - start)) s"
 	grep -q "tempo-vm: done" "$log" || { tail -n 20 "$log" >&2; die "boot $b did not finish"; }
