@@ -17,6 +17,9 @@
 #   TEMPO_BENCH_QUICK  1: 1K tier only
 #   TEMPO_BENCH_ONLY   sections (default: the ones UML represents, see README)
 #   TEMPO_BENCH_SYS    only these systems (comma-separated), e.g. for a profile
+#   TEMPO_BENCH_EXTRA  controls added to the cancel lane (timer64: a timer_list
+#                      padded to the 64 bytes of a tempo_timer)
+#   TEMPO_BENCH_TIERS  only these tiers of outstanding timers (e.g. 65536)
 #   TEMPO_BENCH_SRC    build tempo.ko from this tree's kmod/ and include/ (an
 #                      A/B run against another checkout); the bench module and
 #                      scripts always come from this tree
@@ -72,6 +75,8 @@ chmod 755 "$fs/init" "$fs/tempo/bench.sh"
 append=(tempo_mode=bench "tempo_bench_reps=${TEMPO_BENCH_REPS:-3}"
 	"tempo_bench_quick=${TEMPO_BENCH_QUICK:-0}" "tempo_bench_only=$only")
 [ -z "${TEMPO_BENCH_SYS:-}" ] || append+=("tempo_bench_sys=$TEMPO_BENCH_SYS")
+[ -z "${TEMPO_BENCH_EXTRA:-}" ] || append+=("tempo_bench_extra=$TEMPO_BENCH_EXTRA")
+[ -z "${TEMPO_BENCH_TIERS:-}" ] || append+=("tempo_bench_tiers=$TEMPO_BENCH_TIERS")
 logs=()
 for b in $(seq 1 "$boots"); do
 	log=$out/boot$b.log

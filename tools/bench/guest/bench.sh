@@ -12,18 +12,24 @@
 # max(2, N-2) times), tempo_bench_quick=1 (smallest tiers only, for a smoke run),
 # tempo_bench_only=a,b (only these sections: cancel xcancel hirq burst spread order
 # dq dq0 parts ubench; dq includes dq0), tempo_bench_sys=a,b (only these systems,
-# e.g. for a profile of one of them).
+# e.g. for a profile of one of them), tempo_bench_extra=timer64 (controls added to
+# the cancel lane: timer64 is a timer_list padded to tempo_timer's 64 bytes),
+# tempo_bench_tiers=65536 (only these numbers of outstanding timers).
 
 reps=5
 quick=0
 only=
 sys_only=
+extra=
+tiers_only=
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	tempo_bench_reps=*) reps=${arg#tempo_bench_reps=} ;;
 	tempo_bench_quick=*) quick=${arg#tempo_bench_quick=} ;;
 	tempo_bench_only=*) only=${arg#tempo_bench_only=} ;;
 	tempo_bench_sys=*) sys_only=${arg#tempo_bench_sys=} ;;
+	tempo_bench_extra=*) extra=$(echo "${arg#tempo_bench_extra=}" | tr , ' ') ;;
+	tempo_bench_tiers=*) tiers_only=$(echo "${arg#tempo_bench_tiers=}" | tr , ' ') ;;
 	esac
 done
 
@@ -81,6 +87,7 @@ if [ "$quick" = 1 ]; then
 else
 	tiers="1024 65536 1048576"
 fi
+[ -z "$tiers_only" ] || tiers=$tiers_only
 start=$(date +%s)
 rep=1
 while [ $rep -le $reps ]; do
@@ -90,7 +97,8 @@ while [ $rep -le $reps ]; do
 			continue
 		fi
 		for cpus in 1 all; do
-			for s in $(rot $rep tempo dwork timer hrtimer); do
+			# shellcheck disable=SC2086 # $extra: one word per system
+			for s in $(rot $rep tempo dwork timer hrtimer $extra); do
 				kb cancel $s $n $cpus
 			done
 		done

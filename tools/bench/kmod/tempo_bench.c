@@ -234,8 +234,17 @@ static struct brun *brun_alloc(void)
 
 /* ---- cancelled timeouts ---- */
 
-enum tsys { T_TEMPO, T_DWORK, T_TIMER, T_HRTIMER, T_NSYS };
-static const char * const tsys_name[T_NSYS] = { "tempo", "dwork", "timer", "hrtimer" };
+enum tsys { T_TEMPO, T_DWORK, T_TIMER, T_HRTIMER, T_TIMER64, T_NSYS };
+static const char * const tsys_name[T_NSYS] = { "tempo", "dwork", "timer", "hrtimer", "timer64" };
+
+/*
+ * timer64: a timer_list in 64 bytes, the size of a struct tempo_timer. Not a
+ * peer: a control for the cancel lane, which tells how much of a gap at 64K
+ * and 1M outstanding is only the size of the object (cancel lane only).
+ */
+struct timer_list64 {
+	struct timer_list t;
+} __aligned(64);
 
 static void *pool;		/* MAX_TIMERS of the largest timer type */
 static size_t pool_bytes;
@@ -304,6 +313,13 @@ static int cancel_pre(struct bthread *t)
 			mod_timer(tl, jiffies + far_j(i));
 			break;
 		}
+		case T_TIMER64: {
+			struct timer_list *tl = &((struct timer_list64 *)pool + i)->t;
+
+			timer_setup(tl, noop_timer, 0);
+			mod_timer(tl, jiffies + far_j(i));
+			break;
+		}
 		case T_HRTIMER: {
 			struct hrtimer *h = (struct hrtimer *)pool + i;
 
@@ -363,6 +379,10 @@ static void cancel_body(struct bthread *t)
 		CANCEL_LOOP(struct timer_list, timer_delete(x),
 			    mod_timer(x, jiffies + far_j(i)));
 		break;
+	case T_TIMER64:
+		CANCEL_LOOP(struct timer_list64, timer_delete(&x->t),
+			    mod_timer(&x->t, jiffies + far_j(i)));
+		break;
 	case T_HRTIMER:
 		CANCEL_LOOP(struct hrtimer, hrtimer_try_to_cancel(x),
 			    hrtimer_start(x, ns_to_ktime(far_ns(i)), HRTIMER_MODE_REL));
@@ -388,6 +408,9 @@ static void cancel_post(struct bthread *t)
 			break;
 		case T_TIMER:
 			timer_delete_sync((struct timer_list *)pool + i);
+			break;
+		case T_TIMER64:
+			timer_delete_sync(&((struct timer_list64 *)pool + i)->t);
 			break;
 		case T_HRTIMER:
 			hrtimer_cancel((struct hrtimer *)pool + i);
@@ -519,7 +542,7 @@ static int cmd_xcancel(const char *sys_s, u32 n)
 	u64 ops;
 
 	nt = min_t(int, num_online_cpus(), MAX_THREADS);
-	if (sys < 0 || nt < 2 || n < 1 || n > MAX_TIMERS)
+	if (sys < 0 || sys == T_TIMER64 || nt < 2 || n < 1 || n > MAX_TIMERS)
 		return -EINVAL;
 	c.sys = sys;
 	r = brun_alloc();
@@ -642,7 +665,7 @@ static int cmd_hirq(const char *sys_s, u32 n)
 	struct hirq_ctx *h;
 	struct brun *r;
 
-	if (sys < 0 || n < 1 || n > MAX_TIMERS)
+	if (sys < 0 || sys == T_TIMER64 || n < 1 || n > MAX_TIMERS)
 		return -EINVAL;
 	c.sys = sys;
 	h = kzalloc(sizeof(*h), GFP_KERNEL);
@@ -799,7 +822,7 @@ static int cmd_fire(const char *sys_s, u32 k, bool burst)
 	unsigned long stop;
 	u32 i;
 
-	if (sys < 0 || sys == T_TIMER || k < 16 || k > MAX_TIMERS / 4)
+	if (sys < 0 || sys == T_TIMER || sys == T_TIMER64 || k < 16 || k > MAX_TIMERS / 4)
 		return -EINVAL;
 	f = kzalloc(sizeof(*f), GFP_KERNEL);
 	r = brun_alloc();
@@ -1645,7 +1668,8 @@ static struct dentry *dir;
 static int __init tempo_bench_init(void)
 {
 	size_t sz = max3(sizeof(struct tempo_timer), sizeof(struct delayed_work),
-			 max(sizeof(struct timer_list), sizeof(struct hrtimer)));
+			 max3(sizeof(struct timer_list), sizeof(struct timer_list64),
+			      sizeof(struct hrtimer)));
 
 	pool_bytes = sz * MAX_TIMERS;
 	pool = vzalloc(pool_bytes);
