@@ -35,6 +35,8 @@
 # Measure (never part of a test lane)
 #   make bench         tempo against its peers in the bench kernel (QEMU/TCG);
 #                      tools/bench/README.md
+#   make bench-native  the same bench in an SMP User-Mode Linux 7.2 kernel, at
+#                      native instruction costs, 3 boots (build/bench-native/)
 #   make demo          boot the test kernel, load tempo.ko, show its state
 #
 # KERNEL selects the kernel version: 6.1 (default, Debian 12's linux-source),

@@ -70,7 +70,7 @@
  * Who writes what: PD and seq are set by arm/cancel from any CPU; LK is set and
  * cleared only by the owner of base @cpu; QU is set by whoever pushes the msg
  * and cleared by the owner that pops it (or by the pusher itself when the
- * inbox is sealed and the timer is still LK there, see tempo_send()); @cpu
+ * inbox is sealed and the timer is still LK there, see timer_send()); @cpu
  * changes only while the timer is neither LK nor QU (anyone may then claim
  * it), or by the one who holds QU and moves the message to another inbox
  * (forwarding), and never while LK is set: LK and @cpu together name the list
@@ -103,8 +103,7 @@
  *     !LK => entry is on no list. So the owner takes the entry off its list
  *     BEFORE any cmpxchg that may clear LK, and links it only after the
  *     cmpxchg that sets LK: the moment LK is clear another CPU may claim the
- *     timer and link the same entry into its own wheel. (Found by TSan in the
- *     userspace build: the first version unlinked after clearing LK.)
+ *     timer and link the same entry into its own wheel.
  * I2  QU => msg is on the inbox of base cpu or is about to be pushed there by
  *     the context that set QU; exactly one context pushes per setting of QU.
  * I3  For every level, occupied bit i is set iff its slot i is non-empty.
@@ -141,13 +140,16 @@
  *
  * MEMORY ORDERING (labels are LMM(function:letter); every pair is listed)
  *
- * P1  tempo_arm:A (expires, want_cpu stores) happens before tempo_arm:B (the
+ * P1  timer_arm_tick:A (expires, want_cpu stores) happens before timer_arm_tick:B (the
  *     fully ordered cmpxchg setting the new seq). base_settle:A
- *     (atomic_long_read_acquire of state) pairs with tempo_arm:B, so a settle
+ *     (atomic_long_read_acquire of state) pairs with timer_arm_tick:B, so a settle
  *     that sees seq s also sees the expires written for seq s or later. A
  *     later write can only belong to an arm whose cmpxchg is still to come;
  *     that arm will find LK or QU set and send a message, and the owner will
  *     settle again (so the expires used is never older than the seq recorded).
+ *     tempo_timer_expires:A (acquire read of state) pairs with timer_arm_tick:B
+ *     the same way: seeing PD set by an arm, it reads that arm's expires or a
+ *     later one.
  * P2  inbox_push:A (release cmpxchg of the inbox head) pairs with
  *     inbox_take:A (acquire cmpxchg to NULL): the owner sees the state the
  *     pusher published before the push.
@@ -168,28 +170,6 @@
  *     the seal (and is in the batch the seal returns) or sees the seal and
  *     either drops it (the timer is still LK on the sealed base, whose
  *     evacuation will settle it) or moves it elsewhere.
- *
- * THE SEED'S FLAWS (../shared/seeds/003), AND WHY THEY ARE ABSENT
- *
- * - "A task added while the cursor moves can miss its slot and wait a whole
- *   revolution": producers never choose slots. The owner chooses the slot
- *   from its own clock, under the same interrupts-off section that inserts
- *   it, so the clock cannot move in between; a message drained late finds
- *   an expiry at or before the clock and goes into the slot collected next
- *   (never a revolution later; tested with the pure wheel in kunit).
- * - "A slot has a fixed capacity, and tasks beyond it are dropped": slots are
- *   intrusive lists; the only limit is the memory of the callers' timers.
- * - "Delays longer than one revolution wrap around": hierarchical levels
- *   cover 2^32.9 ticks; longer delays are refused with -ERANGE.
- * - "There is no cancellation": cancel is one cmpxchg (and an O(1) unlink on
- *   the owner, or a message to the remote owner); cancel_sync and
- *   shutdown_sync wait for a running callback.
- * - "Memory visibility between adders and the ticker is unclear": every
- *   cross-CPU hand-off is one of the pairs P1..P5 above.
- * - "The tick thread drifts by its processing time, and it ticks even when
- *   empty": the hrtimer is armed at absolute tick boundaries
- *   (tick * tick_ns), so nothing drifts, and only for the next occupied slot;
- *   an empty wheel has no hrtimer armed.
  *
  * WHAT IS NOT GUARANTEED
  *
@@ -287,10 +267,11 @@ struct tempo_base {
 	struct irq_work		kick;		/* kicks from this CPU */
 };
 
-static struct tempo_base __percpu *tempo_bases;
-static struct workqueue_struct *tempo_wq;
-static enum cpuhp_state tempo_hp_state;
+static struct tempo_base __percpu *bases;
+static struct workqueue_struct *dispatch_wq;
+static enum cpuhp_state hp_state;
 static u32 tick_ns;
+static struct tempo_tick_div tick_recip;
 static unsigned int wheel_depth;
 
 /* ---------------------------------------------------------------------- */
@@ -527,15 +508,16 @@ EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_empty);
 /* ---------------------------------------------------------------------- */
 /* Time.                                                                    */
 
+/* ns / tick_ns by a multiplication (see wheel.h; exact for every @ns) */
 static inline u64 ns_to_tick_floor(u64 ns)
 {
-	return div_u64(ns, tick_ns);
+	return tempo_tick_div(&tick_recip, ns);
 }
 
 /* The first tick at or after @ns: a timer due then is never early. */
 static inline u64 ns_to_tick_ceil(u64 ns)
 {
-	return div_u64(ns + tick_ns - 1, tick_ns);
+	return tempo_tick_div(&tick_recip, ns + tick_ns - 1);
 }
 
 static inline ktime_t tick_to_ktime(u64 tick)
@@ -543,7 +525,7 @@ static inline ktime_t tick_to_ktime(u64 tick)
 	return ns_to_ktime(tick * tick_ns);
 }
 
-static inline u64 tempo_now_tick(void)
+static inline u64 now_tick(void)
 {
 	return ns_to_tick_floor(ktime_get_ns());
 }
@@ -584,7 +566,7 @@ static struct llist_node *inbox_take(struct tempo_base *base)
 static bool base_accepts(unsigned int cpu)
 {
 	return cpu < nr_cpu_ids && cpu_online(cpu) &&
-	       READ_ONCE(per_cpu_ptr(tempo_bases, cpu)->online);
+	       READ_ONCE(per_cpu_ptr(bases, cpu)->online);
 }
 
 /* An online CPU other than @avoid to move timers to. */
@@ -645,10 +627,10 @@ static void base_kick(struct tempo_base *base, unsigned int cpu)
  * between a successful push and the kick: a sealed inbox is the only way a
  * CPU refuses messages.
  */
-static void tempo_send(struct tempo_base *local, struct tempo_timer *t, unsigned int cpu)
+static void timer_send(struct tempo_base *local, struct tempo_timer *t, unsigned int cpu)
 {
 	for (;;) {
-		struct tempo_base *base = per_cpu_ptr(tempo_bases, cpu);
+		struct tempo_base *base = per_cpu_ptr(bases, cpu);
 		unsigned int to;
 		long old, new;
 
@@ -709,6 +691,37 @@ static unsigned int settle_target(struct tempo_base *base, struct tempo_timer *t
 	return base->online ? base->cpu : fallback_cpu(base->cpu);
 }
 
+/* What an arm or a settle does with @t after its cmpxchg succeeded. */
+enum placement {
+	PLACE_NOTHING,	/* a message already on its way settles it */
+	PLACE_LINK,	/* link into this base's wheel */
+	PLACE_FORWARD,	/* send to @target, which holds it next */
+	PLACE_SEND,	/* send to @target, its holder */
+};
+
+/*
+ * Carry out @how for @t, whose state word is now @new; @base is the calling
+ * CPU's own base (interrupts off).
+ */
+static void base_place(struct tempo_base *base, struct tempo_timer *t,
+		       enum placement how, long new, unsigned int target, u64 now)
+{
+	switch (how) {
+	case PLACE_LINK:
+		t->linked_seq = tt_seq(new);
+		base_program(base, base_link(base, t, now));
+		break;
+	case PLACE_FORWARD:
+		base->stats.forwarded++;
+		fallthrough;
+	case PLACE_SEND:
+		timer_send(base, t, target);
+		break;
+	case PLACE_NOTHING:
+		break;
+	}
+}
+
 enum settle_how {
 	SETTLE_POPPED = 1,	/* t's message was just taken off the inbox */
 	SETTLE_UNLINKED = 2,	/* caller already took t off its list */
@@ -746,7 +759,7 @@ static bool base_settle(struct tempo_base *base, struct tempo_timer *t,
 	}
 
 	for (;;) {
-		/* LMM(base_settle:A): pairs with tempo_arm:B (P1). */
+		/* LMM(base_settle:A): pairs with timer_arm_tick:B (P1). */
 		old = atomic_long_read_acquire(&t->state);
 		new = old;
 		if (how & SETTLE_POPPED)
@@ -781,12 +794,10 @@ static bool base_settle(struct tempo_base *base, struct tempo_timer *t,
 
 	switch (act) {
 	case PLACE:
-		t->linked_seq = tt_seq(new);
-		base_program(base, base_link(base, t, now));
+		base_place(base, t, PLACE_LINK, new, target, now);
 		break;
 	case FORWARD:
-		base->stats.forwarded++;
-		tempo_send(base, t, target);
+		base_place(base, t, PLACE_FORWARD, new, target, now);
 		break;
 	case DROP:
 		/* LMM(base_settle:C): pairs with tempo_timer_cancel_sync() (P3). */
@@ -808,7 +819,7 @@ static u64 base_process(struct tempo_base *base)
 {
 	struct tempo_timer *t, *next;
 	struct llist_node *msgs;
-	u64 now = tempo_now_tick();
+	u64 now = now_tick();
 
 	/*
 	 * Collect before placing the messages: an overdue slot (a late
@@ -822,11 +833,11 @@ static u64 base_process(struct tempo_base *base)
 		base_settle(base, t, SETTLE_POPPED, now);
 	tempo_wheel_collect(&base->wheel, now, &base->expired);
 	if (!list_empty(&base->expired))
-		queue_work_on(base->cpu, tempo_wq, &base->work);
+		queue_work_on(base->cpu, dispatch_wq, &base->work);
 	return base->wheel.next_expiry;
 }
 
-static enum hrtimer_restart tempo_hrtimer_fn(struct hrtimer *hrtimer)
+static enum hrtimer_restart base_hrtimer_fn(struct hrtimer *hrtimer)
 {
 	struct tempo_base *base = container_of(hrtimer, struct tempo_base, hrtimer);
 	u64 next;
@@ -846,7 +857,7 @@ static enum hrtimer_restart tempo_hrtimer_fn(struct hrtimer *hrtimer)
 	return HRTIMER_RESTART;
 }
 
-static void tempo_kick(struct tempo_base *base)
+static void base_kicked(struct tempo_base *base)
 {
 	u64 next;
 
@@ -858,16 +869,16 @@ static void tempo_kick(struct tempo_base *base)
 }
 
 /* A remote kick, raw hardirq: hand over to the irq_work (wait contexts). */
-static void tempo_kick_csd(void *info)
+static void base_kick_csd(void *info)
 {
 	struct tempo_base *base = info;
 
 	irq_work_queue(&base->kick);
 }
 
-static void tempo_kick_irq_work(struct irq_work *work)
+static void base_kick_irq_work(struct irq_work *work)
 {
-	tempo_kick(container_of(work, struct tempo_base, kick));
+	base_kicked(container_of(work, struct tempo_base, kick));
 }
 
 static void record_lateness(struct tempo_base *base, struct tempo_timer *t, u64 now_ns)
@@ -969,17 +980,15 @@ void tempo_timer_init(struct tempo_timer *timer, tempo_timer_fn_t fn, unsigned i
 }
 EXPORT_SYMBOL_GPL(tempo_timer_init);
 
-enum arm_how { ARM_LINK, ARM_FORWARD, ARM_SEND, ARM_NOTHING };
-
 /*
  * Arm @t to expire at tick @expires on @cpu (or, for -1, where it is if it is
  * held by a base, else on the calling CPU). Interrupts are off throughout.
  */
-static int tempo_arm(struct tempo_timer *t, int cpu, u64 expires, u64 now)
+static int timer_arm_tick(struct tempo_timer *t, int cpu, u64 expires, u64 now)
 {
-	struct tempo_base *local = this_cpu_ptr(tempo_bases);
+	struct tempo_base *local = this_cpu_ptr(bases);
 	unsigned int this = smp_processor_id(), owner, target;
-	enum arm_how how;
+	enum placement how;
 	bool unlinked;
 	long old, new;
 
@@ -1006,36 +1015,36 @@ static int tempo_arm(struct tempo_timer *t, int cpu, u64 expires, u64 now)
 		if (target == this && !local->online)
 			target = fallback_cpu(this);
 
-		/* LMM(tempo_arm:A): published by tempo_arm:B (P1). */
+		/* LMM(timer_arm_tick:A): published by timer_arm_tick:B (P1). */
 		WRITE_ONCE(t->expires, expires);
 		WRITE_ONCE(t->want_cpu, target);
 		new = (old | TT_PENDING) + TT_SEQ_ONE;
 
 		if (held && owner == this && local->online) {
 			if (target == this) {
-				how = ARM_LINK;
+				how = PLACE_LINK;
 				new |= TT_LINKED;
 			} else if (old & TT_QUEUED) {
 				/* Our own inbox holds its message; it forwards. */
-				how = ARM_NOTHING;
+				how = PLACE_NOTHING;
 				new &= ~TT_LINKED;
 			} else {
-				how = ARM_FORWARD;
+				how = PLACE_FORWARD;
 				new = tt_set_cpu(new & ~TT_LINKED, target) | TT_QUEUED;
 			}
 		} else if (held) {
-			how = (old & TT_QUEUED) ? ARM_NOTHING : ARM_SEND;
+			how = (old & TT_QUEUED) ? PLACE_NOTHING : PLACE_SEND;
 			new |= TT_QUEUED;
 			target = owner;
 		} else if (target == this) {
-			how = ARM_LINK;
+			how = PLACE_LINK;
 			new = tt_set_cpu(new, this) | TT_LINKED;
 		} else {
-			how = ARM_SEND;
+			how = PLACE_SEND;
 			new = tt_set_cpu(new, target) | TT_QUEUED;
 		}
 		tempo_test_point(TEMPO_TP_WHEEL_ARM, t, old, 0);
-		/* LMM(tempo_arm:B): fully ordered, pairs with base_settle:A. */
+		/* LMM(timer_arm_tick:B): fully ordered, pairs with base_settle:A. */
 		if (atomic_long_try_cmpxchg(&t->state, &old, new))
 			break;
 	}
@@ -1046,24 +1055,11 @@ static int tempo_arm(struct tempo_timer *t, int cpu, u64 expires, u64 now)
 	else
 		local->stats.armed++;
 
-	switch (how) {
-	case ARM_LINK:
-		t->linked_seq = tt_seq(new);
-		base_program(local, base_link(local, t, now));
-		break;
-	case ARM_FORWARD:
-		local->stats.forwarded++;
-		fallthrough;
-	case ARM_SEND:
-		tempo_send(local, t, target);
-		break;
-	case ARM_NOTHING:
-		break;
-	}
+	base_place(local, t, how, new, target, now);
 	return !!(old & TT_PENDING);
 }
 
-static int tempo_arm_ns(struct tempo_timer *t, int cpu, u64 deadline_ns, u64 now_ns)
+static int timer_arm_ns(struct tempo_timer *t, int cpu, u64 deadline_ns, u64 now_ns)
 {
 	u64 expires = ns_to_tick_ceil(deadline_ns);
 	u64 now = ns_to_tick_floor(now_ns);
@@ -1078,7 +1074,7 @@ static int tempo_arm_ns(struct tempo_timer *t, int cpu, u64 deadline_ns, u64 now
 		return -ENODEV;
 
 	local_irq_save(flags);
-	ret = tempo_arm(t, cpu, expires, now);
+	ret = timer_arm_tick(t, cpu, expires, now);
 	local_irq_restore(flags);
 	return ret;
 }
@@ -1104,7 +1100,7 @@ int tempo_timer_arm(struct tempo_timer *timer, u64 delay_ns)
 
 	if (delay_ns > tempo_timer_max_delay_ns())
 		return -ERANGE;
-	return tempo_arm_ns(timer, -1, now + delay_ns, now);
+	return timer_arm_ns(timer, -1, now + delay_ns, now);
 }
 EXPORT_SYMBOL_GPL(tempo_timer_arm);
 
@@ -1129,7 +1125,7 @@ int tempo_timer_arm_on(struct tempo_timer *timer, int cpu, u64 delay_ns)
 		return -ENODEV;
 	if (delay_ns > tempo_timer_max_delay_ns())
 		return -ERANGE;
-	return tempo_arm_ns(timer, cpu, now + delay_ns, now);
+	return timer_arm_ns(timer, cpu, now + delay_ns, now);
 }
 EXPORT_SYMBOL_GPL(tempo_timer_arm_on);
 
@@ -1173,7 +1169,7 @@ int tempo_timer_arm_at_from(struct tempo_timer *timer, int cpu, u64 deadline_ns,
 		return -ENODEV;
 	if ((s64)deadline_ns < 0)	/* a negative ktime: fire at the next tick */
 		deadline_ns = 0;
-	return tempo_arm_ns(timer, cpu, deadline_ns, now_ns);
+	return timer_arm_ns(timer, cpu, deadline_ns, now_ns);
 }
 EXPORT_SYMBOL_IF_KUNIT(tempo_timer_arm_at_from);
 
@@ -1198,7 +1194,7 @@ bool tempo_timer_cancel(struct tempo_timer *timer)
 	long old, new;
 
 	local_irq_save(flags);
-	local = this_cpu_ptr(tempo_bases);
+	local = this_cpu_ptr(bases);
 	this = smp_processor_id();
 	old = atomic_long_read(&timer->state);
 	/* As in base_settle(): off our list before LINKED may clear (I1). */
@@ -1227,7 +1223,7 @@ bool tempo_timer_cancel(struct tempo_timer *timer)
 	if (old & TT_PENDING)
 		local->stats.cancelled++;
 	if (send)
-		tempo_send(local, timer, tt_cpu(old));
+		timer_send(local, timer, tt_cpu(old));
 	local_irq_restore(flags);
 	return old & TT_PENDING;
 }
@@ -1238,7 +1234,7 @@ static bool timer_is_running(struct tempo_timer *timer)
 	unsigned int cpu;
 
 	for_each_possible_cpu(cpu)
-		if (READ_ONCE(per_cpu_ptr(tempo_bases, cpu)->running) == timer)
+		if (READ_ONCE(per_cpu_ptr(bases, cpu)->running) == timer)
 			return true;
 	return false;
 }
@@ -1270,7 +1266,7 @@ bool tempo_timer_cancel_sync(struct tempo_timer *timer)
 				      (atomic_long_read(&timer->state) & TT_PENDING));
 		/* Pairs with base_dispatch:C (P4). */
 		for_each_possible_cpu(cpu) {
-			struct tempo_base *base = per_cpu_ptr(tempo_bases, cpu);
+			struct tempo_base *base = per_cpu_ptr(bases, cpu);
 
 			wait_var_event(&base->running, READ_ONCE(base->running) != timer);
 		}
@@ -1309,6 +1305,36 @@ bool tempo_timer_pending(const struct tempo_timer *timer)
 	return atomic_long_read(&timer->state) & TT_PENDING;
 }
 EXPORT_SYMBOL_GPL(tempo_timer_pending);
+
+/**
+ * tempo_timer_expires - when a pending timer is due
+ * @timer: the timer
+ * @expires_ns: where the answer goes
+ *
+ * The answer is the deadline the timer was armed with, rounded up to the
+ * tick: CLOCK_MONOTONIC nanoseconds (as ktime_get_ns()), never earlier than
+ * the deadline asked for and less than tempo_timer_tick_ns() later. The
+ * expiry itself may then come up to tempo_timer_slack_ns() later still.
+ *
+ * Context: any. The answer may be stale by the time the caller uses it; racing
+ * with an arm of @timer it is that arm's deadline or the one before.
+ * Return: true if @timer is pending, with its deadline in *@expires_ns; false
+ * if it is not (never armed, cancelled, or its callback was claimed), with
+ * *@expires_ns set to 0.
+ */
+bool tempo_timer_expires(const struct tempo_timer *timer, u64 *expires_ns)
+{
+	/* LMM(tempo_timer_expires:A): pairs with timer_arm_tick:B (P1). */
+	long state = atomic_long_read_acquire(&timer->state);
+
+	if (!(state & TT_PENDING)) {
+		*expires_ns = 0;
+		return false;
+	}
+	*expires_ns = READ_ONCE(timer->expires) * tick_ns;
+	return true;
+}
+EXPORT_SYMBOL_GPL(tempo_timer_expires);
 
 /**
  * tempo_timer_tick_ns - the length of a wheel tick
@@ -1360,20 +1386,20 @@ EXPORT_SYMBOL_GPL(tempo_timer_slack_ns);
 
 static void base_evacuate(struct tempo_base *base, struct llist_node *msgs);
 
-static int tempo_cpu_online(unsigned int cpu)
+static int base_cpu_online(unsigned int cpu)
 {
-	struct tempo_base *base = per_cpu_ptr(tempo_bases, cpu);
+	struct tempo_base *base = per_cpu_ptr(bases, cpu);
 
 	local_irq_disable();
 	/*
-	 * tempo_cpu_offline() left the lists empty and nothing links on an
+	 * base_cpu_offline() left the lists empty and nothing links on an
 	 * offline base. Should that ever break, forward what is there rather
 	 * than lose it with the re-initialisation below.
 	 */
 	if (WARN_ONCE(!tempo_wheel_empty(&base->wheel) || !list_empty(&base->expired),
 		      "tempo: cpu %u came online with timers on its wheel\n", cpu))
 		base_evacuate(base, NULL);
-	tempo_wheel_setup(&base->wheel, wheel_depth, tempo_now_tick());
+	tempo_wheel_setup(&base->wheel, wheel_depth, now_tick());
 	base->programmed = TEMPO_NEVER;
 	/* Online before unsealed: a kick for the first message must be served. */
 	WRITE_ONCE(base->online, true);
@@ -1386,7 +1412,7 @@ static int tempo_cpu_online(unsigned int cpu)
 static void base_evacuate(struct tempo_base *base, struct llist_node *msgs)
 {
 	struct tempo_timer *t, *next;
-	u64 now = tempo_now_tick();
+	u64 now = now_tick();
 	unsigned int idx;
 
 	llist_for_each_entry_safe(t, next, msgs, msg)
@@ -1398,9 +1424,9 @@ static void base_evacuate(struct tempo_base *base, struct llist_node *msgs)
 		base_settle(base, t, 0, now);
 }
 
-static int tempo_cpu_offline(unsigned int cpu)
+static int base_cpu_offline(unsigned int cpu)
 {
-	struct tempo_base *base = per_cpu_ptr(tempo_bases, cpu);
+	struct tempo_base *base = per_cpu_ptr(bases, cpu);
 	struct llist_node *msgs;
 
 	local_irq_disable();
@@ -1456,7 +1482,7 @@ void tempo_wheel_totals(u64 *armed, u64 *fired, u64 *cancelled)
 	*fired = 0;
 	*cancelled = 0;
 	for_each_possible_cpu(cpu) {
-		struct tempo_wheel_stats *s = &per_cpu_ptr(tempo_bases, cpu)->stats;
+		struct tempo_wheel_stats *s = &per_cpu_ptr(bases, cpu)->stats;
 
 		*armed += stat_read(&s->armed);
 		*fired += stat_read(&s->fired);
@@ -1475,7 +1501,7 @@ EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_totals);
  */
 VISIBLE_IF_KUNIT bool tempo_wheel_cpu_quiet(unsigned int cpu, bool *hrtimer_armed)
 {
-	struct tempo_base *base = per_cpu_ptr(tempo_bases, cpu);
+	struct tempo_base *base = per_cpu_ptr(bases, cpu);
 	struct llist_node *first = READ_ONCE(base->inbox.first);
 
 	*hrtimer_armed = hrtimer_active(&base->hrtimer);
@@ -1492,7 +1518,7 @@ static int stats_show(struct seq_file *m, void *v)
 
 	seq_puts(m, "cpu online armed rearmed cancelled fired sent kicks forwarded\n");
 	for_each_possible_cpu(cpu) {
-		struct tempo_base *base = per_cpu_ptr(tempo_bases, cpu);
+		struct tempo_base *base = per_cpu_ptr(bases, cpu);
 		struct tempo_wheel_stats *s = &base->stats;
 
 		seq_printf(m, "%u %d %llu %llu %llu %llu %llu %llu %llu\n", cpu,
@@ -1549,15 +1575,15 @@ static void base_init(struct tempo_base *base, unsigned int cpu)
 	tempo_wheel_setup(&base->wheel, wheel_depth, 0);
 	INIT_LIST_HEAD(&base->expired);
 	base->programmed = TEMPO_NEVER;
-	hrtimer_setup(&base->hrtimer, tempo_hrtimer_fn, CLOCK_MONOTONIC,
+	hrtimer_setup(&base->hrtimer, base_hrtimer_fn, CLOCK_MONOTONIC,
 		      HRTIMER_MODE_ABS_PINNED);
 	INIT_WORK(&base->work, base_dispatch);
 	base->cpu = cpu;
 	base->online = false;
 	base->running = NULL;
 	base->inbox.first = INBOX_SEALED;	/* until the CPU comes online */
-	INIT_CSD(&base->csd, tempo_kick_csd, base);
-	init_irq_work(&base->kick, tempo_kick_irq_work);
+	INIT_CSD(&base->csd, base_kick_csd, base);
+	init_irq_work(&base->kick, base_kick_irq_work);
 }
 
 static void base_quiesce(struct tempo_base *base)
@@ -1604,39 +1630,41 @@ int tempo_wheel_init(u32 tick, unsigned int levels)
 	BUILD_BUG_ON(BITS_PER_LONG < 64);
 	BUILD_BUG_ON(CONFIG_NR_CPUS >= TT_CPU_NONE);
 	BUILD_BUG_ON(TEMPO_WHEEL_SLOTS > TEMPO_IDX_EXPIRED);
+	BUILD_BUG_ON(TEMPO_LVL_START(1) != TEMPO_TIMER_LVL0_TICKS);
 
 	if (!tempo_wheel_params_ok(tick, levels))
 		return -ERANGE;
 	tick_ns = tick;
 	wheel_depth = levels;
+	tempo_tick_div_init(&tick_recip, tick);
 
-	tempo_bases = alloc_percpu(struct tempo_base);
-	if (!tempo_bases)
+	bases = alloc_percpu(struct tempo_base);
+	if (!bases)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu)
-		base_init(per_cpu_ptr(tempo_bases, cpu), cpu);
+		base_init(per_cpu_ptr(bases, cpu), cpu);
 
-	tempo_wq = alloc_workqueue("tempo_timer", WQ_HIGHPRI | WQ_PERCPU, 0);
-	if (!tempo_wq) {
+	dispatch_wq = alloc_workqueue("tempo_timer", WQ_HIGHPRI | WQ_PERCPU, 0);
+	if (!dispatch_wq) {
 		ret = -ENOMEM;
 		goto err_free_bases;
 	}
 
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "tempo/wheel:online",
-				tempo_cpu_online, tempo_cpu_offline);
+				base_cpu_online, base_cpu_offline);
 	if (ret < 0)
 		goto err_destroy_wq;
-	tempo_hp_state = ret;
+	hp_state = ret;
 	return 0;
 
 err_destroy_wq:
-	destroy_workqueue(tempo_wq);
+	destroy_workqueue(dispatch_wq);
 err_free_bases:
-	free_percpu(tempo_bases);
+	free_percpu(bases);
 	return ret;
 }
 
-static void tempo_nop(void *info)
+static void nop_ipi(void *info)
 {
 }
 
@@ -1647,11 +1675,11 @@ void tempo_wheel_exit(void)
 {
 	unsigned int cpu;
 
-	cpuhp_remove_state_nocalls(tempo_hp_state);
+	cpuhp_remove_state_nocalls(hp_state);
 	/* A kick still queued on a CPU has run once a synchronous call has. */
-	on_each_cpu(tempo_nop, NULL, 1);
+	on_each_cpu(nop_ipi, NULL, 1);
 	for_each_possible_cpu(cpu)
-		base_quiesce(per_cpu_ptr(tempo_bases, cpu));
-	destroy_workqueue(tempo_wq);
-	free_percpu(tempo_bases);
+		base_quiesce(per_cpu_ptr(bases, cpu));
+	destroy_workqueue(dispatch_wq);
+	free_percpu(bases);
 }

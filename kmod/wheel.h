@@ -10,6 +10,7 @@
 #define _TEMPO_WHEEL_H
 
 #include <linux/list.h>
+#include <linux/math64.h>
 #include <linux/types.h>
 #include <kunit/visibility.h>
 #include <tempo/timer.h>
@@ -62,6 +63,43 @@ static inline u64 tempo_wheel_max_ticks(unsigned int depth)
 	 * wheel clock behind real time, so that an accepted delay always fits.
 	 */
 	return TEMPO_LVL_START(depth) - 2 * TEMPO_LVL_GRAN(depth - 1);
+}
+
+/*
+ * ns -> ticks without a division on the arm path: for every x < 2^63,
+ *
+ *	floor(x / d) = (x * m) >> (63 + l),  l = ceil(log2 d),
+ *	                                     m = floor(2^(63 + l) / d) + 1
+ *
+ * (Granlund and Montgomery, "Division by invariant integers using
+ * multiplication", 1994, theorem 4.2 with N = 63: it needs
+ * 2^(63+l) <= m * d <= 2^(63+l) + 2^l, and m * d - 2^(63+l) = d - (2^(63+l)
+ * mod d) lies in (0, d], d <= 2^l). m < 2^64 because d > 2^(l-1). A larger x
+ * (only a deadline near KTIME_MAX, which arm then refuses) is divided.
+ * The pure KUnit suite compares it with the division at the boundaries.
+ */
+struct tempo_tick_div {
+	u64		mult;
+	u32		div;
+	unsigned int	shift;
+};
+
+static inline void tempo_tick_div_init(struct tempo_tick_div *r, u32 d)
+{
+	unsigned int l = d > 1 ? fls64(d - 1) : 0;
+	u64 q = div64_u64(1ULL << 63, d), rem = (1ULL << 63) - q * d;
+
+	/* 2^(63+l) = (q * d + rem) * 2^l; rem * 2^l < d * 2^32 fits in 64 bits */
+	r->div = d;
+	r->shift = 63 + l;
+	r->mult = (q << l) + div64_u64(rem << l, d) + 1;
+}
+
+static inline u64 tempo_tick_div(const struct tempo_tick_div *r, u64 x)
+{
+	if (unlikely(x >> 63))
+		return div64_u64(x, r->div);
+	return mul_u64_u64_shr(x, r->mult, r->shift);
 }
 
 VISIBLE_IF_KUNIT void tempo_wheel_setup(struct tempo_wheel *w, unsigned int depth, u64 clk);

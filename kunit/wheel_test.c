@@ -144,7 +144,7 @@ static void pure_boundaries(struct kunit *test)
 }
 
 /*
- * The seed's race, made deterministic: a producer computes its expiry, the
+ * A race of slot-choosing producers, made deterministic: a producer computes its expiry, the
  * clock then moves past it before the insertion. The owner places the timer
  * from its own (newer) clock, so it comes out at the very next collection,
  * not a revolution later.
@@ -284,6 +284,45 @@ static void pure_forward(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, w->clk, t.expires);
 }
 
+/*
+ * The ns -> tick reciprocal is the division, exactly, for every tick length
+ * at the edges where a quotient changes and at the top of its range.
+ * Fails if: the multiplier is one too small or the shift one too large (an
+ * error appears first at a multiple of the tick, or just below one).
+ */
+static void pure_tick_div(struct kunit *test)
+{
+	static const u32 ticks[] = { 1, 3, 10000, 999983, 1000000, 1 << 20,
+				     999999999, 1000000000, U32_MAX };
+	unsigned int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(ticks); i++) {
+		u64 d = ticks[i], top = (1ULL << 63) - 1, rnd = 0x9e3779b97f4a7c15ULL;
+		const u64 bases[] = { 0, d, 1000 * d, div64_u64(top, d) * d, top - d,
+				      top, 1ULL << 63, U64_MAX - d };
+		struct tempo_tick_div r;
+
+		tempo_tick_div_init(&r, d);
+		for (j = 0; j < ARRAY_SIZE(bases); j++) {
+			u64 b = bases[j], x;
+			int k;
+
+			for (k = -2; k <= 2; k++) {
+				x = b + k;
+				KUNIT_EXPECT_EQ_MSG(test, tempo_tick_div(&r, x), div64_u64(x, d),
+						    "tick %llu, x %llu", d, x);
+			}
+		}
+		for (j = 0; j < 4096; j++) {
+			rnd ^= rnd << 13;
+			rnd ^= rnd >> 7;
+			rnd ^= rnd << 17;
+			KUNIT_EXPECT_EQ_MSG(test, tempo_tick_div(&r, rnd >> (j & 31)),
+					    div64_u64(rnd >> (j & 31), d), "tick %llu", d);
+		}
+	}
+}
+
 static struct kunit_case pure_cases[] = {
 	KUNIT_CASE(pure_boundaries),
 	KUNIT_CASE(pure_clock_moves_before_insert),
@@ -291,6 +330,7 @@ static struct kunit_case pure_cases[] = {
 	KUNIT_CASE(pure_del),
 	KUNIT_CASE(pure_forward),
 	KUNIT_CASE(pure_params_bounds),
+	KUNIT_CASE(pure_tick_div),
 	{}
 };
 
@@ -621,6 +661,43 @@ static void live_bad_arguments(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, tempo_timer_pending(&p->timer));
 	KUNIT_EXPECT_EQ(test, tempo_timer_arm(&p->timer, max), 0);
 	KUNIT_EXPECT_TRUE(test, tempo_timer_cancel(&p->timer));
+}
+
+/*
+ * tempo_timer_expires() gives a pending timer's deadline rounded up to the
+ * tick (never earlier than asked, less than a tick later), follows a re-arm,
+ * and says "not pending" for an idle, a cancelled and a fired timer.
+ * Fails if: it answers for an idle or cancelled timer, returns the deadline
+ * unrounded or a tick off, or keeps the first arm's deadline.
+ */
+static void expect_expires(struct kunit *test, struct probe *p, u64 deadline)
+{
+	u64 tick = tempo_timer_tick_ns(), got = 1;
+
+	/* EXPECT, not ASSERT: the caller must still cancel the armed timer. */
+	KUNIT_EXPECT_TRUE(test, tempo_timer_expires(&p->timer, &got));
+	KUNIT_EXPECT_EQ(test, got, roundup(deadline, tick));
+}
+
+static void live_expires(struct kunit *test)
+{
+	struct probe *p = probe_new(test);
+	u64 tick = tempo_timer_tick_ns(), got = 1, now = ktime_get_ns();
+	u64 d1 = now + 10 * NSEC_PER_SEC + tick / 3, d2 = now + 3 * NSEC_PER_SEC;
+
+	KUNIT_EXPECT_FALSE(test, tempo_timer_expires(&p->timer, &got));
+	KUNIT_EXPECT_EQ(test, got, 0ULL);
+	KUNIT_ASSERT_EQ(test, tempo_timer_arm_at(&p->timer, TEMPO_CPU_LOCAL, ns_to_ktime(d1)), 0);
+	expect_expires(test, p, d1);
+	KUNIT_EXPECT_EQ(test, tempo_timer_arm_at(&p->timer, TEMPO_CPU_LOCAL, ns_to_ktime(d2)), 1);
+	expect_expires(test, p, d2);
+	KUNIT_EXPECT_TRUE(test, tempo_timer_cancel(&p->timer));
+	KUNIT_EXPECT_FALSE(test, tempo_timer_expires(&p->timer, &got));
+
+	KUNIT_ASSERT_EQ(test, probe_arm(p, 2 * NSEC_PER_MSEC), 0);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p->done, 5 * HZ), 0UL);
+	KUNIT_EXPECT_FALSE(test, tempo_timer_expires(&p->timer, &got));
+	tempo_timer_cancel_sync(&p->timer);
 }
 
 static bool arm_on_once(struct kunit *test, const void *arg)
@@ -1211,6 +1288,7 @@ static struct kunit_case live_cases[] = {
 	KUNIT_CASE(live_bad_arguments),
 	KUNIT_CASE(live_arm_at_from_stale_reading),
 	KUNIT_CASE(live_arm_on),
+	KUNIT_CASE(live_expires),
 	KUNIT_CASE(live_remote_cancel_rearm),
 	KUNIT_CASE(live_arm_from_hardirq),
 	KUNIT_CASE(live_ordering),

@@ -43,11 +43,12 @@
  * one exception: reprogramming this CPU's hrtimer when an arm becomes its
  * earliest expiry). cancel_sync and shutdown_sync may sleep.
  *
- * Time: CLOCK_MONOTONIC. A timer never fires before its deadline. It fires at
- * most one tick late when its delay is below TEMPO_TIMER_LVL0_TICKS ticks, and
- * at most one granule of its wheel level late (12.5% of the delay) otherwise;
- * the table is at the top of kmod/wheel.c, and tempo_timer_slack_ns() gives the
- * bound for a given delay. Callbacks then wait for the workqueue to run them.
+ * Time: CLOCK_MONOTONIC. A timer never fires before its deadline. Its expiry
+ * is less than one tick late when its delay is below TEMPO_TIMER_LVL0_TICKS
+ * ticks, and less than one granule of its wheel level late otherwise (a
+ * granule is at most 1/8 of the delay: 12.5%); the table is at the top of
+ * kmod/wheel.c, and tempo_timer_slack_ns() gives the bound for a given delay.
+ * Callbacks then wait for the workqueue to run them.
  */
 #ifndef _TEMPO_TIMER_H
 #define _TEMPO_TIMER_H
@@ -69,6 +70,9 @@ struct tempo_timer;
  * was armed on. It may sleep, re-arm @timer, or free it.
  */
 typedef void (*tempo_timer_fn_t)(struct tempo_timer *timer);
+
+/* Delays (in ticks) below this go into the wheel's first level, 1 tick fine. */
+#define TEMPO_TIMER_LVL0_TICKS	63
 
 /*
  * Flags for tempo_timer_init().
@@ -106,6 +110,7 @@ bool tempo_timer_cancel(struct tempo_timer *timer);
 bool tempo_timer_cancel_sync(struct tempo_timer *timer);
 bool tempo_timer_shutdown_sync(struct tempo_timer *timer);
 bool tempo_timer_pending(const struct tempo_timer *timer);
+bool tempo_timer_expires(const struct tempo_timer *timer, u64 *expires_ns);
 
 u64 tempo_timer_tick_ns(void);
 u64 tempo_timer_max_delay_ns(void);

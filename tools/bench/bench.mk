@@ -10,8 +10,12 @@
 #   make bench                      every tier, 5 repetitions (about 10 min in the VM)
 #   make bench TEMPO_BENCH_QUICK=1  1K tier only (a smoke run)
 #   make bench-kernel               build (or find) the bench kernel only
+#   make bench-native               the same module and guest script in an SMP
+#                                   User-Mode Linux 7.2 kernel (native instruction
+#                                   costs), 3 boots; build/bench-native/results.json
+#   make bench-native-kernel        build (or find) that UML kernel only
 
-.PHONY: bench bench-kernel
+.PHONY: bench bench-kernel bench-native bench-native-kernel
 
 bench: deps
 	@mkdir -p build
@@ -20,3 +24,11 @@ bench: deps
 
 bench-kernel: deps
 	@kdir=$$(tools/vm/kernel.sh bench) && echo "bench kernel: $$kdir"
+
+bench-native:
+	@mkdir -p build
+	@TEMPO_BENCH_REPS=$(or $(TEMPO_BENCH_REPS),3) TEMPO_BENCH_BOOTS=$(or $(TEMPO_BENCH_BOOTS),3) \
+		TEMPO_BENCH_QUICK=$(or $(TEMPO_BENCH_QUICK),0) tools/bench/native.sh
+
+bench-native-kernel:
+	@kdir=$$(tools/bench/uml/kernel.sh) && echo "UML kernel: $$kdir"

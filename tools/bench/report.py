@@ -1,8 +1,15 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Turn the bench VM's "BENCH rep=R key=value ..." lines into a table and a JSON file.
+"""Turn the bench's "BENCH rep=R key=value ..." lines into a table and a JSON file.
 
-    report.py LOG RESULTS.json
+    report.py LOG RESULTS.json                          (make bench: one TCG boot)
+    report.py --platform PLATFORM RESULTS.json LOG...   (one LOG per boot)
+
+PLATFORM is tcg (QEMU/TCG, `make bench`) or uml (User-Mode Linux,
+`make bench-native`); every row of RESULTS.json carries it. With several boots,
+each system gets a median and min per boot and across boots (the median of
+the per-boot medians, the min of all samples); ratios compare the across-boot
+medians, and per_boot_ratio gives each boot's own.
 
 A measurement is a name plus its parameters; each system's samples give a
 median, min and max. Ratios compare medians of the same run and say how many
@@ -15,14 +22,29 @@ import os
 import statistics
 import sys
 
-CAVEAT = ("Figures come from one boot of a QEMU/TCG guest (emulated CPU, shared host). "
-          "Only ratios between systems within this run mean anything; absolute times do not, "
-          "and the same kernel moves by ~30% between boots.")
-NOT_PARAMS = {"rep", "name", "system", "value", "unit", "ops", "count", "misordered", "armed_late", "wakeups",
+CAVEATS = {
+    "tcg": ("Figures come from one boot of a QEMU/TCG guest (emulated CPU, shared host). "
+            "Only ratios between systems within this run mean anything; absolute times do not, "
+            "and the same kernel moves by ~30% between boots."),
+    "uml": ("Figures come from User-Mode Linux boots on this host: the kernel's instructions run "
+            "natively, but interrupts, IPIs, clock events and idle are host signals and system "
+            "calls (~1 us), and a clock read is a vDSO call (~30 ns, against ~10-15 ns for a "
+            "bare-metal TSC read). Compare ratios within a boot; see tools/bench/README.md."),
+}
+CAVEAT = CAVEATS["tcg"]
+NOT_PARAMS = {"rep", "boot", "ok", "name", "system", "value", "unit", "ops", "count", "misordered", "armed_late", "wakeups",
               "put_us", "take_us"}
 HIGHER_IS_BETTER = {"events/s"}
 
 # (name, params that must match, tempo system, peer, minimum ratio)
+TARGETS_UML = [
+    *[("cancel", {"outstanding": n, "cpus": c}, "tempo", "timer", need)
+      for n, need in (("1024", 1.5), ("65536", 1.5), ("1048576", 1.2)) for c in ("1", "all")],
+    *[("cancel", {"outstanding": n, "cpus": c}, "tempo", "dwork", 2.0)
+      for n in ("1024", "65536", "1048576") for c in ("1", "all")],
+    *[("xcancel", {"outstanding": n}, "tempo", "timer", 2.0) for n in ("1024", "65536")],
+    ("order", {}, "tempo_inline", "rob", 1.0),
+]
 TARGETS = [
     ("cancel", {"outstanding": "1048576", "cpus": "1"}, "tempo", "dwork", 2.0),
     ("cancel", {"outstanding": "1048576", "cpus": "1"}, "tempo", "timer", 1.5),
@@ -33,6 +55,7 @@ TARGETS = [
     ("delayq", {}, "tempo", "java", 3.0),
     ("u_arm_cancel", {}, "tempo", "timerfd", 5.0),
     ("u_arm_cancel", {}, "tempo", "io_uring", 2.0),
+    ("u_arm_cancel", {}, "tempo_uring", "io_uring", 2.0),
 ]
 
 
@@ -66,46 +89,86 @@ def advantage(mine, other, unit):
 
 
 def main():
-    log, out = sys.argv[1], sys.argv[2]
-    rows, errors, info = parse(log)
+    global CAVEAT
+    args = sys.argv[1:]
+    platform = "tcg"
+    if args and args[0] == "--platform":
+        platform, args = args[1], args[2:]
+        out, logs = args[0], args[1:]
+    else:
+        logs, out = [args[0]], args[1]
+    CAVEAT = CAVEATS[platform]
+    targets_def = TARGETS_UML if platform == "uml" else TARGETS
+    rows, errors, info = [], [], {}
+    for b, log in enumerate(logs, 1):
+        r, e, i = parse(log)
+        for x in r:
+            x["boot"] = b
+        rows += r
+        errors += e
+        info.update(i)
+    nboots = len(logs)
     groups = {}
     for r in rows:
         params = {k: v for k, v in r.items() if k not in NOT_PARAMS}
         key = (r["name"], tuple(sorted(params.items())), r["unit"])
-        groups.setdefault(key, {}).setdefault(r["system"], []).append(float(r["value"]))
+        groups.setdefault(key, {}).setdefault(r["system"], {}).setdefault(
+            r["boot"], []).append(float(r["value"]))
 
     results = []
     print(CAVEAT)
     if info:
         print("guest: " + " ".join(f"{k}={v}" for k, v in info.items()))
-    print("ratio column: how many times better tempo is than each peer in this run "
-          "(medians; > 1 favours tempo)\n")
+    print(f"platform {platform}, {nboots} boot(s). Ratio column: how many times better tempo is "
+          "than each peer (medians; > 1 favours tempo)" +
+          (": across boots, the median of the per-boot medians; per boot in brackets" if nboots > 1 else "")
+          + "\n")
     for (name, params, unit), systems in groups.items():
-        meds = {s: statistics.median(v) for s, v in systems.items()}
+        boot_meds = {s: {b: statistics.median(v) for b, v in per.items()} for s, per in systems.items()}
+        meds = {s: statistics.median(bm.values()) for s, bm in boot_meds.items()}
+        allv = {s: [x for v in per.values() for x in v] for s, per in systems.items()}
         pstr = " ".join(f"{k}={v}" for k, v in params if k != "system")
         print(f"{name} {pstr}  [{unit}, {'higher' if unit in HIGHER_IS_BETTER else 'lower'} is better]")
         order = sorted(systems, key=lambda s: (not s.startswith("tempo"), s))
         for s in order:
-            v = systems[s]
+            v = allv[s]
             ratios = {} if name == "parts" else {
                 o: advantage(meds[s], meds[o], unit) for o in systems if o != s}
+            per_boot_ratio = {} if name == "parts" else {
+                o: [advantage(boot_meds[s].get(b), boot_meds[o].get(b), unit)
+                    for b in range(1, nboots + 1)] for o in systems if o != s}
             results.append({
-                "name": name, "system": s, "parameters": dict(params),
+                "name": name, "system": s, "parameters": dict(params), "platform": platform,
                 "median": meds[s], "min": min(v), "max": max(v), "samples": len(v),
+                "boots": nboots,
+                "per_boot": [{"boot": b, "median": boot_meds[s][b], "min": min(systems[s][b]),
+                              "samples": len(systems[s][b])} for b in sorted(systems[s])],
                 "unit": unit, "higher_is_better": unit in HIGHER_IS_BETTER,
                 "ratio": {o: (round(x, 3) if x is not None else None) for o, x in ratios.items()},
+                "per_boot_ratio": {o: [round(x, 3) if x is not None else None for x in xs]
+                                   for o, xs in per_boot_ratio.items()},
             })
             rs = ""
             if s.startswith("tempo"):
-                rs = "  " + "  ".join(f"x{ratios[o]:.2f} vs {o}" if ratios[o] else f"- vs {o}"
-                                      for o in order if not o.startswith("tempo"))
+                def one(o):
+                    if not ratios[o]:
+                        return f"- vs {o}"
+                    pb = ""
+                    if nboots > 1:
+                        pb = " [" + " ".join(f"{x:.2f}" if x else "-" for x in per_boot_ratio[o]) + "]"
+                    return f"x{ratios[o]:.2f}{pb} vs {o}"
+                rs = "  " + "  ".join(one(o) for o in order if not o.startswith("tempo"))
+            pbs = ""
+            if nboots > 1:
+                pbs = "  per boot med/min " + " ".join(
+                    f"{boot_meds[s][b]:.1f}/{min(systems[s][b]):.1f}" for b in sorted(systems[s]))
             print(f"  {s:13s} median {meds[s]:12.3f}  min {min(v):12.3f}  max {max(v):12.3f}"
-                  f"  n={len(v)}{rs}")
+                  f"  n={len(v)}{pbs}{rs}")
         print()
 
     targets = []
     print("Targets (ratios of medians in this run):")
-    for name, want, mine, peer, need in TARGETS:
+    for name, want, mine, peer, need in targets_def:
         got = None
         for r in results:
             if r["name"] == name and r["system"] == mine and all(
@@ -126,7 +189,7 @@ def main():
         json.dump(results, f, indent=1)
         f.write("\n")
     with open(os.path.join(os.path.dirname(out), "targets.json"), "w") as f:
-        json.dump({"caveat": CAVEAT, "guest": info, "targets": targets, "errors": errors}, f, indent=1)
+        json.dump({"caveat": CAVEAT, "platform": platform, "boots": nboots, "guest": info, "targets": targets, "errors": errors}, f, indent=1)
         f.write("\n")
     print(f"\nwrote {out} ({len(results)} measurements) and targets.json; {CAVEAT.split('.')[1].strip()}.")
 

@@ -10,16 +10,26 @@
 #
 # Kernel command line: tempo_bench_reps=N (default 5; the 1M cancel tier runs
 # max(2, N-2) times), tempo_bench_quick=1 (smallest tiers only, for a smoke run),
-# tempo_bench_only=a,b (only these sections: cancel burst spread order dq parts ubench).
+# tempo_bench_only=a,b (only these sections: cancel xcancel hirq burst spread order
+# dq dq0 parts ubench; dq includes dq0), tempo_bench_sys=a,b (only these systems,
+# e.g. for a profile of one of them), tempo_bench_extra=timer64 (controls added to
+# the cancel lane: timer64 is a timer_list padded to tempo_timer's 64 bytes),
+# tempo_bench_tiers=65536 (only these numbers of outstanding timers).
 
 reps=5
 quick=0
 only=
+sys_only=
+extra=
+tiers_only=
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	tempo_bench_reps=*) reps=${arg#tempo_bench_reps=} ;;
 	tempo_bench_quick=*) quick=${arg#tempo_bench_quick=} ;;
 	tempo_bench_only=*) only=${arg#tempo_bench_only=} ;;
+	tempo_bench_sys=*) sys_only=${arg#tempo_bench_sys=} ;;
+	tempo_bench_extra=*) extra=$(echo "${arg#tempo_bench_extra=}" | tr , ' ') ;;
+	tempo_bench_tiers=*) tiers_only=$(echo "${arg#tempo_bench_tiers=}" | tr , ' ') ;;
 	esac
 done
 
@@ -31,10 +41,13 @@ B=/sys/kernel/debug/tempo_bench/run
 
 echo "BENCH-INFO cpus=$(grep -c ^processor /proc/cpuinfo) clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource) reps=$reps" | tee -a $out
 insmod /tempo/bench/tempo_bench.ko || { echo "tempo-vm: FAIL insmod tempo_bench.ko"; exit 1; }
+# where the modules' code is, for a host-side profiler (tools/bench/uml/perf-syms.py)
+echo "BENCH-INFO tempo_text=$(cat /sys/module/tempo/sections/.text 2>/dev/null)" \
+	"bench_text=$(cat /sys/module/tempo_bench/sections/.text 2>/dev/null)" | tee -a $out
 
-# rotate "a b c" by $1 positions
+# rotate "a b c" by $1 positions (and keep only tempo_bench_sys's systems)
 rot() {
-	local k=$1 i
+	local k=$1 i s
 	shift
 	i=0
 	while [ $i -lt $((k % $#)) ]; do
@@ -42,7 +55,10 @@ rot() {
 		shift
 		i=$((i + 1))
 	done
-	echo "$@"
+	for s in "$@"; do
+		[ -z "$sys_only" ] || case ",$sys_only," in *",$s,"*) ;; *) continue ;; esac
+		echo "$s"
+	done
 }
 
 kb() {	# kernel measurement: kb CMD SYS ARGS...
@@ -71,6 +87,7 @@ if [ "$quick" = 1 ]; then
 else
 	tiers="1024 65536 1048576"
 fi
+[ -z "$tiers_only" ] || tiers=$tiers_only
 start=$(date +%s)
 rep=1
 while [ $rep -le $reps ]; do
@@ -80,10 +97,20 @@ while [ $rep -le $reps ]; do
 			continue
 		fi
 		for cpus in 1 all; do
-			for s in $(rot $rep tempo dwork timer hrtimer); do
+			# shellcheck disable=SC2086 # $extra: one word per system
+			for s in $(rot $rep tempo dwork timer hrtimer $extra); do
 				kb cancel $s $n $cpus
 			done
 		done
+	done
+	want xcancel && [ "$(grep -c ^processor /proc/cpuinfo)" -gt 1 ] && for n in $tiers; do
+		[ "$n" = 1048576 ] && continue
+		for s in $(rot $rep tempo dwork timer hrtimer); do
+			kb xcancel $s $n
+		done
+	done
+	want hirq && for s in $(rot $rep tempo dwork timer hrtimer); do
+		kb hirq $s 65536
 	done
 	want burst && for s in $(rot $rep tempo dwork hrtimer); do
 		kb burst $s 32768
@@ -97,18 +124,20 @@ while [ $rep -le $reps ]; do
 	want dq && for s in $(rot $rep tempo java); do
 		kb dq $s 16384
 	done
-	want dq && for s in $(rot $rep tempo java); do
+	{ want dq || want dq0; } && for s in $(rot $rep tempo java); do
 		kb dq0 $s 16384
 	done
 	want parts && kb parts - 0
 	want ubench && for m in cancel expire; do
-		for s in $(rot $rep tempo timerfd io_uring posix); do
+		for s in $(rot $rep tempo tempo_uring timerfd io_uring posix); do
 			ub $m $s
 		done
 	done
 	rep=$((rep + 1))
 done
 echo "bench: finished in $(($(date +%s) - start)) s"
+# tempo's own counters (messages sent, kicks = IPIs) explain the cross-CPU lane
+head -n 3 /sys/kernel/debug/tempo/wheel/stats 2>/dev/null | sed 's/^/bench: tempo wheel stats: /'
 
 rmmod tempo_bench || echo "tempo-vm: FAIL rmmod tempo_bench"
 stty -F /dev/ttyS1 raw -echo 2>/dev/null

@@ -18,6 +18,11 @@
  *			    thread arming its share on its own CPU); then for
  *			    sample_ms, cancel and re-arm a random one of them:
  *			    ns per arm+cancel pair (wall time / total pairs).
+ *	xcancel SYS N       as cancel, but the N timers are armed on the first
+ *			    CPU and cancelled and re-armed from the others
+ *			    (each its share): the cross-CPU pattern. ns/pair.
+ *	hirq SYS N          as cancel with one thread, but each batch runs in a
+ *			    hard-interrupt hrtimer callback: ns/pair inside it.
  *	burst SYS K         SYS in tempo dwork hrtimer. K timers armed on all
  *			    CPUs for one common deadline: ns per expiry between
  *			    the first and the last callback.
@@ -65,21 +70,11 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
-#include <tempo/timer.h>
-#if __has_include(<tempo/order.h>)
-#include <tempo/order.h>
-#define HAVE_TEMPO_ORDER 1
-#define HAVE_ORDER_STR "yes"
-#else
-#define HAVE_ORDER_STR "no"
-#endif
-#if __has_include(<tempo/delayq.h>)
 #include <tempo/delayq.h>
-#define HAVE_TEMPO_DELAYQ 1
-#define HAVE_DELAYQ_STR "yes"
-#else
-#define HAVE_DELAYQ_STR "no"
-#endif
+#include <tempo/order.h>
+#include <tempo/timer.h>
+
+#include "compat.h"	/* kmod/compat.h: the bench builds for 6.1 and 7.2 */
 
 static unsigned int sample_ms = 200;
 module_param(sample_ms, uint, 0644);
@@ -239,8 +234,17 @@ static struct brun *brun_alloc(void)
 
 /* ---- cancelled timeouts ---- */
 
-enum tsys { T_TEMPO, T_DWORK, T_TIMER, T_HRTIMER, T_NSYS };
-static const char * const tsys_name[T_NSYS] = { "tempo", "dwork", "timer", "hrtimer" };
+enum tsys { T_TEMPO, T_DWORK, T_TIMER, T_HRTIMER, T_TIMER64, T_NSYS };
+static const char * const tsys_name[T_NSYS] = { "tempo", "dwork", "timer", "hrtimer", "timer64" };
+
+/*
+ * timer64: a timer_list in 64 bytes, the size of a struct tempo_timer. Not a
+ * peer: a control for the cancel lane, which tells how much of a gap at 64K
+ * and 1M outstanding is only the size of the object (cancel lane only).
+ */
+struct timer_list64 {
+	struct timer_list t;
+} __aligned(64);
 
 static void *pool;		/* MAX_TIMERS of the largest timer type */
 static size_t pool_bytes;
@@ -309,11 +313,17 @@ static int cancel_pre(struct bthread *t)
 			mod_timer(tl, jiffies + far_j(i));
 			break;
 		}
+		case T_TIMER64: {
+			struct timer_list *tl = &((struct timer_list64 *)pool + i)->t;
+
+			timer_setup(tl, noop_timer, 0);
+			mod_timer(tl, jiffies + far_j(i));
+			break;
+		}
 		case T_HRTIMER: {
 			struct hrtimer *h = (struct hrtimer *)pool + i;
 
-			hrtimer_init(h, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-			h->function = noop_hrtimer;
+			hrtimer_setup(h, noop_hrtimer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 			hrtimer_start(h, ns_to_ktime(far_ns(i)), HRTIMER_MODE_REL);
 			break;
 		}
@@ -369,6 +379,10 @@ static void cancel_body(struct bthread *t)
 		CANCEL_LOOP(struct timer_list, timer_delete(x),
 			    mod_timer(x, jiffies + far_j(i)));
 		break;
+	case T_TIMER64:
+		CANCEL_LOOP(struct timer_list64, timer_delete(&x->t),
+			    mod_timer(&x->t, jiffies + far_j(i)));
+		break;
 	case T_HRTIMER:
 		CANCEL_LOOP(struct hrtimer, hrtimer_try_to_cancel(x),
 			    hrtimer_start(x, ns_to_ktime(far_ns(i)), HRTIMER_MODE_REL));
@@ -394,6 +408,9 @@ static void cancel_post(struct bthread *t)
 			break;
 		case T_TIMER:
 			timer_delete_sync((struct timer_list *)pool + i);
+			break;
+		case T_TIMER64:
+			timer_delete_sync(&((struct timer_list64 *)pool + i)->t);
 			break;
 		case T_HRTIMER:
 			hrtimer_cancel((struct hrtimer *)pool + i);
@@ -454,6 +471,231 @@ static int cmd_cancel(const char *sys_s, u32 n, const char *cpus_s)
 		emit_milli(head, div64_u64((r->t1 - r->t0) * 1000, ops), "ns/op");
 	}
 	kfree(r);
+	return err;
+}
+
+/* ---- cross-CPU: timers that live on one CPU, touched from the others ---- */
+
+/*
+ * The first thread arms all N timers on its CPU in pre() and then only
+ * serves its CPU (messages, interrupts); every other thread cancels and
+ * re-arms random timers of its own share of the N, as packets arriving on
+ * other CPUs do to a connection's timer. Each peer does what its API does
+ * with a remote timer: timer_list, hrtimer and delayed_work move it to the
+ * CPU that re-arms it; tempo leaves it with its owner and sends a message.
+ */
+static void xshare(struct bthread *t, u32 n, u32 *lo, u32 *hi)
+{
+	int k = t->run->nthreads - 1, i = t->idx - 1;
+
+	*lo = (u64)n * i / k;
+	*hi = (u64)n * (i + 1) / k;
+}
+
+static int xcancel_pre(struct bthread *t)
+{
+	struct cancel_ctx *c = t->run->ctx;
+	struct bthread one = { .run = &(struct brun){ .nthreads = 1, .ctx = c } };
+
+	if (t->idx)
+		return 0;
+	return cancel_pre(&one);	/* all N, on this CPU */
+}
+
+static void xcancel_body(struct bthread *t)
+{
+	struct brun *r = t->run;
+	struct cancel_ctx *c = r->ctx;
+	u32 lo, hi;
+
+	if (!t->idx)
+		return;
+	xshare(t, c->n, &lo, &hi);
+	switch (c->sys) {
+	case T_TEMPO:
+		CANCEL_LOOP(struct tempo_timer, tempo_timer_cancel(x),
+			    tempo_timer_arm(x, far_ns(i)));
+		break;
+	case T_DWORK:
+		CANCEL_LOOP(struct delayed_work, cancel_delayed_work(x),
+			    mod_delayed_work(system_wq, x, far_j(i)));
+		break;
+	case T_TIMER:
+		CANCEL_LOOP(struct timer_list, timer_delete(x),
+			    mod_timer(x, jiffies + far_j(i)));
+		break;
+	case T_HRTIMER:
+		CANCEL_LOOP(struct hrtimer, hrtimer_try_to_cancel(x),
+			    hrtimer_start(x, ns_to_ktime(far_ns(i)), HRTIMER_MODE_REL));
+		break;
+	default:
+		break;
+	}
+}
+
+static int cmd_xcancel(const char *sys_s, u32 n)
+{
+	struct cancel_ctx c = { .dur_ns = (u64)sample_ms * NSEC_PER_MSEC, .n = n };
+	struct bthread one = { .run = &(struct brun){ .nthreads = 1, .ctx = &c } };
+	int sys = parse_sys(sys_s, tsys_name, T_NSYS), nt, err;
+	struct brun *r;
+	u64 ops;
+
+	nt = min_t(int, num_online_cpus(), MAX_THREADS);
+	if (sys < 0 || sys == T_TIMER64 || nt < 2 || n < 1 || n > MAX_TIMERS)
+		return -EINVAL;
+	c.sys = sys;
+	r = brun_alloc();
+	if (!r)
+		return -ENOMEM;
+	r->nthreads = nt;
+	r->ctx = &c;
+	r->pre = xcancel_pre;
+	r->body = xcancel_body;
+	err = brun_go(r);
+	ops = brun_ops(r);
+	cancel_post(&one);	/* every thread has finished: no arm runs now */
+	if (!err && ops) {
+		char head[128];
+
+		scnprintf(head, sizeof(head),
+			  "name=xcancel system=%s outstanding=%u threads=%d ops=%llu",
+			  sys_s, n, nt - 1, ops);
+		emit_milli(head, div64_u64((r->t1 - r->t0) * 1000, ops), "ns/op");
+	}
+	kfree(r);
+	return err;
+}
+
+/* ---- hardirq: cancel and re-arm from an hrtimer callback ---- */
+
+/*
+ * One thread arms N timers on its CPU, then starts a hard-interrupt hrtimer
+ * on that CPU whose callback cancels and re-arms BATCH random timers, times
+ * that loop, and comes back 100 us later until sample_ms have passed. The
+ * figure is the time inside the loops / pairs: what an interrupt handler
+ * pays per timer operation.
+ */
+struct hirq_ctx {
+	struct hrtimer		tick;
+	struct cancel_ctx	*c;
+	u32			seed, n;
+	u64			ns, ops, until;
+	struct completion	done;
+};
+
+#define HIRQ_LOOP(type, cancel, arm)						\
+	do {									\
+		type *base = pool;						\
+		int b;								\
+		for (b = 0; b < BATCH; b++) {					\
+			u32 i = xorshift32(&h->seed) % h->n;			\
+			type *x = base + i;					\
+			cancel;							\
+			arm;							\
+		}								\
+	} while (0)
+
+static enum hrtimer_restart hirq_fn(struct hrtimer *tick)
+{
+	struct hirq_ctx *h = container_of(tick, struct hirq_ctx, tick);
+	u64 t0 = ktime_get_ns();
+
+	switch (h->c->sys) {
+	case T_TEMPO:
+		HIRQ_LOOP(struct tempo_timer, tempo_timer_cancel(x),
+			  tempo_timer_arm(x, far_ns(i)));
+		break;
+	case T_DWORK:
+		HIRQ_LOOP(struct delayed_work, cancel_delayed_work(x),
+			  mod_delayed_work(system_wq, x, far_j(i)));
+		break;
+	case T_TIMER:
+		HIRQ_LOOP(struct timer_list, timer_delete(x),
+			  mod_timer(x, jiffies + far_j(i)));
+		break;
+	case T_HRTIMER:
+		HIRQ_LOOP(struct hrtimer, hrtimer_try_to_cancel(x),
+			  hrtimer_start(x, ns_to_ktime(far_ns(i)), HRTIMER_MODE_REL));
+		break;
+	default:
+		break;
+	}
+	h->ns += ktime_get_ns() - t0;
+	h->ops += BATCH;
+	if (t0 >= h->until) {
+		complete(&h->done);
+		return HRTIMER_NORESTART;
+	}
+	hrtimer_forward_now(tick, ns_to_ktime(100 * NSEC_PER_USEC));
+	return HRTIMER_RESTART;
+}
+
+static void hirq_body(struct bthread *t)
+{
+	struct hirq_ctx *h = t->run->ctx;
+
+	h->until = ktime_get_ns() + h->c->dur_ns;
+	hrtimer_start(&h->tick, ns_to_ktime(100 * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+	wait_for_completion(&h->done);
+	t->ops = h->ops;
+}
+
+static int hirq_pre(struct bthread *t)
+{
+	struct hirq_ctx *h = t->run->ctx;
+	struct bthread one = { .run = &(struct brun){ .nthreads = 1, .ctx = h->c } };
+
+	return cancel_pre(&one);
+}
+
+static void hirq_post(struct bthread *t)
+{
+	struct hirq_ctx *h = t->run->ctx;
+	struct bthread one = { .run = &(struct brun){ .nthreads = 1, .ctx = h->c } };
+
+	cancel_post(&one);
+}
+
+static int cmd_hirq(const char *sys_s, u32 n)
+{
+	struct cancel_ctx c = { .dur_ns = (u64)sample_ms * NSEC_PER_MSEC, .n = n };
+	int sys = parse_sys(sys_s, tsys_name, T_NSYS), err;
+	struct hirq_ctx *h;
+	struct brun *r;
+
+	if (sys < 0 || sys == T_TIMER64 || n < 1 || n > MAX_TIMERS)
+		return -EINVAL;
+	c.sys = sys;
+	h = kzalloc(sizeof(*h), GFP_KERNEL);
+	r = brun_alloc();
+	if (!h || !r) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	h->c = &c;
+	h->n = n;
+	h->seed = 2463534242U;
+	init_completion(&h->done);
+	hrtimer_setup(&h->tick, hirq_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+	r->nthreads = 1;
+	r->ctx = h;
+	r->pre = hirq_pre;
+	r->body = hirq_body;
+	r->post = hirq_post;
+	err = brun_go(r);
+	hrtimer_cancel(&h->tick);
+	if (!err && h->ops) {
+		char head[128];
+
+		scnprintf(head, sizeof(head), "name=hirq system=%s outstanding=%u ops=%llu",
+			  sys_s, n, h->ops);
+		emit_milli(head, div64_u64(h->ns * 1000, h->ops), "ns/op");
+	}
+out_free:
+	kfree(r);
+	kfree(h);
 	return err;
 }
 
@@ -526,8 +768,9 @@ static int fire_pre(struct bthread *t)
 			atomic_inc(&f->armed_late);
 		} else if (f->burst) {
 			delay = f->common_deadline - now;
-		} else
+		} else {
 			delay = (2 + xorshift32(&seed) % 100) * NSEC_PER_MSEC;
+		}
 		it->deadline = now + delay;
 		switch (f->sys) {
 		case T_TEMPO:
@@ -542,8 +785,7 @@ static int fire_pre(struct bthread *t)
 					   usecs_to_jiffies(div_u64(delay + 999, 1000)));
 			break;
 		case T_HRTIMER:
-			hrtimer_init(&it->h, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-			it->h.function = fire_hrtimer;
+			hrtimer_setup(&it->h, fire_hrtimer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 			hrtimer_start(&it->h, ns_to_ktime(delay), HRTIMER_MODE_REL);
 			break;
 		default:
@@ -580,7 +822,7 @@ static int cmd_fire(const char *sys_s, u32 k, bool burst)
 	unsigned long stop;
 	u32 i;
 
-	if (sys < 0 || sys == T_TIMER || k < 16 || k > MAX_TIMERS / 4)
+	if (sys < 0 || sys == T_TIMER || sys == T_TIMER64 || k < 16 || k > MAX_TIMERS / 4)
 		return -EINVAL;
 	f = kzalloc(sizeof(*f), GFP_KERNEL);
 	r = brun_alloc();
@@ -661,9 +903,7 @@ static const char * const osys_name[O_NSYS] = {
 
 struct order_item {
 	union {
-#ifdef HAVE_TEMPO_ORDER
 		struct tempo_order_req	req;
-#endif
 #if IS_ENABLED(CONFIG_PADATA)
 		struct padata_priv	pp;
 #endif
@@ -683,9 +923,7 @@ struct order_ctx {
 	u64			last_seq;	/* owned by the completion side */
 	struct order_item	*items;
 	struct completion	all_done;
-#ifdef HAVE_TEMPO_ORDER
 	struct tempo_order	*o;
-#endif
 #if IS_ENABLED(CONFIG_PADATA)
 	struct padata_instance	*pinst;
 	struct padata_shell	*ps;
@@ -723,7 +961,6 @@ static void order_complete(struct order_item *it, u64 seq)
 		complete(&c->all_done);
 }
 
-#ifdef HAVE_TEMPO_ORDER
 static void ord_tempo_work(struct tempo_order_req *req)
 {
 	small_step(container_of(req, struct order_item, req));
@@ -740,7 +977,6 @@ static void ord_tempo_run(void *arg)
 
 	order_complete(it, it->seq);
 }
-#endif
 
 #if IS_ENABLED(CONFIG_PADATA)
 static void ord_padata_parallel(struct padata_priv *pp)
@@ -795,7 +1031,6 @@ static void order_body(struct bthread *t)
 		struct order_item *it = &c->items[i];
 
 		switch (c->sys) {
-#ifdef HAVE_TEMPO_ORDER
 		case O_TEMPO:
 			if (tempo_order_submit(c->o, &it->req, ord_tempo_work,
 					       ord_tempo_done, 0))
@@ -813,7 +1048,6 @@ static void order_body(struct bthread *t)
 			tempo_order_run(c->o, tk, ord_tempo_run, it);
 			break;
 		}
-#endif
 #if IS_ENABLED(CONFIG_PADATA)
 		case O_PADATA: {
 			/*
@@ -857,10 +1091,6 @@ static int cmd_order(const char *sys_s, u32 m)
 
 	if (sys < 0 || m < 64 || m > MAX_TIMERS)
 		return -EINVAL;
-#ifndef HAVE_TEMPO_ORDER
-	if (sys == O_TEMPO || sys == O_TEMPO_INLINE)
-		return -EOPNOTSUPP;
-#endif
 	if (!IS_ENABLED(CONFIG_PADATA) && sys == O_PADATA)
 		return -EOPNOTSUPP;
 	c = kvzalloc(sizeof(*c), GFP_KERNEL);
@@ -879,7 +1109,6 @@ static int cmd_order(const char *sys_s, u32 m)
 	init_completion(&c->all_done);
 	spin_lock_init(&c->rob_lock);
 	switch (sys) {
-#ifdef HAVE_TEMPO_ORDER
 	case O_TEMPO:
 	case O_TEMPO_INLINE:
 		c->o = tempo_order_create(ROB_WINDOW, NULL);
@@ -889,7 +1118,6 @@ static int cmd_order(const char *sys_s, u32 m)
 			goto out;
 		}
 		break;
-#endif
 #if IS_ENABLED(CONFIG_PADATA)
 	case O_PADATA:
 		c->pinst = padata_alloc("tempo_bench");
@@ -934,10 +1162,8 @@ static int cmd_order(const char *sys_s, u32 m)
 	}
 out:
 	if (c) {
-#ifdef HAVE_TEMPO_ORDER
 		if (c->o)
 			tempo_order_destroy(c->o);
-#endif
 #if IS_ENABLED(CONFIG_PADATA)
 		if (c->pinst)	/* the serial worker still holds pd after serial() */
 			flush_workqueue(c->pinst->serial_wq);
@@ -1102,9 +1328,7 @@ static const char * const dsys_name[D_NSYS] = { "tempo", "java" };
 
 struct dq_item {
 	union {
-#ifdef HAVE_TEMPO_DELAYQ
 		struct tempo_delayq_node	node;
-#endif
 		struct jnode			j;
 	};
 };
@@ -1116,9 +1340,7 @@ struct dq_ctx {
 	int			producers;
 	struct dq_item		*items;		/* dq_pending far ones, then k moving ones */
 	struct jdq		j;
-#ifdef HAVE_TEMPO_DELAYQ
 	struct tempo_delayq	*q;
-#endif
 };
 
 /* put an already-due item and take it back: the data structure alone */
@@ -1130,7 +1352,6 @@ static void dq_immediate_body(struct bthread *t)
 	for (i = 0; i < c->k; i++) {
 		struct dq_item *it = &c->items[dq_pending + i];
 
-#ifdef HAVE_TEMPO_DELAYQ
 		if (c->sys == D_TEMPO) {
 			if (tempo_delayq_put(c->q, &it->node, 0) ||
 			    IS_ERR(tempo_delayq_take(c->q))) {
@@ -1139,7 +1360,6 @@ static void dq_immediate_body(struct bthread *t)
 			}
 			continue;
 		}
-#endif
 		it->j.deadline = ktime_get_ns();
 		if (jdq_put(&c->j, &it->j)) {
 			t->err = -ENOSPC;
@@ -1163,24 +1383,20 @@ static void dq_body(struct bthread *t)
 		u64 delay = xorshift32(&seed) % NSEC_PER_MSEC;
 
 		if (producer) {
-#ifdef HAVE_TEMPO_DELAYQ
 			if (c->sys == D_TEMPO) {
 				if (tempo_delayq_put(c->q, &it->node, delay))
 					t->err = -EIO;
 				continue;
 			}
-#endif
 			it->j.deadline = ktime_get_ns() + delay;
 			if (jdq_put(&c->j, &it->j))
 				t->err = -ENOSPC;
 		} else {
-#ifdef HAVE_TEMPO_DELAYQ
 			if (c->sys == D_TEMPO) {
 				if (IS_ERR(tempo_delayq_take(c->q)))
 					t->err = -EIO;
 				continue;
 			}
-#endif
 			jdq_take(&c->j);
 		}
 		if (t->err)
@@ -1189,9 +1405,7 @@ static void dq_body(struct bthread *t)
 	}
 }
 
-#ifdef HAVE_TEMPO_DELAYQ
 static void dq_release(struct tempo_delayq_node *node, void *arg) { }
-#endif
 
 static int cmd_dq(const char *sys_s, u32 k, bool immediate)
 {
@@ -1202,10 +1416,6 @@ static int cmd_dq(const char *sys_s, u32 k, bool immediate)
 
 	if (sys < 0 || k < 16 || k > MAX_TIMERS)
 		return -EINVAL;
-#ifndef HAVE_TEMPO_DELAYQ
-	if (sys == D_TEMPO)
-		return -EOPNOTSUPP;
-#endif
 	c = kvzalloc(sizeof(*c), GFP_KERNEL);
 	r = brun_alloc();
 	if (!c || !r) {
@@ -1237,7 +1447,6 @@ static int cmd_dq(const char *sys_s, u32 k, bool immediate)
 			jdq_put(&c->j, &c->items[i].j);
 		}
 	}
-#ifdef HAVE_TEMPO_DELAYQ
 	if (sys == D_TEMPO) {
 		c->q = tempo_delayq_create();
 		if (IS_ERR_OR_NULL(c->q)) {
@@ -1256,7 +1465,6 @@ static int cmd_dq(const char *sys_s, u32 k, bool immediate)
 				cond_resched();
 		}
 	}
-#endif
 	r->nthreads = immediate ? 1 : 2 * ncpu;
 	r->ctx = c;
 	r->body = immediate ? dq_immediate_body : dq_body;
@@ -1272,14 +1480,12 @@ static int cmd_dq(const char *sys_s, u32 k, bool immediate)
 		char head[192];
 		u64 wakeups = c->j.sleeps, put_us = 0, take_us = 0;
 
-#ifdef HAVE_TEMPO_DELAYQ
 		if (c->q) {
 			struct tempo_delayq_stats st;
 
 			tempo_delayq_stats(c->q, &st);
 			wakeups = st.wakeups;
 		}
-#endif
 		/* When the last producer and the last consumer were done. */
 		for (i = 0; i < r->nthreads; i++) {
 			u64 us = div_u64(r->th[i].t_end - r->t0, NSEC_PER_USEC);
@@ -1297,12 +1503,10 @@ static int cmd_dq(const char *sys_s, u32 k, bool immediate)
 	}
 out:
 	if (c) {
-#ifdef HAVE_TEMPO_DELAYQ
 		if (c->q) {
 			tempo_delayq_shutdown(c->q);
 			tempo_delayq_destroy(c->q, dq_release, NULL);
 		}
-#endif
 		kvfree(c->j.heap);
 		kvfree(c->items);
 	}
@@ -1417,6 +1621,10 @@ static ssize_t run_write(struct file *file, const char __user *ubuf,
 	result[0] = 0;
 	if (!strcmp(a, "cancel") && got == 4)
 		err = cmd_cancel(b, n, d);
+	else if (!strcmp(a, "xcancel"))
+		err = cmd_xcancel(b, n);
+	else if (!strcmp(a, "hirq"))
+		err = cmd_hirq(b, n);
 	else if (!strcmp(a, "burst"))
 		err = cmd_fire(b, n, true);
 	else if (!strcmp(a, "spread"))
@@ -1460,7 +1668,8 @@ static struct dentry *dir;
 static int __init tempo_bench_init(void)
 {
 	size_t sz = max3(sizeof(struct tempo_timer), sizeof(struct delayed_work),
-			 max(sizeof(struct timer_list), sizeof(struct hrtimer)));
+			 max3(sizeof(struct timer_list), sizeof(struct timer_list64),
+			      sizeof(struct hrtimer)));
 
 	pool_bytes = sz * MAX_TIMERS;
 	pool = vzalloc(pool_bytes);
@@ -1468,9 +1677,7 @@ static int __init tempo_bench_init(void)
 		return -ENOMEM;
 	dir = debugfs_create_dir("tempo_bench", NULL);
 	debugfs_create_file("run", 0600, dir, NULL, &run_fops);
-	pr_info("tempo_bench: ready (order %s, delayq %s, padata %s)\n",
-		HAVE_ORDER_STR, HAVE_DELAYQ_STR,
-		IS_ENABLED(CONFIG_PADATA) ? "yes" : "no");
+	pr_info("tempo_bench: ready (padata %s)\n", IS_ENABLED(CONFIG_PADATA) ? "yes" : "no");
 	return 0;
 }
 

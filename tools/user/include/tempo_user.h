@@ -168,6 +168,10 @@ static inline unsigned long find_next_bit(const unsigned long *map, unsigned lon
 #define find_first_bit(map, size) find_next_bit((map), (size), 0)
 static inline u64 div_u64(u64 a, u32 b) { return a / b; }
 static inline u64 div64_u64(u64 a, u64 b) { return a / b; }
+static inline u64 mul_u64_u64_shr(u64 a, u64 b, unsigned int shift)
+{
+	return (u64)(((unsigned __int128)a * b) >> shift);
+}
 static inline s64 div_s64(s64 a, s32 b) { return a / b; }
 
 /* ---- atomics (TSan-visible) ------------------------------------------ */
