@@ -16,8 +16,9 @@
  *   puts it on a delay queue, and a consumer kthread takes it once the delay
  *   has passed (never early) and counts how late it came.
  *
- * Before that, a probe shows the calls for asking and skipping: how long a
- * queued delay-queue item has left (tempo_delayq_query()), and moving an
+ * Before that, a probe shows the calls for asking and skipping: when a
+ * pending timer will fire (tempo_timer_expires()), how long a queued
+ * delay-queue item has left (tempo_delayq_query()), and moving an
  * ordered stream past a range of lost tickets at once
  * (tempo_order_trash_below()), the parked completion behind it running in
  * the same call.
@@ -146,6 +147,10 @@ static int ex_consumer(void *unused)
 	return 0;
 }
 
+static void ex_probe_fired(struct tempo_timer *t)
+{
+}
+
 static void ex_probe_done(void *arg)
 {
 	(*(u32 *)arg)++;
@@ -155,12 +160,23 @@ static void ex_probe_done(void *arg)
 static int ex_probe(void)
 {
 	struct tempo_delayq_node node;
+	struct tempo_timer timer;
 	struct tempo_delayq *q;
 	struct tempo_order *o;
-	u64 t[4], now;
+	u64 t[4], now, expires;
 	ktime_t deadline;
 	u32 ran = 0;
 	int i, bad = 0;
+
+	/* A pending timer: its deadline, never before what was asked; then none. */
+	tempo_timer_init(&timer, ex_probe_fired, 0);
+	now = ktime_get_ns();
+	if (tempo_timer_arm(&timer, NSEC_PER_SEC) ||
+	    !tempo_timer_expires(&timer, &expires) || expires < now + NSEC_PER_SEC)
+		bad++;
+	tempo_timer_shutdown_sync(&timer);
+	if (tempo_timer_expires(&timer, &expires) || expires)
+		bad++;
 
 	/* A queued item: how long until it may be taken; then gone. */
 	q = tempo_delayq_create();
