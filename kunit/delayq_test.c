@@ -397,7 +397,7 @@ static struct task_struct *dq_starve_scenario(struct kunit *test, struct tempo_d
  * cannot run its timer callbacks (a starved workqueue): A's timer is on a
  * CPU that a SCHED_FIFO spinner holds for 150 ms past A's deadline, B (5 ms
  * later) is on another CPU. B's expiry comes first, yet a consumer must get
- * A first, as from java's heap. Then again with two consumers asleep: B is
+ * A first, in deadline order. Then again with two consumers asleep: B is
  * held back without a wake-up, so when A's expiry releases it, a second
  * consumer must be woken for it.
  * Fails if: an expired item is handed out while an earlier item is still
