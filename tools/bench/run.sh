@@ -37,6 +37,10 @@ msg "kernel $kdir"
 
 # 1. modules: tempo.ko and tempo_bench.ko in one kbuild pass (shared symbols)
 mkdir -p "$mod"
+# A fresh copy every run: objects built from another tree (TEMPO_BENCH_SRC)
+# must never pass for this one's (rsync keeps the sources' older mtimes).
+rm -rf "$mod"
+mkdir -p "$mod"
 rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
 	"$src/include/" "$mod/include/"
 rsync -a --delete "$src/kmod/" "$mod/kmod/" --exclude='*.o' --exclude='*.ko' --exclude='*.mod*' \
