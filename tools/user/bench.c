@@ -10,7 +10,10 @@
  *  - ullink: the Java ordered scheduler's ring (getAndSet/CAS on a slot
  *    array), for ordered completion, against kmod/order.c: run in order
  *    (each caller is the head), ticket + run, and parked (every completion
- *    parked, then drained by the head in one streak).
+ *    parked, then drained by the head in one streak);
+ * and the delay queue (kmod/delayq.c) as /dev/tempo uses it for a timer:
+ * put_at and remove, far (a wheel timer per item, under the queue's lock)
+ * and near (the lock-free put), next to the wheel's own arm and cancel.
  * Batches of BATCH operations, best of ROUNDS, ns/op. Writes a JSON summary.
  */
 #define _GNU_SOURCE
@@ -18,6 +21,7 @@
 #include <time.h>
 #include <linux/types.h>
 #include "wheel_harness.h"
+#include <tempo/delayq.h>
 #include <tempo/order.h>
 
 #define BATCH	65536
@@ -117,6 +121,57 @@ static void wheel_bench(double *arm, double *rearm, double *cancel, double *fire
 		h_drive_until(ktime_get_ns() + 600 * TICK));
 	if (fired != (u64)ROUNDS * BATCH)
 		fprintf(stderr, "bench: fired %llu of %llu\n", fired, (u64)ROUNDS * BATCH);
+	tempo_wheel_exit();
+}
+
+/* ---- tempo delay queue: what /dev/tempo does per timer armed and cancelled -- */
+static struct tempo_delayq_node dq_nodes[BATCH];
+
+static void dq_remove_all(struct tempo_delayq *q)
+{
+	unsigned int i;
+
+	for (i = 0; i < BATCH; i++)
+		tempo_delayq_remove(q, &dq_nodes[i]);
+}
+
+static void dq_put_all(struct tempo_delayq *q, u64 ahead)
+{
+	ktime_t now = ktime_get();
+	unsigned int i;
+
+	for (i = 0; i < BATCH; i++)
+		tempo_delayq_put_at(q, &dq_nodes[i], ktime_add_ns(now, ahead + i));
+}
+
+/* @ahead: 30 s (far: a wheel timer each, the lock) or 2 ms (near: lock-free). */
+static void delayq_bench(u64 ahead, double *put, double *remove, double *arm, double *cancel)
+{
+	struct tempo_delayq *q;
+	unsigned int i;
+
+	tempo_sim_init(1, false, true);
+	tempo_sim_clock_set(1000 * TICK);
+	tempo_wheel_init(TICK, 10);
+	tempo_delayq_init();
+	tempo_sim_set_cpu(0);
+	q = tempo_delayq_create();
+	if (!q)
+		abort();
+	for (i = 0; i < BATCH; i++) {
+		tempo_delayq_node_init(&dq_nodes[i]);
+		tempo_timer_init(&timers[i], nop_fn, 0);
+	}
+	MEASURE(*put, dq_remove_all(q), dq_put_all(q, ahead));
+	MEASURE(*remove, dq_put_all(q, ahead), dq_remove_all(q));
+	/* The wheel alone, the same deadlines: what the queue adds to it. */
+	MEASURE(*arm, wheel_cancel_all(), for (i = 0; i < BATCH; i++)
+		tempo_timer_arm(&timers[i], ahead + i));
+	MEASURE(*cancel, for (i = 0; i < BATCH; i++) tempo_timer_arm(&timers[i], ahead + i),
+		wheel_cancel_all());
+	tempo_delayq_shutdown(q);
+	tempo_delayq_destroy(q, NULL, NULL);
+	tempo_delayq_exit();
 	tempo_wheel_exit();
 }
 
@@ -392,6 +447,7 @@ static void order_bench(double *run, double *ticket_run, double *parked)
 int main(int argc, char **argv)
 {
 	double o_run, o_trun, o_parked;
+	double dqf_put, dqf_rm, dqf_arm, dqf_cancel, dqn_put, dqn_rm, dqn_arm, dqn_cancel;
 	double f_cas, f_xchg, arm, rearm, cancel, fire, s_arm, s_fire, h_arm, h_cancel, h_fire, u_run_ns;
 	FILE *j;
 
@@ -402,6 +458,8 @@ int main(int argc, char **argv)
 	heap_bench(&h_arm, &h_cancel, &h_fire);
 	u_run_ns = ullink_bench();
 	order_bench(&o_run, &o_trun, &o_parked);
+	delayq_bench(30000 * TICK, &dqf_put, &dqf_rm, &dqf_arm, &dqf_cancel);
+	delayq_bench(2 * TICK, &dqn_put, &dqn_rm, &dqn_arm, &dqn_cancel);
 
 	printf("# bench: batch %u timers, best of %u, 1 CPU\n", BATCH, ROUNDS);
 	printf("# bench: %-18s %8s %8s %8s %10s %10s\n", "op", "ns/op", "floor", "x floor", "vs seed003", "vs heap");
@@ -420,6 +478,13 @@ int main(int argc, char **argv)
 	printf("# bench: %-18s %8.1f %8.1f %8.1f %10s %10s %10.2f  (floor: 2 cmpxchg)\n", "order parked+drain", o_parked, 2 * f_cas, o_parked / (2 * f_cas), "", "", o_parked / u_run_ns);
 	printf("# bench: order floors count smp_mb() (wq_has_sleeper) as one locked RMW, as x86 does\n");
 	printf("# bench: floors: cmpxchg %.2f ns, xchg %.2f ns\n", f_cas, f_xchg);
+	printf("# bench: delay queue as /dev/tempo uses it, ns/op (the wheel alone, same deadlines):\n");
+	printf("# bench:   30 s ahead: put %.1f (arm %.1f)  remove %.1f (cancel %.1f)  pair %.1f vs %.1f = %.2fx\n",
+	       dqf_put, dqf_arm, dqf_rm, dqf_cancel, dqf_put + dqf_rm, dqf_arm + dqf_cancel,
+	       (dqf_put + dqf_rm) / (dqf_arm + dqf_cancel));
+	printf("# bench:   2 ms ahead: put %.1f (arm %.1f)  remove %.1f (cancel %.1f)  pair %.1f vs %.1f = %.2fx\n",
+	       dqn_put, dqn_arm, dqn_rm, dqn_cancel, dqn_put + dqn_rm, dqn_arm + dqn_cancel,
+	       (dqn_put + dqn_rm) / (dqn_arm + dqn_cancel));
 
 	j = fopen(argc > 1 ? argv[1] : "build/user/bench.json", "w");
 	if (!j)

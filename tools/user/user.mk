@@ -72,7 +72,7 @@ $(USER_OUT)/fault_det_test: $(USER_DIR)/fault_det_test.c $(USER_SIM) $(USER_ORDE
 	@mkdir -p $(@D)
 	$(USER_CC) $(USER_CFLAGS) $(USER_ASAN) -o $@ $(filter %.c,$^) -lpthread
 
-$(USER_OUT)/bench: $(USER_DIR)/bench.c $(USER_SIM) $(USER_ORDER) $(USER_HDRS)
+$(USER_OUT)/bench: $(USER_DIR)/bench.c $(USER_SIM) $(USER_ORDER) kmod/delayq.c $(USER_HDRS)
 	@mkdir -p $(@D)
 	$(USER_CC) $(filter-out -O1,$(USER_CFLAGS)) -O2 -o $@ $(filter %.c,$^) -lpthread
 
