@@ -170,6 +170,7 @@
  *	IDLE, TAKEN, REMOVED  --put, near, lock-free-->  INBOX
  *	IDLE, TAKEN, REMOVED  --put, due, lock-free--->  INBOX_DUE
  *	IDLE, TAKEN, REMOVED  --put, far, locked------>  PENDING (far: timer)
+ *	IDLE, TAKEN, REMOVED  --put_many, locked------>  PENDING or READY
  *	INBOX      --absorb-->  PENDING (near: no timer; far if no room)
  *	INBOX      --absorb, its tick already due-->  PENDING in that tick's
  *	                                               bucket (or READY if the
@@ -189,6 +190,9 @@
  *	PENDING, READY  --destroy-->  DETACHED (timer cancel_sync'd)
  *	DETACHED   --destroy's hand-back-->  REMOVED
  *
+ * put_many and remove_many are put (its locked path, whatever the delay)
+ * and remove on each node in turn, in one critical section: no other CPU
+ * sees a batch half done, and a node named twice is handled as in turn.
  * take is take, take_timeout, try_take and drain. A near node of a due tick
  * is still PENDING: "due" is a property of its tick (below now_tick), so a
  * tick falls due without touching its nodes. consume's AGAIN moves a node
@@ -1393,6 +1397,68 @@ int tempo_delayq_put_at(struct tempo_delayq *q, struct tempo_delayq_node *node,
 EXPORT_SYMBOL_GPL(tempo_delayq_put_at);
 
 /**
+ * tempo_delayq_put_many() - queue a batch of items under one lock
+ * @q: the queue
+ * @nodes: the items' nodes, each initialised and not queued
+ * @deadlines: each item's deadline, as for tempo_delayq_put_at()
+ * @n: how many
+ * @errp: out: 0, or the error of the first item not queued
+ *
+ * As tempo_delayq_put_at() on each item in turn, stopping at the first that
+ * fails, with one lock round trip and one clock reading for the batch: a
+ * caller with many items at once (/dev/tempo's arm batch) pays per item for
+ * the linking alone. Items due soon take the locked path here as well.
+ *
+ * Context: any context except NMI; does not sleep; interrupts are off for
+ * O(@n): keep @n bounded (a caller's chunk).
+ * Return: the number of items queued, nodes[0..ret); if fewer than @n,
+ * *@errp is what tempo_delayq_put_at() would have returned for nodes[ret],
+ * which is not queued, nor is any after it.
+ */
+unsigned int tempo_delayq_put_many(struct tempo_delayq *q,
+				   struct tempo_delayq_node *const *nodes,
+				   const ktime_t *deadlines, unsigned int n, int *errp)
+{
+	unsigned int i, fresh;
+	unsigned long flags;
+	ktime_t now;
+	int err = 0;
+
+	spin_lock_irqsave(&q->wait.lock, flags);
+	fresh = delayq_absorb(q);
+	now = ktime_get();
+	fresh += delayq_advance(q, now);
+	for (i = 0; i < n; i++) {
+		struct tempo_delayq_node *node = nodes[i];
+
+		if (unlikely(q->dead)) {
+			err = -ESHUTDOWN;
+			break;
+		}
+		if (unlikely(delayq_node_busy(node))) {
+			err = -EBUSY;
+			break;
+		}
+		/* As delayq_put_locked(): node->q before a far node's timer. */
+		WRITE_ONCE(node->q, q);
+		node->deadline = deadlines[i];
+		if (delayq_due(q, node->deadline, now)) {
+			delayq_make_ready(q, node, now);
+		} else {
+			err = delayq_pending_add(q, node, now);
+			if (err)
+				break;
+		}
+		delayq_count(q, DELAYQ_STAT_PUT);
+	}
+	delayq_wake(q, fresh);
+	spin_unlock_irqrestore(&q->wait.lock, flags);
+	*errp = err;
+	return i;
+}
+EXPORT_SYMBOL_GPL(tempo_delayq_put_many);
+
+/**
  * tempo_delayq_put() - queue an item for a delay
  * @q: the queue
  * @node: the item's node, initialised and not queued
@@ -1693,6 +1759,36 @@ int tempo_delayq_consume(struct tempo_delayq *q, tempo_delayq_consume_fn fn, voi
 }
 EXPORT_SYMBOL_GPL(tempo_delayq_consume);
 
+/*
+ * Under the lock, the inbox taken in: remove @node if it is queued on @q.
+ * tempo_delayq_remove() says what happens to a timer already firing.
+ */
+static bool delayq_remove_locked(struct tempo_delayq *q, struct tempo_delayq_node *node)
+{
+	delayq_lock_held(q);
+	/* If the node is on @q, node->q is @q and stable under @q's lock. */
+	if (READ_ONCE(node->q) != q)
+		return false;
+	switch (node->state) {
+	case DELAYQ_PENDING:
+		/* A near node has no timer: its tick is the queue's business. */
+		if (!node->near && !tempo_timer_cancel(&node->timer)) {
+			/* The callback is on its way: it will clear stale. */
+			node->stale = true;
+			q->nstale++;
+		}
+		fallthrough;
+	case DELAYQ_READY:
+		delayq_unlink(q, node);
+		break;
+	default:
+		return false;
+	}
+	delayq_set_state(node, DELAYQ_REMOVED);
+	delayq_count(q, DELAYQ_STAT_REMOVED);
+	return true;
+}
+
 /**
  * tempo_delayq_remove() - take an item out of the queue, ready or not
  * @q: the queue
@@ -1716,7 +1812,7 @@ EXPORT_SYMBOL_GPL(tempo_delayq_consume);
 bool tempo_delayq_remove(struct tempo_delayq *q, struct tempo_delayq_node *node)
 {
 	unsigned long flags;
-	bool removed = true;
+	bool removed;
 
 	spin_lock_irqsave(&q->wait.lock, flags);
 	/*
@@ -1724,34 +1820,44 @@ bool tempo_delayq_remove(struct tempo_delayq *q, struct tempo_delayq_node *node)
 	 * pushing (INBOX*, not in the inbox yet) is not queued yet.
 	 */
 	delayq_take_in(q);
-	/* If the node is on @q, node->q is @q and stable under @q's lock. */
-	if (READ_ONCE(node->q) != q) {
-		removed = false;
-		goto unlock;
-	}
-	switch (node->state) {
-	case DELAYQ_PENDING:
-		/* A near node has no timer: its tick is the queue's business. */
-		if (!node->near && !tempo_timer_cancel(&node->timer)) {
-			/* The callback is on its way: it will clear stale. */
-			node->stale = true;
-			q->nstale++;
-		}
-		fallthrough;
-	case DELAYQ_READY:
-		delayq_unlink(q, node);
-		break;
-	default:
-		removed = false;
-		goto unlock;
-	}
-	delayq_set_state(node, DELAYQ_REMOVED);
-	delayq_count(q, DELAYQ_STAT_REMOVED);
-unlock:
+	removed = delayq_remove_locked(q, node);
 	spin_unlock_irqrestore(&q->wait.lock, flags);
 	return removed;
 }
 EXPORT_SYMBOL_GPL(tempo_delayq_remove);
+
+/**
+ * tempo_delayq_remove_many() - remove a batch of items under one lock
+ * @q: the queue
+ * @nodes: the items' nodes
+ * @n: how many
+ * @removed: out: for each item, what tempo_delayq_remove() would return
+ *
+ * As tempo_delayq_remove() on each item in turn, with one lock round trip
+ * for the batch. A node named twice is removed by the first and not found
+ * by the second, as in turn.
+ *
+ * Context: any context except NMI; does not sleep; interrupts are off for
+ * O(@n): keep @n bounded (a caller's chunk).
+ * Return: the number of items removed.
+ */
+unsigned int tempo_delayq_remove_many(struct tempo_delayq *q,
+				      struct tempo_delayq_node *const *nodes,
+				      unsigned int n, bool *removed)
+{
+	unsigned int i, count = 0;
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->wait.lock, flags);
+	delayq_take_in(q);
+	for (i = 0; i < n; i++) {
+		removed[i] = delayq_remove_locked(q, nodes[i]);
+		count += removed[i];
+	}
+	spin_unlock_irqrestore(&q->wait.lock, flags);
+	return count;
+}
+EXPORT_SYMBOL_GPL(tempo_delayq_remove_many);
 
 /**
  * tempo_delayq_remove_sync() - remove an item and wait out its expiry

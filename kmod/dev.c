@@ -204,6 +204,7 @@ MODULE_PARM_DESC(max_user_bytes, "bytes of ordered submissions queued per user (
 #define UT_CHUNK_SHIFT		8
 #define UT_CHUNK		BIT(UT_CHUNK_SHIFT)	/* utimer slots per allocation */
 #define TEMPO_CANCEL_CHUNK	32	/* keys per critical section */
+#define DEV_PUT_CHUNK		16	/* new timers per delay-queue lock round trip */
 #define TEMPO_SINK_BUDGET	TEMPO_ORDER_DEFAULT_STREAK /* sink writes per call */
 
 /*
@@ -642,20 +643,51 @@ static void dev_unarm(struct tempo_ctx *ctx, u64 id)
 		dev_slot_free(ctx, ut);
 }
 
-/* Under ctl_lock, a slot reserved: arm a new timer; its id goes to @s->id. */
-static int dev_timer_new(struct tempo_ctx *ctx, struct tempo_timer_spec *s, u64 deadline)
+/*
+ * Under ctl_lock, with preemption off, slots reserved: arm new timers
+ * specs[@j..) up to @end or DEV_PUT_CHUNK of them, in one lock round trip of
+ * the delay queue (tempo_delayq_put_many()); each id goes to its spec.
+ * Returns how many were armed; *@errp is 0, or the error of the element
+ * after them, which armed nothing (its slot is given back, as are those of
+ * the elements after it in the chunk).
+ */
+static u32 dev_timers_new(struct tempo_ctx *ctx, struct tempo_timer_spec *specs, u32 j,
+			  u32 end, const struct dev_arm_env *env, int *errp)
 {
-	struct tempo_utimer *ut = dev_slot_get(ctx);
-	int err;
+	struct tempo_delayq_node *nodes[DEV_PUT_CHUNK];
+	struct tempo_utimer *uts[DEV_PUT_CHUNK];
+	ktime_t deadlines[DEV_PUT_CHUNK];
+	int err = 0, perr = 0;
+	u32 k, m, put = 0;
+	u64 deadline;
 
-	ut->cookie = s->cookie;
-	ut->period = s->period;
-	err = dev_timer_put(ctx, ut, deadline);
-	if (err)
-		dev_slot_free(ctx, ut);
-	else
-		s->id = ut->id;
-	return err;
+	for (m = 0; j + m < end && m < DEV_PUT_CHUNK; m++) {
+		err = dev_spec_deadline(&specs[j + m], env, &deadline);
+		if (err)
+			break;
+		uts[m] = dev_slot_get(ctx);
+		uts[m]->cookie = specs[j + m].cookie;
+		uts[m]->period = specs[j + m].period;
+		nodes[m] = &uts[m]->item.dq;
+		deadlines[m] = ns_to_ktime(deadline);
+	}
+	while (put < m) {
+		put += tempo_delayq_put_many(ctx->q, nodes + put, deadlines + put, m - put,
+					     &perr);
+		if (put == m || perr != -EBUSY)
+			break;
+		/* A reused slot whose removed expiry is still in flight. */
+		perr = dev_timer_put(ctx, uts[put], ktime_to_ns(deadlines[put]));
+		if (perr)
+			break;
+		put++;
+	}
+	for (k = 0; k < put; k++)
+		specs[j + k].id = uts[k]->id;
+	for (k = put; k < m; k++)
+		dev_slot_free(ctx, uts[k]);
+	*errp = put < m ? perr : err;
+	return put;
 }
 
 /*
@@ -707,17 +739,18 @@ static u32 dev_arm_run(struct tempo_ctx *ctx, struct tempo_timer_spec *specs, u3
 			break;
 	}
 
-	for (j = i; j < end; j++) {
+	/* The REARMs, one by one: each removes, then puts, its own timer. */
+	for (j = i; j < end && specs[j].flags & TEMPO_ARM_REARM; j++) {
 		/* Checked before: the same copy, and a reading no earlier. */
 		err = dev_spec_deadline(&specs[j], env, &deadline);
-		if (err)
-			break;
-		err = specs[j].flags & TEMPO_ARM_REARM ?
-		      dev_timer_rearm(ctx, &specs[j], deadline) :
-		      dev_timer_new(ctx, &specs[j], deadline);
+		if (!err)
+			err = dev_timer_rearm(ctx, &specs[j], deadline);
 		if (err)
 			break;
 	}
+	/* The new timers, DEV_PUT_CHUNK per lock round trip of the queue. */
+	while (!err && j < end)
+		j += dev_timers_new(ctx, specs, j, end, env, &err);
 	*errp = err;
 	return j;
 }
@@ -939,16 +972,24 @@ static int dev_batch_check(const struct tempo_batch *b, u32 flags)
 static void dev_cancel_ids(struct tempo_ctx *ctx, const u64 *ids, u32 n, u32 first,
 			   struct tempo_batch *b)
 {
-	struct tempo_utimer *ut;
-	u32 j, done = 0;
+	struct tempo_delayq_node *nodes[TEMPO_CANCEL_CHUNK];
+	struct tempo_utimer *uts[TEMPO_CANCEL_CHUNK];
+	bool removed[TEMPO_CANCEL_CHUNK];
+	u32 j, m = 0, done = 0;
 
+	/* One lock round trip of the delay queue for the chunk; as in turn. */
 	for (j = 0; j < n; j++) {
-		ut = dev_timer_remove(ctx, ids[j]);
-		if (!ut) {
+		uts[j] = dev_slot_of(ctx, ids[j]);
+		if (uts[j])
+			nodes[m++] = &uts[j]->item.dq;
+	}
+	tempo_delayq_remove_many(ctx->q, nodes, m, removed);
+	for (j = 0, m = 0; j < n; j++) {
+		if (!uts[j] || !removed[m++]) {
 			dev_batch_fail(b, first + j, -ENOENT);
 			continue;
 		}
-		dev_slot_free(ctx, ut);
+		dev_slot_free(ctx, uts[j]);
 		done++;
 	}
 	b->done += done;

@@ -1936,6 +1936,57 @@ static void delayq_query_states(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, NULL, NULL), 0U);
 }
 
+/*
+ * put_many() and remove_many() are put_at() and remove() on each item in
+ * turn under one lock. One batch of a due, a near and a far item, then the
+ * near one named again: three are queued, the fourth fails with EBUSY and
+ * nothing after it is queued. They leave in deadline order, never early.
+ * remove_many() naming the far item twice and an unqueued one removes it
+ * once. Fails if: a batch goes on past its first failure, or queues an item
+ * out of order or early, or remove_many() counts a node twice.
+ */
+static void delayq_many_as_in_turn(struct kunit *test)
+{
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *items = dq_items(test, 4);
+	struct tempo_delayq_node *nodes[5], *rm[3];
+	ktime_t dl[5], now = ktime_get(), d;
+	bool removed[3];
+	int err = 0;
+	u64 put0 = dq_stats(q).put;
+
+	nodes[0] = &items[0].node;
+	dl[0] = ktime_sub_ns(now, DQ_MS);
+	nodes[1] = &items[1].node;
+	dl[1] = ktime_add_ns(now, 30 * DQ_MS);
+	nodes[2] = &items[2].node;
+	dl[2] = ktime_add_ns(now, 10 * NSEC_PER_SEC);
+	nodes[3] = &items[1].node;
+	dl[3] = ktime_add_ns(now, 40 * DQ_MS);
+	nodes[4] = &items[3].node;
+	dl[4] = now;
+	KUNIT_EXPECT_EQ(test, tempo_delayq_put_many(q, nodes, dl, 5, &err), 3U);
+	KUNIT_EXPECT_EQ(test, err, -EBUSY);
+	KUNIT_EXPECT_EQ(test, dq_stats(q).put, put0 + 3);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_query(q, &items[3].node, &d), -ENOENT);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_query(q, &items[2].node, &d), TEMPO_DELAYQ_PENDING);
+	KUNIT_EXPECT_EQ(test, d, dl[2]);
+
+	KUNIT_EXPECT_PTR_EQ(test, tempo_delayq_try_take(q), &items[0].node);
+	rm[0] = &items[2].node;
+	rm[1] = &items[2].node;
+	rm[2] = &items[3].node;
+	KUNIT_EXPECT_EQ(test, tempo_delayq_remove_many(q, rm, 3, removed), 1U);
+	KUNIT_EXPECT_TRUE(test, removed[0]);
+	KUNIT_EXPECT_FALSE(test, removed[1]);
+	KUNIT_EXPECT_FALSE(test, removed[2]);
+	tempo_delayq_node_sync(&items[2].node);
+
+	KUNIT_EXPECT_PTR_EQ(test, tempo_delayq_take(q), &items[1].node);
+	KUNIT_EXPECT_FALSE(test, ktime_before(ktime_get(), dl[1]));
+	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, NULL, NULL), 0U);
+}
+
 static struct kunit_case tempo_delayq_cases[] = {
 	KUNIT_CASE(delayq_take_never_early_in_order),
 	KUNIT_CASE(delayq_due_ticks_leave_in_order),
@@ -1969,6 +2020,7 @@ static struct kunit_case tempo_delayq_cases[] = {
 	KUNIT_CASE(delayq_due_items_and_report),
 	KUNIT_CASE(delayq_wake_poll_spares_consumers),
 	KUNIT_CASE(delayq_query_states),
+	KUNIT_CASE(delayq_many_as_in_turn),
 	{}
 };
 

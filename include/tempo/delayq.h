@@ -264,6 +264,9 @@ int tempo_delayq_put(struct tempo_delayq *q, struct tempo_delayq_node *node,
 		     u64 delay_ns);
 int tempo_delayq_put_at(struct tempo_delayq *q, struct tempo_delayq_node *node,
 			ktime_t deadline);
+unsigned int tempo_delayq_put_many(struct tempo_delayq *q,
+				   struct tempo_delayq_node *const *nodes,
+				   const ktime_t *deadlines, unsigned int n, int *errp);
 
 struct tempo_delayq_node *tempo_delayq_take(struct tempo_delayq *q);
 struct tempo_delayq_node *tempo_delayq_take_timeout(struct tempo_delayq *q,
@@ -276,6 +279,9 @@ int tempo_delayq_consume(struct tempo_delayq *q, tempo_delayq_consume_fn fn, voi
 
 bool tempo_delayq_remove(struct tempo_delayq *q,
 			 struct tempo_delayq_node *node);
+unsigned int tempo_delayq_remove_many(struct tempo_delayq *q,
+				      struct tempo_delayq_node *const *nodes,
+				      unsigned int n, bool *removed);
 bool tempo_delayq_remove_sync(struct tempo_delayq *q,
 			      struct tempo_delayq_node *node);
 
