@@ -534,12 +534,24 @@ static struct tempo_utimer *dev_slot_get(struct tempo_ctx *ctx)
  * TAKE, a cancel's remove()) gives the slot back, once. Any context that
  * owns the item; no lock.
  */
+static void dev_slots_free(struct tempo_ctx *ctx, struct tempo_utimer **uts, unsigned int n)
+{
+	unsigned int i;
+
+	if (!n)
+		return;
+	/* One push of their chain, and one update of each count. */
+	for (i = 0; i + 1 < n; i++)
+		uts[i]->free.next = &uts[i + 1]->free;
+	llist_add_batch(&uts[0]->free, &uts[n - 1]->free, &ctx->free_in);
+	atomic_add(n, &ctx->nfree);
+	atomic_sub(n, &ctx->ntimers);
+	atomic64_sub(n, &mstat.timers);
+}
+
 static void dev_slot_free(struct tempo_ctx *ctx, struct tempo_utimer *ut)
 {
-	llist_add(&ut->free, &ctx->free_in);
-	atomic_inc(&ctx->nfree);
-	atomic_dec(&ctx->ntimers);
-	atomic64_dec(&mstat.timers);
+	dev_slots_free(ctx, &ut, 1);
 }
 
 /* Under ctl_lock: the slot @id names, if it exists and its generation is @id's. */
@@ -989,9 +1001,9 @@ static void dev_cancel_ids(struct tempo_ctx *ctx, const u64 *ids, u32 n, u32 fir
 			dev_batch_fail(b, first + j, -ENOENT);
 			continue;
 		}
-		dev_slot_free(ctx, uts[j]);
-		done++;
+		uts[done++] = uts[j];	/* done <= j: the slots freed, packed */
 	}
+	dev_slots_free(ctx, uts, done);
 	b->done += done;
 	b->affected += done;
 	atomic64_add(done, &ctx->st.cancelled);
@@ -1266,6 +1278,8 @@ struct dev_reader {
 	bool			faulted;	/* a record's copy faulted: STOP */
 	bool			lost_taken;	/* the loss report was taken */
 	u64			now;		/* a reading for overruns, or 0 */
+	u64			fired;		/* expiries read (1 + overrun each) */
+	u64			overruns;	/* of which overruns */
 	unsigned int		ntaken;
 	struct dev_item		*taken[TEMPO_READ_CHUNK];
 };
@@ -1358,9 +1372,9 @@ static enum tempo_delayq_verdict dev_read_record(struct tempo_delayq_node *node,
 	rd->n++;
 	switch (it->kind) {
 	case DI_TIMER:
-		atomic64_add(1 + overrun, &ctx->st.fired);
-		atomic64_add(1 + overrun, &mstat.fired);
-		atomic64_add(overrun, &ctx->st.overruns);
+		/* Counted once per consume(), in dev_read_settle(). */
+		rd->fired += 1 + overrun;
+		rd->overruns += overrun;
 		if (ut->period) {
 			node->deadline = ktime_add_ns(node->deadline, (overrun + 1) * ut->period);
 			return TEMPO_DELAYQ_AGAIN;
@@ -1396,16 +1410,25 @@ static void dev_lost_queue(struct tempo_ctx *ctx)
  */
 static void dev_read_settle(struct tempo_ctx *ctx, struct dev_reader *rd)
 {
+	struct tempo_utimer *uts[TEMPO_READ_CHUNK];
 	struct dev_item *it;
-	unsigned int i;
+	unsigned int i, n = 0;
 
+	if (rd->fired) {
+		atomic64_add(rd->fired, &ctx->st.fired);
+		atomic64_add(rd->fired, &mstat.fired);
+		atomic64_add(rd->overruns, &ctx->st.overruns);
+		rd->fired = 0;
+		rd->overruns = 0;
+	}
 	for (i = 0; i < rd->ntaken; i++) {
 		it = rd->taken[i];
 		if (it->kind == DI_TIMER)
-			dev_slot_free(ctx, container_of(it, struct tempo_utimer, item));
+			uts[n++] = container_of(it, struct tempo_utimer, item);
 		else
 			dev_osub_free(ctx, container_of(it, struct tempo_osub, item));
 	}
+	dev_slots_free(ctx, uts, n);
 	rd->ntaken = 0;
 	if (!rd->lost_taken)
 		return;
