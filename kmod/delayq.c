@@ -1271,38 +1271,49 @@ EXPORT_SYMBOL_GPL(tempo_delayq_create);
  * already takeable, so "now" must not predate them (delayq_next() relies on
  * it).
  */
+/*
+ * Under the lock, with @now the reading the queue just advanced to: put
+ * @node for @deadline, as put()'s locked path does it (put_many() does it
+ * for each of its nodes).
+ */
+static int delayq_put_one_locked(struct tempo_delayq *q, struct tempo_delayq_node *node,
+				 ktime_t deadline, ktime_t now)
+{
+	int err;
+
+	delayq_lock_held(q);
+	if (unlikely(q->dead))
+		return -ESHUTDOWN;
+	if (unlikely(delayq_node_busy(node)))
+		return -EBUSY;
+	/* Before arming: the callback reads node->q before it takes the lock. */
+	WRITE_ONCE(node->q, q);
+	node->deadline = deadline;
+	if (delayq_due(q, deadline, now)) {
+		delayq_make_ready(q, node, now);
+	} else {
+		/* A far node's timer is armed inside the lock: see remove(). */
+		err = delayq_pending_add(q, node, now);
+		if (err)
+			return err;
+	}
+	delayq_count(q, DELAYQ_STAT_PUT);
+	return 0;
+}
+
 static int delayq_put_locked(struct tempo_delayq *q, struct tempo_delayq_node *node,
 			     ktime_t when, bool relative)
 {
 	unsigned int fresh;
 	unsigned long flags;
 	ktime_t now;
-	int err = 0;
+	int err;
 
 	spin_lock_irqsave(&q->wait.lock, flags);
 	fresh = delayq_absorb(q);
-	if (unlikely(q->dead)) {
-		err = -ESHUTDOWN;
-		goto unlock;
-	}
-	if (unlikely(delayq_node_busy(node))) {
-		err = -EBUSY;
-		goto unlock;
-	}
 	now = ktime_get();
 	fresh += delayq_advance(q, now);
-	/* Before arming: the callback reads node->q before it takes the lock. */
-	WRITE_ONCE(node->q, q);
-	node->deadline = relative ? ktime_add_ns(now, when) : when;
-	if (delayq_due(q, node->deadline, now)) {
-		delayq_make_ready(q, node, now);
-	} else {
-		/* A far node's timer is armed inside the lock: see remove(). */
-		err = delayq_pending_add(q, node, now);
-	}
-	if (!err)
-		delayq_count(q, DELAYQ_STAT_PUT);
-unlock:
+	err = delayq_put_one_locked(q, node, relative ? ktime_add_ns(now, when) : when, now);
 	delayq_wake(q, fresh);
 	spin_unlock_irqrestore(&q->wait.lock, flags);
 	return err;
@@ -1429,27 +1440,9 @@ unsigned int tempo_delayq_put_many(struct tempo_delayq *q,
 	now = ktime_get();
 	fresh += delayq_advance(q, now);
 	for (i = 0; i < n; i++) {
-		struct tempo_delayq_node *node = nodes[i];
-
-		if (unlikely(q->dead)) {
-			err = -ESHUTDOWN;
+		err = delayq_put_one_locked(q, nodes[i], deadlines[i], now);
+		if (err)
 			break;
-		}
-		if (unlikely(delayq_node_busy(node))) {
-			err = -EBUSY;
-			break;
-		}
-		/* As delayq_put_locked(): node->q before a far node's timer. */
-		WRITE_ONCE(node->q, q);
-		node->deadline = deadlines[i];
-		if (delayq_due(q, node->deadline, now)) {
-			delayq_make_ready(q, node, now);
-		} else {
-			err = delayq_pending_add(q, node, now);
-			if (err)
-				break;
-		}
-		delayq_count(q, DELAYQ_STAT_PUT);
 	}
 	delayq_wake(q, fresh);
 	spin_unlock_irqrestore(&q->wait.lock, flags);

@@ -48,7 +48,8 @@
  *
  * Ordered stream. TEMPO_IOC_ORDER_TICKET takes a ticket; any thread may later
  * TEMPO_IOC_ORDER_SUBMIT (ticket, cookie, data) or TEMPO_IOC_ORDER_TRASH the
- * ticket; TEMPO_IOC_ORDER_SKIP trashes every open ticket below a bound at once. Completions are delivered strictly in ticket order: as
+ * ticket; TEMPO_IOC_ORDER_SKIP trashes every open ticket below a bound at
+ * once. Completions are delivered strictly in ticket order: as
  * TEMPO_EV_ORDER records on read() (the data is freed at completion; the
  * record reports its length), or, once a sink file has been set with
  * TEMPO_IOC_ORDER_SINK, by writing each submission's data to the sink, in

@@ -144,8 +144,38 @@ static void dq_put_all(struct tempo_delayq *q, u64 ahead)
 		tempo_delayq_put_at(q, &dq_nodes[i], ktime_add_ns(now, ahead + i));
 }
 
+/* put_many() and remove_many() in /dev/tempo's chunks (16 puts, 32 removes). */
+static void dq_put_chunks(struct tempo_delayq *q, u64 ahead)
+{
+	static ktime_t dl[BATCH];
+	static struct tempo_delayq_node *np[BATCH];
+	ktime_t now = ktime_get();
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < BATCH; i++) {
+		np[i] = &dq_nodes[i];
+		dl[i] = ktime_add_ns(now, ahead + i);
+	}
+	for (i = 0; i < BATCH; i += 16)
+		tempo_delayq_put_many(q, np + i, dl + i, 16, &err);
+}
+
+static void dq_remove_chunks(struct tempo_delayq *q)
+{
+	static struct tempo_delayq_node *np[BATCH];
+	bool removed[32];
+	unsigned int i;
+
+	for (i = 0; i < BATCH; i++)
+		np[i] = &dq_nodes[i];
+	for (i = 0; i < BATCH; i += 32)
+		tempo_delayq_remove_many(q, np + i, 32, removed);
+}
+
 /* @ahead: 30 s (far: a wheel timer each, the lock) or 2 ms (near: lock-free). */
-static void delayq_bench(u64 ahead, double *put, double *remove, double *arm, double *cancel)
+static void delayq_bench(u64 ahead, double *put, double *remove, double *arm, double *cancel,
+			 double *put_many, double *remove_many)
 {
 	struct tempo_delayq *q;
 	unsigned int i;
@@ -164,6 +194,8 @@ static void delayq_bench(u64 ahead, double *put, double *remove, double *arm, do
 	}
 	MEASURE(*put, dq_remove_all(q), dq_put_all(q, ahead));
 	MEASURE(*remove, dq_put_all(q, ahead), dq_remove_all(q));
+	MEASURE(*put_many, dq_remove_all(q), dq_put_chunks(q, ahead));
+	MEASURE(*remove_many, dq_put_all(q, ahead), dq_remove_chunks(q));
 	/* The wheel alone, the same deadlines: what the queue adds to it. */
 	MEASURE(*arm, wheel_cancel_all(), for (i = 0; i < BATCH; i++)
 		tempo_timer_arm(&timers[i], ahead + i));
@@ -448,6 +480,7 @@ int main(int argc, char **argv)
 {
 	double o_run, o_trun, o_parked;
 	double dqf_put, dqf_rm, dqf_arm, dqf_cancel, dqn_put, dqn_rm, dqn_arm, dqn_cancel;
+	double dqf_pm, dqf_rmm, dqn_pm, dqn_rmm;
 	double f_cas, f_xchg, arm, rearm, cancel, fire, s_arm, s_fire, h_arm, h_cancel, h_fire, u_run_ns;
 	FILE *j;
 
@@ -458,8 +491,8 @@ int main(int argc, char **argv)
 	heap_bench(&h_arm, &h_cancel, &h_fire);
 	u_run_ns = ullink_bench();
 	order_bench(&o_run, &o_trun, &o_parked);
-	delayq_bench(30000 * TICK, &dqf_put, &dqf_rm, &dqf_arm, &dqf_cancel);
-	delayq_bench(2 * TICK, &dqn_put, &dqn_rm, &dqn_arm, &dqn_cancel);
+	delayq_bench(30000 * TICK, &dqf_put, &dqf_rm, &dqf_arm, &dqf_cancel, &dqf_pm, &dqf_rmm);
+	delayq_bench(2 * TICK, &dqn_put, &dqn_rm, &dqn_arm, &dqn_cancel, &dqn_pm, &dqn_rmm);
 
 	printf("# bench: batch %u timers, best of %u, 1 CPU\n", BATCH, ROUNDS);
 	printf("# bench: %-18s %8s %8s %8s %10s %10s\n", "op", "ns/op", "floor", "x floor", "vs seed003", "vs heap");
@@ -485,6 +518,8 @@ int main(int argc, char **argv)
 	printf("# bench:   2 ms ahead: put %.1f (arm %.1f)  remove %.1f (cancel %.1f)  pair %.1f vs %.1f = %.2fx\n",
 	       dqn_put, dqn_arm, dqn_rm, dqn_cancel, dqn_put + dqn_rm, dqn_arm + dqn_cancel,
 	       (dqn_put + dqn_rm) / (dqn_arm + dqn_cancel));
+	printf("# bench:   in /dev/tempo's chunks (put_many 16, remove_many 32): 30 s ahead %.1f + %.1f, 2 ms ahead %.1f + %.1f\n",
+	       dqf_pm, dqf_rmm, dqn_pm, dqn_rmm);
 
 	j = fopen(argc > 1 ? argv[1] : "build/user/bench.json", "w");
 	if (!j)
