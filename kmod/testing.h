@@ -31,6 +31,7 @@ enum tempo_test_point {
 	TEMPO_TP_WHEEL_DISPATCH,	/* base_dispatch: running set, before the claim */
 	TEMPO_TP_WHEEL_ARM,		/* arm: before the state cmpxchg */
 	TEMPO_TP_WHEEL_CANCEL,		/* cancel: before the state cmpxchg */
+	TEMPO_TP_WHEEL_PARKED,		/* cancel: parked, before the unlink */
 	/*
 	 * order.c, @obj the domain, @arg the ticket, @state the slot's state as
 	 * read (enum tempo_order_slot_state). Process context: may sleep.

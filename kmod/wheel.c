@@ -55,23 +55,26 @@
  *
  * THE TIMER STATE WORD (tempo_timer.state, an atomic_long_t)
  *
- *	63                    24 23        8 7     4  3  2  1  0
- *	[  seq (40 bits)        |  cpu (16)  | 0000 |SD|QU|LK|PD]
+ *	63                    24 23        8 7   5  4  3  2  1  0
+ *	[  seq (40 bits)        |  cpu (16)  | 000 |PK|SD|QU|LK|PD]
  *
  *	PD  PENDING   armed: the callback will run once, unless cancelled
  *	LK  LINKED    entry is on a list (slot or expired) of base @cpu
  *	QU  QUEUED    msg is on the inbox of base @cpu (or being pushed there)
  *	SD  SHUTDOWN  further arms fail with -ESHUTDOWN
- *	cpu           the base that holds the timer (meaningful while LK|QU)
+ *	PK  PARKED    base @cpu cancelled the timer and holds its entry, on
+ *	              no list: only @cpu may link it again (see PARKING)
+ *	cpu           the base that holds the timer (meaningful while LK|QU|PK)
  *	seq           bumped by every arm and cancel; the owner records the seq
  *	              it placed the timer for in tempo_timer.linked_seq, so a
  *	              collected timer whose seq moved on is re-placed, not fired
  *
- * Who writes what: PD and seq are set by arm/cancel from any CPU; LK is set and
- * cleared only by the owner of base @cpu; QU is set by whoever pushes the msg
+ * Who writes what: PD and seq are set by arm/cancel from any CPU; LK and PK are
+ * set and cleared only by the owner of base @cpu (PK also by whoever moves the
+ * timer off a sealed inbox, see timer_send()); QU is set by whoever pushes the msg
  * and cleared by the owner that pops it (or by the pusher itself when the
  * inbox is sealed and the timer is still LK there, see timer_send()); @cpu
- * changes only while the timer is neither LK nor QU (anyone may then claim
+ * changes only while the timer is neither LK, QU nor PK (anyone may then claim
  * it), or by the one who holds QU and moves the message to another inbox
  * (forwarding), and never while LK is set: LK and @cpu together name the list
  * that holds the entry. expires and want_cpu are written by arm before its
@@ -93,17 +96,41 @@
  * cancelled by a remote CPU stays linked on its owner until the owner drains
  * the message, which the cancel sends with an IPI, so a cancelled
  * timer holds its slot for an IPI's latency, far less than a tick. A locally
- * cancelled timer is unlinked at once.
+ * cancelled timer is unlinked at once, and stays parked (below).
+ *
+ * PARKING
+ *
+ * The owner's operations publish first and touch their lists after: one
+ * cmpxchg decides the new state, then the entry is unlinked and linked,
+ * before interrupts come back on. A fully ordered cmpxchg waits for every
+ * earlier store, so unlinking first, as a doubly linked delete must touch two
+ * neighbours that are cold when timers are many, made every arm and cancel
+ * wait for those two cache misses; published first, the misses drain while
+ * the caller goes on (measured in tools/bench/README.md). Publishing first is
+ * safe only if the new state keeps everyone else off the entry until the list
+ * work is done: LK (still ours), QU (our own message, or one that we push
+ * after the list work) or, for a cancel, PK. PK is the cancel's "mine, on no
+ * list": other CPUs treat it like LK (they message @cpu, they never link the
+ * entry), and the owner clears it with its next operation on the timer (a
+ * local arm links it again, a settle of a message clears it). A parked
+ * timer costs nothing: no list, slot or inbox refers to it. What PK still
+ * guards is the window between the cancel's cmpxchg and its unlink, so
+ * cancel_sync waits for it to clear like LK, and clears it itself or has the
+ * owner clear it (timer_unpark()).
  *
  * INVARIANTS
  *
- * I1  LK => entry belongs to base cpu: only that CPU, with interrupts
- *     disabled, reads or writes it, and outside its interrupts-off sections
- *     the entry is on exactly one of its lists (a slot or the expired list).
- *     !LK => entry is on no list. So the owner takes the entry off its list
- *     BEFORE any cmpxchg that may clear LK, and links it only after the
- *     cmpxchg that sets LK: the moment LK is clear another CPU may claim the
- *     timer and link the same entry into its own wheel.
+ * I1  LK or PK => entry belongs to base cpu: only that CPU, with interrupts
+ *     disabled, reads or writes it; outside its interrupts-off sections the
+ *     entry is on exactly one of its lists (a slot or the expired list) if LK,
+ *     on none if PK. Neither LK nor PK => entry is on no list and is touched
+ *     only by whoever holds QU or claims the idle timer. So the owner takes
+ *     the entry off its list BEFORE any cmpxchg that leaves the timer
+ *     claimable (neither LK, PK nor QU), and links it only after the cmpxchg
+ *     that sets LK: the moment all three are clear another CPU may claim the
+ *     timer and link the same entry into its own wheel. An owner's cmpxchg
+ *     that leaves LK, PK or a QU only it can act on lets it do its list work
+ *     after the cmpxchg, within the same interrupts-off section (PARKING).
  * I2  QU => msg is on the inbox of base cpu or is about to be pushed there by
  *     the context that set QU; exactly one context pushes per setting of QU.
  * I3  For every level, occupied bit i is set iff its slot i is non-empty.
@@ -122,7 +149,7 @@
  *	           | arm | cancel | cancel_sync | owner drain/collect/claim
  *	arm        |  -  |   -    |     S       |  -
  *	cancel     |     |   -    |     -       |  -
- *	cancel_sync|     |        |     -       |  - (waits for LK|QU to clear,
+ *	cancel_sync|     |        |     -       |  - (waits for LK|QU|PK to clear,
  *	           |     |        |             |     then for the callback)
  *
  * On the owner CPU everything is serialised by disabling interrupts: arm and
@@ -153,11 +180,15 @@
  * P2  inbox_push:A (release cmpxchg of the inbox head) pairs with
  *     inbox_take:A (acquire cmpxchg to NULL): the owner sees the state the
  *     pusher published before the push.
- * P3  base_settle:B (the owner's fully ordered cmpxchg clearing LK/QU of a
+ * P3  base_settle:B (the owner's fully ordered cmpxchg clearing LK/QU/PK of a
  *     cancelled timer) is followed by smp_mb() and wake_up_var(timer)
  *     (base_settle:C), pairing with wait_var_event()'s set_current_state()
  *     barrier in tempo_timer_cancel_sync(): the waiter either sees the cleared
- *     bits or is woken.
+ *     bits or is woken. timer_unpark:A (the owner clearing PK itself) is the
+ *     same pattern. The waiter's acquire read of the cleared state orders
+ *     the owner's list work before whatever the caller then does with the
+ *     memory: the owner did that work before its cmpxchg (base_settle), or in
+ *     an interrupts-off section that ended before the cmpxchg (PARKING).
  * P4  base_dispatch:A (WRITE_ONCE running = timer) is ordered before the claim
  *     cmpxchg base_dispatch:B; tempo_timer_cancel_sync() reads running after
  *     its own fully ordered cmpxchg (cancel) or acquire read of state. If the
@@ -210,6 +241,8 @@
 #define TT_LINKED	BIT(1)
 #define TT_QUEUED	BIT(2)
 #define TT_SHUTDOWN	BIT(3)
+#define TT_PARKED	BIT(4)
+#define TT_HELD		(TT_LINKED | TT_QUEUED | TT_PARKED)
 #define TT_CPU_SHIFT	8
 #define TT_CPU_BITS	16
 #define TT_CPU_MASK	(((1UL << TT_CPU_BITS) - 1) << TT_CPU_SHIFT)
@@ -618,7 +651,9 @@ static void base_kick(struct tempo_base *base, unsigned int cpu)
  *   from the dying CPU's list while that CPU walks it (I1; the bug behind "came
  *   online with timers on its wheel", tools/user/wheel_det_test.c).
  * - not LINKED: nobody holds @t but our message; move it to an online CPU (we
- *   hold QUEUED, so nobody else changes cpu).
+ *   hold QUEUED, so nobody else changes cpu). That includes PARKED: @cpu did
+ *   its unlink before it sealed (P5 orders it before our push), so the entry
+ *   is on no list, and the new holder's settle clears PARKED.
  * The evacuation's settle and this cmpxchg race on the state word: if the
  * evacuation wins it sees QUEUED, leaves @t to our message and clears LINKED,
  * and our cmpxchg then fails and takes the second branch.
@@ -766,22 +801,22 @@ static bool base_settle(struct tempo_base *base, struct tempo_timer *t,
 			new &= ~TT_QUEUED;
 
 		target = (old & TT_PENDING) ? settle_target(base, t) : base->cpu;
+		/* Whatever happens, @t leaves our list and stops being parked. */
+		new &= ~(TT_LINKED | TT_PARKED);
 		if (!(old & TT_PENDING)) {
 			act = DROP;
-			new &= ~TT_LINKED;
 		} else if (target != base->cpu) {
 			if (new & TT_QUEUED) {
 				/* Our message is still queued: forward when it pops. */
 				act = UNLINK;
-				new &= ~TT_LINKED;
 			} else {
 				act = FORWARD;
-				new = tt_set_cpu(new & ~TT_LINKED, target) | TT_QUEUED;
+				new = tt_set_cpu(new, target) | TT_QUEUED;
 			}
 		} else if ((how & SETTLE_DUE) && tt_seq(old) == t->linked_seq &&
 			   READ_ONCE(t->expires) <= now) {
 			act = FIRE;
-			new &= ~(TT_PENDING | TT_LINKED);
+			new &= ~TT_PENDING;
 		} else {
 			act = PLACE;
 			new = tt_set_cpu(new, base->cpu) | TT_LINKED;
@@ -989,22 +1024,14 @@ static int timer_arm_tick(struct tempo_timer *t, int cpu, u64 expires, u64 now)
 	struct tempo_base *local = this_cpu_ptr(bases);
 	unsigned int this = smp_processor_id(), owner, target;
 	enum placement how;
-	bool unlinked;
 	long old, new;
 
 	old = atomic_long_read(&t->state);
-	/* As in base_settle(): off our list before LINKED may clear (I1). */
-	unlinked = (old & TT_LINKED) && tt_cpu(old) == this && local->online;
-	if (unlinked)
-		tempo_wheel_del(&local->wheel, t);
 	for (;;) {
-		bool held = old & (TT_LINKED | TT_QUEUED);
+		bool held = old & TT_HELD;
 
-		if (old & TT_SHUTDOWN) {
-			if (unlinked)	/* still ours and linked: put it back */
-				tempo_wheel_add(&local->wheel, t);
+		if (old & TT_SHUTDOWN)
 			return -ESHUTDOWN;
-		}
 		owner = tt_cpu(old);
 		if (cpu >= 0)
 			target = cpu;
@@ -1021,16 +1048,17 @@ static int timer_arm_tick(struct tempo_timer *t, int cpu, u64 expires, u64 now)
 		new = (old | TT_PENDING) + TT_SEQ_ONE;
 
 		if (held && owner == this && local->online) {
+			/* Ours: linked, parked, or its message is on our inbox. */
+			new &= ~(TT_LINKED | TT_PARKED);
 			if (target == this) {
 				how = PLACE_LINK;
 				new |= TT_LINKED;
 			} else if (old & TT_QUEUED) {
 				/* Our own inbox holds its message; it forwards. */
 				how = PLACE_NOTHING;
-				new &= ~TT_LINKED;
 			} else {
 				how = PLACE_FORWARD;
-				new = tt_set_cpu(new & ~TT_LINKED, target) | TT_QUEUED;
+				new = tt_set_cpu(new, target) | TT_QUEUED;
 			}
 		} else if (held) {
 			how = (old & TT_QUEUED) ? PLACE_NOTHING : PLACE_SEND;
@@ -1048,6 +1076,13 @@ static int timer_arm_tick(struct tempo_timer *t, int cpu, u64 expires, u64 now)
 		if (atomic_long_try_cmpxchg(&t->state, &old, new))
 			break;
 	}
+	/*
+	 * Published first (PARKING): if it was on our list it still is ours,
+	 * linked, or queued on our own inbox, or queued for a push that
+	 * base_place() does below, so nobody else touches the entry yet.
+	 */
+	if ((old & TT_LINKED) && tt_cpu(old) == this && local->online)
+		tempo_wheel_del(&local->wheel, t);
 	trace_tempo_timer_arm(t, target, expires * tick_ns, old & TT_PENDING);
 
 	if (old & TT_PENDING)
@@ -1189,7 +1224,7 @@ bool tempo_timer_cancel(struct tempo_timer *timer)
 {
 	struct tempo_base *local;
 	unsigned long flags;
-	bool unlinked, send;
+	bool ours, send;
 	unsigned int this;
 	long old, new;
 
@@ -1197,17 +1232,18 @@ bool tempo_timer_cancel(struct tempo_timer *timer)
 	local = this_cpu_ptr(bases);
 	this = smp_processor_id();
 	old = atomic_long_read(&timer->state);
-	/* As in base_settle(): off our list before LINKED may clear (I1). */
-	unlinked = (old & TT_LINKED) && tt_cpu(old) == this && local->online;
-	if (unlinked)
-		tempo_wheel_del(&local->wheel, timer);
+	/*
+	 * On our list: park it, then unlink it (PARKING). Only this CPU, with
+	 * interrupts off, changes LINKED while cpu is ours, so this holds.
+	 */
+	ours = (old & TT_LINKED) && tt_cpu(old) == this && local->online;
 	for (;;) {
 		new = old;
 		send = false;
 		if (old & TT_PENDING)
 			new = (new & ~TT_PENDING) + TT_SEQ_ONE;
-		if (unlinked) {
-			new &= ~TT_LINKED;
+		if (ours) {
+			new = (new & ~TT_LINKED) | TT_PARKED;
 		} else if ((old & (TT_PENDING | TT_LINKED)) == (TT_PENDING | TT_LINKED) &&
 			   !(old & TT_QUEUED)) {
 			/* Held by another CPU: it unlinks when the message pops. */
@@ -1217,6 +1253,10 @@ bool tempo_timer_cancel(struct tempo_timer *timer)
 		tempo_test_point(TEMPO_TP_WHEEL_CANCEL, timer, old, 0);
 		if (new == old || atomic_long_try_cmpxchg(&timer->state, &old, new))
 			break;
+	}
+	if (ours) {
+		tempo_test_point(TEMPO_TP_WHEEL_PARKED, timer, new, 0);
+		tempo_wheel_del(&local->wheel, timer);
 	}
 	trace_tempo_timer_cancel(timer, old & TT_PENDING);
 
@@ -1228,6 +1268,43 @@ bool tempo_timer_cancel(struct tempo_timer *timer)
 	return old & TT_PENDING;
 }
 EXPORT_SYMBOL_GPL(tempo_timer_cancel);
+
+/*
+ * For cancel_sync: let go of a timer some CPU parked. Until that CPU clears
+ * PARKED its unlink may still be under way, so the memory is not the
+ * caller's yet. On that CPU itself no interrupts-off section is under way
+ * (we run with interrupts on), so the bit is cleared here; any other CPU is
+ * sent a message, whose settle clears it and wakes us (base_settle:C).
+ */
+static void timer_unpark(struct tempo_timer *timer)
+{
+	struct tempo_base *local;
+	unsigned long flags;
+	unsigned int this;
+	bool send = false;
+	long old, new;
+
+	local_irq_save(flags);
+	local = this_cpu_ptr(bases);
+	this = smp_processor_id();
+	old = atomic_long_read(&timer->state);
+	do {
+		/* Not parked, armed again, or a message settles it already. */
+		if ((old & (TT_PARKED | TT_PENDING | TT_QUEUED)) != TT_PARKED)
+			goto out;
+		send = tt_cpu(old) != this || !local->online;
+		new = send ? old | TT_QUEUED : old & ~TT_PARKED;
+	} while (!atomic_long_try_cmpxchg(&timer->state, &old, new));
+	if (send) {
+		timer_send(local, timer, tt_cpu(old));
+	} else {
+		/* LMM(timer_unpark:A): as base_settle:C (P3), for other waiters. */
+		smp_mb();
+		wake_up_var(timer);
+	}
+out:
+	local_irq_restore(flags);
+}
 
 static bool timer_is_running(struct tempo_timer *timer)
 {
@@ -1260,9 +1337,9 @@ bool tempo_timer_cancel_sync(struct tempo_timer *timer)
 	might_sleep();
 	do {
 		ret |= tempo_timer_cancel(timer);
+		timer_unpark(timer);
 		/* Pairs with base_settle:C (P3). */
-		wait_var_event(timer, !(atomic_long_read_acquire(&timer->state) &
-					(TT_LINKED | TT_QUEUED)) ||
+		wait_var_event(timer, !(atomic_long_read_acquire(&timer->state) & TT_HELD) ||
 				      (atomic_long_read(&timer->state) & TT_PENDING));
 		/* Pairs with base_dispatch:C (P4). */
 		for_each_possible_cpu(cpu) {

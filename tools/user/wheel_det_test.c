@@ -18,6 +18,7 @@ struct obj {
 	struct tempo_timer	timer;
 	u64			deadline;
 	unsigned int		fired;
+	int			cpu;		/* where it last ran */
 	bool			free_in_callback;
 };
 
@@ -27,16 +28,20 @@ static unsigned int fired_total, freed_total;
  * This binary is built with TEMPO_TESTING: the cores call tempo_test_point()
  * at their racy points (kmod/testing.h: just before each state-word cmpxchg),
  * and a test may set race_hook to run another CPU's operations right there.
- * Runs once per arming, at whichever wheel point comes first.
+ * Runs once per arming, at whichever wheel point comes first, or at
+ * park_where only, when a test sets it.
  */
 static void (*race_hook)(void);
+static int park_where = -1;
 
 void tempo_test_point(enum tempo_test_point where, const void *obj, u64 arg,
 		      unsigned int state)
 {
 	void (*fn)(void) = race_hook;
 
-	(void)where;
+	if (park_where >= 0 && (int)where != park_where)
+		return;
+	park_where = -1;
 	(void)obj;
 	(void)arg;
 	(void)state;
@@ -52,6 +57,7 @@ static void obj_fn(struct tempo_timer *t)
 
 	fired_total++;
 	o->fired++;
+	o->cpu = smp_processor_id();
 	CHECK(ktime_get_ns() >= o->deadline, "fired %llu ns early",
 	      o->deadline - ktime_get_ns());
 	/*
@@ -59,9 +65,9 @@ static void obj_fn(struct tempo_timer *t)
 	 * own timer, and may free it." So when it runs, no base may still
 	 * hold the timer: neither on a list (LINKED) nor on an inbox (QUEUED).
 	 */
-	CHECK(!(st & (H_TT_LINKED | H_TT_QUEUED)),
+	CHECK(!(st & H_TT_HELD),
 	      "callback runs while a base still holds the timer (state %#lx)", st);
-	if (o->free_in_callback && !(st & (H_TT_LINKED | H_TT_QUEUED))) {
+	if (o->free_in_callback && !(st & H_TT_HELD)) {
 		freed_total++;
 		free(o);	/* under ASan, a later touch is a use-after-free */
 	}
@@ -177,7 +183,7 @@ static void test_claim_with_remote_cancel_in_flight(void)
 	tempo_sim_run_works();
 	CHECK(o->fired == 0, "cancelled timer ran");
 	tempo_sim_run_csds();
-	CHECK(!(h_state(&o->timer) & (H_TT_LINKED | H_TT_QUEUED)), "still held");
+	CHECK(!(h_state(&o->timer) & H_TT_HELD), "still held");
 	tempo_sim_set_cpu(1);
 	CHECK(!tempo_timer_cancel_sync(&o->timer), "nothing left to stop");
 	teardown();
@@ -254,7 +260,7 @@ static void test_offline_with_remote_cancel_racing_evacuation(void)
 	CHECK(race_hook == NULL, "the evacuation reached the race point");
 	CHECK(tempo_wheel_cpu_quiet(0, &armed), "CPU 0's wheel is not empty after offline");
 	CHECK(!armed, "CPU 0's hrtimer still armed after offline");
-	CHECK(!(h_state(&b->timer) & (H_TT_LINKED | H_TT_QUEUED | H_TT_PENDING)),
+	CHECK(!(h_state(&b->timer) & (H_TT_HELD | H_TT_PENDING)),
 	      "b still held: state %#lx", h_state(&b->timer));
 
 	tempo_sim_set_cpu(1);
@@ -306,9 +312,105 @@ static void test_offline_with_remote_rearm_racing_evacuation(void)
 	free(a);
 }
 
+/*
+ * PARKING: a cancel on the owner publishes first and unlinks after. A remote
+ * arm that lands in between must not take the entry:
+ *
+ *   CPU 0 (owner)                         CPU 1
+ *   arm(t, 100 ticks): LINKED on CPU 0
+ *   cancel(t): cmpxchg -> PARKED
+ *                                         arm(t, 5 ticks): held (PARKED) by
+ *                                         CPU 0: QUEUED, push, IPI
+ *   unlink t from its slot
+ *   IPI: settle: link t for 5 ticks
+ *   ... t fires once, on time, on CPU 0
+ *
+ * Were the cancel to leave t claimable (LINKED cleared, PARKED not set), CPU
+ * 1 would link t into its own wheel and CPU 0's unlink would then cut it out
+ * of CPU 1's slot: the timer is lost.
+ */
+static struct obj *park_obj;
+
+static void park_hook(enum tempo_test_point where, void (*fn)(void))
+{
+	park_where = where;
+	race_hook = fn;
+}
+
+static void hook_arm_parked_from_cpu1(void)
+{
+	tempo_sim_set_cpu(1);
+	park_obj->deadline = ktime_get_ns() + 5 * TICK_NS;
+	CHECK(tempo_timer_arm(&park_obj->timer, 5 * TICK_NS) == 0, "parked timer is idle");
+	CHECK(h_state(&park_obj->timer) & H_TT_QUEUED, "arm of a parked timer messages its owner");
+	tempo_sim_set_cpu(0);
+}
+
+static void test_remote_arm_while_parking(void)
+{
+	struct obj *o;
+	bool armed;
+
+	setup(2);
+	o = obj_new(false);
+	park_obj = o;
+	tempo_sim_set_cpu(0);
+	CHECK(tempo_timer_arm(&o->timer, 100 * TICK_NS) == 0, "idle timer");
+	park_hook(TEMPO_TP_WHEEL_PARKED, hook_arm_parked_from_cpu1);
+	CHECK(tempo_timer_cancel(&o->timer), "cancel stops the pending timer");
+	CHECK(race_hook == NULL, "the cancel reached its parked point");
+	h_drive_until(o->deadline + tempo_timer_slack_ns(5 * TICK_NS));
+	CHECK(o->fired == 1, "fired %u times", o->fired);
+	CHECK(o->cpu == 0, "fired on CPU %d, not on its holder", o->cpu);
+	CHECK(tempo_wheel_cpu_quiet(1, &armed), "CPU 1's wheel holds the entry");
+	teardown();
+	free(o);
+}
+
+/*
+ * A parked timer is re-armed in place by its owner, and cancel_sync lets go
+ * of it from either CPU: on the owner by clearing PARKED, elsewhere through
+ * the owner (timer_unpark()).
+ */
+static void test_parked_rearm_and_cancel_sync(void)
+{
+	struct obj *o;
+
+	setup(2);
+	o = obj_new(false);
+	tempo_sim_set_cpu(0);
+	tempo_timer_arm(&o->timer, 100 * TICK_NS);
+	CHECK(tempo_timer_cancel(&o->timer), "cancel stops it");
+	CHECK((h_state(&o->timer) & (H_TT_HELD | H_TT_PENDING)) == H_TT_PARKED,
+	      "a local cancel parks: state %#lx", h_state(&o->timer));
+	o->deadline = ktime_get_ns() + 4 * TICK_NS;
+	CHECK(tempo_timer_arm(&o->timer, 4 * TICK_NS) == 0, "parked timer is idle");
+	CHECK((h_state(&o->timer) & (H_TT_HELD | H_TT_PENDING)) == (H_TT_LINKED | H_TT_PENDING),
+	      "re-armed in place: state %#lx", h_state(&o->timer));
+	h_drive_until(o->deadline + tempo_timer_slack_ns(4 * TICK_NS));
+	CHECK(o->fired == 1, "fired %u times", o->fired);
+
+	tempo_timer_arm(&o->timer, 100 * TICK_NS);
+	tempo_timer_cancel(&o->timer);
+	CHECK(!tempo_timer_cancel_sync(&o->timer), "nothing left to stop");
+	CHECK(!(h_state(&o->timer) & H_TT_HELD), "cancel_sync on the owner: state %#lx",
+	      h_state(&o->timer));
+
+	tempo_timer_arm(&o->timer, 100 * TICK_NS);
+	tempo_timer_cancel(&o->timer);
+	tempo_sim_set_cpu(1);
+	CHECK(!tempo_timer_cancel_sync(&o->timer), "nothing left to stop");
+	CHECK(!(h_state(&o->timer) & H_TT_HELD), "cancel_sync elsewhere: state %#lx",
+	      h_state(&o->timer));
+	tempo_sim_set_cpu(0);
+	teardown();
+	CHECK(o->fired == 1, "fired %u times", o->fired);
+	free(o);
+}
+
 int main(void)
 {
-	tap_begin("wheel_det", 6);
+	tap_begin("wheel_det", 8);
 	tap_run("fires_once_on_time", test_fires_once_on_time);
 	tap_run("claim_with_remote_rearm_in_flight", test_claim_with_remote_rearm_in_flight);
 	tap_run("claim_with_remote_cancel_in_flight", test_claim_with_remote_cancel_in_flight);
@@ -317,5 +419,7 @@ int main(void)
 		test_offline_with_remote_cancel_racing_evacuation);
 	tap_run("offline_with_remote_rearm_racing_evacuation",
 		test_offline_with_remote_rearm_racing_evacuation);
+	tap_run("remote_arm_while_parking", test_remote_arm_while_parking);
+	tap_run("parked_rearm_and_cancel_sync", test_parked_rearm_and_cancel_sync);
 	return tap_end("wheel_det");
 }
