@@ -322,14 +322,17 @@
  *    before arming the timer, and the wheel's arm/expire hand-off (see
  *    kmod/wheel.c) orders the arm before the callback.
  * Timers are armed inside the lock (tempo_timer_arm_at() is lock-free and
- * callable from any context), so remove() and destroy() never see a far
- * node whose timer is not armed yet, and the kick is never armed on a dead
+ * callable from any context; a far node's on the critical section's own
+ * clock reading, tempo_timer_arm_at_from(), which only places the timer:
+ * its deadline alone decides when it fires), so remove() and destroy()
+ * never see a far node whose timer is not armed yet, and the kick is never armed on a dead
  * queue: shutdown sets q->dead under the lock, and destroy()'s
  * tempo_timer_shutdown_sync() of the kick comes after.
  *
  * Costs: put O(1): lock-free for a near or due node (a clock reading, a
  * cmpxchg and an llist_add), unless it needs the kick earlier or a waiter
- * woken; a far node takes the lock and the wheel's O(1) arm. Taking the inbox
+ * woken; a far node takes the lock and the wheel's O(1) arm (put_many: one
+ * lock round trip and one clock reading for the batch). Taking the inbox
  * in is O(1) per node, paid once, by whoever holds the lock next; remove
  * O(1), take O(1), consume O(1) per verdict plus its callback (AGAIN: a
  * clock reading and a relink as put() does, a timer arm if far), an advance
@@ -735,8 +738,15 @@ static int delayq_link_pending(struct tempo_delayq *q, struct tempo_delayq_node 
 	if (!near || !delayq_near_add(q, node)) {
 		ktime_t t = now ? *now : ktime_get();
 
-		err = tempo_timer_arm_at(&node->timer, TEMPO_CPU_LOCAL,
-					 delayq_stage_at(q, node->deadline, t, &exact));
+		/*
+		 * On the caller's reading (taken in this critical section): it
+		 * only places the timer in the wheel, the stage alone decides
+		 * when it fires (tempo_timer_arm_at_from()).
+		 */
+		err = tempo_timer_arm_at_from(&node->timer, TEMPO_CPU_LOCAL,
+					      ktime_to_ns(delayq_stage_at(q, node->deadline, t,
+									  &exact)),
+					      ktime_to_ns(t));
 		if (err < 0)
 			return err;
 		list_add_tail(&node->entry, &q->far);
