@@ -48,7 +48,10 @@
  * is and ends the call; AGAIN unlinks the node and links it again for the
  * later deadline the callback set, as put() would link it by a fresh
  * reading (ready, near or far), without the node ever leaving the queue
- * (delayq_requeue()). A file interface builds its event queue on it:
+ * (delayq_requeue()). The nodes of a due near tick are shown as one run,
+ * taken while the callback answers TAKE, with the run's bookkeeping settled
+ * once at its end (delayq_take_run()). A file interface builds its event
+ * queue on it:
  * a periodic timer is one node that goes round with AGAIN, a record that
  * cannot be copied out is a STOP, items that are not timers are put due.
  *
@@ -1049,11 +1052,76 @@ struct delayq_consumer {
 };
 
 /*
+ * The run of a due near tick: @node is the first node of the earliest due
+ * near tick, the node delayq_next() just chose. Show @c->fn that tick's
+ * nodes in bucket order while it answers TAKE, at most @room of them, and
+ * take each; the bookkeeping of the run (the bucket's count and bit, nnear,
+ * ndue, npending, pending_min, the counter) is settled once, when it ends.
+ *
+ * Each node of the run is the one delayq_next() would choose: a TAKE only
+ * unlinks, so the tick stays the earliest due one while its bucket holds a
+ * node, the ready head (of a later tick, or delayq_next() would have chosen
+ * it) stays behind it, and nothing else links a node in this critical
+ * section (the inbox is taken in by delayq_next() only: a put() pushing
+ * meanwhile is one that came after this critical section's start, as if
+ * it came after its end). Every node of a due tick is due, so each taken
+ * node leaves ndue.
+ *
+ * Return: the nodes taken. *@nodep: the node the run ended at, which
+ * @c->fn answered *@verdict (not TAKE), still linked, with its linked
+ * deadline in *@linked, for the caller to apply; or NULL if the bucket
+ * emptied or @room was reached.
+ */
+static unsigned int delayq_take_run(struct tempo_delayq *q, struct delayq_consumer *c,
+				    unsigned int room, struct tempo_delayq_node **nodep,
+				    enum tempo_delayq_verdict *verdict, ktime_t *linked)
+{
+	struct tempo_delayq_node *node = *nodep;
+	unsigned int idx = node->near - 1, k = 0;
+	struct list_head *bucket = &q->near[idx];
+	ktime_t stamp = q->near_due[idx];
+	bool min_taken = false;
+
+	delayq_lock_held(q);
+	for (;;) {
+		*linked = node->deadline;
+		*verdict = c->fn(node, stamp, c->arg);
+		if (*verdict != TEMPO_DELAYQ_TAKE)
+			break;
+		/* Not early: the tick is due (see delayq_take_next()). */
+		min_taken |= !ktime_after(*linked, q->pending_min);
+		list_del_init(&node->entry);
+		node->near = 0;
+		delayq_set_state(node, DELAYQ_TAKEN);
+		if (++k == room || list_empty(bucket)) {
+			node = NULL;
+			break;
+		}
+		node = list_first_entry(bucket, struct tempo_delayq_node, entry);
+	}
+	if (k) {
+		/* As delayq_pending_del() on each, at once. */
+		q->near_n[idx] -= k;
+		if (!q->near_n[idx])
+			__clear_bit(idx, q->near_occupied);
+		q->nnear -= k;
+		q->ndue -= k;
+		q->npending -= k;
+		if (!q->npending || min_taken)
+			q->pending_min_valid = false;
+		delayq_count_n(q, DELAYQ_STAT_TAKEN, k);
+	}
+	*nodep = node;
+	return k;
+}
+
+/*
  * Show @c->fn the takeable nodes, earliest first (delayq_next(), as take()
  * takes them), each in this critical section, and apply its verdicts: at
- * most @c->max TAKE or AGAIN, up to the first STOP. Then pass on the
- * wake-ups owed (delayq_pass_on(); @woken as there). Return: false if
- * nothing was takeable (@c->fn was not called).
+ * most @c->max TAKE or AGAIN, up to the first STOP. The nodes of a due near
+ * tick go as one run (delayq_take_run()) while @c->fn takes them. Then
+ * pass on the wake-ups owed (delayq_pass_on(); @woken as there). Return:
+ * false if nothing was takeable (@c->fn was not called).
  */
 static bool delayq_consume_locked(struct tempo_delayq *q, struct delayq_consumer *c,
 				  bool woken)
@@ -1064,11 +1132,18 @@ static bool delayq_consume_locked(struct tempo_delayq *q, struct delayq_consumer
 
 	delayq_lock_held(q);
 	while (n < c->max && (node = delayq_next(q, &fresh))) {
-		ktime_t linked = node->deadline;
 		enum tempo_delayq_verdict verdict;
+		ktime_t linked;
 
 		shown = true;
-		verdict = c->fn(node, delayq_due_stamp(q, node), c->arg);
+		if (node->near) {
+			n += delayq_take_run(q, c, c->max - n, &node, &verdict, &linked);
+			if (!node)
+				continue;
+		} else {
+			linked = node->deadline;
+			verdict = c->fn(node, node->due, c->arg);
+		}
 		if (verdict == TEMPO_DELAYQ_TAKE) {
 			/* Not early: see delayq_take_next(). */
 			delayq_unlink_as(q, node, linked);

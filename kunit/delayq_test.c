@@ -1588,6 +1588,86 @@ static void delayq_consume_stop_leaves_item(struct kunit *test)
 						   &(struct dq_release_ctx){}), 1U);
 }
 
+/* dq_seen_fn(), but an AGAIN moves the item 100 ms on, as a periodic one. */
+static enum tempo_delayq_verdict dq_run_fn(struct tempo_delayq_node *node, ktime_t due,
+					   void *arg)
+{
+	struct dq_seen *s = arg;
+	enum tempo_delayq_verdict v = dq_seen_fn(node, due, arg);
+
+	if (v == TEMPO_DELAYQ_AGAIN)
+		node->deadline = ktime_add_ms(node->deadline, 100);
+	return v;
+}
+
+/*
+ * consume() over due near ticks, whose nodes it shows as one run per tick:
+ * six items of one tick and two of a later one, all due. The first call's
+ * verdicts are TAKE, TAKE, AGAIN, TAKE, STOP: it must show them in put
+ * order, apply each (the AGAIN item pending again, the STOP item still
+ * takeable), and leave the counts as if each had been taken alone; a
+ * call whose @max ends inside a tick stops there; the next goes on into
+ * the later tick.
+ * Fails if: a run's bookkeeping is off (ready, pending or size count the
+ * taken items), or a run goes past a STOP or past @max.
+ */
+static void delayq_consume_tick_run(struct kunit *test)
+{
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *items = dq_items(test, 8);
+	struct dq_seen *seen = kunit_kzalloc(test, sizeof(*seen), GFP_KERNEL);
+	u64 tick = tempo_timer_tick_ns();
+	ktime_t first = ktime_add_ns(ktime_get(), 3 * tick), later = ktime_add_ns(first, 2 * tick);
+	struct tempo_delayq_stats st;
+	ktime_t deadline;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, seen);
+	for (i = 0; i < 8; i++)
+		KUNIT_ASSERT_EQ(test, tempo_delayq_put_at(q, &items[i].node,
+							  i < 6 ? first : later), 0);
+	/* Both ticks due (a take() would find an item by now, and the later tick too). */
+	KUNIT_ASSERT_TRUE(test, dq_wait_for(ktime_after(ktime_get(),
+							ktime_add_ns(later, 2 * tick)), 1000));
+	KUNIT_ASSERT_TRUE(test, tempo_delayq_ready(q));
+
+	seen->verdict[2] = TEMPO_DELAYQ_AGAIN;
+	seen->verdict[4] = TEMPO_DELAYQ_STOP;
+	KUNIT_EXPECT_EQ(test, tempo_delayq_consume(q, dq_run_fn, seen, 16, 0), 4);
+	KUNIT_ASSERT_EQ(test, seen->n, 5U);
+	for (i = 0; i < 5; i++)
+		KUNIT_EXPECT_PTR_EQ(test, seen->node[i], &items[i].node);
+	st = dq_stats(q);
+	KUNIT_EXPECT_EQ(test, st.taken, 3ULL);
+	KUNIT_EXPECT_EQ(test, st.requeued, 1ULL);
+	KUNIT_EXPECT_EQ(test, st.ready, 4U);	/* items 4..7 */
+	KUNIT_EXPECT_EQ(test, st.pending, 1U);	/* item 2, 100 ms on */
+	KUNIT_EXPECT_EQ(test, tempo_delayq_size(q), 5U);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_query(q, &items[2].node, &deadline),
+			TEMPO_DELAYQ_PENDING);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_query(q, &items[4].node, &deadline),
+			TEMPO_DELAYQ_TAKEABLE);
+
+	/* @max ends the run inside the first tick... */
+	KUNIT_EXPECT_EQ(test, tempo_delayq_consume(q, dq_run_fn, seen, 1, 0), 1);
+	KUNIT_EXPECT_PTR_EQ(test, seen->node[5], &items[4].node);
+	/* ...and the next call finishes it and goes on into the later tick. */
+	KUNIT_EXPECT_EQ(test, tempo_delayq_consume(q, dq_run_fn, seen, 16, 0), 3);
+	KUNIT_ASSERT_EQ(test, seen->n, 9U);
+	for (i = 6; i < 9; i++)
+		KUNIT_EXPECT_PTR_EQ(test, seen->node[i], &items[i - 1].node);
+	st = dq_stats(q);
+	KUNIT_EXPECT_EQ(test, st.taken, 7ULL);
+	KUNIT_EXPECT_EQ(test, st.ready, 0U);
+	KUNIT_EXPECT_EQ(test, st.pending, 1U);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_size(q), 1U);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_consume(q, dq_run_fn, seen, 16, 0), -EAGAIN);
+	KUNIT_EXPECT_TRUE(test, tempo_delayq_peek(q, &deadline));
+	KUNIT_EXPECT_EQ(test, deadline, ktime_add_ms(first, 100));
+	KUNIT_EXPECT_TRUE(test, tempo_delayq_remove(q, &items[2].node));
+	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, NULL, NULL), 0U);
+}
+
 /*
  * A consumer woken for an item that answers STOP passes its wake-up on:
  * consumer A sleeps in consume(TEMPO_DELAYQ_WAIT) with a callback that
@@ -2012,6 +2092,7 @@ static struct kunit_case tempo_delayq_cases[] = {
 	KUNIT_CASE(delayq_consume_again_not_early),
 	KUNIT_CASE(delayq_consume_again_then_remove),
 	KUNIT_CASE(delayq_consume_stop_leaves_item),
+	KUNIT_CASE(delayq_consume_tick_run),
 	KUNIT_CASE(delayq_consume_stop_passes_wakeup),
 	KUNIT_CASE(delayq_consume_wait_until_due),
 	KUNIT_CASE(delayq_consume_wait_interrupted),
