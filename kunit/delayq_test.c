@@ -1588,6 +1588,100 @@ static void delayq_consume_stop_leaves_item(struct kunit *test)
 						   &(struct dq_release_ctx){}), 1U);
 }
 
+/*
+ * A far put leaves its node unfiled, no timer armed, and the kick arms it
+ * within a tick or two (delayq_file()); meanwhile the item is queued as any
+ * other (size, query, peek), and a remove() takes it off without touching
+ * the wheel: never stale, so it may be put again at once.
+ * Fails if: the kick does not file the unfiled nodes (the timer is never
+ * armed), or a far put arms its timer itself, or remove() of an unfiled
+ * node asks the wheel (a cancel of a timer never armed fails: stale, and
+ * the next put is refused with EBUSY).
+ */
+static void delayq_far_put_filed_by_kick(struct kunit *test)
+{
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *items = dq_items(test, 2);
+	ktime_t deadline, at = ktime_add_ms(ktime_get(), 10000);
+	bool armed, removed;
+	int err;
+
+	/*
+	 * Preemption off: the kick, armed on this CPU, runs in this CPU's
+	 * workqueue, so it cannot file the node before we look.
+	 */
+	preempt_disable();
+	err = tempo_delayq_put_at(q, &items[0].node, at);
+	armed = tempo_timer_pending(&items[0].node.timer);
+	preempt_enable();
+	KUNIT_ASSERT_EQ(test, err, 0);
+	KUNIT_EXPECT_FALSE(test, armed);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_size(q), 1U);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_query(q, &items[0].node, &deadline),
+			TEMPO_DELAYQ_PENDING);
+	KUNIT_EXPECT_TRUE(test, tempo_delayq_peek(q, &deadline));
+	KUNIT_EXPECT_EQ(test, deadline, at);
+	/* The kick, armed for the end of this tick, files it. */
+	KUNIT_EXPECT_TRUE(test, dq_wait_for(tempo_timer_pending(&items[0].node.timer),
+					    DQ_LONG_WAIT_MS));
+	KUNIT_EXPECT_TRUE(test, tempo_delayq_remove_sync(q, &items[0].node));
+
+	/* Removed before the kick came: never armed, never stale. */
+	preempt_disable();
+	err = tempo_delayq_put_at(q, &items[1].node, at);
+	removed = tempo_delayq_remove(q, &items[1].node);
+	armed = tempo_timer_pending(&items[1].node.timer);
+	preempt_enable();
+	KUNIT_ASSERT_EQ(test, err, 0);
+	KUNIT_EXPECT_TRUE(test, removed);
+	KUNIT_EXPECT_FALSE(test, armed);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_put_at(q, &items[1].node, at), 0);
+	KUNIT_EXPECT_EQ(test, dq_stats(q).removed, 2ULL);
+	KUNIT_EXPECT_EQ(test, dq_stats(q).pending, 1U);
+	/* destroy() hands an unfiled node back as any other. */
+	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, dq_release_record,
+						   &(struct dq_release_ctx){}), 1U);
+}
+
+/*
+ * put_many() of far items, and a burst of far puts: all wait unfiled and
+ * are filed by one kick, each timer armed for its own stage, and the items
+ * come out in deadline order when due.
+ * Fails if: the kick files only the first unfiled node, or files none when
+ * it finds nothing near to re-arm for.
+ */
+static void delayq_far_burst_filed(struct kunit *test)
+{
+	const unsigned int n = 8;
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *items = dq_items(test, n);
+	struct tempo_delayq_node *nodes[8];
+	ktime_t deadlines[8], now = ktime_get();
+	unsigned int i, armed;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		nodes[i] = &items[i].node;
+		/* Beyond the near window: 300 ms and on, the later first. */
+		deadlines[i] = ktime_add_ms(now, 300 + 10 * (n - i));
+	}
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put_many(q, nodes, deadlines, n / 2, &err), n / 2);
+	for (i = n / 2; i < n; i++)
+		KUNIT_ASSERT_EQ(test, tempo_delayq_put_at(q, nodes[i], deadlines[i]), 0);
+	KUNIT_EXPECT_TRUE(test, dq_wait_for(({
+		for (armed = 0, i = 0; i < n; i++)
+			armed += tempo_timer_pending(&nodes[i]->timer);
+		armed == n; }), DQ_LONG_WAIT_MS));
+	for (i = n; i-- > 0;) {
+		struct tempo_delayq_node *got = tempo_delayq_take_timeout(q, 5000 * DQ_MS);
+
+		KUNIT_ASSERT_FALSE(test, IS_ERR(got));
+		KUNIT_EXPECT_PTR_EQ(test, got, nodes[i]);
+		KUNIT_EXPECT_FALSE(test, ktime_before(ktime_get(), got->deadline));
+	}
+	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, NULL, NULL), 0U);
+}
+
 /* dq_seen_fn(), but an AGAIN moves the item 100 ms on, as a periodic one. */
 static enum tempo_delayq_verdict dq_run_fn(struct tempo_delayq_node *node, ktime_t due,
 					   void *arg)
@@ -2093,6 +2187,8 @@ static struct kunit_case tempo_delayq_cases[] = {
 	KUNIT_CASE(delayq_consume_again_then_remove),
 	KUNIT_CASE(delayq_consume_stop_leaves_item),
 	KUNIT_CASE(delayq_consume_tick_run),
+	KUNIT_CASE(delayq_far_put_filed_by_kick),
+	KUNIT_CASE(delayq_far_burst_filed),
 	KUNIT_CASE(delayq_consume_stop_passes_wakeup),
 	KUNIT_CASE(delayq_consume_wait_until_due),
 	KUNIT_CASE(delayq_consume_wait_interrupted),
