@@ -963,7 +963,8 @@ static unsigned int delayq_absorb(struct tempo_delayq *q)
 			} else if (due) {
 				/* q->now is past the end of its tick. */
 				delayq_make_ready(q, node, q->now);
-			} else if (WARN_ON_ONCE(delayq_link_pending(q, node, false, NULL, false) < 0)) {
+			} else if (WARN_ON_ONCE(delayq_link_pending(q, node, false, NULL,
+								    false) < 0)) {
 				/* Only near delays take this path: no arm can fail. */
 				delayq_make_ready(q, node, node->deadline);
 			}
