@@ -12,7 +12,12 @@
  * deadline's tick, in a one-level wheel of DQ_NEAR_SLOTS buckets with an
  * occupancy bitmap, and has no timer of its own. Any other pending item is
  * "far": it is on q->far with its own tempo timer, aimed at a stage before
- * its deadline (below); the callback moves it into the near window. An item
+ * its deadline (below); the callback moves it into the near window. A far
+ * put does not arm that timer itself: the node waits on q->unfiled, with
+ * no timer, until the kick (below), armed for the end of the current tick,
+ * arms the timers of all such nodes at once and moves them to q->far
+ * (delayq_file()). A far item removed before then never reaches the wheel,
+ * as a timeout cancelled soon after it was set. An item
  * put with its deadline already passed goes to q->ready (through an inbox,
  * below).
  *
@@ -23,7 +28,8 @@
  * (delayq_next()). Whoever holds the lock and reads the clock advances
  * now_tick (delayq_advance()): a far put(), a consumer that finds nothing
  * takeable, poll's ready(), a far node's callback, and the queue's one timer,
- * the kick, armed for the end of the earliest near tick that is not due. So
+ * the kick, armed for the end of the earliest near tick that is not due
+ * (or of the current one, while far nodes wait on q->unfiled). So
  * a busy queue's consumers release items themselves; the kick only matters
  * when everyone sleeps.
  *
@@ -48,7 +54,10 @@
  * is and ends the call; AGAIN unlinks the node and links it again for the
  * later deadline the callback set, as put() would link it by a fresh
  * reading (ready, near or far), without the node ever leaving the queue
- * (delayq_requeue()). A file interface builds its event queue on it:
+ * (delayq_requeue()). The nodes of a due near tick are shown as one run,
+ * taken while the callback answers TAKE, with the run's bookkeeping settled
+ * once at its end (delayq_take_run()). A file interface builds its event
+ * queue on it:
  * a periodic timer is one node that goes round with AGAIN, a record that
  * cannot be copied out is a STOP, items that are not timers are put due.
  *
@@ -115,8 +124,9 @@
  * before its deadline; a node crosses at most one stage per wheel level.
  *
  * What remains: items due in the same tick may leave in either order, and a
- * far node whose stage callback is held off for more than DQ_NEAR_TICKS / 2
- * ticks (96 ms at the default tick) can be overtaken by near ones. Exact
+ * far node whose stage callback (or the kick that files it) is held off for
+ * more than DQ_NEAR_TICKS / 2 ticks (96 ms at the default tick) can be
+ * overtaken by near ones. Exact
  * order would need a structure ordered at every put (a heap: O(log n)); here
  * put, remove, take and expiry stay O(1). A late kick (its CPU's workqueue
  * starved) delays the items that sleeping consumers wait for, all together
@@ -169,13 +179,16 @@
  *
  *	IDLE, TAKEN, REMOVED  --put, near, lock-free-->  INBOX
  *	IDLE, TAKEN, REMOVED  --put, due, lock-free--->  INBOX_DUE
- *	IDLE, TAKEN, REMOVED  --put, far, locked------>  PENDING (far: timer)
+ *	IDLE, TAKEN, REMOVED  --put, far, locked------>  PENDING (far: unfiled,
+ *	                                                  or timer if it cannot
+ *	                                                  wait: delayq_defer_far())
  *	IDLE, TAKEN, REMOVED  --put_many, locked------>  PENDING or READY
  *	INBOX      --absorb-->  PENDING (near: no timer; far if no room)
  *	INBOX      --absorb, its tick already due-->  PENDING in that tick's
  *	                                               bucket (or READY if the
  *	                                               window does not reach it)
  *	INBOX_DUE  --absorb-->  READY
+ *	PENDING (far, unfiled)  --kick: file-->  PENDING (far: timer)
  *	PENDING    --far timer: stage-->  PENDING (near, or a closer stage)
  *	PENDING    --far timer: due-->  READY
  *	PENDING    --take (near node, its tick due)-->  TAKEN
@@ -185,7 +198,8 @@
  *	PENDING (near, due), READY  --consume: AGAIN-->  PENDING (near or far,
  *	                                                 new deadline), or READY
  *	                                                 if due by then
- *	PENDING    --remove-->  REMOVED (stale=1 if a far timer was firing)
+ *	PENDING    --remove-->  REMOVED (stale=1 if a far timer was firing;
+ *	                                 an unfiled node has none armed)
  *	READY      --remove-->  REMOVED
  *	PENDING, READY  --destroy-->  DETACHED (timer cancel_sync'd)
  *	DETACHED   --destroy's hand-back-->  REMOVED
@@ -209,14 +223,14 @@
  * remove() refuse it.
  *
  * Stale expiries. remove() runs in any context and cannot wait for a timer
- * callback. If tempo_timer_cancel() fails on a far node, the wheel has
+ * callback. If tempo_timer_cancel() fails on a filed far node, the wheel has
  * already claimed the expiry and the callback is on its way to the lock. The
  * node becomes REMOVED with node->stale set and q->nstale counted. The
  * callback then finds stale set, clears it (its last access to the node) and
  * does nothing else. While stale is set, put() refuses the node (-EBUSY) and
  * its memory must stay valid: tempo_delayq_node_sync() (cancel_sync) waits it
  * out, and destroy() waits for q->nstale to reach zero before freeing q. A
- * near node has no timer armed, so its removal is never stale.
+ * near or unfiled node has no timer armed, so its removal is never stale.
  *
  * Invariants, whenever q->wait.lock is free (but for the inboxes, as of the
  * last time they were taken in, which every locked section does first):
@@ -225,10 +239,14 @@
  *    least kick_tick, or its put() takes the lock after the push, or the
  *    kick's callback will see it (delayq_kick:A). An INBOX_DUE node's put()
  *    found nobody on the wait queue, or takes the lock after the push;
- *  - a node is on q->far or a q->near bucket iff state == PENDING; on q->far
- *    its timer is armed or its callback is running (the callback moves it),
- *    in a bucket no timer of it is armed; node->near is 1 + its bucket, or 0
- *    on q->far;
+ *  - a node is on q->far, q->unfiled or a q->near bucket iff state ==
+ *    PENDING; on q->far its timer is armed or its callback is running (the
+ *    callback moves it), on q->unfiled or in a bucket no timer of it is
+ *    armed; node->near is 1 + its bucket, or 0 on q->far and q->unfiled;
+ *    node->far is DQ_FAR_UNFILED exactly on q->unfiled;
+ *  - while q->unfiled is not empty, the kick is armed for the end of
+ *    now_tick or of an earlier tick (kick_tick <= now_tick), or its callback
+ *    is on its way: its critical section files them all;
  *  - every near node's tick lies in [near_clk, near_clk + DQ_NEAR_SLOTS), in
  *    bucket tick % DQ_NEAR_SLOTS; near_n counts each bucket's nodes and
  *    near_occupied marks the non-empty ones; ndue counts the near nodes whose
@@ -269,7 +287,8 @@
  *    on a node the callback is not shown until it is taken in);
  *  - put vs kick: delayq_kick:A; both may re-arm the kick (below);
  *  - put vs remove: remove() of a node put() is still pushing returns false;
- *  - put vs far callback: the callback needs the lock; a far put arms inside;
+ *  - put vs far callback: the callback needs the lock; a far put arms inside,
+ *    or leaves the arm to the kick, which arms inside;
  *  - take* vs far callback, take* vs kick: both advance under the lock;
  *  - take* vs remove, remove vs remove, remove vs destroy: one claims the
  *    node, whoever changes its state first under the lock; a node consume
@@ -279,11 +298,14 @@
  *    timer armed (near) or its callback has done with it (READY), so the
  *    re-arm of a far requeue is the node's only arm; the timer contract
  *    allows arming while that callback returns;
- *  - remove vs far callback: the stale flag, above;
+ *  - remove vs far callback: the stale flag, above; an unfiled node has no
+ *    callback, and remove() takes it off q->unfiled before the kick files it
+ *    or after (both under the lock);
  *  - far callback vs far callback: one per node at a time (the wheel);
  *  - far callback vs destroy: the callback of a DETACHED node does nothing,
  *    and destroy cancel_sync()s it;
- *  - kick vs destroy: destroy shuts the kick down before it frees @q;
+ *  - kick vs destroy: destroy shuts the kick down before it frees @q, and
+ *    before it detaches the unfiled nodes (the kick files none after);
  *  - take* vs destroy: sleepers leave with -ESHUTDOWN; destroy waits for them.
  *
  * The kick may be re-armed while its callback waits for the lock (a put of
@@ -322,14 +344,22 @@
  *    before arming the timer, and the wheel's arm/expire hand-off (see
  *    kmod/wheel.c) orders the arm before the callback.
  * Timers are armed inside the lock (tempo_timer_arm_at() is lock-free and
- * callable from any context), so remove() and destroy() never see a far
- * node whose timer is not armed yet, and the kick is never armed on a dead
+ * callable from any context; a far node's on the critical section's own
+ * clock reading, tempo_timer_arm_at_from(), which only places the timer:
+ * its deadline alone decides when it fires), so remove() and destroy()
+ * never see a far node whose timer is being armed: a node on q->far has
+ * its timer armed, one on q->unfiled has none, and the kick moves it from
+ * one to the other inside the lock. The kick is never armed on a dead
  * queue: shutdown sets q->dead under the lock, and destroy()'s
  * tempo_timer_shutdown_sync() of the kick comes after.
  *
  * Costs: put O(1): lock-free for a near or due node (a clock reading, a
  * cmpxchg and an llist_add), unless it needs the kick earlier or a waiter
- * woken; a far node takes the lock and the wheel's O(1) arm. Taking the inbox
+ * woken; a far node takes the lock (put_many: one lock round trip and one
+ * clock reading for the batch), and its O(1) wheel arm is left to the kick,
+ * which files every far node put in its tick in one critical section, on
+ * one reading; a far node removed before then costs the queue a list unlink
+ * and the wheel nothing. The kick is armed at most once per tick for it. Taking the inbox
  * in is O(1) per node, paid once, by whoever holds the lock next; remove
  * O(1), take O(1), consume O(1) per verdict plus its callback (AGAIN: a
  * clock reading and a relink as put() does, a timer arm if far), an advance
@@ -383,6 +413,13 @@ enum delayq_state {
 	DELAYQ_DETACHED,
 };
 
+/* How a node on q->far or q->unfiled waits (node->far); DQ_FAR_STAGE otherwise. */
+enum delayq_far {
+	DQ_FAR_STAGE = 0,	/* its timer is armed for a stage before its deadline */
+	DQ_FAR_EXACT,		/* its timer is armed for its deadline */
+	DQ_FAR_UNFILED,		/* on q->unfiled: no timer yet, the kick arms it */
+};
+
 enum delayq_counter {
 	DELAYQ_STAT_PUT,
 	DELAYQ_STAT_EXPIRED,
@@ -412,6 +449,7 @@ struct tempo_delayq {
 	struct llist_head	inbox_due;	/* INBOX_DUE nodes: ditto, due */
 	wait_queue_head_t	wait;		/* .lock protects all below */
 	struct list_head	far;		/* PENDING with a timer: put order */
+	struct list_head	unfiled;	/* PENDING far, timer not armed yet */
 	struct list_head	near[DQ_NEAR_SLOTS]; /* PENDING without: by tick % slots */
 	unsigned int		near_n[DQ_NEAR_SLOTS];	/* nodes in near[i] */
 	ktime_t			near_due[DQ_NEAR_SLOTS]; /* near[i]'s due stamp */
@@ -421,6 +459,7 @@ struct tempo_delayq {
 	ktime_t			now;		/* latest reading: now_tick's, or later */
 	u64			kick_tick;	/* q->kick's near tick, or U64_MAX */
 	u64			tick_ns;	/* tempo_timer_tick_ns() */
+	u64			max_delay_ns;	/* tempo_timer_max_delay_ns() */
 	struct tempo_timer	kick;		/* fires as a near tick falls due */
 	struct list_head	ready;		/* READY nodes, by deadline */
 	unsigned int		npending;	/* far + near */
@@ -717,42 +756,91 @@ static void delayq_pending_account(struct tempo_delayq *q, struct tempo_delayq_n
 }
 
 /*
+ * Arm far @node's timer for its deadline or its next stage, on @now, a
+ * reading taken in this critical section: it only places the timer in the
+ * wheel, the stage alone decides when it fires (tempo_timer_arm_at_from()).
+ */
+static int delayq_arm_far(struct tempo_delayq *q, struct tempo_delayq_node *node,
+			  ktime_t now)
+{
+	bool exact;
+	int err;
+
+	err = tempo_timer_arm_at_from(&node->timer, TEMPO_CPU_LOCAL,
+				      ktime_to_ns(delayq_stage_at(q, node->deadline, now, &exact)),
+				      ktime_to_ns(now));
+	if (err >= 0)
+		node->far = exact ? DQ_FAR_EXACT : DQ_FAR_STAGE;
+	return err;
+}
+
+/*
+ * May far @node wait on q->unfiled, its timer not armed yet, for the kick
+ * to arm it (delayq_file())? Only if it is far by its delay, so its first
+ * stage lies at least DQ_NEAR_TICKS / 2 ticks (less its level's slack) past
+ * @now, the caller's reading, and the kick comes within a tick or two; and
+ * within the wheel's range, so that the kick's arm, on a later reading,
+ * cannot fail. Arms the kick for the end of now_tick unless it is armed
+ * for that tick or an earlier one (or its callback is on its way, which
+ * files what it finds: kick_tick is only reset in its critical section).
+ */
+static bool delayq_defer_far(struct tempo_delayq *q, struct tempo_delayq_node *node,
+			     ktime_t now)
+{
+	u64 left = ktime_sub(node->deadline, now);
+
+	if (left < DQ_NEAR_TICKS * q->tick_ns || left > q->max_delay_ns)
+		return false;
+	if (q->kick_tick > q->now_tick)
+		delayq_kick_at(q, q->now_tick);
+	/* Not armed (a dead queue, a failed arm): arm the node's timer now. */
+	return q->kick_tick <= q->now_tick;
+}
+
+/*
  * Make @node, not due, PENDING: in the near window if @near (it is due
- * within DQ_NEAR_TICKS ticks) and the window has room, else on q->far with
- * its timer armed for its deadline or its next stage (@near false: the
- * caller knows the window has no room for it). @now is the caller's
- * clock reading, which the queue has been advanced with; NULL if the caller
- * has none (the clock is then read if a timer must be armed).
+ * within DQ_NEAR_TICKS ticks) and the window has room, else far: on
+ * q->unfiled if @defer and delayq_defer_far() allows, else on q->far with
+ * its timer armed (@near false: the caller knows the window has no room
+ * for it). @now is the caller's clock reading, which the queue has been
+ * advanced with; NULL if the caller has none (the clock is then read if a
+ * timer must be armed; @defer must be false).
  */
 static int delayq_link_pending(struct tempo_delayq *q, struct tempo_delayq_node *node,
-			       bool near, const ktime_t *now)
+			       bool near, const ktime_t *now, bool defer)
 {
-	bool exact = false;
 	int err;
 
 	delayq_lock_held(q);
 	node->near = 0;
+	node->far = DQ_FAR_STAGE;
 	if (!near || !delayq_near_add(q, node)) {
 		ktime_t t = now ? *now : ktime_get();
 
-		err = tempo_timer_arm_at(&node->timer, TEMPO_CPU_LOCAL,
-					 delayq_stage_at(q, node->deadline, t, &exact));
-		if (err < 0)
-			return err;
-		list_add_tail(&node->entry, &q->far);
+		if (defer && delayq_defer_far(q, node, t)) {
+			node->far = DQ_FAR_UNFILED;
+			list_add_tail(&node->entry, &q->unfiled);
+		} else {
+			err = delayq_arm_far(q, node, t);
+			if (err < 0)
+				return err;
+			list_add_tail(&node->entry, &q->far);
+		}
 	}
-	node->exact = exact;
 	delayq_pending_account(q, node);
 	return 0;
 }
 
-/* delayq_link_pending() of a node not due by @now, the caller's reading. */
+/*
+ * delayq_link_pending() of a node not due by @now, the caller's reading;
+ * @defer as there.
+ */
 static int delayq_pending_add(struct tempo_delayq *q, struct tempo_delayq_node *node,
-			      ktime_t now)
+			      ktime_t now, bool defer)
 {
 	return delayq_link_pending(q, node,
 				   ktime_sub(node->deadline, now) < DQ_NEAR_TICKS * q->tick_ns,
-				   &now);
+				   &now, defer);
 }
 
 static void delayq_pending_del(struct tempo_delayq *q,
@@ -808,6 +896,30 @@ static void delayq_make_ready(struct tempo_delayq *q, struct tempo_delayq_node *
 }
 
 /*
+ * The kick's filing: arm the timer of every node on q->unfiled, on the
+ * kick's reading @now, and move it to q->far, in put order. A node the
+ * kick comes so late for that its deadline has passed is armed for the
+ * deadline itself, which fires at once: never early. The arm cannot fail
+ * (delayq_defer_far() checked the range, and the delay has only shrunk);
+ * should it, the node is made ready at its deadline, as in delayq_expire().
+ */
+static void delayq_file(struct tempo_delayq *q, ktime_t now)
+{
+	struct tempo_delayq_node *node, *next;
+
+	delayq_lock_held(q);
+	list_for_each_entry_safe(node, next, &q->unfiled, entry) {
+		if (!WARN_ON_ONCE(delayq_arm_far(q, node, now) < 0)) {
+			list_move_tail(&node->entry, &q->far);
+			continue;
+		}
+		node->far = DQ_FAR_STAGE;
+		delayq_pending_del(q, node);
+		delayq_make_ready(q, node, node->deadline);
+	}
+}
+
+/*
  * Take in the nodes put() queued lock-free since the last time, in put
  * order. A node due by its put's own reading becomes ready, and the queue
  * advances with that reading (node->due, its due stamp); a node whose
@@ -845,13 +957,14 @@ static unsigned int delayq_absorb(struct tempo_delayq *q)
 			node->near = 0;
 			if (delayq_near_add(q, node)) {
 				/* A due tick's bucket makes it takeable now. */
-				node->exact = false;
+				node->far = DQ_FAR_STAGE;
 				delayq_pending_account(q, node);
 				fresh += due;
 			} else if (due) {
 				/* q->now is past the end of its tick. */
 				delayq_make_ready(q, node, q->now);
-			} else if (WARN_ON_ONCE(delayq_link_pending(q, node, false, NULL) < 0)) {
+			} else if (WARN_ON_ONCE(delayq_link_pending(q, node, false, NULL,
+								    false) < 0)) {
 				/* Only near delays take this path: no arm can fail. */
 				delayq_make_ready(q, node, node->deadline);
 			}
@@ -1023,7 +1136,7 @@ static void delayq_requeue(struct tempo_delayq *q, struct tempo_delayq_node *nod
 	if (delayq_due(q, node->deadline, now)) {
 		delayq_ready_link(q, node, now);
 		(*fresh)++;
-	} else if (WARN_ON_ONCE(delayq_pending_add(q, node, now) < 0)) {
+	} else if (WARN_ON_ONCE(delayq_pending_add(q, node, now, true) < 0)) {
 		/* Beyond the wheel's range: the callback broke its contract. */
 		delayq_ready_link(q, node, node->deadline);
 		(*fresh)++;
@@ -1039,11 +1152,76 @@ struct delayq_consumer {
 };
 
 /*
+ * The run of a due near tick: @node is the first node of the earliest due
+ * near tick, the node delayq_next() just chose. Show @c->fn that tick's
+ * nodes in bucket order while it answers TAKE, at most @room of them, and
+ * take each; the bookkeeping of the run (the bucket's count and bit, nnear,
+ * ndue, npending, pending_min, the counter) is settled once, when it ends.
+ *
+ * Each node of the run is the one delayq_next() would choose: a TAKE only
+ * unlinks, so the tick stays the earliest due one while its bucket holds a
+ * node, the ready head (of a later tick, or delayq_next() would have chosen
+ * it) stays behind it, and nothing else links a node in this critical
+ * section (the inbox is taken in by delayq_next() only: a put() pushing
+ * meanwhile is one that came after this critical section's start, as if
+ * it came after its end). Every node of a due tick is due, so each taken
+ * node leaves ndue.
+ *
+ * Return: the nodes taken. *@nodep: the node the run ended at, which
+ * @c->fn answered *@verdict (not TAKE), still linked, with its linked
+ * deadline in *@linked, for the caller to apply; or NULL if the bucket
+ * emptied or @room was reached.
+ */
+static unsigned int delayq_take_run(struct tempo_delayq *q, struct delayq_consumer *c,
+				    unsigned int room, struct tempo_delayq_node **nodep,
+				    enum tempo_delayq_verdict *verdict, ktime_t *linked)
+{
+	struct tempo_delayq_node *node = *nodep;
+	unsigned int idx = node->near - 1, k = 0;
+	struct list_head *bucket = &q->near[idx];
+	ktime_t stamp = q->near_due[idx];
+	bool min_taken = false;
+
+	delayq_lock_held(q);
+	for (;;) {
+		*linked = node->deadline;
+		*verdict = c->fn(node, stamp, c->arg);
+		if (*verdict != TEMPO_DELAYQ_TAKE)
+			break;
+		/* Not early: the tick is due (see delayq_take_next()). */
+		min_taken |= !ktime_after(*linked, q->pending_min);
+		list_del_init(&node->entry);
+		node->near = 0;
+		delayq_set_state(node, DELAYQ_TAKEN);
+		if (++k == room || list_empty(bucket)) {
+			node = NULL;
+			break;
+		}
+		node = list_first_entry(bucket, struct tempo_delayq_node, entry);
+	}
+	if (k) {
+		/* As delayq_pending_del() on each, at once. */
+		q->near_n[idx] -= k;
+		if (!q->near_n[idx])
+			__clear_bit(idx, q->near_occupied);
+		q->nnear -= k;
+		q->ndue -= k;
+		q->npending -= k;
+		if (!q->npending || min_taken)
+			q->pending_min_valid = false;
+		delayq_count_n(q, DELAYQ_STAT_TAKEN, k);
+	}
+	*nodep = node;
+	return k;
+}
+
+/*
  * Show @c->fn the takeable nodes, earliest first (delayq_next(), as take()
  * takes them), each in this critical section, and apply its verdicts: at
- * most @c->max TAKE or AGAIN, up to the first STOP. Then pass on the
- * wake-ups owed (delayq_pass_on(); @woken as there). Return: false if
- * nothing was takeable (@c->fn was not called).
+ * most @c->max TAKE or AGAIN, up to the first STOP. The nodes of a due near
+ * tick go as one run (delayq_take_run()) while @c->fn takes them. Then
+ * pass on the wake-ups owed (delayq_pass_on(); @woken as there). Return:
+ * false if nothing was takeable (@c->fn was not called).
  */
 static bool delayq_consume_locked(struct tempo_delayq *q, struct delayq_consumer *c,
 				  bool woken)
@@ -1054,11 +1232,18 @@ static bool delayq_consume_locked(struct tempo_delayq *q, struct delayq_consumer
 
 	delayq_lock_held(q);
 	while (n < c->max && (node = delayq_next(q, &fresh))) {
-		ktime_t linked = node->deadline;
 		enum tempo_delayq_verdict verdict;
+		ktime_t linked;
 
 		shown = true;
-		verdict = c->fn(node, delayq_due_stamp(q, node), c->arg);
+		if (node->near) {
+			n += delayq_take_run(q, c, c->max - n, &node, &verdict, &linked);
+			if (!node)
+				continue;
+		} else {
+			linked = node->deadline;
+			verdict = c->fn(node, node->due, c->arg);
+		}
 		if (verdict == TEMPO_DELAYQ_TAKE) {
 			/* Not early: see delayq_take_next(). */
 			delayq_unlink_as(q, node, linked);
@@ -1107,11 +1292,14 @@ static void delayq_kick(struct tempo_timer *timer)
 	struct tempo_delayq *q = container_of(timer, struct tempo_delayq, kick);
 	unsigned int fresh;
 	unsigned long flags;
+	ktime_t now;
 	u64 tick;
 
 	spin_lock_irqsave(&q->wait.lock, flags);
 	fresh = delayq_absorb(q);
-	fresh += delayq_advance(q, ktime_get());
+	now = ktime_get();
+	fresh += delayq_advance(q, now);
+	delayq_file(q, now);
 	delayq_wake(q, fresh);
 	WRITE_ONCE(q->kick_tick, U64_MAX);
 	tempo_test_point(TEMPO_TP_DELAYQ_KICK, q, q->now_tick, 0);
@@ -1170,7 +1358,7 @@ static void delayq_expire(struct tempo_timer *timer)
 	if (delayq_due(q, node->deadline, now)) {
 		delayq_make_ready(q, node, now);
 	} else {
-		if (node->exact) {
+		if (node->far == DQ_FAR_EXACT) {
 			/* The timer contract says never; don't hand out early. */
 			WARN_ON_ONCE(1);
 			delayq_count(q, DELAYQ_STAT_REARMED);
@@ -1178,7 +1366,7 @@ static void delayq_expire(struct tempo_timer *timer)
 			/* A stage: move the node closer (near, or a finer stage). */
 			delayq_count(q, DELAYQ_STAT_STAGED);
 		}
-		err = delayq_pending_add(q, node, now);
+		err = delayq_pending_add(q, node, now, false);
 		/* Cannot re-arm: the lesser evil is a slightly early item. */
 		if (WARN_ON_ONCE(err < 0))
 			delayq_make_ready(q, node, node->deadline);
@@ -1205,7 +1393,7 @@ void tempo_delayq_node_init(struct tempo_delayq_node *node)
 	node->due = 0;
 	delayq_set_state(node, DELAYQ_IDLE);
 	node->near = 0;
-	node->exact = false;
+	node->far = DQ_FAR_STAGE;
 	node->stale = false;
 }
 EXPORT_SYMBOL_GPL(tempo_delayq_node_init);
@@ -1253,9 +1441,11 @@ struct tempo_delayq *tempo_delayq_create(void)
 	init_llist_head(&q->inbox);
 	init_llist_head(&q->inbox_due);
 	INIT_LIST_HEAD(&q->far);
+	INIT_LIST_HEAD(&q->unfiled);
 	for (i = 0; i < DQ_NEAR_SLOTS; i++)
 		INIT_LIST_HEAD(&q->near[i]);
 	q->tick_ns = tempo_timer_tick_ns();
+	q->max_delay_ns = tempo_timer_max_delay_ns();
 	q->kick_tick = U64_MAX;
 	tempo_timer_init(&q->kick, delayq_kick, 0);
 	INIT_LIST_HEAD(&q->ready);
@@ -1292,8 +1482,11 @@ static int delayq_put_one_locked(struct tempo_delayq *q, struct tempo_delayq_nod
 	if (delayq_due(q, deadline, now)) {
 		delayq_make_ready(q, node, now);
 	} else {
-		/* A far node's timer is armed inside the lock: see remove(). */
-		err = delayq_pending_add(q, node, now);
+		/*
+		 * A far node's timer is armed inside the lock (see remove()),
+		 * here or by the kick (delayq_file()).
+		 */
+		err = delayq_pending_add(q, node, now, true);
 		if (err)
 			return err;
 	}
@@ -1764,8 +1957,12 @@ static bool delayq_remove_locked(struct tempo_delayq *q, struct tempo_delayq_nod
 		return false;
 	switch (node->state) {
 	case DELAYQ_PENDING:
-		/* A near node has no timer: its tick is the queue's business. */
-		if (!node->near && !tempo_timer_cancel(&node->timer)) {
+		/*
+		 * A near node has no timer: its tick is the queue's business;
+		 * an unfiled one has none armed yet.
+		 */
+		if (!node->near && node->far != DQ_FAR_UNFILED &&
+		    !tempo_timer_cancel(&node->timer)) {
 			/* The callback is on its way: it will clear stale. */
 			node->stale = true;
 			q->nstale++;
@@ -1907,6 +2104,9 @@ bool tempo_delayq_peek(struct tempo_delayq *q, ktime_t *deadline)
 
 			q->pending_min = KTIME_MAX;
 			list_for_each_entry(node, &q->far, entry)
+				if (ktime_before(node->deadline, q->pending_min))
+					q->pending_min = node->deadline;
+			list_for_each_entry(node, &q->unfiled, entry)
 				if (ktime_before(node->deadline, q->pending_min))
 					q->pending_min = node->deadline;
 			for (i = 0; i < DQ_NEAR_SLOTS; i++)
@@ -2121,7 +2321,8 @@ static struct tempo_delayq_node *delayq_detach_first(struct tempo_delayq *q,
 	delayq_take_in(q);
 	switch (which) {
 	case DETACH_FAR:
-		node = list_first_entry_or_null(&q->far, struct tempo_delayq_node, entry);
+		node = list_first_entry_or_null(&q->far, struct tempo_delayq_node, entry) ?:
+		       list_first_entry_or_null(&q->unfiled, struct tempo_delayq_node, entry);
 		if (node)
 			delayq_pending_del(q, node);
 		break;
@@ -2232,7 +2433,8 @@ unsigned int tempo_delayq_destroy(struct tempo_delayq *q,
 	spin_lock_irq(&q->wait.lock);
 	/* Shut down: nothing could have been queued since. */
 	WARN_ON_ONCE(q->npending || q->nready || q->nnear || q->ndue ||
-		     !list_empty(&q->ready) || !list_empty(&q->far));
+		     !list_empty(&q->ready) || !list_empty(&q->far) ||
+		     !list_empty(&q->unfiled));
 	list_for_each_entry(node, &detached, entry) {
 		delayq_set_state(node, DELAYQ_REMOVED);
 		delayq_count(q, DELAYQ_STAT_FLUSHED);

@@ -199,7 +199,7 @@ MODULE_PARM_DESC(max_user_bytes, "bytes of ordered submissions queued per user (
 
 #define TEMPO_MAX_DATA_CAP	BIT(20)
 #define TEMPO_MAX_WINDOW	BIT(16)
-#define TEMPO_READ_CHUNK	32	/* records per pass of read() */
+#define TEMPO_READ_CHUNK	128	/* records per pass of read(): one consume() */
 #define TEMPO_SPEC_CHUNK	UT_CHUNK /* specs armed per loop step */
 #define UT_CHUNK_SHIFT		8
 #define UT_CHUNK		BIT(UT_CHUNK_SHIFT)	/* utimer slots per allocation */
@@ -534,19 +534,28 @@ static struct tempo_utimer *dev_slot_get(struct tempo_ctx *ctx)
  * TAKE, a cancel's remove()) gives the slot back, once. Any context that
  * owns the item; no lock.
  */
+static void dev_slots_free_chain(struct tempo_ctx *ctx, struct llist_node *first,
+				 struct llist_node *last, unsigned int n)
+{
+	if (!n)
+		return;
+	/* One push of their chain, and one update of each count. */
+	llist_add_batch(first, last, &ctx->free_in);
+	atomic_add(n, &ctx->nfree);
+	atomic_sub(n, &ctx->ntimers);
+	atomic64_sub(n, &mstat.timers);
+}
+
+/* dev_slots_free_chain() of @uts[0..@n). */
 static void dev_slots_free(struct tempo_ctx *ctx, struct tempo_utimer **uts, unsigned int n)
 {
 	unsigned int i;
 
 	if (!n)
 		return;
-	/* One push of their chain, and one update of each count. */
 	for (i = 0; i + 1 < n; i++)
 		uts[i]->free.next = &uts[i + 1]->free;
-	llist_add_batch(&uts[0]->free, &uts[n - 1]->free, &ctx->free_in);
-	atomic_add(n, &ctx->nfree);
-	atomic_sub(n, &ctx->ntimers);
-	atomic64_sub(n, &mstat.timers);
+	dev_slots_free_chain(ctx, &uts[0]->free, &uts[n - 1]->free, n);
 }
 
 static void dev_slot_free(struct tempo_ctx *ctx, struct tempo_utimer *ut)
@@ -1280,8 +1289,10 @@ struct dev_reader {
 	u64			now;		/* a reading for overruns, or 0 */
 	u64			fired;		/* expiries read (1 + overrun each) */
 	u64			overruns;	/* of which overruns */
-	unsigned int		ntaken;
-	struct dev_item		*taken[TEMPO_READ_CHUNK];
+	struct list_head	osubs;		/* ordered records taken, by os->sink */
+	/* One-shot timers taken, chained by ut->free (a live slot's is unused). */
+	struct llist_node	*free_first, *free_last;
+	unsigned int		nended;
 };
 
 /*
@@ -1379,16 +1390,24 @@ static enum tempo_delayq_verdict dev_read_record(struct tempo_delayq_node *node,
 			node->deadline = ktime_add_ns(node->deadline, (overrun + 1) * ut->period);
 			return TEMPO_DELAYQ_AGAIN;
 		}
+		ut->free.next = NULL;
+		if (rd->free_last)
+			rd->free_last->next = &ut->free;
+		else
+			rd->free_first = &ut->free;
+		rd->free_last = &ut->free;
+		rd->nended++;
 		break;
 	case DI_ORDER:
 		atomic_dec(&ctx->nready_order);
+		/* A record, not on the sink queue: its sink entry is free. */
+		list_add_tail(&container_of(it, struct tempo_osub, item)->sink, &rd->osubs);
 		break;
 	default:
 		atomic_sub(lost, &ctx->lost);
 		rd->lost_taken = true;
-		return TEMPO_DELAYQ_TAKE;
+		break;
 	}
-	rd->taken[rd->ntaken++] = it;
 	return TEMPO_DELAYQ_TAKE;
 }
 
@@ -1410,9 +1429,7 @@ static void dev_lost_queue(struct tempo_ctx *ctx)
  */
 static void dev_read_settle(struct tempo_ctx *ctx, struct dev_reader *rd)
 {
-	struct tempo_utimer *uts[TEMPO_READ_CHUNK];
-	struct dev_item *it;
-	unsigned int i, n = 0;
+	struct tempo_osub *os, *tmp;
 
 	if (rd->fired) {
 		atomic64_add(rd->fired, &ctx->st.fired);
@@ -1421,15 +1438,14 @@ static void dev_read_settle(struct tempo_ctx *ctx, struct dev_reader *rd)
 		rd->fired = 0;
 		rd->overruns = 0;
 	}
-	for (i = 0; i < rd->ntaken; i++) {
-		it = rd->taken[i];
-		if (it->kind == DI_TIMER)
-			uts[n++] = container_of(it, struct tempo_utimer, item);
-		else
-			dev_osub_free(ctx, container_of(it, struct tempo_osub, item));
+	dev_slots_free_chain(ctx, rd->free_first, rd->free_last, rd->nended);
+	rd->free_first = NULL;
+	rd->free_last = NULL;
+	rd->nended = 0;
+	list_for_each_entry_safe(os, tmp, &rd->osubs, sink) {
+		list_del(&os->sink);
+		dev_osub_free(ctx, os);
 	}
-	dev_slots_free(ctx, uts, n);
-	rd->ntaken = 0;
 	if (!rd->lost_taken)
 		return;
 	rd->lost_taken = false;
@@ -1455,7 +1471,7 @@ static ssize_t tempo_dev_read(struct file *file, char __user *buf, size_t count,
 	struct tempo_event __user *ubuf = (struct tempo_event __user *)buf;
 	size_t want = count / sizeof(struct tempo_event);
 	unsigned int chunk, flags, stalls = 0;
-	struct dev_reader rd = { .ctx = ctx };
+	struct dev_reader rd = { .ctx = ctx, .osubs = LIST_HEAD_INIT(rd.osubs) };
 	size_t done = 0;
 	int ret, err = 0;
 

@@ -2,10 +2,12 @@
 /*
  * What the module face (main.c) and the file interface (dev.c) need from the
  * cores beyond their public headers: each core's init, exit and debugfs, and
- * the wheel's entry points for callers that bring their own clock reading.
- * The cores include this for their own prototypes; between cores, only the
- * include/tempo/ header of the core one builds on crosses. Nothing here is
- * about files: the file interface's own entry points are in dev.h.
+ * the wheel's entry point for callers that bring their own clock reading
+ * (the delay queue's far timers, armed inside its lock on the reading it
+ * just took). The cores include this for their own prototypes; between
+ * cores, only the include/tempo/ header of the core one builds on crosses,
+ * and that arm. Nothing here is about files: the file interface's own entry
+ * points are in dev.h.
  */
 #ifndef _TEMPO_INTERNAL_H
 #define _TEMPO_INTERNAL_H

@@ -1589,6 +1589,180 @@ static void delayq_consume_stop_leaves_item(struct kunit *test)
 }
 
 /*
+ * A far put leaves its node unfiled, no timer armed, and the kick arms it
+ * within a tick or two (delayq_file()); meanwhile the item is queued as any
+ * other (size, query, peek), and a remove() takes it off without touching
+ * the wheel: never stale, so it may be put again at once.
+ * Fails if: the kick does not file the unfiled nodes (the timer is never
+ * armed), or a far put arms its timer itself, or remove() of an unfiled
+ * node asks the wheel (a cancel of a timer never armed fails: stale, and
+ * the next put is refused with EBUSY).
+ */
+static void delayq_far_put_filed_by_kick(struct kunit *test)
+{
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *items = dq_items(test, 2);
+	ktime_t deadline, at = ktime_add_ms(ktime_get(), 10000);
+	bool armed, removed;
+	int err;
+
+	/*
+	 * Preemption off: the kick, armed on this CPU, runs in this CPU's
+	 * workqueue, so it cannot file the node before we look.
+	 */
+	preempt_disable();
+	err = tempo_delayq_put_at(q, &items[0].node, at);
+	armed = tempo_timer_pending(&items[0].node.timer);
+	preempt_enable();
+	KUNIT_ASSERT_EQ(test, err, 0);
+	KUNIT_EXPECT_FALSE(test, armed);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_size(q), 1U);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_query(q, &items[0].node, &deadline),
+			TEMPO_DELAYQ_PENDING);
+	KUNIT_EXPECT_TRUE(test, tempo_delayq_peek(q, &deadline));
+	KUNIT_EXPECT_EQ(test, deadline, at);
+	/* The kick, armed for the end of this tick, files it. */
+	KUNIT_EXPECT_TRUE(test, dq_wait_for(tempo_timer_pending(&items[0].node.timer),
+					    DQ_LONG_WAIT_MS));
+	KUNIT_EXPECT_TRUE(test, tempo_delayq_remove_sync(q, &items[0].node));
+
+	/* Removed before the kick came: never armed, never stale. */
+	preempt_disable();
+	err = tempo_delayq_put_at(q, &items[1].node, at);
+	removed = tempo_delayq_remove(q, &items[1].node);
+	armed = tempo_timer_pending(&items[1].node.timer);
+	preempt_enable();
+	KUNIT_ASSERT_EQ(test, err, 0);
+	KUNIT_EXPECT_TRUE(test, removed);
+	KUNIT_EXPECT_FALSE(test, armed);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_put_at(q, &items[1].node, at), 0);
+	KUNIT_EXPECT_EQ(test, dq_stats(q).removed, 2ULL);
+	KUNIT_EXPECT_EQ(test, dq_stats(q).pending, 1U);
+	/* destroy() hands an unfiled node back as any other. */
+	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, dq_release_record,
+						   &(struct dq_release_ctx){}), 1U);
+}
+
+/*
+ * put_many() of far items, and a burst of far puts: all wait unfiled and
+ * are filed by one kick, each timer armed for its own stage, and the items
+ * come out in deadline order when due.
+ * Fails if: the kick files only the first unfiled node, or files none when
+ * it finds nothing near to re-arm for.
+ */
+static void delayq_far_burst_filed(struct kunit *test)
+{
+	const unsigned int n = 8;
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *items = dq_items(test, n);
+	struct tempo_delayq_node *nodes[8];
+	ktime_t deadlines[8], now = ktime_get();
+	unsigned int i, armed;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		nodes[i] = &items[i].node;
+		/* Beyond the near window: 300 ms and on, the later first. */
+		deadlines[i] = ktime_add_ms(now, 300 + 10 * (n - i));
+	}
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put_many(q, nodes, deadlines, n / 2, &err), n / 2);
+	for (i = n / 2; i < n; i++)
+		KUNIT_ASSERT_EQ(test, tempo_delayq_put_at(q, nodes[i], deadlines[i]), 0);
+	KUNIT_EXPECT_TRUE(test, dq_wait_for(({
+		for (armed = 0, i = 0; i < n; i++)
+			armed += tempo_timer_pending(&nodes[i]->timer);
+		armed == n; }), DQ_LONG_WAIT_MS));
+	for (i = n; i-- > 0;) {
+		struct tempo_delayq_node *got = tempo_delayq_take_timeout(q, 5000 * DQ_MS);
+
+		KUNIT_ASSERT_FALSE(test, IS_ERR(got));
+		KUNIT_EXPECT_PTR_EQ(test, got, nodes[i]);
+		KUNIT_EXPECT_FALSE(test, ktime_before(ktime_get(), got->deadline));
+	}
+	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, NULL, NULL), 0U);
+}
+
+/* dq_seen_fn(), but an AGAIN moves the item 100 ms on, as a periodic one. */
+static enum tempo_delayq_verdict dq_run_fn(struct tempo_delayq_node *node, ktime_t due,
+					   void *arg)
+{
+	struct dq_seen *s = arg;
+	enum tempo_delayq_verdict v = dq_seen_fn(node, due, arg);
+
+	if (v == TEMPO_DELAYQ_AGAIN)
+		node->deadline = ktime_add_ms(node->deadline, 100);
+	return v;
+}
+
+/*
+ * consume() over due near ticks, whose nodes it shows as one run per tick:
+ * six items of one tick and two of a later one, all due. The first call's
+ * verdicts are TAKE, TAKE, AGAIN, TAKE, STOP: it must show them in put
+ * order, apply each (the AGAIN item pending again, the STOP item still
+ * takeable), and leave the counts as if each had been taken alone; a
+ * call whose @max ends inside a tick stops there; the next goes on into
+ * the later tick.
+ * Fails if: a run's bookkeeping is off (ready, pending or size count the
+ * taken items), or a run goes past a STOP or past @max.
+ */
+static void delayq_consume_tick_run(struct kunit *test)
+{
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *items = dq_items(test, 8);
+	struct dq_seen *seen = kunit_kzalloc(test, sizeof(*seen), GFP_KERNEL);
+	u64 tick = tempo_timer_tick_ns();
+	ktime_t first = ktime_add_ns(ktime_get(), 3 * tick), later = ktime_add_ns(first, 2 * tick);
+	struct tempo_delayq_stats st;
+	ktime_t deadline;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, seen);
+	for (i = 0; i < 8; i++)
+		KUNIT_ASSERT_EQ(test, tempo_delayq_put_at(q, &items[i].node,
+							  i < 6 ? first : later), 0);
+	/* Both ticks due (a take() would find an item by now, and the later tick too). */
+	KUNIT_ASSERT_TRUE(test, dq_wait_for(ktime_after(ktime_get(),
+							ktime_add_ns(later, 2 * tick)), 1000));
+	KUNIT_ASSERT_TRUE(test, tempo_delayq_ready(q));
+
+	seen->verdict[2] = TEMPO_DELAYQ_AGAIN;
+	seen->verdict[4] = TEMPO_DELAYQ_STOP;
+	KUNIT_EXPECT_EQ(test, tempo_delayq_consume(q, dq_run_fn, seen, 16, 0), 4);
+	KUNIT_ASSERT_EQ(test, seen->n, 5U);
+	for (i = 0; i < 5; i++)
+		KUNIT_EXPECT_PTR_EQ(test, seen->node[i], &items[i].node);
+	st = dq_stats(q);
+	KUNIT_EXPECT_EQ(test, st.taken, 3ULL);
+	KUNIT_EXPECT_EQ(test, st.requeued, 1ULL);
+	KUNIT_EXPECT_EQ(test, st.ready, 4U);	/* items 4..7 */
+	KUNIT_EXPECT_EQ(test, st.pending, 1U);	/* item 2, 100 ms on */
+	KUNIT_EXPECT_EQ(test, tempo_delayq_size(q), 5U);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_query(q, &items[2].node, &deadline),
+			TEMPO_DELAYQ_PENDING);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_query(q, &items[4].node, &deadline),
+			TEMPO_DELAYQ_TAKEABLE);
+
+	/* @max ends the run inside the first tick... */
+	KUNIT_EXPECT_EQ(test, tempo_delayq_consume(q, dq_run_fn, seen, 1, 0), 1);
+	KUNIT_EXPECT_PTR_EQ(test, seen->node[5], &items[4].node);
+	/* ...and the next call finishes it and goes on into the later tick. */
+	KUNIT_EXPECT_EQ(test, tempo_delayq_consume(q, dq_run_fn, seen, 16, 0), 3);
+	KUNIT_ASSERT_EQ(test, seen->n, 9U);
+	for (i = 6; i < 9; i++)
+		KUNIT_EXPECT_PTR_EQ(test, seen->node[i], &items[i - 1].node);
+	st = dq_stats(q);
+	KUNIT_EXPECT_EQ(test, st.taken, 7ULL);
+	KUNIT_EXPECT_EQ(test, st.ready, 0U);
+	KUNIT_EXPECT_EQ(test, st.pending, 1U);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_size(q), 1U);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_consume(q, dq_run_fn, seen, 16, 0), -EAGAIN);
+	KUNIT_EXPECT_TRUE(test, tempo_delayq_peek(q, &deadline));
+	KUNIT_EXPECT_EQ(test, deadline, ktime_add_ms(first, 100));
+	KUNIT_EXPECT_TRUE(test, tempo_delayq_remove(q, &items[2].node));
+	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, NULL, NULL), 0U);
+}
+
+/*
  * A consumer woken for an item that answers STOP passes its wake-up on:
  * consumer A sleeps in consume(TEMPO_DELAYQ_WAIT) with a callback that
  * answers STOP, then consumer B sleeps in take(); an item put due wakes A
@@ -2012,6 +2186,9 @@ static struct kunit_case tempo_delayq_cases[] = {
 	KUNIT_CASE(delayq_consume_again_not_early),
 	KUNIT_CASE(delayq_consume_again_then_remove),
 	KUNIT_CASE(delayq_consume_stop_leaves_item),
+	KUNIT_CASE(delayq_consume_tick_run),
+	KUNIT_CASE(delayq_far_put_filed_by_kick),
+	KUNIT_CASE(delayq_far_burst_filed),
 	KUNIT_CASE(delayq_consume_stop_passes_wakeup),
 	KUNIT_CASE(delayq_consume_wait_until_due),
 	KUNIT_CASE(delayq_consume_wait_interrupted),

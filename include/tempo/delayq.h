@@ -4,7 +4,9 @@
  * their deadline has passed, in deadline order. Items due soon wait in
  * per-tick buckets; the queue's own tempo timer fires as each tick falls due
  * and wakes one waiting consumer per item in it (items due later have a
- * timer each, which moves them into the buckets in time). No consumer ever
+ * timer each, which moves them into the buckets in time; the queue's timer
+ * arms those within a tick of their put, all at once, so an item removed
+ * before then never reaches the wheel). No consumer ever
  * does a timed wait to learn when an item expires. The design, its
  * invariants and the node state machine are at the top of kmod/delayq.c.
  *
@@ -115,8 +117,8 @@
  * put's own reading. Items are taken in deadline order to the tick. Two
  * exceptions: items due in the same tick may come out in either order (in
  * put order, or by deadline for items put already due), and an item whose
- * early-stage timer is held off for more than 96 ticks may be overtaken
- * (kmod/delayq.c).
+ * early-stage timer (or the queue's timer that arms it) is held off for
+ * more than 96 ticks may be overtaken (kmod/delayq.c).
  */
 #ifndef _TEMPO_DELAYQ_H
 #define _TEMPO_DELAYQ_H
@@ -145,7 +147,8 @@ struct tempo_delayq;
  * @due:	when the queue found a READY node due (a put's reading for
  *		one put already due); private: consume() reports it.
  * @near:	1 + the near bucket holding the node, or 0; private.
- * @exact:	the timer is at the deadline, not at an early stage; private.
+ * @far:	how a far node waits: its timer at an early stage, at the
+ *		deadline, or not armed yet; private.
  * @stale:	an expiry callback is in flight for a removed node; private.
  *
  * Embed it in the item and initialise it with tempo_delayq_node_init() once.
@@ -163,7 +166,7 @@ struct tempo_delayq_node {
 	u32			state;
 	u16			near;
 	bool			stale;
-	bool			exact;
+	u8			far;
 };
 
 /**
