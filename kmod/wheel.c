@@ -1187,12 +1187,12 @@ EXPORT_SYMBOL_GPL(tempo_timer_arm_at);
  * @deadline_ns: absolute CLOCK_MONOTONIC deadline, in nanoseconds
  * @now_ns: a ktime_get_ns() reading the caller took less than a tick ago
  *
- * For a batch arming many timers at once (kmod/dev.c), one clock read per
+ * For a batch arming many timers at once (kmod/delayq.c), one clock read per
  * run of timers rather than per timer. The reading only places the timer: a stale
  * one places it as if armed that much earlier, which the wheel clock (moved
  * forward only to the reading) already allows for; @deadline_ns alone
  * decides when it may fire, so it is never early. Exported only to the
- * KUnit tests: the module's own file interface is its only user.
+ * KUnit tests: the module's own delay queue is its only user.
  *
  * Context: any but NMI. O(1), lock-free; does not sleep.
  * Return: as tempo_timer_arm_at().
