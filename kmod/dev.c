@@ -1834,10 +1834,8 @@ static long dev_ioc_ticket(struct tempo_ctx *ctx, void __user *arg)
 
 	tk.ticket = t;
 	if (copy_to_user(arg, &tk, sizeof(tk))) {
-		if (dev_ticket_claim(ctx, t)) {
-			tempo_order_trash(o, t);
+		if (dev_ticket_claim(ctx, t) && tempo_order_trash(o, t) >= 0)
 			atomic64_inc(&ctx->st.trashed);
-		}
 		return -EFAULT;
 	}
 	return 0;
@@ -1912,12 +1910,20 @@ static long dev_ioc_trash(struct tempo_ctx *ctx, void __user *arg)
 {
 	struct tempo_order *o = smp_load_acquire(&ctx->order); /* LMM(dev_order_get:A) */
 	struct tempo_ticket tk;
+	int ret;
 
 	if (copy_from_user(&tk, arg, sizeof(tk)))
 		return -EFAULT;
 	if (tk.flags || tk.reserved || !o || !dev_ticket_claim(ctx, tk.ticket))
 		return -EINVAL;
-	tempo_order_trash(o, tk.ticket);
+	/*
+	 * Claimed, so no submit or trash of ours races with us; but a skip
+	 * may have trashed it meanwhile: EINVAL, as after a trash, and the
+	 * skip counted it. Count only what this call trashed.
+	 */
+	ret = tempo_order_trash(o, tk.ticket);
+	if (ret < 0)
+		return ret;
 	atomic64_inc(&ctx->st.trashed);
 	return 0;
 }

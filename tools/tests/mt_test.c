@@ -536,6 +536,76 @@ static int test_one_reader_deadline_order(void)
 	return KTAP_PASS;
 }
 
+/*
+ * TEMPO_IOC_ORDER_TRASH of each ticket racing TEMPO_IOC_ORDER_SKIP over all of
+ * them: every ticket is trashed exactly once, by one side or the other, and
+ * the context counts each once. Conservation: the trash calls that returned
+ * 0 plus the skips' counts equal the tickets taken, and so does the
+ * context's trashed counter; a losing trash fails with EINVAL.
+ */
+#define RACE_ROUNDS	300
+#define RACE_TICKETS	64
+
+static uint64_t race_t[RACE_TICKETS];
+static pthread_barrier_t race_go;
+static atomic_uint_fast64_t race_won, race_lost, race_bad;
+
+static void *race_trasher(void *arg)
+{
+	int i, r;
+
+	(void)arg;
+	pthread_barrier_wait(&race_go);
+	for (i = 0; i < RACE_TICKETS; i++) {
+		r = tempo_trash(gfd, race_t[i]);
+		if (!r)
+			atomic_fetch_add(&race_won, 1);
+		else if (r == -EINVAL)
+			atomic_fetch_add(&race_lost, 1);
+		else
+			atomic_fetch_add(&race_bad, 1);
+	}
+	return NULL;
+}
+
+static int test_trash_races_skip_conservation(void)
+{
+	uint64_t skipped = 0, taken = 0;
+	pthread_t th;
+	uint32_t n;
+	int round, i;
+
+	gfd = tempo_open(O_NONBLOCK);
+	CHECK(gfd >= 0);
+	atomic_store(&race_won, 0);
+	atomic_store(&race_lost, 0);
+	atomic_store(&race_bad, 0);
+	for (round = 0; round < RACE_ROUNDS; round++) {
+		for (i = 0; i < RACE_TICKETS; i++)
+			CHECK_ERR(tempo_ticket(gfd, 0, &race_t[i]), 0);
+		taken += RACE_TICKETS;
+		CHECK(!pthread_barrier_init(&race_go, NULL, 2));
+		CHECK(!pthread_create(&th, NULL, race_trasher, NULL));
+		pthread_barrier_wait(&race_go);
+		/* Some rounds from the far end, some after a head start. */
+		if (round & 1)
+			sched_yield();
+		CHECK_ERR(tempo_skip(gfd, race_t[RACE_TICKETS - 1] + 1, &n), 0);
+		skipped += n;
+		pthread_join(th, NULL);
+		pthread_barrier_destroy(&race_go);
+	}
+	ktap_diag("%llu tickets: %llu trashed by trash, %llu by skip, %llu trash calls lost",
+		  (unsigned long long)taken, (unsigned long long)atomic_load(&race_won),
+		  (unsigned long long)skipped, (unsigned long long)atomic_load(&race_lost));
+	CHECK(atomic_load(&race_bad) == 0);
+	CHECK(atomic_load(&race_won) + skipped == taken);
+	CHECK(atomic_load(&race_won) + atomic_load(&race_lost) == taken);
+	CHECK(ctx_stats(gfd).trashed == taken);
+	close(gfd);
+	return KTAP_PASS;
+}
+
 static const struct ktap_case cases[] = {
 	KTAP_CASE(test_readers_no_duplicates_conservation),
 	KTAP_CASE(test_one_record_wakes_one_reader),
@@ -544,6 +614,7 @@ static const struct ktap_case cases[] = {
 	KTAP_CASE(test_epoll),
 	KTAP_CASE(test_never_early_lateness),
 	KTAP_CASE(test_one_reader_deadline_order),
+	KTAP_CASE(test_trash_races_skip_conservation),
 	{ NULL, NULL }
 };
 
