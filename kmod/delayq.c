@@ -1092,13 +1092,6 @@ static struct tempo_delayq_node *delayq_pop(struct tempo_delayq *q, bool woken)
 	return node;
 }
 
-/* When the queue found takeable @node due: its bucket's stamp, or its own. */
-static ktime_t delayq_due_stamp(const struct tempo_delayq *q,
-				const struct tempo_delayq_node *node)
-{
-	return node->near ? q->near_due[node->near - 1] : node->due;
-}
-
 /*
  * Unlink takeable @node for a verdict of TEMPO_DELAYQ_TAKE or _AGAIN. The
  * callback may have moved node->deadline; the node is unlinked by @linked,

@@ -1686,7 +1686,6 @@ static void delayq_far_burst_filed(struct kunit *test)
 static enum tempo_delayq_verdict dq_run_fn(struct tempo_delayq_node *node, ktime_t due,
 					   void *arg)
 {
-	struct dq_seen *s = arg;
 	enum tempo_delayq_verdict v = dq_seen_fn(node, due, arg);
 
 	if (v == TEMPO_DELAYQ_AGAIN)
