@@ -1710,7 +1710,13 @@ static void delayq_consume_tick_run(struct kunit *test)
 	struct dq_item *items = dq_items(test, 8);
 	struct dq_seen *seen = kunit_kzalloc(test, sizeof(*seen), GFP_KERNEL);
 	u64 tick = tempo_timer_tick_ns();
-	ktime_t first = ktime_add_ns(ktime_get(), 3 * tick), later = ktime_add_ns(first, 2 * tick);
+	/*
+	 * Near (within DQ_NEAR_TICKS / 2), and far enough that every put lands
+	 * before the first tick falls due even on a slow (KCSAN) kernel: a put
+	 * after its deadline goes straight to the ready list, which may leave
+	 * before the tick's bucket (equal ticks: either order is allowed).
+	 */
+	ktime_t first = ktime_add_ns(ktime_get(), 40 * tick), later = ktime_add_ns(first, 2 * tick);
 	struct tempo_delayq_stats st;
 	ktime_t deadline;
 	unsigned int i;
@@ -1719,6 +1725,7 @@ static void delayq_consume_tick_run(struct kunit *test)
 	for (i = 0; i < 8; i++)
 		KUNIT_ASSERT_EQ(test, tempo_delayq_put_at(q, &items[i].node,
 							  i < 6 ? first : later), 0);
+	KUNIT_ASSERT_TRUE(test, ktime_before(ktime_get(), first));
 	/* Both ticks due (a take() would find an item by now, and the later tick too). */
 	KUNIT_ASSERT_TRUE(test, dq_wait_for(ktime_after(ktime_get(),
 							ktime_add_ns(later, 2 * tick)), 1000));
