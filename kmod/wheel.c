@@ -1339,8 +1339,9 @@ bool tempo_timer_cancel_sync(struct tempo_timer *timer)
 		ret |= tempo_timer_cancel(timer);
 		timer_unpark(timer);
 		/* Pairs with base_settle:C (P3). */
-		wait_var_event(timer, !(atomic_long_read_acquire(&timer->state) & TT_HELD) ||
-				      (atomic_long_read(&timer->state) & TT_PENDING));
+		wait_var_event(timer,
+			       !(atomic_long_read_acquire(&timer->state) & TT_HELD) ||
+			       (atomic_long_read(&timer->state) & TT_PENDING));
 		/* Pairs with base_dispatch:C (P4). */
 		for_each_possible_cpu(cpu) {
 			struct tempo_base *base = per_cpu_ptr(bases, cpu);

@@ -144,21 +144,28 @@ static void dq_put_all(struct tempo_delayq *q, u64 ahead)
 		tempo_delayq_put_at(q, &dq_nodes[i], ktime_add_ns(now, ahead + i));
 }
 
-/* put_many() and remove_many() in /dev/tempo's chunks (16 puts, 32 removes). */
-static void dq_put_chunks(struct tempo_delayq *q, u64 ahead)
+/*
+ * put_many() and remove_many() in /dev/tempo's chunks (16 puts, 32 removes).
+ * Node i is put for @first + i * @step.
+ */
+static void dq_put_many_from(struct tempo_delayq *q, ktime_t first, u64 step)
 {
 	static ktime_t dl[BATCH];
 	static struct tempo_delayq_node *np[BATCH];
-	ktime_t now = ktime_get();
 	unsigned int i;
 	int err;
 
 	for (i = 0; i < BATCH; i++) {
 		np[i] = &dq_nodes[i];
-		dl[i] = ktime_add_ns(now, ahead + i);
+		dl[i] = ktime_add_ns(first, i * step);
 	}
 	for (i = 0; i < BATCH; i += 16)
 		tempo_delayq_put_many(q, np + i, dl + i, 16, &err);
+}
+
+static void dq_put_chunks(struct tempo_delayq *q, u64 ahead)
+{
+	dq_put_many_from(q, ktime_add_ns(ktime_get(), ahead), 1);
 }
 
 static void dq_remove_chunks(struct tempo_delayq *q)
@@ -197,18 +204,8 @@ static enum tempo_delayq_verdict dq_copy_fn(struct tempo_delayq_node *node, ktim
 
 static void dq_put_due(struct tempo_delayq *q)
 {
-	static ktime_t dl[BATCH];
-	static struct tempo_delayq_node *np[BATCH];
-	unsigned int i;
-	int err;
-
 	tempo_sim_clock_set(2000 * TICK);
-	for (i = 0; i < BATCH; i++) {
-		np[i] = &dq_nodes[i];
-		dl[i] = ktime_add_ns(ktime_get(), TICK + TICK / 2);
-	}
-	for (i = 0; i < BATCH; i += 16)
-		tempo_delayq_put_many(q, np + i, dl + i, 16, &err);
+	dq_put_many_from(q, ktime_add_ns(ktime_get(), TICK + TICK / 2), 0);
 	tempo_sim_clock_set(2003 * TICK);
 }
 
@@ -228,7 +225,8 @@ static void dq_drain_all(struct tempo_delayq *q)
 		;
 }
 
-static void delayq_read_bench(double *consume, double *drain)
+/* One CPU, the wheel and a delay queue on the fake clock; its nodes ready. */
+static struct tempo_delayq *dq_bench_begin(void)
 {
 	struct tempo_delayq *q;
 	unsigned int i;
@@ -243,33 +241,35 @@ static void delayq_read_bench(double *consume, double *drain)
 		abort();
 	for (i = 0; i < BATCH; i++)
 		tempo_delayq_node_init(&dq_nodes[i]);
-	MEASURE(*consume, dq_put_due(q), dq_consume_all(q));
-	MEASURE(*drain, dq_put_due(q), dq_drain_all(q));
+	return q;
+}
+
+static void dq_bench_end(struct tempo_delayq *q)
+{
 	tempo_delayq_shutdown(q);
 	tempo_delayq_destroy(q, NULL, NULL);
 	tempo_delayq_exit();
 	tempo_wheel_exit();
 }
 
+static void delayq_read_bench(double *consume, double *drain)
+{
+	struct tempo_delayq *q = dq_bench_begin();
+
+	MEASURE(*consume, dq_put_due(q), dq_consume_all(q));
+	MEASURE(*drain, dq_put_due(q), dq_drain_all(q));
+	dq_bench_end(q);
+}
+
 /* @ahead: 30 s (far: a wheel timer each, the lock) or 2 ms (near: lock-free). */
 static void delayq_bench(u64 ahead, double *put, double *remove, double *arm, double *cancel,
 			 double *put_many, double *remove_many)
 {
-	struct tempo_delayq *q;
+	struct tempo_delayq *q = dq_bench_begin();
 	unsigned int i;
 
-	tempo_sim_init(1, false, true);
-	tempo_sim_clock_set(1000 * TICK);
-	tempo_wheel_init(TICK, 10);
-	tempo_delayq_init();
-	tempo_sim_set_cpu(0);
-	q = tempo_delayq_create();
-	if (!q)
-		abort();
-	for (i = 0; i < BATCH; i++) {
-		tempo_delayq_node_init(&dq_nodes[i]);
+	for (i = 0; i < BATCH; i++)
 		tempo_timer_init(&timers[i], nop_fn, 0);
-	}
 	MEASURE(*put, dq_remove_all(q), dq_put_all(q, ahead));
 	MEASURE(*remove, dq_put_all(q, ahead), dq_remove_all(q));
 	MEASURE(*put_many, dq_remove_all(q), dq_put_chunks(q, ahead));
@@ -279,10 +279,7 @@ static void delayq_bench(u64 ahead, double *put, double *remove, double *arm, do
 		tempo_timer_arm(&timers[i], ahead + i));
 	MEASURE(*cancel, for (i = 0; i < BATCH; i++) tempo_timer_arm(&timers[i], ahead + i),
 		wheel_cancel_all());
-	tempo_delayq_shutdown(q);
-	tempo_delayq_destroy(q, NULL, NULL);
-	tempo_delayq_exit();
-	tempo_wheel_exit();
+	dq_bench_end(q);
 }
 
 /* ---- seed 003: the fixed-capacity CAS wheel, as written in the seed --------- */

@@ -337,6 +337,36 @@ static int cancel_pre(struct bthread *t)
 }
 
 /*
+ * Each system's cancel and re-arm of timer x (index i), handed to a loop
+ * macro: CANCEL_LOOP for the threads, HIRQ_LOOP for the interrupt handler.
+ */
+#define SYS_PAIRS(sys, LOOP)							\
+	switch (sys) {								\
+	case T_TEMPO:								\
+		LOOP(struct tempo_timer, tempo_timer_cancel(x),			\
+		     tempo_timer_arm(x, far_ns(i)));				\
+		break;								\
+	case T_DWORK:								\
+		LOOP(struct delayed_work, cancel_delayed_work(x),		\
+		     mod_delayed_work(system_wq, x, far_j(i)));			\
+		break;								\
+	case T_TIMER:								\
+		LOOP(struct timer_list, timer_delete(x),			\
+		     mod_timer(x, jiffies + far_j(i)));				\
+		break;								\
+	case T_TIMER64:								\
+		LOOP(struct timer_list64, timer_delete(&x->t),			\
+		     mod_timer(&x->t, jiffies + far_j(i)));			\
+		break;								\
+	case T_HRTIMER:								\
+		LOOP(struct hrtimer, hrtimer_try_to_cancel(x),			\
+		     hrtimer_start(x, ns_to_ktime(far_ns(i)), HRTIMER_MODE_REL)); \
+		break;								\
+	default:								\
+		break;								\
+	}
+
+/*
  * One loop per system, so that the measured loop holds nothing but the
  * random pick and the two calls.
  */
@@ -366,30 +396,7 @@ static void cancel_body(struct bthread *t)
 	u32 lo, hi;
 
 	share(t, c->n, &lo, &hi);
-	switch (c->sys) {
-	case T_TEMPO:
-		CANCEL_LOOP(struct tempo_timer, tempo_timer_cancel(x),
-			    tempo_timer_arm(x, far_ns(i)));
-		break;
-	case T_DWORK:
-		CANCEL_LOOP(struct delayed_work, cancel_delayed_work(x),
-			    mod_delayed_work(system_wq, x, far_j(i)));
-		break;
-	case T_TIMER:
-		CANCEL_LOOP(struct timer_list, timer_delete(x),
-			    mod_timer(x, jiffies + far_j(i)));
-		break;
-	case T_TIMER64:
-		CANCEL_LOOP(struct timer_list64, timer_delete(&x->t),
-			    mod_timer(&x->t, jiffies + far_j(i)));
-		break;
-	case T_HRTIMER:
-		CANCEL_LOOP(struct hrtimer, hrtimer_try_to_cancel(x),
-			    hrtimer_start(x, ns_to_ktime(far_ns(i)), HRTIMER_MODE_REL));
-		break;
-	default:
-		break;
-	}
+	SYS_PAIRS(c->sys, CANCEL_LOOP);
 }
 
 static void cancel_post(struct bthread *t)
@@ -511,26 +518,7 @@ static void xcancel_body(struct bthread *t)
 	if (!t->idx)
 		return;
 	xshare(t, c->n, &lo, &hi);
-	switch (c->sys) {
-	case T_TEMPO:
-		CANCEL_LOOP(struct tempo_timer, tempo_timer_cancel(x),
-			    tempo_timer_arm(x, far_ns(i)));
-		break;
-	case T_DWORK:
-		CANCEL_LOOP(struct delayed_work, cancel_delayed_work(x),
-			    mod_delayed_work(system_wq, x, far_j(i)));
-		break;
-	case T_TIMER:
-		CANCEL_LOOP(struct timer_list, timer_delete(x),
-			    mod_timer(x, jiffies + far_j(i)));
-		break;
-	case T_HRTIMER:
-		CANCEL_LOOP(struct hrtimer, hrtimer_try_to_cancel(x),
-			    hrtimer_start(x, ns_to_ktime(far_ns(i)), HRTIMER_MODE_REL));
-		break;
-	default:
-		break;
-	}
+	SYS_PAIRS(c->sys, CANCEL_LOOP);	/* cmd_xcancel() refuses timer64 */
 }
 
 static int cmd_xcancel(const char *sys_s, u32 n)
@@ -601,26 +589,7 @@ static enum hrtimer_restart hirq_fn(struct hrtimer *tick)
 	struct hirq_ctx *h = container_of(tick, struct hirq_ctx, tick);
 	u64 t0 = ktime_get_ns();
 
-	switch (h->c->sys) {
-	case T_TEMPO:
-		HIRQ_LOOP(struct tempo_timer, tempo_timer_cancel(x),
-			  tempo_timer_arm(x, far_ns(i)));
-		break;
-	case T_DWORK:
-		HIRQ_LOOP(struct delayed_work, cancel_delayed_work(x),
-			  mod_delayed_work(system_wq, x, far_j(i)));
-		break;
-	case T_TIMER:
-		HIRQ_LOOP(struct timer_list, timer_delete(x),
-			  mod_timer(x, jiffies + far_j(i)));
-		break;
-	case T_HRTIMER:
-		HIRQ_LOOP(struct hrtimer, hrtimer_try_to_cancel(x),
-			  hrtimer_start(x, ns_to_ktime(far_ns(i)), HRTIMER_MODE_REL));
-		break;
-	default:
-		break;
-	}
+	SYS_PAIRS(h->c->sys, HIRQ_LOOP);	/* cmd_hirq() refuses timer64 */
 	h->ns += ktime_get_ns() - t0;
 	h->ops += BATCH;
 	if (t0 >= h->until) {
