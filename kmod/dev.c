@@ -1336,6 +1336,38 @@ static void dev_read_order(struct tempo_osub *os, struct tempo_event *ev)
 }
 
 /*
+ * Write record @ev to @u, page faults disabled by the caller: false if a
+ * store faulted (part of the record may be written; the record stays
+ * queued and is written again). Six 64-bit stores, as epoll writes its
+ * events field by field: a 48-byte copy_to_user() is a call into a copy
+ * loop, or a string copy where short ones are fast (FSRM), and under
+ * emulation one iteration per byte.
+ */
+static bool dev_event_put(struct tempo_event __user *u, const struct tempo_event *ev)
+{
+	const u64 *w = (const u64 *)ev;
+	u64 __user *uw = (u64 __user *)u;
+
+	BUILD_BUG_ON(sizeof(*ev) != 6 * sizeof(u64));
+	if (!IS_ENABLED(CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS) &&
+	    !IS_ALIGNED((unsigned long)u, sizeof(u64)))
+		return !__copy_to_user_inatomic(u, ev, sizeof(*ev));
+	if (!user_write_access_begin(u, sizeof(*u)))
+		return false;
+	unsafe_put_user(w[0], &uw[0], fault);
+	unsafe_put_user(w[1], &uw[1], fault);
+	unsafe_put_user(w[2], &uw[2], fault);
+	unsafe_put_user(w[3], &uw[3], fault);
+	unsafe_put_user(w[4], &uw[4], fault);
+	unsafe_put_user(w[5], &uw[5], fault);
+	user_write_access_end();
+	return true;
+fault:
+	user_write_access_end();
+	return false;
+}
+
+/*
  * The read callback (tempo_delayq_consume_fn), under the queue's lock with
  * interrupts off: copy the record of @node out with page faults disabled
  * (it cannot sleep), and decide its item's fate only once the record is in
@@ -1355,7 +1387,7 @@ static enum tempo_delayq_verdict dev_read_record(struct tempo_delayq_node *node,
 	struct tempo_event ev;
 	u64 overrun = 0;
 	int lost = 0;
-	unsigned long left;
+	bool copied;
 
 	memset(&ev, 0, sizeof(ev));
 	switch (it->kind) {
@@ -1373,9 +1405,9 @@ static enum tempo_delayq_verdict dev_read_record(struct tempo_delayq_node *node,
 		break;
 	}
 	pagefault_disable();
-	left = __copy_to_user_inatomic(rd->ubuf + rd->n, &ev, sizeof(ev));
+	copied = dev_event_put(rd->ubuf + rd->n, &ev);
 	pagefault_enable();
-	if (left) {
+	if (!copied) {
 		rd->faulted = true;
 		return TEMPO_DELAYQ_STOP;
 	}

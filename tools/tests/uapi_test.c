@@ -209,6 +209,54 @@ static int test_read_bad_buffer_efault_keeps_record(void)
 	return KTAP_PASS;
 }
 
+/*
+ * A buffer that runs into a page that faults, at an address that is not a
+ * multiple of 8: the records that fit whole before the page are read, the
+ * one that straddles it (partly written) and those after it stay queued,
+ * and the next read returns each of them once.
+ */
+static int test_read_straddling_buffer_keeps_the_rest(void)
+{
+	struct tempo_timer_spec s[5];
+	struct tempo_event ev[5], *at;
+	uint64_t seen = 0;
+	char *map;
+	int fd = open_ctx(), i;
+
+	CHECK(fd >= 0);
+	map = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(map != MAP_FAILED);
+	CHECK(mprotect(map + 4096, 4096, PROT_NONE) == 0);
+	/* Two records and 4 bytes of a third before the page that faults. */
+	at = (struct tempo_event *)(map + 4096 - 2 * sizeof(*at) - 4);
+	memset(s, 0, sizeof(s));
+	for (i = 0; i < 5; i++)
+		s[i].cookie = i + 1;
+	CHECK_ERR(tempo_arm(fd, s, 5, NULL), 0);
+	CHECK_ERR(wait_ready(fd, 5, 2000), 0);
+	CHECK(read(fd, at, 5 * sizeof(*at)) == 2 * sizeof(*at));
+	for (i = 0; i < 2; i++) {
+		CHECK(at[i].type == TEMPO_EV_TIMER && (at[i].flags & TEMPO_EVF_FINAL));
+		CHECK(at[i].cookie >= 1 && at[i].cookie <= 5);
+		seen |= 1ULL << at[i].cookie;
+	}
+	CHECK(ctx_stats(fd).events_ready == 3 && ctx_stats(fd).events_read == 2);
+	/* A buffer whose first record straddles: EFAULT, nothing taken. */
+	CHECK(read(fd, at + 2, sizeof(*at)) == -1 && errno == EFAULT);
+	CHECK(ctx_stats(fd).events_ready == 3 && ctx_stats(fd).events_read == 2);
+	CHECK(tempo_read_events(fd, ev, 5) == 3);
+	for (i = 0; i < 3; i++) {
+		CHECK(ev[i].cookie >= 1 && ev[i].cookie <= 5);
+		CHECK(!(seen & 1ULL << ev[i].cookie));
+		seen |= 1ULL << ev[i].cookie;
+	}
+	CHECK(seen == 0x3e);	/* cookies 1..5, each once */
+	CHECK(ctx_stats(fd).events_lost == 0 && ctx_stats(fd).timers == 0);
+	munmap(map, 8192);
+	close(fd);
+	return KTAP_PASS;
+}
+
 static int test_poll(void)
 {
 	struct pollfd p;
@@ -1140,6 +1188,7 @@ static const struct ktap_case cases[] = {
 	KTAP_CASE(test_read_short_buffer_einval),
 	KTAP_CASE(test_read_nonblock_eagain),
 	KTAP_CASE(test_read_bad_buffer_efault_keeps_record),
+	KTAP_CASE(test_read_straddling_buffer_keeps_the_rest),
 	KTAP_CASE(test_poll),
 	KTAP_CASE(test_cancel_by_id),
 	KTAP_CASE(test_cancel_queued_withdraws_record),
