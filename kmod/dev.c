@@ -63,7 +63,7 @@
  * doing. A slot whose timer ended goes on ctx->free_in (an llist: readers
  * push without ctl_lock, once, after consume() returned the item to them;
  * a cancel pushes under it) and is taken back in FIFO order under ctl_lock
- * (dev_slot_get()), which moves its generation on: an id comes back only
+ * (dev_slots_get()), which moves its generation on: an id comes back only
  * after 2^32 reuses of its slot, and only after every other free slot was
  * reused first.
  *
@@ -471,7 +471,7 @@ static u32 dev_nfree(struct tempo_ctx *ctx)
 }
 
 /*
- * Make sure the next @want dev_slot_get()s find a slot: grow the table while
+ * Make sure dev_slots_get() finds @want slots: grow the table while
  * the free slots and the never used ones fall short. Under ctl_lock, so the
  * free slots can only grow meanwhile (readers give slots back, never take).
  */
@@ -491,42 +491,52 @@ static int dev_slots_reserve(struct tempo_ctx *ctx, u32 want, bool nowait)
 }
 
 /*
- * Under ctl_lock, after dev_slots_reserve(): a free slot, now live, with a
- * new id. Free slots come back in the order their timers ended: the slots
- * given back since the last call (ctx->free_in, newest first) join the tail
- * of the FIFO oldest first.
+ * Under ctl_lock, after dev_slots_reserve(): @n free slots into @uts, now
+ * live, each with a new id. Free slots come back in the order their timers
+ * ended: the slots given back since the last call (ctx->free_in, newest
+ * first) join the tail of the FIFO oldest first. The counts move once for
+ * the @n (three atomics a chunk, not a timer: mstat.timers is shared by
+ * every CPU), before any of them is queued, so a reader that takes one and
+ * frees its slot never takes the counts below zero. nfree is only read to
+ * decide under ctl_lock, which we hold until it is right again.
  */
-static struct tempo_utimer *dev_slot_get(struct tempo_ctx *ctx)
+static void dev_slots_get(struct tempo_ctx *ctx, struct tempo_utimer **uts, u32 n)
 {
 	struct tempo_utimer *ut, *next;
 	struct llist_node *in;
+	u32 i, reused = 0;
 
 	lockdep_assert_held(&ctx->ctl_lock);
-	if (!ctx->free_head && !llist_empty(&ctx->free_in)) {
-		in = llist_reverse_order(llist_del_all(&ctx->free_in));
-		llist_for_each_entry_safe(ut, next, in, free) {
-			ut->next_free = NULL;
-			if (ctx->free_tail)
-				ctx->free_tail->next_free = ut;
-			else
-				ctx->free_head = ut;
-			ctx->free_tail = ut;
+	if (!n)
+		return;
+	for (i = 0; i < n; i++) {
+		if (!ctx->free_head && !llist_empty(&ctx->free_in)) {
+			in = llist_reverse_order(llist_del_all(&ctx->free_in));
+			llist_for_each_entry_safe(ut, next, in, free) {
+				ut->next_free = NULL;
+				if (ctx->free_tail)
+					ctx->free_tail->next_free = ut;
+				else
+					ctx->free_head = ut;
+				ctx->free_tail = ut;
+			}
 		}
+		ut = ctx->free_head;
+		if (ut) {
+			ctx->free_head = ut->next_free;
+			if (!ctx->free_head)
+				ctx->free_tail = NULL;
+			reused++;
+			/* The old id dies here: its timer ended when the slot was freed. */
+			ut->id += 1ULL << 32;
+		} else {
+			ut = dev_slot(ctx, ctx->nslots++);
+		}
+		uts[i] = ut;
 	}
-	ut = ctx->free_head;
-	if (ut) {
-		ctx->free_head = ut->next_free;
-		if (!ctx->free_head)
-			ctx->free_tail = NULL;
-		atomic_dec(&ctx->nfree);
-		/* The old id dies here: its timer ended when the slot was freed. */
-		ut->id += 1ULL << 32;
-	} else {
-		ut = dev_slot(ctx, ctx->nslots++);
-	}
-	atomic_inc(&ctx->ntimers);
-	atomic64_inc(&mstat.timers);
-	return ut;
+	atomic_sub(reused, &ctx->nfree);
+	atomic_add(n, &ctx->ntimers);
+	atomic64_add(n, &mstat.timers);
 }
 
 /*
@@ -686,11 +696,13 @@ static u32 dev_timers_new(struct tempo_ctx *ctx, struct tempo_timer_spec *specs,
 		err = dev_spec_deadline(&specs[j + m], env, &deadline);
 		if (err)
 			break;
-		uts[m] = dev_slot_get(ctx);
-		uts[m]->cookie = specs[j + m].cookie;
-		uts[m]->period = specs[j + m].period;
-		nodes[m] = &uts[m]->item.dq;
 		deadlines[m] = ns_to_ktime(deadline);
+	}
+	dev_slots_get(ctx, uts, m);
+	for (k = 0; k < m; k++) {
+		uts[k]->cookie = specs[j + k].cookie;
+		uts[k]->period = specs[j + k].period;
+		nodes[k] = &uts[k]->item.dq;
 	}
 	while (put < m) {
 		put += tempo_delayq_put_many(ctx->q, nodes + put, deadlines + put, m - put,
@@ -705,8 +717,7 @@ static u32 dev_timers_new(struct tempo_ctx *ctx, struct tempo_timer_spec *specs,
 	}
 	for (k = 0; k < put; k++)
 		specs[j + k].id = uts[k]->id;
-	for (k = put; k < m; k++)
-		dev_slot_free(ctx, uts[k]);
+	dev_slots_free(ctx, uts + put, m - put);
 	*errp = put < m ? perr : err;
 	return put;
 }
