@@ -21,7 +21,10 @@
 #include <tempo/order.h>
 #include <tempo/timer.h>
 
-/* timer_arm_tick() in wheel.c: @timer was armed on @cpu to expire at @expires_ns (CLOCK_MONOTONIC). */
+/*
+ * timer_arm_tick() in wheel.c: @timer was armed on @cpu to expire at
+ * @expires_ns (CLOCK_MONOTONIC).
+ */
 TRACE_EVENT(tempo_timer_arm,
 	TP_PROTO(const struct tempo_timer *timer, unsigned int cpu, u64 expires_ns,
 		 bool rearm),
