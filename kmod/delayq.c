@@ -2064,6 +2064,17 @@ bool tempo_delayq_remove_sync(struct tempo_delayq *q,
 }
 EXPORT_SYMBOL_GPL(tempo_delayq_remove_sync);
 
+/* The earliest deadline on @list, or @min if none is earlier. */
+static ktime_t delayq_list_min(const struct list_head *list, ktime_t min)
+{
+	const struct tempo_delayq_node *node;
+
+	list_for_each_entry(node, list, entry)
+		if (ktime_before(node->deadline, min))
+			min = node->deadline;
+	return min;
+}
+
 /**
  * tempo_delayq_peek() - the earliest deadline in the queue
  * @q: the queue
@@ -2095,17 +2106,10 @@ bool tempo_delayq_peek(struct tempo_delayq *q, ktime_t *deadline)
 		if (!q->pending_min_valid) {
 			unsigned int i;
 
-			q->pending_min = KTIME_MAX;
-			list_for_each_entry(node, &q->far, entry)
-				if (ktime_before(node->deadline, q->pending_min))
-					q->pending_min = node->deadline;
-			list_for_each_entry(node, &q->unfiled, entry)
-				if (ktime_before(node->deadline, q->pending_min))
-					q->pending_min = node->deadline;
+			q->pending_min = delayq_list_min(&q->far, KTIME_MAX);
+			q->pending_min = delayq_list_min(&q->unfiled, q->pending_min);
 			for (i = 0; i < DQ_NEAR_SLOTS; i++)
-				list_for_each_entry(node, &q->near[i], entry)
-					if (ktime_before(node->deadline, q->pending_min))
-						q->pending_min = node->deadline;
+				q->pending_min = delayq_list_min(&q->near[i], q->pending_min);
 			q->pending_min_valid = true;
 		}
 		*deadline = q->pending_min;

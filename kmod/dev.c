@@ -1350,9 +1350,8 @@ static void dev_read_order(struct tempo_osub *os, struct tempo_event *ev)
  * Write record @ev to @u, page faults disabled by the caller: false if a
  * store faulted (part of the record may be written; the record stays
  * queued and is written again). Six 64-bit stores, as epoll writes its
- * events field by field: a 48-byte copy_to_user() is a call into a copy
- * loop, or a string copy where short ones are fast (FSRM), and under
- * emulation one iteration per byte.
+ * events field by field, where a 48-byte copy_to_user() is a call into a
+ * copy loop or a string copy (rep movsb).
  */
 static bool dev_event_put(struct tempo_event __user *u, const struct tempo_event *ev)
 {

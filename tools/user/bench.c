@@ -182,9 +182,10 @@ static void dq_remove_chunks(struct tempo_delayq *q)
 
 /*
  * The read side of /dev/tempo: every node due (near, one tick, as an expiry
- * batch is), then consume() in read()'s chunks of 32 with a callback that
- * copies a 64-byte record out per node, as dev_read_record() does; drain()
- * in the same chunks for the bare take.
+ * batch is), then consume() in chunks of 32 (read() takes 128) with a
+ * callback that copies a record out per node (64 bytes; /dev/tempo's are
+ * 48), the work of dev_read_record(); drain() in the same chunks for the
+ * bare take.
  */
 struct dq_rec {
 	u64 w[8];
