@@ -157,6 +157,7 @@
 #include "compat.h"
 #include "dev.h"
 #include "internal.h"
+#include "testing.h"
 
 /* ---- limits ---------------------------------------------------------- */
 
@@ -1623,6 +1624,28 @@ out_unlock:
 	return o;
 }
 
+/*
+ * Record that this file issued ticket @t, in the slot of the ownership table
+ * it shares with every ticket a window apart. Until the record is made,
+ * another thread of the file may pass @t: a skip trashes it, the window moves
+ * on, and a ticket of the same slot is issued and recorded first. So a record
+ * never replaces a newer ticket's (tickets wrap: signed difference). One that
+ * replaces an older ticket's is right: the window finished that ticket before
+ * the domain issued @t. A record of a ticket already finished is harmless: its
+ * submit or trash fails in the domain with EINVAL, as after a trash.
+ */
+static void dev_ticket_record(struct tempo_ctx *ctx, u64 t)
+{
+	atomic64_t *slot = &ctx->slots[t & (ctx->window - 1)];
+	s64 v = atomic64_read(slot);
+
+	do {
+		/* v - 1: the ticket recorded there, if any (0: none). */
+		if (v && (s64)(v - 1 - t) > 0)
+			return;
+	} while (!atomic64_try_cmpxchg(slot, &v, t + 1));
+}
+
 /* Claim an issued ticket for its one submit or trash; false if not ours. */
 static bool dev_ticket_claim(struct tempo_ctx *ctx, u64 ticket)
 {
@@ -1867,11 +1890,8 @@ static long dev_ioc_ticket(struct tempo_ctx *ctx, void __user *arg)
 		err = tempo_order_ticket(o, &t);
 	if (err)
 		return err;
-	/*
-	 * The window keeps t - window finished, so its slot is free: nothing
-	 * else writes it until we publish t here.
-	 */
-	atomic64_set(&ctx->slots[t & (ctx->window - 1)], t + 1);
+	tempo_test_point(TEMPO_TP_DEV_TICKET_TAKEN, ctx, t, 0);
+	dev_ticket_record(ctx, t);
 	atomic64_inc(&ctx->st.tickets);
 
 	tk.ticket = t;
@@ -2303,10 +2323,9 @@ static void dev_order_release(struct tempo_ctx *ctx)
 		return;
 	for (i = 0; i < ctx->window; i++) {
 		v = atomic64_read(&ctx->slots[i]);
-		if (v && dev_ticket_claim(ctx, v - 1)) {
-			tempo_order_trash(ctx->order, v - 1);
+		/* A record of a ticket a skip finished: the domain refuses it. */
+		if (v && dev_ticket_claim(ctx, v - 1) && tempo_order_trash(ctx->order, v - 1) >= 0)
 			atomic64_inc(&ctx->st.trashed);
-		}
 	}
 	tempo_order_destroy(ctx->order);
 	kvfree(ctx->slots);

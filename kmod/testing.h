@@ -11,6 +11,13 @@
  * other build a point is an empty inline and no symbol below exists: the
  * public headers in include/tempo/ carry nothing for tests.
  *
+ * A point in process context may also be held from userspace, for a test in
+ * the VM that drives /dev/tempo (tools/tests/): root writes the point's
+ * name to the tempo.test_hold parameter, and the first thread that reaches
+ * that point sleeps there (interruptibly, at most 30 s) until test_hold is
+ * set to "none"; tempo.test_held reads 1 while it sleeps. Only the points
+ * marked "may be held" below are, each named in kmod/testing.c.
+ *
  * A hook runs in the core's context at that point: it may be hardirq, with
  * interrupts off or inside an RCU read-side section, so it may only sleep
  * where the comment of the point says so. kmod/testing.c; the userspace
@@ -46,6 +53,11 @@ enum tempo_test_point {
 	 */
 	TEMPO_TP_DELAYQ_PUSHED,		/* put: node pushed, before reading the kick */
 	TEMPO_TP_DELAYQ_KICK,		/* kick: kick_tick cleared, before the inbox */
+	/*
+	 * dev.c, @obj the file's context, @arg the ticket. Process context:
+	 * may sleep, may be held.
+	 */
+	TEMPO_TP_DEV_TICKET_TAKEN,	/* ticket issued by the domain, not yet recorded */
 };
 
 /* The states of an ordered ticket's slot, as kmod/order.c draws them. */

@@ -439,7 +439,42 @@ static int param_need(const char *name, long v)
 	return err;
 }
 
-/* After each case: children killed, parameters restored, sink pipe closed. */
+/*
+ * The test points a VM test may hold (kmod/testing.h): root names one in
+ * tempo.test_hold, and the first thread to reach it sleeps there until it is
+ * set to "none"; tempo.test_held says 1 meanwhile. Only in a module built
+ * with TEMPO_TESTING (make check): -ENOENT otherwise.
+ */
+static bool hold_armed;
+
+static int hold_set(const char *point)
+{
+	int fd = open("/sys/module/tempo/parameters/test_hold", O_WRONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, point, strlen(point)) != (ssize_t)strlen(point))
+		ret = -errno;
+	close(fd);
+	if (!ret)
+		hold_armed = strcmp(point, "none");
+	return ret;
+}
+
+/* Wait until tempo.test_held reads @want: 0, or -ETIMEDOUT after @ms. */
+static int hold_wait(long want, int ms)
+{
+	uint64_t end = now_ms() + ms;
+
+	while (param_get("test_held") != want) {
+		if (now_ms() >= end)
+			return -ETIMEDOUT;
+		usleep(1000);
+	}
+	return 0;
+}
+
+/* After each case: children killed, parameters restored, sink pipe closed, hold disarmed. */
 static void case_cleanup(void)
 {
 	int i;
@@ -456,6 +491,8 @@ static void case_cleanup(void)
 	if (drain_fd >= 0)
 		close(drain_fd);
 	drain_fd = -1;
+	if (hold_armed && hold_set("none"))
+		ktap_diag("cannot disarm tempo.test_hold");
 }
 
 /* A case: its body, then case_cleanup() whatever the body returned. */
@@ -1137,6 +1174,102 @@ CASE(test_sink_unix_socket_cycle_collected)
 	close(probe);
 	CHECK(now <= before);
 	return KTAP_PASS;
+}
+
+/* ---- tickets --------------------------------------------------------- */
+
+#define RACE_WINDOW	2	/* order_window: ticket RACE_WINDOW shares ticket 0's slot */
+
+static int race_fd = -1, race_ret;
+static uint64_t race_ticket = ~0ULL;
+
+static void *race_ticket_thread(void *unused)
+{
+	(void)unused;
+	race_ret = tempo_ticket(race_fd, 0, &race_ticket);
+	return NULL;
+}
+
+/*
+ * uid 65534: one thread's TEMPO_IOC_ORDER_TICKET is held after the domain
+ * issued ticket 0 and before the file recorded it; meanwhile another thread
+ * of the file skips past ticket 0 and takes a window of tickets, the last of
+ * which shares ticket 0's slot of the ownership table.
+ */
+static int ticket_skip_kid(void *unused)
+{
+	struct tempo_ctx_stats st;
+	uint32_t trashed = 0;
+	pthread_t th;
+	uint64_t t, i;
+
+	(void)unused;
+	race_fd = tempo_open(0);
+	CHECK(race_fd >= 0);
+	CHECK(pthread_create(&th, NULL, race_ticket_thread, NULL) == 0);
+	say(1);
+	CHECK(await_go() == 1);		/* ticket 0 issued, its record held */
+	CHECK_ERR(tempo_skip(race_fd, 1, &trashed), 0);
+	CHECK(trashed == 1);
+	for (i = 1; i <= RACE_WINDOW; i++) {
+		CHECK_ERR(tempo_ticket(race_fd, TEMPO_TICKET_NONBLOCK, &t), 0);
+		CHECK(t == i);
+	}
+	say(2);
+	CHECK(await_go() == 2);		/* the held record went on */
+	pthread_join(th, NULL);
+	CHECK_ERR(race_ret, 0);
+	CHECK(race_ticket == 0);
+	/* Ticket 0 was finished by the skip; every later one is still ours. */
+	CHECK_ERR(tempo_submit(race_fd, 0, 0, NULL, 0), -EINVAL);
+	CHECK_ERR(tempo_trash(race_fd, RACE_WINDOW), 0);
+	for (i = 1; i < RACE_WINDOW; i++)
+		CHECK_ERR(tempo_submit(race_fd, i, i, NULL, 0), 0);
+	st = ctx_stats(race_fd);
+	ktap_diag("uid %u: %llu tickets, %llu trashed, %llu submitted, %llu completed",
+		  getuid(), (unsigned long long)st.tickets, (unsigned long long)st.trashed,
+		  (unsigned long long)st.submitted, (unsigned long long)st.completed);
+	CHECK(st.tickets == RACE_WINDOW + 1 && st.trashed == 2 &&
+	      st.submitted == RACE_WINDOW - 1 && st.completed == RACE_WINDOW - 1);
+	close(race_fd);
+	return KTAP_PASS;
+}
+
+/*
+ * Every ticket handed out stays submittable or trashable by its file until
+ * it is finished, whatever runs concurrently. Forced through the test point
+ * between the domain's issue of a ticket and the file's record of it: a skip
+ * finishes ticket 0 and a window of tickets follows, the last in ticket 0's
+ * slot, before ticket 0's record is made. Today that late record overwrites
+ * the newer ticket's: the newer ticket can be neither submitted nor trashed
+ * (EINVAL), the stream stalls there, and close() WARNs in
+ * tempo_order_destroy() and dev_user_put(). Needs a TEMPO_TESTING module.
+ */
+CASE(test_ticket_record_never_overwrites_newer)
+{
+	struct kid *k;
+	int rc;
+
+	if (param_get("test_held") < 0) {
+		ktap_diag("no tempo.test_hold: not a TEMPO_TESTING module");
+		return KTAP_SKIP;
+	}
+	CHECK(param_push("order_window", RACE_WINDOW) == 0);
+	CHECK(hold_set("dev_ticket_taken") == 0);
+	k = kid_start(UID_A, ticket_skip_kid, NULL);
+	CHECK(k);
+	CHECK_ERR(kid_hear(k, 30000), 1);
+	if (hold_wait(1, 10000)) {
+		ktap_diag("uid %u: TEMPO_IOC_ORDER_TICKET never reached the held point", UID_A);
+		return KTAP_FAIL;
+	}
+	kid_go(k, 1);
+	rc = kid_hear(k, 30000);
+	CHECK(hold_set("none") == 0);
+	CHECK_ERR(rc, 2);
+	CHECK_ERR(hold_wait(0, 10000), 0);
+	kid_go(k, 2);
+	return kid_finish(k, 30000);
 }
 
 /* ---- per-user limits -------------------------------------------------- */
@@ -2121,6 +2254,7 @@ static const struct ktap_case cases[] = {
 	KTAP_CASE(test_sink_last_error_no_erestartsys),
 	KTAP_CASE(test_sink_unix_socket_refused),
 	KTAP_CASE(test_sink_fpos_shared_with_owner),
+	KTAP_CASE(test_ticket_record_never_overwrites_newer),
 	KTAP_CASE(test_user_limit_contexts),
 	KTAP_CASE(test_user_limit_timers),
 	KTAP_CASE(test_user_limit_bytes),
