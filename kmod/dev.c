@@ -25,7 +25,9 @@
  *             the record's overrun count (dev_read_timer()).
  *   order     an ordering domain of kmod/order.c, created on first use, with a
  *             ticket ownership table so that userspace can only run or trash
- *             tickets this file issued, each once; completions either become
+ *             tickets this file issued, each once (a ticket's record is made
+ *             after the domain issued it, and never replaces a newer
+ *             ticket's: dev_ticket_record()); completions either become
  *             items put due on the delay queue or are written to a sink file.
  *
  * Locks. ctx->ctl_lock (a mutex) serialises the arm, cancel and query
@@ -602,10 +604,9 @@ static struct tempo_utimer *dev_timer_remove(struct tempo_ctx *ctx, u64 id)
 }
 
 /*
- * Under ctl_lock, with preemption off (dev_arm_batch()): queue @ut's item
- * for @deadline. A removed item whose expiry is still in flight is refused
- * (EBUSY) until that expiry has let go of it: wait it out, once, with
- * preemption back on.
+ * Under ctl_lock: queue @ut's item for @deadline. A removed item whose
+ * expiry is still in flight is refused (EBUSY) until that expiry has let go
+ * of it: wait it out, once.
  */
 static int dev_timer_put(struct tempo_ctx *ctx, struct tempo_utimer *ut, u64 deadline)
 {
@@ -614,10 +615,7 @@ static int dev_timer_put(struct tempo_ctx *ctx, struct tempo_utimer *ut, u64 dea
 	lockdep_assert_held(&ctx->ctl_lock);
 	err = tempo_delayq_put_at(ctx->q, &ut->item.dq, ns_to_ktime(deadline));
 	if (err == -EBUSY) {
-		/* dev_arm_run()'s caller turned preemption off: the wait sleeps. */
-		preempt_enable();
 		tempo_delayq_node_sync(&ut->item.dq);
-		preempt_disable();
 		err = tempo_delayq_put_at(ctx->q, &ut->item.dq, ns_to_ktime(deadline));
 	}
 	return err;
@@ -676,7 +674,7 @@ static void dev_unarm(struct tempo_ctx *ctx, u64 id)
 }
 
 /*
- * Under ctl_lock, with preemption off, slots reserved: arm new timers
+ * Under ctl_lock, slots reserved: arm new timers
  * specs[@j..) up to @end or DEV_PUT_CHUNK of them, in one lock round trip of
  * the delay queue (tempo_delayq_put_many()); each id goes to its spec.
  * Returns how many were armed; *@errp is 0, or the error of the element
@@ -933,9 +931,8 @@ err_batch:
 /*
  * Arm batch @b, whose specs were copied from @us, under ctl_lock: check
  * every spec and make room for all new timers (dev_arm_prepare()), then
- * arm run by run, each run's puts with preemption off so that they land
- * together and close to the batch's clock reading, and write each run's
- * new ids back. The out fields of @b are set; the caller writes them.
+ * arm run by run (dev_arm_run()) and write each run's new ids back. The out
+ * fields of @b are set; the caller writes them.
  * Return: -EAGAIN if @nowait and the table must grow first (nothing was
  * done, @b untouched), else 0.
  */
@@ -950,8 +947,7 @@ static int dev_arm_batch(struct tempo_ctx *ctx, struct tempo_batch *b,
 	lockdep_assert_held(&ctx->ctl_lock);
 	/*
 	 * One clock reading for the whole batch: relative delays count from
-	 * the call, as if every element were armed at once (a clock read is
-	 * a large part of an arm under virtualisation). The checks use a
+	 * the call, as if every element were armed at once. The checks use a
 	 * first reading; the one the deadlines count from is taken as the
 	 * first run begins, after the checks (a later reading never refuses
 	 * what an earlier one accepted: the range of an absolute deadline
@@ -967,11 +963,9 @@ static int dev_arm_batch(struct tempo_ctx *ctx, struct tempo_batch *b,
 	for (i = 0; i < b->count && !b->error; i = k) {
 		k = min_t(u32, b->count, i + TEMPO_SPEC_CHUNK);
 		for (j = i; j < k && !b->error; j = end) {
-			preempt_disable();
 			if (!j)
 				env.now = ktime_get_ns();
 			end = dev_arm_run(ctx, specs, j, k, &env, &err);
-			preempt_enable();
 			m = dev_arm_report(specs, us, j, end);
 			for (; m < end; m++) {	/* ids the caller never saw */
 				dev_batch_fail(b, m, -EFAULT);
