@@ -107,12 +107,14 @@
  *
  * Security. Any local user may open /dev/tempo (mode 0666, as inotify and
  * timerfd are available to all), so everything a user can make the module
- * hold is bounded: per user (struct tempo_user: open files, live timers,
- * queued submission bytes; module parameters), per file (max_timers,
- * max_events, the window, max_data), and charged to the opener's memory
- * cgroup (ctx->memcg, entered for every ioctl), failing with ENOMEM at its
- * limit rather than waking its OOM killer. Every user array is copied into
- * the kernel once and decided and applied from that copy. Every loop whose
+ * hold is bounded: per user (struct tempo_user, per user namespace and up
+ * the namespaces' creators, as ucounts: open files, timer slots, queued
+ * submission bytes, the batch copies of calls in flight; module
+ * parameters), per file (max_timers, max_events, the window, max_data), and
+ * charged to the opener's memory cgroup (ctx->memcg, entered for every
+ * ioctl), failing with ENOMEM at its limit rather than waking its OOM
+ * killer. Every user array is copied into the kernel once and decided and
+ * applied from that copy. Every loop whose
  * length a user sets stops for a fatal signal and reschedules
  * (dev_loop_step()). The io_uring commands (tempo_dev_uring_cmd()) are the
  * arm and cancel ioctls under another name, with the same checks, limits
@@ -129,6 +131,8 @@
 #include <linux/debugfs.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/hash.h>
+#include <linux/hashtable.h>
 #include <linux/ktime.h>
 #include <linux/llist.h>
 #include <linux/log2.h>
@@ -136,6 +140,7 @@
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/overflow.h>
 #include <linux/pagemap.h>
 #include <linux/poll.h>
 #include <linux/random.h>
@@ -147,8 +152,8 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/user_namespace.h>
 #include <linux/wait.h>
-#include <linux/xarray.h>
 
 #include <tempo/delayq.h>
 #include <tempo/timer.h>
@@ -184,9 +189,11 @@ module_param(min_period_ns, ulong, 0644);
 MODULE_PARM_DESC(min_period_ns, "shortest period of a periodic timer, ns (default 100000)");
 
 /*
- * Per-user limits, counted per effective uid of the opener over all of that
- * user's open files (as inotify's and epoll's are): what keeps a machine's
- * memory safe when every local user may open /dev/tempo.
+ * Per-user limits, counted per user namespace and effective uid of the
+ * opener over all of that user's open files, and for a namespace's users
+ * together at its creator's level too (as the kernel's ucounts count
+ * inotify's and epoll's): what keeps a machine's memory safe when every
+ * local user may open /dev/tempo (struct tempo_user).
  */
 static unsigned int max_user_contexts = 128;
 module_param(max_user_contexts, uint, 0644);
@@ -199,6 +206,10 @@ MODULE_PARM_DESC(max_user_timers, "timer slots per user, over all files (a file 
 static unsigned int max_user_bytes = 32 << 20;
 module_param(max_user_bytes, uint, 0644);
 MODULE_PARM_DESC(max_user_bytes, "bytes of ordered submissions queued per user (data and records); submit fails with ENOSPC beyond (default 32 MiB)");
+
+static unsigned int max_user_copy_bytes = 64 << 20;
+module_param(max_user_copy_bytes, uint, 0644);
+MODULE_PARM_DESC(max_user_copy_bytes, "bytes of batch arrays a user's calls in flight hold in the kernel (arm, cancel and query copies; cancel by cookie's table); such a call fails with ENOSPC beyond (default 64 MiB)");
 
 #define TEMPO_MAX_DATA_CAP	BIT(20)
 #define TEMPO_MAX_WINDOW	BIT(16)
@@ -252,67 +263,118 @@ static struct {
 /* ---- per-user accounting -------------------------------------------- */
 
 /*
- * What one user (effective uid of the opener, in the initial namespace's
- * numbering) holds over all of its files. Looked up at open(), held by each
- * context until release(); counters move with atomics only.
+ * What one user holds over all of its files, keyed as the kernel's ucounts
+ * are (kernel/ucount.c): by user namespace and effective uid of the opener.
+ * The users of a user namespace are charged as well, all together, to the
+ * user that created it, in the parent namespace, and so on up to the
+ * initial one; every level is held to the same limits. So a user who
+ * delegates a range of uids to a namespace (or nests namespaces) gets each
+ * limit once, not once per uid. Looked up at open(), held by each context
+ * until release(); counts move with atomics only.
  */
-struct tempo_user {
-	refcount_t	refs;
-	kuid_t		uid;
-	atomic_long_t	contexts;
-	atomic_long_t	timers;
-	atomic_long_t	bytes;
-	struct rcu_head	rcu;
+enum dev_user_count {
+	DU_CONTEXTS,	/* open files: max_user_contexts */
+	DU_TIMERS,	/* timer slots: max_user_timers */
+	DU_BYTES,	/* queued ordered submissions: max_user_bytes */
+	DU_COPIES,	/* batch arrays held by calls in flight: max_user_copy_bytes */
+	DU_NR
 };
 
-static DEFINE_XARRAY(dev_users);	/* __kuid_val(uid) -> tempo_user */
-static DEFINE_MUTEX(dev_users_lock);	/* creates and erases entries */
+struct tempo_user {
+	refcount_t		refs;		/* contexts, and the entries below it */
+	struct hlist_node	node;		/* in dev_users */
+	struct user_namespace	*ns;		/* a reference */
+	kuid_t			uid;
+	struct tempo_user	*parent;	/* ns's creator in ns->parent; NULL at the top */
+	atomic_long_t		count[DU_NR];
+	struct rcu_head		rcu;
+};
 
-static struct tempo_user *dev_user_get(kuid_t uid)
+static DEFINE_HASHTABLE(dev_users, 6);	/* by (ns, uid); read under RCU */
+static DEFINE_MUTEX(dev_users_lock);	/* adds and deletes entries */
+
+static unsigned long dev_user_key(const struct user_namespace *ns, kuid_t uid)
 {
-	unsigned long key = __kuid_val(uid);
+	return hash_ptr(ns, 32) ^ __kuid_val(uid);
+}
+
+/* Under rcu_read_lock(): the entry of (@ns, @uid), or NULL. */
+static struct tempo_user *dev_user_lookup(const struct user_namespace *ns, kuid_t uid)
+{
 	struct tempo_user *u;
 
-	rcu_read_lock();
-	u = xa_load(&dev_users, key);
-	if (u && !refcount_inc_not_zero(&u->refs))
-		u = NULL;	/* being erased: create a fresh one below */
-	rcu_read_unlock();
-	if (u)
-		return u;
-
-	mutex_lock(&dev_users_lock);
-	/* Under the mutex, an entry in the array still has references. */
-	u = xa_load(&dev_users, key);
-	if (u) {
-		refcount_inc(&u->refs);
-		goto out_unlock;
-	}
-	u = kzalloc(sizeof(*u), GFP_KERNEL_ACCOUNT);
-	if (!u) {
-		u = ERR_PTR(-ENOMEM);
-		goto out_unlock;
-	}
-	refcount_set(&u->refs, 1);
-	u->uid = uid;
-	if (xa_err(xa_store(&dev_users, key, u, GFP_KERNEL))) {
-		kfree(u);
-		u = ERR_PTR(-ENOMEM);
-	}
-out_unlock:
-	mutex_unlock(&dev_users_lock);
-	return u;
+	hash_for_each_possible_rcu(dev_users, u, node, dev_user_key(ns, uid))
+		if (u->ns == ns && uid_eq(u->uid, uid))
+			return u;
+	return NULL;
 }
 
 static void dev_user_put(struct tempo_user *u)
 {
-	if (!refcount_dec_and_mutex_lock(&u->refs, &dev_users_lock))
-		return;
-	WARN_ON_ONCE(atomic_long_read(&u->contexts) || atomic_long_read(&u->timers) ||
-		     atomic_long_read(&u->bytes));
-	xa_erase(&dev_users, __kuid_val(u->uid));
+	struct tempo_user *parent;
+	int i;
+
+	while (u && refcount_dec_and_mutex_lock(&u->refs, &dev_users_lock)) {
+		for (i = 0; i < DU_NR; i++)
+			WARN_ON_ONCE(atomic_long_read(&u->count[i]));
+		hash_del_rcu(&u->node);
+		mutex_unlock(&dev_users_lock);
+		parent = u->parent;
+		put_user_ns(u->ns);
+		kfree_rcu(u, rcu);
+		u = parent;	/* the reference this entry held */
+	}
+}
+
+/*
+ * The entry of (@ns, @uid), a reference taken; created with those of the
+ * levels above it when missing (one per level: at most 33, the nesting
+ * limit of user namespaces). Process context.
+ */
+static struct tempo_user *dev_user_get(struct user_namespace *ns, kuid_t uid)
+{
+	struct tempo_user *u, *parent = NULL, *fresh;
+
+	rcu_read_lock();
+	u = dev_user_lookup(ns, uid);
+	if (u && !refcount_inc_not_zero(&u->refs))
+		u = NULL;	/* being deleted: add a fresh one below */
+	rcu_read_unlock();
+	if (u)
+		return u;
+
+	if (ns->parent) {
+		parent = dev_user_get(ns->parent, ns->owner);
+		if (IS_ERR(parent))
+			return parent;
+	}
+	/* Allocated outside the mutex: no user's reclaim holds up another's open(). */
+	fresh = kzalloc(sizeof(*fresh), GFP_KERNEL_ACCOUNT);
+	if (!fresh) {
+		dev_user_put(parent);
+		return ERR_PTR(-ENOMEM);
+	}
+	refcount_set(&fresh->refs, 1);
+	fresh->ns = get_user_ns(ns);
+	fresh->uid = uid;
+	fresh->parent = parent;
+
+	mutex_lock(&dev_users_lock);
+	rcu_read_lock();
+	u = dev_user_lookup(ns, uid);
+	rcu_read_unlock();
+	/* Under the mutex, an entry in the table still has references. */
+	if (u)
+		refcount_inc(&u->refs);
+	else
+		hash_add_rcu(dev_users, &fresh->node, dev_user_key(ns, uid));
 	mutex_unlock(&dev_users_lock);
-	kfree_rcu(u, rcu);
+	if (!u)
+		return fresh;
+	put_user_ns(fresh->ns);
+	kfree(fresh);
+	dev_user_put(parent);	/* @u holds its own */
+	return u;
 }
 
 /* Take @n units of @c if that keeps it at most @limit; all or nothing. */
@@ -330,6 +392,28 @@ static bool dev_charge(atomic_long_t *c, long n, unsigned long limit)
 static void dev_uncharge(atomic_long_t *c, long n)
 {
 	WARN_ON_ONCE(atomic_long_sub_return(n, c) < 0);
+}
+
+/* Take @n of @u's count @c at every level up, each within @limit; all or nothing. */
+static bool dev_user_charge(struct tempo_user *u, enum dev_user_count c, long n,
+			    unsigned long limit)
+{
+	struct tempo_user *it, *undo;
+
+	for (it = u; it; it = it->parent)
+		if (!dev_charge(&it->count[c], n, limit))
+			break;
+	if (!it)
+		return true;
+	for (undo = u; undo != it; undo = undo->parent)
+		dev_uncharge(&undo->count[c], n);
+	return false;
+}
+
+static void dev_user_uncharge(struct tempo_user *u, enum dev_user_count c, long n)
+{
+	for (; u; u = u->parent)
+		dev_uncharge(&u->count[c], n);
 }
 
 /* ---- per-context state ----------------------------------------------- */
@@ -822,18 +906,50 @@ static int dev_loop_step(void)
 }
 
 /*
- * Copy a user array of @count elements of @size bytes, once: everything a
- * call decides and does comes from this copy (no double fetch). Charged to
- * the file's memory cgroup, which the ioctl entered.
+ * A kernel buffer of @bytes for a call's batch (the copy of its array, or
+ * cancel by cookie's table), charged to the file's memory cgroup, which the
+ * call entered, and to its user's max_user_copy_bytes until dev_call_free():
+ * a call in flight holds at most max_timers elements, and a user's calls
+ * together at most that many bytes. ERR_PTR(-ENOSPC) beyond it, -ENOMEM, or
+ * -EAGAIN when @nowait and it would block. @zero: zeroed.
  */
-static void *dev_copy_array(u64 uptr, u32 count, size_t size, bool nowait)
+static void *dev_call_alloc(struct tempo_ctx *ctx, size_t bytes, bool nowait, bool zero)
 {
-	void *p = kvmalloc_array(count, size, nowait ? DEV_GFP_NOWAIT : DEV_GFP);
+	gfp_t gfp = (nowait ? DEV_GFP_NOWAIT : DEV_GFP) | (zero ? __GFP_ZERO : 0);
+	unsigned int limit = READ_ONCE(max_user_copy_bytes);
+	void *p;
 
-	if (!p)
-		return ERR_PTR(nowait ? -EAGAIN : -ENOMEM);
-	if (copy_from_user(p, u64_to_user_ptr(uptr), (size_t)count * size)) {
-		kvfree(p);
+	/* A size that overflowed (SIZE_MAX, array_size()) is over any limit. */
+	if (bytes > limit || !dev_user_charge(ctx->user, DU_COPIES, bytes, limit))
+		return ERR_PTR(-ENOSPC);
+	p = kvmalloc(bytes, gfp);
+	if (p)
+		return p;
+	dev_user_uncharge(ctx->user, DU_COPIES, bytes);
+	return ERR_PTR(nowait ? -EAGAIN : -ENOMEM);
+}
+
+static void dev_call_free(struct tempo_ctx *ctx, void *p, size_t bytes)
+{
+	kvfree(p);
+	dev_user_uncharge(ctx->user, DU_COPIES, bytes);
+}
+
+/*
+ * Copy a user array of @count elements of @size bytes, once: everything a
+ * call decides and does comes from this copy (no double fetch). Freed with
+ * dev_call_free(@count * @size); @count is at most max_timers.
+ */
+static void *dev_copy_array(struct tempo_ctx *ctx, u64 uptr, u32 count, size_t size,
+			    bool nowait)
+{
+	size_t bytes = array_size(count, size);
+	void *p = dev_call_alloc(ctx, bytes, nowait, false);
+
+	if (IS_ERR(p))
+		return p;
+	if (copy_from_user(p, u64_to_user_ptr(uptr), bytes)) {
+		dev_call_free(ctx, p, bytes);
 		return ERR_PTR(-EFAULT);
 	}
 	return p;
@@ -912,11 +1028,11 @@ static int dev_arm_prepare(struct tempo_ctx *ctx, const struct tempo_timer_spec 
 	/* The free list only grows meanwhile: at most this many new slots. */
 	nfree = dev_nfree(ctx);
 	*charged = n > nfree ? n - nfree : 0;
-	if (!dev_charge(&ctx->user->timers, *charged, READ_ONCE(max_user_timers)))
+	if (!dev_user_charge(ctx->user, DU_TIMERS, *charged, READ_ONCE(max_user_timers)))
 		goto err_batch;
 	err = dev_slots_reserve(ctx, n, nowait);
 	if (err) {
-		dev_uncharge(&ctx->user->timers, *charged);
+		dev_user_uncharge(ctx->user, DU_TIMERS, *charged);
 		if (err == -EAGAIN)
 			return err;	/* nothing done: not the batch's failure */
 		goto err_batch;
@@ -980,7 +1096,7 @@ static int dev_arm_batch(struct tempo_ctx *ctx, struct tempo_batch *b,
 			dev_batch_fail(b, k, -EINTR);
 	}
 	/* Slots charged and not taken into use go back (nslots: ctl_lock). */
-	dev_uncharge(&ctx->user->timers, charged - (ctx->nslots - nslots));
+	dev_user_uncharge(ctx->user, DU_TIMERS, charged - (ctx->nslots - nslots));
 	b->affected = b->done;
 	atomic64_add(b->done, &ctx->st.armed);
 	atomic64_add(b->done, &mstat.armed);
@@ -1060,9 +1176,9 @@ static int dev_cancel_cookies(struct tempo_ctx *ctx, const u64 *keys, struct tem
 	struct tempo_utimer *ut;
 	int err = 0;
 
-	tab = kvcalloc(size, sizeof(*tab), nowait ? DEV_GFP_NOWAIT : DEV_GFP);
-	if (!tab)
-		return nowait ? -EAGAIN : -ENOMEM;
+	tab = dev_call_alloc(ctx, size * sizeof(*tab), nowait, true);
+	if (IS_ERR(tab))
+		return PTR_ERR(tab);
 	for (i = 0; i < b->count && !err; i++) {
 		e = dev_cookie_find(tab, mask, keys[i]);
 		if (!e->index) {
@@ -1094,7 +1210,7 @@ static int dev_cancel_cookies(struct tempo_ctx *ctx, const u64 *keys, struct tem
 		else
 			dev_batch_fail(b, i, -ENOENT);
 	}
-	kvfree(tab);
+	dev_call_free(ctx, tab, size * sizeof(*tab));
 	return err;
 }
 
@@ -1153,14 +1269,14 @@ static int dev_batch_call(struct tempo_ctx *ctx, enum dev_batch_op op, void __us
 	if (err)	/* cancel says EINVAL for any bad count */
 		return dev_batch_refuse(&b, arg, b.count,
 					op == DEV_BATCH_ARM ? err : -EINVAL);
-	arr = dev_copy_array(b.ptr, b.count, size, nowait);
+	arr = dev_copy_array(ctx, b.ptr, b.count, size, nowait);
 	if (arr == ERR_PTR(-EAGAIN))
 		return -EAGAIN;
 	if (IS_ERR(arr))
 		return dev_batch_refuse(&b, arg, b.count, PTR_ERR(arr));
 
 	if (nowait ? !mutex_trylock(&ctx->ctl_lock) : mutex_lock_killable(&ctx->ctl_lock)) {
-		kvfree(arr);
+		dev_call_free(ctx, arr, (size_t)b.count * size);
 		return nowait ? -EAGAIN : -EINTR;
 	}
 	if (op == DEV_BATCH_ARM)
@@ -1168,7 +1284,7 @@ static int dev_batch_call(struct tempo_ctx *ctx, enum dev_batch_op op, void __us
 	else
 		err = dev_cancel_batch(ctx, &b, arr, nowait);
 	mutex_unlock(&ctx->ctl_lock);
-	kvfree(arr);
+	dev_call_free(ctx, arr, (size_t)b.count * size);
 	if (err)
 		return err;
 	*done = b.done;
@@ -1228,7 +1344,7 @@ static long dev_ioc_query(struct tempo_ctx *ctx, void __user *arg)
 	err = dev_batch_check(&b, 0);
 	if (err)
 		return dev_batch_refuse(&b, arg, b.count, err == -ENOSPC ? -EINVAL : err);
-	qs = dev_copy_array(b.ptr, b.count, sizeof(*qs), false);
+	qs = dev_copy_array(ctx, b.ptr, b.count, sizeof(*qs), false);
 	if (IS_ERR(qs))
 		return dev_batch_refuse(&b, arg, b.count, PTR_ERR(qs));
 	for (i = 0; i < b.count; i++) {
@@ -1258,7 +1374,7 @@ out_write:
 		b.error = -EFAULT;
 		b.error_index = b.count;
 	}
-	kvfree(qs);
+	dev_call_free(ctx, qs, (size_t)b.count * sizeof(*qs));
 	b.affected = b.done;
 	return dev_batch_out(&b, arg);
 }
@@ -1275,7 +1391,7 @@ static void dev_osub_free(struct tempo_ctx *ctx, struct tempo_osub *os)
 {
 	atomic64_dec(&mstat.submissions);
 	atomic64_sub(os->charged, &mstat.bytes);
-	dev_uncharge(&ctx->user->bytes, os->charged);
+	dev_user_uncharge(ctx->user, DU_BYTES, os->charged);
 	kvfree(os->data);
 	kfree(os);
 }
@@ -1834,7 +1950,7 @@ static void dev_order_complete(void *arg)
 		kvfree(os->data);
 		os->data = NULL;
 		atomic64_sub(os->len, &mstat.bytes);
-		dev_uncharge(&ctx->user->bytes, os->len);
+		dev_user_uncharge(ctx->user, DU_BYTES, os->len);
 		os->charged -= os->len;
 	}
 	/*
@@ -1912,7 +2028,7 @@ static long dev_ioc_submit(struct tempo_ctx *ctx, void __user *arg)
 
 	/* The submission and its record, until the record is read. */
 	charge = sizeof(*os) + sb.len;
-	if (!dev_charge(&ctx->user->bytes, charge, READ_ONCE(max_user_bytes)))
+	if (!dev_user_charge(ctx->user, DU_BYTES, charge, READ_ONCE(max_user_bytes)))
 		return -ENOSPC;
 	ret = -ENOMEM;
 	os = kzalloc(sizeof(*os), DEV_GFP);
@@ -1958,7 +2074,7 @@ err_free:
 	kvfree(os->data);
 	kfree(os);
 err_uncharge:
-	dev_uncharge(&ctx->user->bytes, charge);
+	dev_user_uncharge(ctx->user, DU_BYTES, charge);
 	return ret;
 }
 
@@ -2268,11 +2384,11 @@ static int tempo_dev_open(struct inode *inode, struct file *file)
 	struct tempo_ctx *ctx;
 	int err;
 
-	user = dev_user_get(current_euid());
+	user = dev_user_get(current_user_ns(), current_euid());
 	if (IS_ERR(user))
 		return PTR_ERR(user);
 	err = -EMFILE;
-	if (!dev_charge(&user->contexts, 1, READ_ONCE(max_user_contexts)))
+	if (!dev_user_charge(user, DU_CONTEXTS, 1, READ_ONCE(max_user_contexts)))
 		goto err_put_user;
 	err = -ENOMEM;
 	ctx = kzalloc(sizeof(*ctx), DEV_GFP);
@@ -2301,7 +2417,7 @@ static int tempo_dev_open(struct inode *inode, struct file *file)
 err_free_ctx:
 	kfree(ctx);
 err_uncharge:
-	dev_uncharge(&user->contexts, 1);
+	dev_user_uncharge(user, DU_CONTEXTS, 1);
 err_put_user:
 	dev_user_put(user);
 	return err;
@@ -2387,8 +2503,8 @@ static int tempo_dev_release(struct inode *inode, struct file *file)
 	mutex_destroy(&ctx->sink_lock);
 	mutex_destroy(&ctx->order_lock);
 	mutex_destroy(&ctx->ctl_lock);
-	dev_uncharge(&ctx->user->timers, ctx->nslots);
-	dev_uncharge(&ctx->user->contexts, 1);
+	dev_user_uncharge(ctx->user, DU_TIMERS, ctx->nslots);
+	dev_user_uncharge(ctx->user, DU_CONTEXTS, 1);
 	dev_user_put(ctx->user);
 	mem_cgroup_put(ctx->memcg);
 	atomic64_dec(&mstat.contexts);

@@ -67,14 +67,19 @@
  * TEMPO_EV_LOST record carrying the number lost: never lost silently.
  *
  * Limits. Any local user may open /dev/tempo. What a user holds is bounded
- * per user (effective uid of the opener, over all of its files) by module
- * parameters reported in struct tempo_info: open files (open() fails with
- * EMFILE), timers (TEMPO_IOC_TIMER_ARM fails with ENOSPC; a file counts the
- * most timers it has held at once, as it keeps their slots until close()) and bytes of
- * queued ordered submissions (TEMPO_IOC_ORDER_SUBMIT fails with ENOSPC); and
- * per file by max_timers, max_events, order_window and max_data. Memory is
- * charged to the memory cgroup of the file's opener; at its limit a call
- * fails with ENOMEM. A call that fails on a limit changes nothing.
+ * per user (user namespace and effective uid of the opener, over all of its
+ * files; the users of a user namespace also count together as its creator,
+ * one level up, and so on, as the kernel's ucounts do) by module parameters
+ * reported in struct tempo_info: open files (open() fails with EMFILE),
+ * timers (TEMPO_IOC_TIMER_ARM fails with ENOSPC; a file counts the most
+ * timers it has held at once, as it keeps their slots until close()) and
+ * bytes of queued ordered submissions (TEMPO_IOC_ORDER_SUBMIT fails with
+ * ENOSPC); and by the module parameter max_user_copy_bytes (64 MiB unless
+ * set): the kernel copies of batch arrays that a user's calls in flight
+ * hold (struct tempo_batch; ENOSPC beyond). Per file: max_timers,
+ * max_events, order_window and max_data. Memory is charged to the memory
+ * cgroup of the file's opener; at its limit a call fails with ENOMEM. A call
+ * that fails on a limit changes nothing.
  *
  * Conventions. All structs are made of __u32/__u64 and are multiples of 8
  * bytes, identical for 32- and 64-bit callers. Pointers travel as __u64.
@@ -208,9 +213,11 @@ struct tempo_timer_spec {
  * timers found.
  * The call returns 0 when every element succeeded, else the first failure's
  * error. The out fields are written whenever the struct itself could be read:
- * a failure of the whole batch (bad @flags or @count, a limit, ENOMEM, EFAULT
- * reading the array) has @done 0, @error_index @count (or, for a bad
- * element, its index) and @error the errno. A fatal signal stops a batch
+ * a failure of the whole batch (bad @flags or @count, a limit, among them
+ * ENOSPC for a copy of the array, @count elements, beyond what
+ * max_user_copy_bytes leaves; ENOMEM, EFAULT reading the array) has @done
+ * 0, @error_index @count (or, for a bad element, its index) and @error the
+ * errno. A fatal signal stops a batch
  * part way (EINTR).
  */
 struct tempo_batch {

@@ -19,8 +19,9 @@
  *  - sinks that can hold file references (unix sockets), and the reference
  *    cycle through SCM_RIGHTS that keeps a context alive forever;
  *  - the sink's file position, shared with the owner's own write(2)s;
- *  - per-user bounds: contexts, timers, queued ordered bytes; the memory
- *    cgroup charge and its limit (ENOMEM, never the OOM killer);
+ *  - per-user bounds: contexts, timers, queued ordered bytes, batch copies;
+ *    a user's namespace of delegated uids; the memory cgroup charge and its
+ *    limit (ENOMEM, never the OOM killer);
  *  - long user-controlled loops: cancel by cookie over a big table, killed;
  *    unread ordered records keeping their data;
  *  - user arrays read twice (TEMPO_IOC_TIMER_ARM against max_timers);
@@ -41,6 +42,7 @@
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sched.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -1466,6 +1468,175 @@ CASE(test_user_limit_bytes)
 	return limit_case(bytes_kid);
 }
 
+#define NS_UIDS		4		/* uids 0..3 of the namespace */
+#define NS_BASE		200000		/* ...are these, outside it */
+#define NS_CONTEXTS	8		/* max_user_contexts */
+
+/*
+ * In the namespace, as uid @uid: open files until EMFILE, say how many on
+ * @up, keep them until @hold reads EOF.
+ */
+static void ns_opener(uid_t uid, int up, int hold)
+{
+	int n = 0, fd;
+	char c;
+
+	if (setresgid(0, 0, 0) || setresuid(uid, uid, uid))
+		_exit(1);
+	while (n < 4 * NS_CONTEXTS && (fd = tempo_open(0)) >= 0)
+		n++;
+	if (write(up, &n, sizeof(n)) != sizeof(n))
+		_exit(1);
+	while (read(hold, &c, 1) > 0)
+		;
+	_exit(0);
+}
+
+/*
+ * uid 65534: a user namespace whose uids 0..NS_UIDS-1 root maps to
+ * NS_BASE.. (a delegated range); each of those uids, in turn, opens files
+ * until EMFILE while the others keep theirs. Says the total.
+ */
+static int userns_kid(void *unused)
+{
+	int up[2], hold[2], i, n, total = 0;
+	pid_t pid;
+
+	(void)unused;
+	if (unshare(CLONE_NEWUSER)) {
+		ktap_diag("uid %u: unshare(CLONE_NEWUSER): %s", getuid(), strerror(errno));
+		say(-errno);
+		return KTAP_SKIP;
+	}
+	say(1);
+	CHECK(await_go() == 1);		/* uid_map and gid_map written */
+	CHECK(pipe(up) == 0 && pipe(hold) == 0);
+	for (i = 0; i < NS_UIDS; i++) {
+		fflush(NULL);
+		pid = fork();
+		CHECK(pid >= 0);
+		if (!pid) {
+			close(up[0]);
+			close(hold[1]);
+			ns_opener(i, up[1], hold[0]);
+		}
+		CHECK(read(up[0], &n, sizeof(n)) == sizeof(n));
+		ktap_diag("uid %d of the namespace (uid %d outside): %d files", i, NS_BASE + i, n);
+		total += n;
+	}
+	close(hold[1]);			/* the openers close theirs and go */
+	while (wait(NULL) > 0)
+		;
+	say(total);
+	return KTAP_PASS;
+}
+
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/*
+ * Per-user limits count per user namespace, as the kernel's ucounts do: the
+ * users of a namespace are charged, together, to its creator as well. So
+ * uid 65534, with NS_UIDS uids of its own namespace mapped to a delegated
+ * range, gets max_user_contexts once in all: NS_CONTEXTS files over the
+ * NS_UIDS users, not NS_CONTEXTS each. Before, the limits were keyed on the
+ * uid alone, and each mapped uid had them all (NS_UIDS * NS_CONTEXTS).
+ * Skipped on a kernel without user namespaces.
+ */
+CASE(test_user_limit_across_user_namespaces)
+{
+	char path[64], map[64];
+	struct kid *k;
+	int ret;
+
+	if (param_need("max_user_contexts", NS_CONTEXTS))
+		return KTAP_FAIL;
+	k = kid_start(UID_A, userns_kid, NULL);
+	CHECK(k);
+	ret = kid_hear(k, 30000);
+	if (ret < 0 && ret != -ETIMEDOUT && ret != -EPIPE) {
+		kid_finish(k, 10000);
+		return KTAP_SKIP;
+	}
+	CHECK_ERR(ret, 1);
+	snprintf(map, sizeof(map), "0 %d %d\n", NS_BASE, NS_UIDS);
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", k->pid);
+	CHECK_ERR(write_file(path, map), 0);
+	snprintf(path, sizeof(path), "/proc/%d/gid_map", k->pid);
+	CHECK_ERR(write_file(path, map), 0);
+	kid_go(k, 1);
+	ret = kid_hear(k, 30000);
+	ktap_diag("uid %u's namespace, %d uids: %d files in all; max_user_contexts %d", UID_A,
+		  NS_UIDS, ret, NS_CONTEXTS);
+	CHECK(kid_finish(k, 30000) == KTAP_PASS);
+	CHECK(ret == NS_CONTEXTS);
+	return KTAP_PASS;
+}
+
+#define COPY_LIMIT	65536		/* max_user_copy_bytes for the case */
+#define COPY_N		2048		/* specs: 80 KiB, over it; half of them fit */
+
+/* uid 65534: arm, cancel and query batches against max_user_copy_bytes. */
+static int copy_limit_kid(void *unused)
+{
+	static struct tempo_timer_spec s[COPY_N];
+	static struct tempo_timer_query q[COPY_N];
+	static uint64_t keys[COPY_N];
+	struct tempo_batch b;
+	int fd = tempo_open(0), i;
+
+	(void)unused;
+	CHECK(fd >= 0);
+	for (i = 0; i < COPY_N; i++) {
+		s[i] = (struct tempo_timer_spec){ .cookie = i, .value = 100 * SEC };
+		keys[i] = i;
+	}
+	/* 80 KiB of specs: refused whole, with the batch's out fields. */
+	CHECK_ERR(tempo_arm(fd, s, COPY_N, &b), -ENOSPC);
+	CHECK(b.done == 0 && b.error_index == COPY_N && b.error == -ENOSPC);
+	CHECK(ctx_stats(fd).timers == 0 && ctx_stats(fd).armed == 0);
+	CHECK_ERR(tempo_arm(fd, s, COPY_N / 2, &b), 0);		/* 40 KiB */
+	for (i = 0; i < COPY_N; i++)
+		q[i].id = s[i % (COPY_N / 2)].id;
+	/* 96 KiB of queries; 16 KiB of cookies and a 64 KiB table: refused. */
+	CHECK_ERR(tempo_query(fd, q, COPY_N, &b), -ENOSPC);
+	CHECK_ERR(tempo_cancel(fd, keys, COPY_N, TEMPO_CANCEL_COOKIE, &b), -ENOSPC);
+	CHECK(b.done == 0 && b.affected == 0);
+	CHECK(ctx_stats(fd).timers == COPY_N / 2);
+	/* 8 KiB of cookies and a 32 KiB table fit. */
+	CHECK_ERR(tempo_cancel(fd, keys, COPY_N / 2, TEMPO_CANCEL_COOKIE, &b), 0);
+	CHECK(b.affected == COPY_N / 2 && ctx_stats(fd).timers == 0);
+	close(fd);
+	return KTAP_PASS;
+}
+
+/*
+ * max_user_copy_bytes bounds the kernel copies of batch arrays a user's
+ * calls hold at once (and cancel by cookie's table): a batch whose copy
+ * would go past it fails with ENOSPC and changes nothing. Before, a call
+ * copied up to max_timers elements (tens of MiB) whatever the user's other
+ * calls held.
+ */
+CASE(test_user_limit_copy_bytes)
+{
+	struct kid *k;
+
+	if (param_need("max_user_copy_bytes", COPY_LIMIT))
+		return KTAP_FAIL;
+	k = kid_start(UID_A, copy_limit_kid, NULL);
+	CHECK(k);
+	return kid_finish(k, 30000);
+}
+
 /* ---- memory cgroup --------------------------------------------------- */
 
 #define CG_ROOT		"/sys/fs/cgroup"
@@ -2258,6 +2429,8 @@ static const struct ktap_case cases[] = {
 	KTAP_CASE(test_user_limit_contexts),
 	KTAP_CASE(test_user_limit_timers),
 	KTAP_CASE(test_user_limit_bytes),
+	KTAP_CASE(test_user_limit_across_user_namespaces),
+	KTAP_CASE(test_user_limit_copy_bytes),
 	KTAP_CASE(test_memcg_arm_fails_without_oom_kill),
 	KTAP_CASE(test_cancel_cookie_killable),
 	KTAP_CASE(test_nosink_data_freed_at_completion),
