@@ -92,18 +92,22 @@
  * sequence: a caller of ours, or, for the rest of a streak longer than the
  * ordered scheduler's fairness bound, its workqueue. So a completion does no
  * I/O: it queues the submission on ctx->sink_q (or, with no sink, frees the
- * data and queues a record). The data is written by threads that call into
- * the context: every ordered-stream ioctl, TEMPO_IOC_STATS and read() write
- * up to TEMPO_SINK_BUDGET queued completions besides their own work, the
- * submitter whose ticket completes the sequence first among them;
- * TEMPO_IOC_ORDER_FLUSH writes them all, and so does close(), as fclose() flushes. Each write is
- * kernel_write() in that thread (dev_sink_write()): its credentials, rlimits,
- * LSM checks and signals, exactly as its write(2) would be. No kernel thread
- * ever writes a byte (a file released by one, a delayed fput, drops what is
- * left and counts it). A full pipe blocks the writing thread interruptibly
- * (its backpressure); sink_lock is taken killably; a write interrupted by a
- * signal resumes from ctx->sink_off at the next call. While completions wait,
- * poll() reports EPOLLOUT.
+ * data and queues a record). Only two kinds of call write what is queued,
+ * each in the calling thread and only because it asked to: a submit, trash
+ * or skip whose call completed a run of the sequence (the core returned 1:
+ * it held the head) writes up to TEMPO_SINK_BUDGET queued completions, the
+ * fairness bound, so about what it ran; and TEMPO_IOC_ORDER_FLUSH writes them
+ * all (TEMPO_IOC_ORDER_SINK too, before it switches). Nothing else does:
+ * not read(), poll(), TEMPO_IOC_STATS, a ticket, io_uring, a kernel thread,
+ * nor release(), which may run in do_exit() or in another process that
+ * dropped a passed fd: it drops what is left, counted (mstat.sink_dropped).
+ * Each write is kernel_write() in that thread (dev_sink_write()): its
+ * credentials, rlimits, LSM checks and signals, and the sink's own
+ * O_NONBLOCK, exactly as its write(2) would be. A write that blocks on a
+ * full pipe blocks its caller interruptibly; sink_lock is taken killably
+ * (only if free, for an O_NONBLOCK file); a write interrupted by a signal,
+ * or refused with EAGAIN, resumes from ctx->sink_off at the next call that
+ * writes. While completions wait, poll() reports EPOLLOUT.
  *
  * Security. Any local user may open /dev/tempo (mode 0666, as inotify and
  * timerfd are available to all), so everything a user can make the module
@@ -118,9 +122,9 @@
  * length a user sets stops for a fatal signal and reschedules
  * (dev_loop_step()). The io_uring commands (tempo_dev_uring_cmd()) are the
  * arm and cancel ioctls under another name, with the same checks, limits
- * and accounting; as they may run in an io_uring worker, they never write a
- * sink. Nothing one context does waits for another context's
- * work: teardown waits only for its own (tempo_order_destroy()).
+ * and accounting; they never write a sink. Nothing one context does waits
+ * for another context's work: teardown waits only for its own
+ * (tempo_order_destroy()), and never for I/O.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -257,7 +261,8 @@ static unsigned int limit_window(void)
 static struct {
 	atomic64_t contexts, timers, submissions, bytes;
 	atomic64_t opens, armed, fired, completed;
-	atomic64_t dropped;	/* unread records and unwritten sink data at close */
+	atomic64_t dropped;	/* unread ordered records at close */
+	atomic64_t sink_dropped; /* completions not yet written to the sink at close */
 } mstat;
 
 /* ---- per-user accounting -------------------------------------------- */
@@ -488,7 +493,7 @@ struct tempo_ctx {
 
 	/*
 	 * The sink. Completions with a sink set go on sink_q (under
-	 * sink_qlock) and are written by threads that call in
+	 * sink_qlock) and are written by the calls that ask for it
 	 * (dev_sink_flush()), holding sink_lock, which also guards sink_off;
 	 * sink changes under both.
 	 */
@@ -1615,8 +1620,6 @@ static void dev_read_settle(struct tempo_ctx *ctx, struct dev_reader *rd)
 		dev_lost_queue(ctx);
 }
 
-static void dev_sink_flush(struct tempo_ctx *ctx, unsigned int budget);
-
 static ssize_t tempo_dev_read(struct file *file, char __user *buf, size_t count,
 			      loff_t *ppos)
 {
@@ -1632,8 +1635,6 @@ static ssize_t tempo_dev_read(struct file *file, char __user *buf, size_t count,
 		return -EINVAL;
 	if (!access_ok(buf, want * sizeof(struct tempo_event)))
 		return -EFAULT;
-	/* A caller of the context: it writes what waits for the sink. */
-	dev_sink_flush(ctx, TEMPO_SINK_BUDGET);
 
 	while (done < want) {
 		chunk = min_t(size_t, want - done, TEMPO_READ_CHUNK);
@@ -1806,9 +1807,10 @@ static int dev_sink_errno(ssize_t ret)
  * (SIGPIPE), the file position updated under f_pos_lock as fdget_pos() does
  * for a regular file, none for a stream. Under sink_lock.
  *
- * Return: 0 when @os is done with (written, or failed and counted), -EINTR
- * when a signal interrupted the write: @os stays at the head of the queue
- * and the rest of it is written by a later call.
+ * Return: 0 when @os is done with (written, or failed and counted); -EINTR
+ * when a signal interrupted the write, -EAGAIN when the sink would block (an
+ * O_NONBLOCK sink, full): then @os stays at the head of the queue and the
+ * rest of it is written by a later call.
  */
 static int dev_sink_write(struct tempo_ctx *ctx, struct tempo_osub *os)
 {
@@ -1816,6 +1818,7 @@ static int dev_sink_write(struct tempo_ctx *ctx, struct tempo_osub *os)
 	bool pos_lock = sink->f_mode & FMODE_ATOMIC_POS;
 	loff_t pos = 0, *ppos = NULL;
 	ssize_t ret = 0;
+	int err;
 
 	lockdep_assert_held(&ctx->sink_lock);
 	if (pos_lock && mutex_lock_killable(&sink->f_pos_lock))
@@ -1837,10 +1840,12 @@ static int dev_sink_write(struct tempo_ctx *ctx, struct tempo_osub *os)
 		mutex_unlock(&sink->f_pos_lock);
 
 	if (ctx->sink_off < os->len) {
-		if (signal_pending(current) && dev_sink_errno(ret) == -EINTR)
-			return -EINTR;	/* interrupted, not failed: go on later */
+		err = dev_sink_errno(ret);
+		/* Interrupted or would block, not failed: go on later. */
+		if (err == -EAGAIN || (err == -EINTR && signal_pending(current)))
+			return err;
 		atomic64_inc(&ctx->st.sink_errors);
-		WRITE_ONCE(ctx->sink_last_error, dev_sink_errno(ret));
+		WRITE_ONCE(ctx->sink_last_error, err);
 	}
 	ctx->sink_off = 0;
 	return 0;
@@ -1848,13 +1853,10 @@ static int dev_sink_write(struct tempo_ctx *ctx, struct tempo_osub *os)
 
 /*
  * Write up to @budget completions waiting on the sink queue, in ticket order,
- * from the calling thread (dev_sink_write()). Every thread that calls into
- * the context with ordered-stream work (ticket, submit, trash, sink, flush,
- * read) writes its share this way; close() writes the rest. No kernel thread
- * ever writes: a file released from one (a delayed fput) drops what is left,
- * counted.
+ * from the calling thread (dev_sink_write()).
  *
- * Return: 0, or -EINTR if a signal stopped it with completions left.
+ * Return: 0, or -EINTR if a signal stopped it, -EAGAIN if the sink would
+ * block, with completions left.
  */
 static int dev_sink_flush_locked(struct tempo_ctx *ctx, unsigned int budget)
 {
@@ -1887,14 +1889,25 @@ static int dev_sink_flush_locked(struct tempo_ctx *ctx, unsigned int budget)
 	return err;
 }
 
-static void dev_sink_flush(struct tempo_ctx *ctx, unsigned int budget)
+/*
+ * The sink writes of an explicit call (see "The sink" at the top of the file):
+ * up to @budget completions, by the calling thread. @nonblock (an O_NONBLOCK
+ * file): never wait for another thread's sink write, -EAGAIN.
+ *
+ * Return: as dev_sink_flush_locked(); -EINTR also for a fatal signal while
+ * waiting for sink_lock.
+ */
+static int dev_sink_flush(struct tempo_ctx *ctx, unsigned int budget, bool nonblock)
 {
-	if (!READ_ONCE(ctx->sink_queued) || (current->flags & PF_KTHREAD))
-		return;
-	if (mutex_lock_killable(&ctx->sink_lock))
-		return;
-	dev_sink_flush_locked(ctx, budget);
+	int err;
+
+	if (!READ_ONCE(ctx->sink_queued))
+		return 0;
+	if (nonblock ? !mutex_trylock(&ctx->sink_lock) : mutex_lock_killable(&ctx->sink_lock))
+		return nonblock ? -EAGAIN : -EINTR;
+	err = dev_sink_flush_locked(ctx, budget);
 	mutex_unlock(&ctx->sink_lock);
+	return err;
 }
 
 /*
@@ -2013,7 +2026,7 @@ static long dev_ioc_ticket(struct tempo_ctx *ctx, void __user *arg)
 	return 0;
 }
 
-static long dev_ioc_submit(struct tempo_ctx *ctx, void __user *arg)
+static long dev_ioc_submit(struct tempo_ctx *ctx, void __user *arg, bool nonblock)
 {
 	struct tempo_order *o = smp_load_acquire(&ctx->order); /* LMM(dev_order_get:A) */
 	struct tempo_submit sb;
@@ -2068,6 +2081,9 @@ static long dev_ioc_submit(struct tempo_ctx *ctx, void __user *arg)
 		dev_osub_free(ctx, os);
 		return ret;
 	}
+	/* This call completed a run: it writes its share to the sink. */
+	if (ret > 0)
+		dev_sink_flush(ctx, TEMPO_SINK_BUDGET, nonblock);
 	return 0;
 
 err_free:
@@ -2078,7 +2094,7 @@ err_uncharge:
 	return ret;
 }
 
-static long dev_ioc_trash(struct tempo_ctx *ctx, void __user *arg)
+static long dev_ioc_trash(struct tempo_ctx *ctx, void __user *arg, bool nonblock)
 {
 	struct tempo_order *o = smp_load_acquire(&ctx->order); /* LMM(dev_order_get:A) */
 	struct tempo_ticket tk;
@@ -2097,6 +2113,9 @@ static long dev_ioc_trash(struct tempo_ctx *ctx, void __user *arg)
 	if (ret < 0)
 		return ret;
 	atomic64_inc(&ctx->st.trashed);
+	/* It was the head and ran what was parked after it: as a submit. */
+	if (ret > 0)
+		dev_sink_flush(ctx, TEMPO_SINK_BUDGET, nonblock);
 	return 0;
 }
 
@@ -2108,8 +2127,9 @@ static long dev_ioc_trash(struct tempo_ctx *ctx, void __user *arg)
  * claimed its ticket first and runs it after the skip gets EINVAL from the
  * core (dev_ioc_submit()).
  */
-static long dev_ioc_skip(struct tempo_ctx *ctx, void __user *arg)
+static long dev_ioc_skip(struct tempo_ctx *ctx, void __user *arg, bool nonblock)
 {
+	struct tempo_skip __user *usk = arg;
 	struct tempo_order *o;
 	struct tempo_skip sk;
 	int n;
@@ -2120,6 +2140,9 @@ static long dev_ioc_skip(struct tempo_ctx *ctx, void __user *arg)
 		return -EFAULT;
 	if (sk.flags)
 		return -EINVAL;
+	/* The out field can be written, before anything changes. */
+	if (put_user(0, &usk->trashed))
+		return -EFAULT;
 	o = dev_order_get(ctx);
 	if (IS_ERR(o))
 		return PTR_ERR(o);
@@ -2133,17 +2156,21 @@ static long dev_ioc_skip(struct tempo_ctx *ctx, void __user *arg)
 			dev_ticket_claim(ctx, v - 1);
 	}
 	atomic64_add(n, &ctx->st.trashed);
-	sk.trashed = n;
-	if (put_user(sk.trashed, &((struct tempo_skip __user *)arg)->trashed))
+	/* The head may have been among them: as a trash of it. */
+	if (n)
+		dev_sink_flush(ctx, TEMPO_SINK_BUDGET, nonblock);
+	/* Faults only if another thread unmapped it meanwhile: then it is done. */
+	if (put_user(n, &usk->trashed))
 		return -EFAULT;
 	return 0;
 }
 
 /*
  * Set the sink. Completions already queued for the old sink are written to it
- * first, by this thread: if a signal stops that, nothing changes (EINTR).
+ * first, by this thread, as TEMPO_IOC_ORDER_FLUSH would: if a signal stops
+ * that (EINTR) or the old sink would block (EAGAIN), nothing changes.
  */
-static long dev_ioc_sink(struct tempo_ctx *ctx, void __user *arg)
+static long dev_ioc_sink(struct tempo_ctx *ctx, void __user *arg, bool nonblock)
 {
 	struct file *f = NULL, *old = NULL;
 	struct tempo_sink sk;
@@ -2161,8 +2188,8 @@ static long dev_ioc_sink(struct tempo_ctx *ctx, void __user *arg)
 		if (err)
 			goto out_put;
 	}
-	err = -EINTR;
-	if (mutex_lock_killable(&ctx->sink_lock))
+	err = nonblock ? -EAGAIN : -EINTR;
+	if (nonblock ? !mutex_trylock(&ctx->sink_lock) : mutex_lock_killable(&ctx->sink_lock))
 		goto out_put;
 	for (;;) {
 		err = dev_sink_flush_locked(ctx, UINT_MAX);
@@ -2191,15 +2218,9 @@ out_put:
 }
 
 /* Write every completion waiting for the sink (TEMPO_IOC_ORDER_FLUSH). */
-static long dev_ioc_flush(struct tempo_ctx *ctx)
+static long dev_ioc_flush(struct tempo_ctx *ctx, bool nonblock)
 {
-	int err;
-
-	if (mutex_lock_killable(&ctx->sink_lock))
-		return -EINTR;
-	err = dev_sink_flush_locked(ctx, UINT_MAX);
-	mutex_unlock(&ctx->sink_lock);
-	return err;
+	return dev_sink_flush(ctx, UINT_MAX, nonblock);
 }
 
 /* ---- info and stats -------------------------------------------------- */
@@ -2266,6 +2287,7 @@ static void dev_stats_mod(struct tempo_mod_stats *s)
 	s->armed = atomic64_read(&mstat.armed);
 	s->fired = atomic64_read(&mstat.fired);
 	s->completed = atomic64_read(&mstat.completed);
+	s->sink_dropped = atomic64_read(&mstat.sink_dropped);
 }
 
 static long dev_ioc_stats(struct tempo_ctx *ctx, void __user *arg)
@@ -2280,17 +2302,15 @@ static long dev_ioc_stats(struct tempo_ctx *ctx, void __user *arg)
 
 /* ---- file operations ------------------------------------------------- */
 
-static long dev_ioctl(struct tempo_ctx *ctx, unsigned int cmd, void __user *uarg)
+static long dev_ioctl(struct tempo_ctx *ctx, unsigned int cmd, void __user *uarg,
+		      bool nonblock)
 {
-	long ret;
 	u32 done;
 
 	switch (cmd) {
 	case TEMPO_IOC_INFO:
 		return dev_ioc_info(uarg);
 	case TEMPO_IOC_STATS:
-		/* Counters after this caller's share of the sink writes. */
-		dev_sink_flush(ctx, TEMPO_SINK_BUDGET);
 		return dev_ioc_stats(ctx, uarg);
 	case TEMPO_IOC_TIMER_ARM:
 		return dev_batch_call(ctx, DEV_BATCH_ARM, uarg, false, &done);
@@ -2299,31 +2319,20 @@ static long dev_ioctl(struct tempo_ctx *ctx, unsigned int cmd, void __user *uarg
 	case TEMPO_IOC_TIMER_QUERY:
 		return dev_ioc_query(ctx, uarg);
 	case TEMPO_IOC_ORDER_SINK:
-		return dev_ioc_sink(ctx, uarg);
+		return dev_ioc_sink(ctx, uarg, nonblock);
 	case TEMPO_IOC_ORDER_FLUSH:
-		return dev_ioc_flush(ctx);
+		return dev_ioc_flush(ctx, nonblock);
 	case TEMPO_IOC_ORDER_TICKET:
-		ret = dev_ioc_ticket(ctx, uarg);
-		break;
+		return dev_ioc_ticket(ctx, uarg);
 	case TEMPO_IOC_ORDER_SUBMIT:
-		ret = dev_ioc_submit(ctx, uarg);
-		break;
+		return dev_ioc_submit(ctx, uarg, nonblock);
 	case TEMPO_IOC_ORDER_TRASH:
-		ret = dev_ioc_trash(ctx, uarg);
-		break;
+		return dev_ioc_trash(ctx, uarg, nonblock);
 	case TEMPO_IOC_ORDER_SKIP:
-		ret = dev_ioc_skip(ctx, uarg);
-		break;
+		return dev_ioc_skip(ctx, uarg, nonblock);
 	default:
 		return -ENOTTY;
 	}
-	/*
-	 * A caller of the ordered stream writes a share of what waits for the
-	 * sink: the completions its own call ran, or the rest of a streak the
-	 * ordered scheduler handed on (see the top of the file).
-	 */
-	dev_sink_flush(ctx, TEMPO_SINK_BUDGET);
-	return ret;
 }
 
 static long tempo_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -2334,7 +2343,7 @@ static long tempo_dev_ioctl(struct file *file, unsigned int cmd, unsigned long a
 
 	/* Whoever calls, the file's opener pays for what the call allocates. */
 	old = set_active_memcg(ctx->memcg);
-	ret = dev_ioctl(ctx, cmd, (void __user *)arg);
+	ret = dev_ioctl(ctx, cmd, (void __user *)arg, file->f_flags & O_NONBLOCK);
 	set_active_memcg(old);
 	return ret;
 }
@@ -2344,10 +2353,9 @@ static long tempo_dev_ioctl(struct file *file, unsigned int cmd, unsigned long a
  * batch of the matching ioctl (include/uapi/tempo.h), the same checks,
  * limits and accounting (the opener's memory cgroup). The CQE's result is
  * the number of elements done when all succeeded, else the ioctl's error.
- * Unlike the ioctls, it writes nothing to the ordered stream's sink: it may
- * run in an io_uring worker, and sink I/O is only ever done by a thread
- * that called in. The SQE's command area is shared with userspace: it is
- * read once.
+ * Like those ioctls, it writes nothing to the ordered stream's sink (it may
+ * run in an io_uring worker). The SQE's command area is shared with
+ * userspace: it is read once.
  */
 static int tempo_dev_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 {
@@ -2465,17 +2473,13 @@ static int tempo_dev_release(struct inode *inode, struct file *file)
 	 */
 	dev_order_release(ctx);
 	/*
-	 * The closing thread writes what still waits for the sink, as fclose()
-	 * flushes: it may block on a full pipe, interruptibly (SIGKILL always
-	 * gets it out). A kernel thread (a delayed fput) writes nothing.
+	 * release() may run in do_exit(), or in whichever process dropped the
+	 * last reference (an fd passed and never received): it writes nothing.
+	 * What still waits for the sink is dropped and counted.
 	 */
-	if (!(current->flags & PF_KTHREAD) && !mutex_lock_killable(&ctx->sink_lock)) {
-		dev_sink_flush_locked(ctx, UINT_MAX);
-		mutex_unlock(&ctx->sink_lock);
-	}
 	list_for_each_entry_safe(os, tmp, &ctx->sink_q, sink) {
 		list_del(&os->sink);
-		atomic64_inc(&mstat.dropped);
+		atomic64_inc(&mstat.sink_dropped);
 		dev_osub_free(ctx, os);
 	}
 	/*
@@ -2549,7 +2553,8 @@ static int dev_stats_show(struct seq_file *m, void *unused)
 		   s.contexts, s.timers, s.submissions, s.bytes);
 	seq_printf(m, "opens %llu\narmed %llu\nfired %llu\ncompleted %llu\n",
 		   s.opens, s.armed, s.fired, s.completed);
-	seq_printf(m, "dropped %lld\n", (s64)atomic64_read(&mstat.dropped));
+	seq_printf(m, "dropped %lld\nsink_dropped %llu\n", (s64)atomic64_read(&mstat.dropped),
+		   s.sink_dropped);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(dev_stats);

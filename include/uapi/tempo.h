@@ -53,16 +53,24 @@
  * TEMPO_EV_ORDER records on read() (the data is freed at completion; the
  * record reports its length), or, once a sink file has been set with
  * TEMPO_IOC_ORDER_SINK, by writing each submission's data to the sink, in
- * ticket order. There is no writer thread: every byte is written by a thread
- * that called into the context, with that thread's credentials, limits and
- * signals, exactly as its own write(2) would be. The submitter whose ticket
- * completes the sequence writes it and what it completed (at most 64
- * completions per call: the fairness bound of the ordered scheduler); the
- * rest of a longer streak is written by the next call of the ordered stream
- * (TICKET, SUBMIT, TRASH, SINK, ORDER_FLUSH), TEMPO_IOC_STATS or read() on
- * the file, or at the latest by close(). While completions wait for such a call, poll() reports
- * EPOLLOUT and tempo_ctx_stats.sink_pending counts them; TEMPO_IOC_ORDER_FLUSH
- * writes them all.
+ * ticket order. There is no writer thread: every byte is written by the
+ * thread that makes one of two calls, inside that call, with that thread's
+ * credentials, limits and signals, exactly as its own write(2) of the sink
+ * would be (the sink's own O_NONBLOCK included):
+ *  - a SUBMIT or TRASH whose ticket was the oldest unfinished one, or a SKIP
+ *    that trashed tickets: the call completes a run of the sequence and
+ *    writes up to 64 waiting completions (the fairness bound of the ordered
+ *    scheduler), oldest first, so about what it completed;
+ *  - TEMPO_IOC_ORDER_FLUSH, which writes every waiting completion (and
+ *    TEMPO_IOC_ORDER_SINK, which flushes the old sink before it switches).
+ * Nothing else writes: not read(), poll(), TEMPO_IOC_STATS, TICKET, io_uring,
+ * nor close(). The rest of a streak longer than 64, which the scheduler
+ * completes on its own workqueue, and data a sink refused with EAGAIN or a
+ * signal interrupted, wait for the next such call: while any wait, poll()
+ * reports EPOLLOUT and tempo_ctx_stats.sink_pending counts them. Call
+ * TEMPO_IOC_ORDER_FLUSH before close(): completions still waiting when the
+ * file is released are dropped, and counted in tempo_mod_stats.sink_dropped
+ * (close() never waits for a sink, whoever holds the last reference).
  * Ordered records beyond the queue limit are dropped and reported by one
  * TEMPO_EV_LOST record carrying the number lost: never lost silently.
  *
@@ -333,7 +341,13 @@ struct tempo_ticket {
  * run at once, in ticket order. A submit or trash of one of them racing
  * with the skip either wins or fails with EINVAL, as after a trash; so does
  * any later one. An @end beyond the tickets issued fails with EINVAL and
- * changes nothing; tickets already finished are not counted.
+ * changes nothing; tickets already finished are not counted. @trashed is
+ * written (0) before anything changes: a struct the kernel cannot write
+ * fails with EFAULT and changes nothing. Only if it becomes unwritable during
+ * the call (another thread unmapping it) does the call fail with EFAULT
+ * after the skip took effect; TEMPO_IOC_STATS's trashed counts the tickets.
+ * A skip that trashed tickets writes to the sink as a SUBMIT that completes
+ * a run does.
  */
 struct tempo_skip {
 	__u64 end;
@@ -352,8 +366,10 @@ struct tempo_skip {
  *
  * Returns once the submission is either completed or parked for an earlier
  * ticket's submitter to complete; when this ticket is next in order the
- * caller completes it and up to 64 consecutive parked ones, and writes them
- * if a sink is set (see "Ordered stream" above for the rest). The data and
+ * caller completes it and up to 64 consecutive parked ones, and writes up to
+ * 64 waiting completions if a sink is set (see "Ordered stream" above for
+ * the rest). The call succeeds once the submission is accepted, whatever the
+ * sink writes do (they are counted in tempo_ctx_stats). The data and
  * record are charged to the user's max_user_bytes until written or read:
  * ENOSPC beyond it, and the ticket stays the caller's.
  */
@@ -377,14 +393,20 @@ struct tempo_submit {
  * @reserved: zero.
  *
  * Each completion's data is written as write(2) on @fd by the calling thread
- * would write it: its file position, taken under the file's position lock,
+ * would write it (only a call that asks for sink writes, see "Ordered
+ * stream" above): its file position, taken under the file's position lock,
  * or none for a stream; the thread's credentials (a write clears a setuid
- * bit), RLIMIT_FSIZE (EFBIG and SIGXFSZ), LSM checks and SIGPIPE. A write
- * interrupted by a signal is resumed by a later call; a failed or short
- * write is counted in tempo_ctx_stats.sink_errors and sink_last_error (an
- * O_NONBLOCK sink that would block counts EAGAIN). Completions queued for
- * the old sink are written to it before the switch; if a signal stops that,
- * the call fails with EINTR and changes nothing.
+ * bit), RLIMIT_FSIZE (EFBIG and SIGXFSZ), LSM checks and SIGPIPE; and the
+ * sink's own O_NONBLOCK: a write to a full pipe blocks the caller
+ * (interruptibly) unless @fd is O_NONBLOCK. O_NONBLOCK on the tempo file
+ * only means that the call never waits for another thread's sink write
+ * (EAGAIN for TEMPO_IOC_ORDER_FLUSH and SINK). A write interrupted by a
+ * signal, or that would block (EAGAIN), is not a failure: the rest of the
+ * data stays queued for a later call. A failed or short write is counted in
+ * tempo_ctx_stats.sink_errors and sink_last_error, and that completion's
+ * data is dropped. Completions queued for the old sink are written to it
+ * before the switch; if a signal stops that (EINTR) or it would block
+ * (EAGAIN), the call fails and changes nothing.
  */
 struct tempo_sink {
 	__s32 fd;
@@ -410,7 +432,8 @@ struct tempo_sink {
  * @sink_bytes: bytes written to sinks.
  * @sink_errors: failed or short sink writes.
  * @sink_last_error: negative errno of the last failed sink write, or 0.
- * @sink_pending: completions waiting for a call to write them to the sink.
+ * @sink_pending: completions waiting for a call to write them to the sink
+ *	(see "Ordered stream"; dropped if still waiting at close).
  * @reserved: zero.
  */
 struct tempo_ctx_stats {
@@ -444,6 +467,9 @@ struct tempo_ctx_stats {
  * @armed: arms since load.
  * @fired: expirations since load.
  * @completed: ordered completions since load.
+ * @sink_dropped: ordered completions whose data was never written to their
+ *	sink, because the file was closed first (TEMPO_IOC_ORDER_FLUSH before
+ *	close() writes them), since load.
  * @reserved: zero.
  */
 struct tempo_mod_stats {
@@ -455,7 +481,8 @@ struct tempo_mod_stats {
 	__u64 armed;
 	__u64 fired;
 	__u64 completed;
-	__u64 reserved[4];
+	__u64 sink_dropped;
+	__u64 reserved[3];
 };
 
 /**
@@ -510,7 +537,12 @@ struct tempo_uring_cmd {
 #define TEMPO_IOC_ORDER_SUBMIT	_IOW(TEMPO_IOC_MAGIC, 0x21, struct tempo_submit)
 #define TEMPO_IOC_ORDER_TRASH	_IOW(TEMPO_IOC_MAGIC, 0x22, struct tempo_ticket)
 #define TEMPO_IOC_ORDER_SINK	_IOW(TEMPO_IOC_MAGIC, 0x23, struct tempo_sink)
-/* Write every completion waiting for the sink; EINTR if a signal stops it. */
+/*
+ * Write every completion waiting for the sink, from the calling thread; EINTR
+ * if a signal stops it, EAGAIN if the sink would block (an O_NONBLOCK sink,
+ * or, on an O_NONBLOCK tempo file, another thread writing): what is left
+ * stays queued. Call it before close(), which drops what is left.
+ */
 #define TEMPO_IOC_ORDER_FLUSH	_IO(TEMPO_IOC_MAGIC, 0x24)
 #define TEMPO_IOC_ORDER_SKIP	_IOWR(TEMPO_IOC_MAGIC, 0x25, struct tempo_skip)
 

@@ -69,7 +69,11 @@ int tempo_trash(int fd, uint64_t ticket);
 int tempo_skip(int fd, uint64_t end, uint32_t *trashed);
 /* Write completions to @sink_fd in ticket order; -1 for records again. */
 int tempo_set_sink(int fd, int sink_fd);
-/* Write every completion still waiting for the sink, from this thread. */
+/*
+ * Write every completion still waiting for the sink, from this thread: -EINTR
+ * or -EAGAIN (see TEMPO_IOC_ORDER_FLUSH) leave the rest queued. Call it
+ * before closing a file with a sink: close() drops what still waits.
+ */
 int tempo_flush(int fd);
 
 /* CLOCK_MONOTONIC now, in ns: the clock of every tempo time. */

@@ -195,6 +195,7 @@ static void print_mod_stats(const struct tempo_mod_stats *m)
 	print_u64("armed", "  armed %" PRIu64, m->armed);
 	print_u64("fired", "  fired %" PRIu64, m->fired);
 	print_u64("completed", "  completed %" PRIu64 "\n", m->completed);
+	print_u64("sink_dropped", "  sink data dropped at close %" PRIu64 "\n", m->sink_dropped);
 	close_object();
 }
 
@@ -601,6 +602,9 @@ static int do_order_demo(int argc, char **argv)
 			break;
 		usleep(1000);
 	}
+	/* Those wait for the sink until a flush: close() would drop them. */
+	if (d.sink && tempo_flush(d.fd))
+		return p_err("TEMPO_IOC_ORDER_FLUSH failed"), EXIT_CALL;
 
 	open_object(NULL);
 	open_array("finished");

@@ -15,7 +15,12 @@
  *  - ordered sink writes past the streak bound: setuid bit, RLIMIT_FSIZE
  *    (done by a kworker with kernel credentials, they skip both);
  *  - a sink pipe nobody reads: another user's close() and operations, and
- *    SIGKILL of the blocked writer, in TEMPO_IOC_ORDER_SUBMIT and in close();
+ *    SIGKILL of the blocked writer, in TEMPO_IOC_ORDER_SUBMIT and FLUSH;
+ *  - sink I/O by whoever touches the file: exit() and a fd dropped in
+ *    another user's recvmsg() with completions waiting for a full pipe, a
+ *    privileged process using another user's fd, O_NONBLOCK read();
+ *  - a ticket recorded after another thread skipped past it (a test point
+ *    holds the recording thread), and a skip whose count cannot be written;
  *  - sinks that can hold file references (unix sockets), and the reference
  *    cycle through SCM_RIGHTS that keeps a context alive forever;
  *  - the sink's file position, shared with the owner's own write(2)s;
@@ -514,9 +519,10 @@ static void case_cleanup(void)
 /*
  * Take @n tickets and submit them so that one drain covers them all: 1..n-1
  * first (they park), the first STREAK of them with no data, then ticket 0.
- * Its submitter completes 0..STREAK-1 and the scheduler hands the rest, past
- * the streak bound, elsewhere: today to a kworker, after the fix to the next
- * thread that enters the context. Only that rest writes bytes (@len each).
+ * Its submitter completes 0..STREAK-1 (and writes those, no bytes) and the
+ * scheduler hands the rest, past the streak bound, to its workqueue, which
+ * queues them for the sink: TEMPO_IOC_ORDER_FLUSH writes them. Only that
+ * rest has bytes (@len each).
  */
 static int streak_submit(int fd, unsigned int n, unsigned int len)
 {
@@ -605,6 +611,8 @@ static int streak_kid(void *p)
 	CHECK_ERR(tempo_set_sink(fd, sink), 0);
 	CHECK_ERR(streak_submit(fd, a->n, a->len), 0);
 	err = wait_completed(fd, a->n, 20000, &st);
+	CHECK_ERR(tempo_flush(fd), 0);		/* the rest, by this thread */
+	st = ctx_stats(fd);
 	ktap_diag("uid %u: %llu of %u completed; sink_bytes %llu, sink_errors %llu, sink_last_error %d",
 		  getuid(), (unsigned long long)st.completed, a->n,
 		  (unsigned long long)st.sink_bytes, (unsigned long long)st.sink_errors,
@@ -653,10 +661,11 @@ static int streak_attack(long fsize, unsigned int n, unsigned int len, struct st
 }
 
 /*
- * Sink writes past the streak bound are made by a thread of the context's
- * holder, with its credentials: a write by uid 65534 clears the setuid bit.
- * Today the rest of the streak is written by a kworker with kernel
- * credentials, and the bit stays.
+ * Sink writes past the streak bound are made by the thread that asks for
+ * them (TEMPO_IOC_ORDER_FLUSH), with its credentials: a write by uid 65534
+ * clears the setuid bit. Before the hostile-user work the rest of the
+ * streak was written by a kworker with kernel credentials, and the bit
+ * stayed.
  */
 CASE(test_sink_streak_clears_setuid)
 {
@@ -671,7 +680,7 @@ CASE(test_sink_streak_clears_setuid)
 
 /*
  * ...and under the writer's RLIMIT_FSIZE: the file stops at 100 bytes and
- * the failed writes are counted with -EFBIG. Today the kworker has no limit.
+ * the failed writes are counted with -EFBIG. A kworker had no limit.
  */
 CASE(test_sink_streak_honours_rlimit_fsize)
 {
@@ -686,8 +695,8 @@ CASE(test_sink_streak_honours_rlimit_fsize)
 #define STUCK_N		128	/* tickets of a stuck streak: 64 x 4 KiB past the bound */
 
 /*
- * uid 65534: a streak whose rest must go to its full sink pipe, then an entry
- * into the context (where the fixed module writes the rest, and blocks).
+ * uid 65534: a streak whose rest must go to its full sink pipe, then
+ * TEMPO_IOC_ORDER_FLUSH, which writes the rest and blocks.
  */
 static int stuck_streak_kid(void *p)
 {
@@ -697,7 +706,7 @@ static int stuck_streak_kid(void *p)
 	CHECK_ERR(tempo_set_sink(fd, sink), 0);
 	CHECK_ERR(streak_submit(fd, STUCK_N, 4096), 0);
 	say(1);
-	ctx_stats(fd);
+	tempo_flush(fd);
 	for (;;)
 		pause();
 	return KTAP_FAIL;
@@ -805,8 +814,8 @@ static int blocked_submit_kid(void *p)
 	return KTAP_FAIL;
 }
 
-/* uid 65534: a streak left to write to a full pipe, then close(). */
-static int blocked_close_kid(void *p)
+/* uid 65534: a streak left to write to a full pipe, then TEMPO_IOC_ORDER_FLUSH. */
+static int blocked_flush_kid(void *p)
 {
 	int sink = *(int *)p, fd = tempo_open(0);
 
@@ -814,8 +823,9 @@ static int blocked_close_kid(void *p)
 	CHECK_ERR(tempo_set_sink(fd, sink), 0);
 	CHECK_ERR(streak_submit(fd, STUCK_N, 4096), 0);
 	say(1);
-	close(fd);
-	return KTAP_PASS;
+	tempo_flush(fd);
+	ktap_diag("uid %u: the flush into a full pipe returned", getuid());
+	return KTAP_FAIL;
 }
 
 /*
@@ -852,21 +862,20 @@ static int sigkill_blocked(kid_fn_t fn, long nr, const char *what)
 
 /*
  * SIGKILL always gets a thread out of a sink write: one blocked on a full
- * pipe in TEMPO_IOC_ORDER_SUBMIT, and one in close() of a context whose
- * streak is left to write. Today close() waits, unkillable, for the stuck
- * kworker (flush_workqueue()), which waits for the pipe that the dying
- * process itself keeps open: only draining the pipe ends it.
+ * pipe in TEMPO_IOC_ORDER_SUBMIT, and one in TEMPO_IOC_ORDER_FLUSH of a
+ * context whose streak is left to write. (close() writes nothing:
+ * test_sink_exit_full_pipe_ends.)
  */
 CASE(test_sink_sigkill_frees_writer)
 {
-	int in_submit, in_close;
+	int in_submit, in_flush;
 
 	in_submit = sigkill_blocked(blocked_submit_kid, SYS_ioctl, "TEMPO_IOC_ORDER_SUBMIT");
 	case_cleanup();
-	in_close = sigkill_blocked(blocked_close_kid, SYS_close, "close()");
+	in_flush = sigkill_blocked(blocked_flush_kid, SYS_ioctl, "TEMPO_IOC_ORDER_FLUSH");
 
 	CHECK(in_submit == KTAP_PASS);
-	CHECK(in_close == KTAP_PASS);
+	CHECK(in_flush == KTAP_PASS);
 	return KTAP_PASS;
 }
 
@@ -1178,6 +1187,312 @@ CASE(test_sink_unix_socket_cycle_collected)
 	return KTAP_PASS;
 }
 
+/* ---- sink I/O only on the caller's request ---------------------------- */
+
+/* The module's count of completions dropped at close, unwritten. */
+static uint64_t sink_dropped(void)
+{
+	int fd = tempo_open(0);
+	uint64_t n;
+
+	if (fd < 0)
+		return ~0ULL;
+	n = mod_stats(fd).sink_dropped;
+	close(fd);
+	return n;
+}
+
+/* uid 65534: a streak whose rest waits for a full sink pipe; then exit, no close(). */
+static int exit_queued_kid(void *p)
+{
+	int sink = *(int *)p, fd = tempo_open(0);
+
+	CHECK(fd >= 0);
+	CHECK_ERR(tempo_set_sink(fd, sink), 0);
+	CHECK_ERR(streak_submit(fd, STUCK_N, 4096), 0);
+	say(1);
+	return KTAP_PASS;	/* the exit drops the last reference */
+}
+
+/*
+ * A process whose sink pipe is full exits at once: release(), in do_exit(),
+ * writes nothing; the completions still queued are dropped and counted in
+ * the module's sink_dropped. Before, release() wrote them, asleep in
+ * pipe_write() with the group exit under way: SIGKILL was lost, and only
+ * draining the pipe let the process end.
+ */
+CASE(test_sink_exit_full_pipe_ends)
+{
+	uint64_t before = sink_dropped(), after, t;
+	struct kid *k;
+	int p[2], rc;
+
+	CHECK(pipe_full(p) == 0);
+	k = kid_start(UID_A, exit_queued_kid, &p[1]);
+	close(p[1]);
+	CHECK(k);
+	CHECK_ERR(kid_hear(k, 30000), 1);
+	t = now_ms();
+	if (kid_reap(k, KILL_MS, false)) {
+		ktap_diag("uid %u: still exiting %d ms after its last word (%s)", UID_A, KILL_MS,
+			  proc_where(k->pid));
+		kid_kill(k, KILL_MS);
+		return KTAP_FAIL;
+	}
+	t = now_ms() - t;
+	rc = kid_verdict(k);
+	after = sink_dropped();
+	ktap_diag("uid %u: gone %llu ms after its last word, a full sink pipe and %d completions queued; sink_dropped +%llu",
+		  UID_A, (unsigned long long)t, STUCK_N - STREAK,
+		  (unsigned long long)(after - before));
+	CHECK(rc == KTAP_PASS);
+	CHECK(after - before == STUCK_N - STREAK);
+	return KTAP_PASS;
+}
+
+struct pass_arg {
+	const char *path;	/* the sink: this file, opened for writing... */
+	int sink;		/* ...or this fd */
+	int sock;		/* where the tempo fd goes */
+	unsigned int len;	/* bytes per completion past the streak bound */
+};
+
+/* uid 65534: completions queued for a sink, then the tempo fd sent over @sock and closed. */
+static int pass_queued_kid(void *p)
+{
+	const struct pass_arg *a = p;
+	int fd = tempo_open(O_NONBLOCK), sink = a->sink;
+
+	CHECK(fd >= 0);
+	if (a->path)
+		sink = open(a->path, O_WRONLY | O_CLOEXEC);
+	CHECK(sink >= 0);
+	CHECK_ERR(tempo_set_sink(fd, sink), 0);
+	CHECK_ERR(streak_submit(fd, STUCK_N, a->len), 0);
+	/* The rest of the streak is the scheduler's to complete, and to queue. */
+	CHECK_ERR(send_fd(a->sock, fd), 0);
+	close(fd);
+	if (a->path)
+		close(sink);
+	say(1);
+	await_go();
+	return KTAP_PASS;
+}
+
+/* uid 65533: recvmsg() with no room for a passed fd: the kernel drops it, here. */
+static int drop_fd_kid(void *p)
+{
+	int sock = *(int *)p;
+	char c;
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	uint64_t t;
+	ssize_t n;
+
+	await_go();
+	t = now_ms();
+	n = recvmsg(sock, &m, 0);
+	t = now_ms() - t;
+	ktap_diag("uid %u: recvmsg() that drops uid %u's tempo fd: %zd in %llu ms (msg_flags %#x)",
+		  getuid(), UID_A, n, (unsigned long long)t, m.msg_flags);
+	CHECK(n == 1 && (m.msg_flags & MSG_CTRUNC));
+	CHECK(t < SLOW_MS);
+	return KTAP_PASS;
+}
+
+/*
+ * A tempo fd dropped in transit costs its receiver nothing: uid 65534 sends
+ * a tempo fd whose completions wait for a full sink pipe over a unix socket
+ * and closes it; uid 65533 receives with no control buffer, so the kernel
+ * drops the fd and the last fput runs in 65533's recvmsg(), which returns at
+ * once, and the data is dropped and counted. Before, that recvmsg() wrote
+ * 65534's sink as 65533, and with the pipe full it never returned.
+ */
+CASE(test_sink_fd_dropped_in_transit_costs_receiver_nothing)
+{
+	struct pass_arg a = { .len = 4096 };
+	uint64_t before = sink_dropped(), after;
+	int p[2], sv[2], rc;
+	struct kid *ka, *kb;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) {
+		CHECK(no_unix_sockets(errno));
+		return KTAP_SKIP;
+	}
+	CHECK(pipe_full(p) == 0);
+	a.sink = p[1];
+	a.sock = sv[0];
+	ka = kid_start(UID_A, pass_queued_kid, &a);
+	close(p[1]);
+	CHECK(ka);
+	CHECK_ERR(kid_hear(ka, 30000), 1);
+	kb = kid_start(UID_B, drop_fd_kid, &sv[1]);
+	close(sv[0]);
+	close(sv[1]);
+	CHECK(kb);
+	kid_go(kb, 1);
+	if (kid_reap(kb, 15000, false)) {
+		ktap_diag("uid %u: still in recvmsg() 15 s later (%s)", UID_B, proc_where(kb->pid));
+		rc = KTAP_FAIL;
+	} else {
+		rc = kid_verdict(kb);
+	}
+	kid_go(ka, 1);
+	CHECK(kid_finish(ka, 30000) == KTAP_PASS);
+	after = sink_dropped();
+	ktap_diag("sink_dropped +%llu", (unsigned long long)(after - before));
+	CHECK(rc == KTAP_PASS);
+	CHECK(after - before == STUCK_N - STREAK);
+	return KTAP_PASS;
+}
+
+/* recvmsg() one fd from @sock: the fd, or -errno. */
+static int recv_fd(int sock)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	char c;
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	struct msghdr m = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
+	};
+	struct cmsghdr *h;
+	int fd;
+
+	if (recvmsg(sock, &m, MSG_CMSG_CLOEXEC) != 1)
+		return -errno;
+	h = CMSG_FIRSTHDR(&m);
+	if (!h || h->cmsg_type != SCM_RIGHTS)
+		return -EPROTO;
+	memcpy(&fd, CMSG_DATA(h), sizeof(fd));
+	return fd;
+}
+
+/*
+ * A privileged process that holds another user's tempo fd (received, or a
+ * setuid program's inherited stdin) writes nothing by using it: root takes
+ * uid 65534's fd, whose completions wait for a root-owned file of mode
+ * 04777, and calls read(), poll(), TEMPO_IOC_STATS and TEMPO_IOC_ORDER_TICKET
+ * and closes it. The file stays empty with its setuid bit, and the data is
+ * dropped and counted. Before, root's read() wrote it with root's
+ * credentials: the file grew and kept its setuid bit (65534's own write
+ * clears it).
+ */
+CASE(test_sink_privileged_reader_writes_nothing)
+{
+	char dir[] = "/tmp/tempo-hostile.XXXXXX", path[64];
+	struct pass_arg a = { .path = path, .len = 16 };
+	uint64_t before = sink_dropped(), after, t;
+	int sv[2], fd, file, rc = KTAP_FAIL;
+	struct tempo_ctx_stats st;
+	struct stat sb = { 0 };
+	struct tempo_event ev;
+	struct pollfd pf;
+	struct kid *k;
+	ssize_t n;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) {
+		CHECK(no_unix_sockets(errno));
+		return KTAP_SKIP;
+	}
+	CHECK(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/setuid", dir);
+	file = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+	if (file < 0 || chmod(dir, 0755) || fchmod(file, 04777))
+		goto out;
+	a.sock = sv[0];
+	k = kid_start(UID_A, pass_queued_kid, &a);
+	if (!k || kid_hear(k, 30000) != 1)
+		goto out;
+	fd = recv_fd(sv[1]);
+	if (fd < 0) {
+		ktap_diag("recvmsg of uid %u's tempo fd: %s", UID_A, strerror(-fd));
+		goto out;
+	}
+	n = read(fd, &ev, sizeof(ev));		/* O_NONBLOCK: nothing to read */
+	wait_completed(fd, STUCK_N, 20000, &st);
+	pf = (struct pollfd){ .fd = fd, .events = POLLIN | POLLOUT };
+	poll(&pf, 1, 0);
+	tempo_ticket(fd, TEMPO_TICKET_NONBLOCK, &t);
+	close(fd);
+	kid_go(k, 1);
+	rc = kid_finish(k, 30000) == KTAP_PASS && n == -1 && (pf.revents & POLLOUT) &&
+	     st.sink_pending == STUCK_N - STREAK ? KTAP_PASS : KTAP_FAIL;
+	if (stat(path, &sb))
+		rc = KTAP_FAIL;
+	after = sink_dropped();
+	ktap_diag("root's read(), poll(), TEMPO_IOC_STATS, TICKET and close() of uid %u's tempo fd: file of mode %04o, %lld bytes; poll %#x, sink_pending %u, sink_dropped +%llu",
+		  UID_A, sb.st_mode & 07777, (long long)sb.st_size, pf.revents, st.sink_pending,
+		  (unsigned long long)(after - before));
+	if (sb.st_size || !(sb.st_mode & S_ISUID) || after - before != STUCK_N - STREAK)
+		rc = KTAP_FAIL;
+out:
+	if (file >= 0)
+		close(file);
+	close(sv[0]);
+	close(sv[1]);
+	unlink(path);
+	rmdir(dir);
+	return rc;
+}
+
+/*
+ * uid 65534, an O_NONBLOCK tempo file whose completions wait for a full
+ * sink pipe: read(), poll(), TEMPO_IOC_STATS, a ticket and close() each
+ * return at once.
+ */
+static int nonblock_calls_kid(void *p)
+{
+	int sink = *(int *)p, fd = tempo_open(O_NONBLOCK), slow = 0, err = 0;
+	struct tempo_ctx_stats st = { 0 };
+	uint64_t worst = 0, t, end;
+	struct tempo_event ev;
+	struct pollfd pf;
+	ssize_t n = 0;
+
+	CHECK(fd >= 0);
+	CHECK_ERR(tempo_set_sink(fd, sink), 0);
+	CHECK_ERR(streak_submit(fd, STUCK_N, 4096), 0);
+	say(1);
+	TIMED(n = read(fd, &ev, sizeof(ev)));
+	CHECK(n == -1 && errno == EAGAIN);
+	pf = (struct pollfd){ .fd = fd, .events = POLLIN | POLLOUT };
+	TIMED(n = poll(&pf, 1, 0));
+	CHECK(n == 1 && (pf.revents & POLLOUT) && !(pf.revents & POLLIN));
+	for (end = now_ms() + 20000; st.sink_pending < STUCK_N - STREAK && now_ms() < end;)
+		TIMED(st = ctx_stats(fd));
+	CHECK(st.sink_pending == STUCK_N - STREAK);
+	TIMED(err = tempo_ticket(fd, TEMPO_TICKET_NONBLOCK, &t));
+	CHECK_ERR(err, 0);
+	TIMED(close(fd));
+	ktap_diag("uid %u: read(), poll(), TEMPO_IOC_STATS, TICKET and close() with %d completions waiting for a full sink pipe: slowest %llu ms",
+		  getuid(), STUCK_N - STREAK, (unsigned long long)worst);
+	return slow ? KTAP_FAIL : KTAP_PASS;
+}
+
+/*
+ * Only a call that asks for sink I/O does it: with completions waiting for
+ * a full sink pipe, an O_NONBLOCK read() returns EAGAIN at once, and poll(),
+ * TEMPO_IOC_STATS, a ticket and close() return at once. Before, read(),
+ * STATS and every ordered-stream call wrote the sink first and slept in
+ * pipe_write(), O_NONBLOCK or not.
+ */
+CASE(test_sink_nonblock_read_returns_at_once)
+{
+	struct kid *k;
+	int p[2];
+
+	CHECK(pipe_full(p) == 0);
+	k = kid_start(UID_A, nonblock_calls_kid, &p[1]);
+	close(p[1]);
+	CHECK(k);
+	CHECK_ERR(kid_hear(k, 30000), 1);
+	return kid_finish(k, 15000);
+}
+
 /* ---- tickets --------------------------------------------------------- */
 
 #define RACE_WINDOW	2	/* order_window: ticket RACE_WINDOW shares ticket 0's slot */
@@ -1271,6 +1586,51 @@ CASE(test_ticket_record_never_overwrites_newer)
 	CHECK_ERR(rc, 2);
 	CHECK_ERR(hold_wait(0, 10000), 0);
 	kid_go(k, 2);
+	return kid_finish(k, 30000);
+}
+
+
+/* uid 65534: TEMPO_IOC_ORDER_SKIP with its struct on a read-only page. */
+static int skip_efault_kid(void *unused)
+{
+	struct tempo_ctx_stats st;
+	struct tempo_skip *sk;
+	uint64_t t[4];
+	int fd = tempo_open(0), i, ret;
+
+	(void)unused;
+	CHECK(fd >= 0);
+	for (i = 0; i < 4; i++)
+		CHECK_ERR(tempo_ticket(fd, 0, &t[i]), 0);
+	sk = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(sk != MAP_FAILED);
+	memset(sk, 0, sizeof(*sk));
+	sk->end = t[3] + 1;
+	CHECK(mprotect(sk, 4096, PROT_READ) == 0);
+	ret = ioctl(fd, TEMPO_IOC_ORDER_SKIP, sk) ? -errno : 0;
+	st = ctx_stats(fd);
+	ktap_diag("uid %u: TEMPO_IOC_ORDER_SKIP of 4 tickets, its struct read-only: %d; trashed %llu",
+		  getuid(), ret, (unsigned long long)st.trashed);
+	CHECK_ERR(ret, -EFAULT);
+	CHECK(st.trashed == 0);
+	for (i = 3; i >= 0; i--)			/* every ticket still ours */
+		CHECK_ERR(tempo_submit(fd, t[i], i, NULL, 0), 0);
+	CHECK(ctx_stats(fd).completed == 4);
+	close(fd);
+	return KTAP_PASS;
+}
+
+/*
+ * A TEMPO_IOC_ORDER_SKIP that fails with EFAULT changes nothing: the out
+ * field is written once before any ticket is trashed. Before, the skip
+ * trashed the tickets and then failed to write the count back: EFAULT, and
+ * four tickets gone.
+ */
+CASE(test_skip_efault_changes_nothing)
+{
+	struct kid *k = kid_start(UID_A, skip_efault_kid, NULL);
+
+	CHECK(k);
 	return kid_finish(k, 30000);
 }
 
@@ -2425,7 +2785,12 @@ static const struct ktap_case cases[] = {
 	KTAP_CASE(test_sink_last_error_no_erestartsys),
 	KTAP_CASE(test_sink_unix_socket_refused),
 	KTAP_CASE(test_sink_fpos_shared_with_owner),
+	KTAP_CASE(test_sink_exit_full_pipe_ends),
+	KTAP_CASE(test_sink_fd_dropped_in_transit_costs_receiver_nothing),
+	KTAP_CASE(test_sink_privileged_reader_writes_nothing),
+	KTAP_CASE(test_sink_nonblock_read_returns_at_once),
 	KTAP_CASE(test_ticket_record_never_overwrites_newer),
+	KTAP_CASE(test_skip_efault_changes_nothing),
 	KTAP_CASE(test_user_limit_contexts),
 	KTAP_CASE(test_user_limit_timers),
 	KTAP_CASE(test_user_limit_bytes),

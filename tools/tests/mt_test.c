@@ -362,6 +362,8 @@ static int test_submitters_sink_in_ticket_order(void)
 	close(p[0]);
 	CHECK(run_submitters() == KTAP_PASS);
 	CHECK_ERR(wait_completed(atomic_load(&submitted)), 0);
+	/* What the scheduler's workqueue completed waits for a flush. */
+	CHECK_ERR(tempo_flush(gfd), 0);
 	st = ctx_stats(gfd);
 	close(gfd);		/* drops the sink: the child sees EOF */
 	while (wait(NULL) > 0)
