@@ -145,7 +145,6 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/overflow.h>
-#include <linux/pagemap.h>
 #include <linux/poll.h>
 #include <linux/random.h>
 #include <linux/refcount.h>
@@ -156,6 +155,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/uio.h>
 #include <linux/user_namespace.h>
 #include <linux/wait.h>
 
@@ -1409,7 +1409,7 @@ static void dev_osub_free(struct tempo_ctx *ctx, struct tempo_osub *os)
  */
 struct dev_reader {
 	struct tempo_ctx	*ctx;
-	struct tempo_event __user *ubuf;	/* where the next record goes */
+	struct iov_iter		*to;		/* where the records go */
 	unsigned int		n;		/* records copied out */
 	bool			faulted;	/* a record's copy faulted: STOP */
 	bool			lost_taken;	/* the loss report was taken */
@@ -1463,45 +1463,17 @@ static void dev_read_order(struct tempo_osub *os, struct tempo_event *ev)
 }
 
 /*
- * Write record @ev to @u, page faults disabled by the caller: false if a
- * store faulted (part of the record may be written; the record stays
- * queued and is written again). Six 64-bit stores, as epoll writes its
- * events field by field, where a 48-byte copy_to_user() is a call into a
- * copy loop or a string copy (rep movsb).
- */
-static bool dev_event_put(struct tempo_event __user *u, const struct tempo_event *ev)
-{
-	const u64 *w = (const u64 *)ev;
-	u64 __user *uw = (u64 __user *)u;
-
-	BUILD_BUG_ON(sizeof(*ev) != 6 * sizeof(u64));
-	if (!IS_ENABLED(CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS) &&
-	    !IS_ALIGNED((unsigned long)u, sizeof(u64)))
-		return !__copy_to_user_inatomic(u, ev, sizeof(*ev));
-	if (!user_write_access_begin(u, sizeof(*u)))
-		return false;
-	unsafe_put_user(w[0], &uw[0], fault);
-	unsafe_put_user(w[1], &uw[1], fault);
-	unsafe_put_user(w[2], &uw[2], fault);
-	unsafe_put_user(w[3], &uw[3], fault);
-	unsafe_put_user(w[4], &uw[4], fault);
-	unsafe_put_user(w[5], &uw[5], fault);
-	user_write_access_end();
-	return true;
-fault:
-	user_write_access_end();
-	return false;
-}
-
-/*
  * The read callback (tempo_delayq_consume_fn), under the queue's lock with
- * interrupts off: copy the record of @node out with page faults disabled
- * (it cannot sleep), and decide its item's fate only once the record is in
- * the user's buffer. A copy that would fault answers STOP: the record stays
- * queued, unchanged, and read() faults the page in and comes back. So a bad
- * or unmapped buffer loses nothing, and "read or cancelled" is decided by
- * the verdict: a TAKE of a one-shot here, or a cancel's remove(), whichever
- * the queue's lock lets in first.
+ * interrupts off: copy the record of @node to the reader's iterator with page
+ * faults disabled (it cannot sleep), and decide its item's fate only once the
+ * whole record is there. A copy that comes up short answers STOP, the
+ * iterator moved back over what it wrote: the record stays queued,
+ * unchanged, and read() faults the page in and comes back. So a bad or
+ * unmapped buffer loses nothing, and "read or cancelled" is decided by the
+ * verdict: a TAKE of a one-shot here, or a cancel's remove(), whichever the
+ * queue's lock lets in first. The destination may be user memory (read(2),
+ * readv(2), io_uring's READ and READV) or pages (io_uring's READ_FIXED);
+ * the caller left room for the record.
  */
 static enum tempo_delayq_verdict dev_read_record(struct tempo_delayq_node *node,
 						 ktime_t due, void *arg)
@@ -1513,7 +1485,7 @@ static enum tempo_delayq_verdict dev_read_record(struct tempo_delayq_node *node,
 	struct tempo_event ev;
 	u64 overrun = 0;
 	int lost = 0;
-	bool copied;
+	size_t copied;
 
 	memset(&ev, 0, sizeof(ev));
 	switch (it->kind) {
@@ -1531,9 +1503,10 @@ static enum tempo_delayq_verdict dev_read_record(struct tempo_delayq_node *node,
 		break;
 	}
 	pagefault_disable();
-	copied = dev_event_put(rd->ubuf + rd->n, &ev);
+	copied = copy_to_iter(&ev, sizeof(ev), rd->to);
 	pagefault_enable();
-	if (!copied) {
+	if (copied != sizeof(ev)) {
+		iov_iter_revert(rd->to, copied);
 		rd->faulted = true;
 		return TEMPO_DELAYQ_STOP;
 	}
@@ -1620,30 +1593,31 @@ static void dev_read_settle(struct tempo_ctx *ctx, struct dev_reader *rd)
 		dev_lost_queue(ctx);
 }
 
-static ssize_t tempo_dev_read(struct file *file, char __user *buf, size_t count,
-			      loff_t *ppos)
+/*
+ * read(2), readv(2) and io_uring's READ, READV and READ_FIXED: whole records,
+ * as many as fit. Sleeps for the first record unless the file is O_NONBLOCK
+ * or the call IOCB_NOWAIT (io_uring's inline try, which then waits for
+ * EPOLLIN and tries again); never sleeps otherwise, and does nothing but read.
+ */
+static ssize_t tempo_dev_read_iter(struct kiocb *iocb, struct iov_iter *to)
 {
-	struct tempo_ctx *ctx = file->private_data;
-	struct tempo_event __user *ubuf = (struct tempo_event __user *)buf;
-	size_t want = count / sizeof(struct tempo_event);
+	struct tempo_ctx *ctx = iocb->ki_filp->private_data;
+	size_t want = iov_iter_count(to) / sizeof(struct tempo_event);
+	bool nowait = (iocb->ki_filp->f_flags & O_NONBLOCK) || (iocb->ki_flags & IOCB_NOWAIT);
+	struct dev_reader rd = { .ctx = ctx, .to = to, .osubs = LIST_HEAD_INIT(rd.osubs) };
 	unsigned int chunk, flags, stalls = 0;
-	struct dev_reader rd = { .ctx = ctx, .osubs = LIST_HEAD_INIT(rd.osubs) };
 	size_t done = 0;
 	int ret, err = 0;
 
 	if (!want)
 		return -EINVAL;
-	if (!access_ok(buf, want * sizeof(struct tempo_event)))
-		return -EFAULT;
-
 	while (done < want) {
 		chunk = min_t(size_t, want - done, TEMPO_READ_CHUNK);
-		rd.ubuf = ubuf + done;
 		rd.n = 0;
 		rd.faulted = false;
 		rd.now = 0;
 		/* Sleep only for the first record: then return what is ready. */
-		flags = !done && !(file->f_flags & O_NONBLOCK) ? TEMPO_DELAYQ_WAIT : 0;
+		flags = !done && !nowait ? TEMPO_DELAYQ_WAIT : 0;
 		ret = tempo_delayq_consume(ctx->q, dev_read_record, &rd, chunk, flags);
 		dev_read_settle(ctx, &rd);
 		done += rd.n;
@@ -1660,8 +1634,8 @@ static ssize_t tempo_dev_read(struct file *file, char __user *buf, size_t count,
 			 * thread unmapping it).
 			 */
 			stalls = rd.n ? 0 : stalls + 1;
-			if (stalls > 2 || fault_in_writeable((char __user *)(ubuf + done),
-							     sizeof(*ubuf))) {
+			if (stalls > 2 ||
+			    fault_in_iov_iter_writeable(to, sizeof(struct tempo_event))) {
 				err = -EFAULT;
 				break;
 			}
@@ -2420,6 +2394,8 @@ static int tempo_dev_open(struct inode *inode, struct file *file)
 	file->private_data = ctx;
 	atomic64_inc(&mstat.contexts);
 	atomic64_inc(&mstat.opens);
+	/* read_iter honours IOCB_NOWAIT: io_uring may read inline. */
+	file->f_mode |= FMODE_NOWAIT;
 	return stream_open(inode, file);
 
 err_free_ctx:
@@ -2520,7 +2496,7 @@ static const struct file_operations tempo_dev_fops = {
 	.owner		= THIS_MODULE,
 	.open		= tempo_dev_open,
 	.release	= tempo_dev_release,
-	.read		= tempo_dev_read,
+	.read_iter	= tempo_dev_read_iter,
 	.poll		= tempo_dev_poll,
 	.unlocked_ioctl	= tempo_dev_ioctl,
 	.uring_cmd	= tempo_dev_uring_cmd,

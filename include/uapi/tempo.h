@@ -15,14 +15,17 @@
  * Events. read() returns whole struct tempo_event records, as many as fit:
  * a timer's expiry, an ordered completion, or a loss report. It blocks
  * (interruptibly) while none is ready, fails with EAGAIN under O_NONBLOCK and
- * with EINVAL when the buffer is smaller than one record. A record leaves the
- * queue only once it is in the caller's buffer: a buffer that faults part way
- * ends the read at the last whole record copied (EFAULT if none), and the
- * rest stays queued. poll()/epoll report EPOLLIN while a record is ready.
- * With several readers each record goes to exactly one of them, and one
- * ready record wakes one blocked reader (exclusive waits). The event queue
- * is a delay queue: arming is put(), read() is take(), cancelling is
- * remove().
+ * with EINVAL when the buffer is smaller than one record. readv() and
+ * io_uring's READ, READV and READ_FIXED read the same way: as many whole
+ * records as the buffers' total length holds, a record possibly spread over
+ * two iovecs, never a part of one. A record leaves the queue only once it is
+ * in the caller's buffer: a buffer that faults part way ends the read at the
+ * last whole record copied (EFAULT if none), and the rest stays queued. A
+ * read never does anything else (no sink I/O). poll()/epoll report EPOLLIN
+ * while a record is ready. With several readers each record goes to exactly
+ * one of them, and one ready record wakes one blocked reader (exclusive
+ * waits). The event queue is a delay queue: arming is put(), read() is
+ * take(), cancelling is remove().
  *
  * Read order. The records one reader reads come in this order: first a
  * TEMPO_EV_LOST record, if one is pending; then the others by deadline, to
@@ -507,11 +510,14 @@ struct tempo_stats {
  * may issue the command from one of its workers (the submitting task's
  * credentials and memory): no completion of the ordered stream is written to
  * a sink from it. read() and poll() of the file work through io_uring
- * (IORING_OP_READ, IORING_OP_POLL_ADD) with the same exactly-once delivery
- * as the system calls. One difference is io_uring's, for every pollable
- * file: an IORING_OP_READ that finds no record waits for one (io_uring arms
- * a poll and retries) instead of completing with EAGAIN, even when the file
- * is O_NONBLOCK. Linux 5.19 and later.
+ * (IORING_OP_READ, READV, READ_FIXED; IORING_OP_POLL_ADD, multishot too)
+ * with the same exactly-once delivery as the system calls. The file reads
+ * without blocking when asked to (FMODE_NOWAIT), so io_uring reads it in
+ * the submitting task, never in a worker thread: records that are ready
+ * complete the READ at once, and a READ that finds none waits for one by
+ * poll (io_uring arms a poll and retries) instead of completing with EAGAIN,
+ * even when the file is O_NONBLOCK (io_uring's rule for every pollable
+ * file). Linux 5.19 and later.
  */
 #define TEMPO_URING_CMD_ARM	1	/* @batch: as TEMPO_IOC_TIMER_ARM */
 #define TEMPO_URING_CMD_CANCEL	2	/* @batch: as TEMPO_IOC_TIMER_CANCEL */

@@ -4,12 +4,18 @@
  *
  * Arm and cancel batches as IORING_OP_URING_CMD (TEMPO_URING_CMD_*), inline
  * and forced to an io_uring worker (IOSQE_ASYNC); records read with
- * IORING_OP_READ, with and without IOSQE_ASYNC, and readiness with
- * IORING_OP_POLL_ADD. Each timer's record is delivered exactly once, however
- * reads are spread over io_uring's inline and worker paths.
+ * IORING_OP_READ, READV and READ_FIXED, inline (read_iter with IOCB_NOWAIT:
+ * no worker thread) and with IOSQE_ASYNC, and with readv(2); readiness with
+ * IORING_OP_POLL_ADD, single and multishot. Each timer's record is
+ * delivered exactly once, whole, however reads are spread over io_uring's
+ * inline and worker paths, and a faulting buffer loses nothing.
  */
+#include <dirent.h>
 #include <poll.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
 #include <liburing.h>
 
 #include "common.h"
@@ -298,11 +304,274 @@ static int test_uring_poll(void)
 	return KTAP_PASS;
 }
 
+/* io_uring's worker threads of this process (named iou-wrk-<pid>), or -1. */
+static int iowq_workers(void)
+{
+	char path[300], comm[32];
+	struct dirent *d;
+	int n = 0, fd;
+	ssize_t len;
+	DIR *dir;
+
+	dir = opendir("/proc/self/task");
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", d->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		len = read(fd, comm, sizeof(comm) - 1);
+		close(fd);
+		comm[len > 0 ? len : 0] = 0;
+		n += !strncmp(comm, "iou-wrk", 7);
+	}
+	closedir(dir);
+	return n;
+}
+
+/* Arm a one-shot due in @delay ns with @cookie; its id. */
+static uint64_t arm_in(int fd, uint64_t cookie, uint64_t delay)
+{
+	uint64_t id = 0;
+
+	if (tempo_arm_one(fd, cookie, delay, 0, 0, &id))
+		return 0;
+	return id;
+}
+
+#define NW_REC	4
+
+/*
+ * In a process of its own (no io_uring worker yet), on a blocking fd:
+ * READ, READV (three iovecs that cut records apart) and READ_FIXED of
+ * records already ready, and a READ of an empty queue that the record of a
+ * timer armed after it completes. Returns 0 or the line that failed.
+ */
+static int nowait_child(void)
+{
+	static struct tempo_event ev[NW_REC], fixed[NW_REC];
+	static char vbuf[3 * sizeof(struct tempo_event)];
+	struct iovec iov[3], reg = { .iov_base = fixed, .iov_len = sizeof(fixed) };
+	struct io_uring_sqe *sqe;
+	struct tempo_event rec[3];
+	struct io_uring ring;
+	uint64_t id[NW_REC], t0;
+	int fd = tempo_open(0), i, res;
+
+	if (fd < 0 || io_uring_queue_init(RING_DEPTH, &ring, 0) ||
+	    io_uring_register_buffers(&ring, &reg, 1))
+		return __LINE__;
+	/* READ: two records ready, room for four. */
+	for (i = 0; i < 2; i++)
+		id[i] = arm_in(fd, 10 + i, 0);
+	if (wait_ready(fd, 2, 5000))
+		return __LINE__;
+	sqe = io_uring_get_sqe(&ring);
+	tempo_uring_prep_read(sqe, fd, ev, NW_REC);
+	res = ring_wait(&ring, NULL);
+	if (res != 2 * (int)sizeof(ev[0]) || ev[0].cookie + ev[1].cookie != 21)
+		return __LINE__;
+	res = iowq_workers();
+	if (res) {
+		ktap_diag("a READ of records ready: %d io_uring worker threads", res);
+		return __LINE__;
+	}
+	/* READV: 40 + 60 + 44 bytes hold three records, cut across the iovecs. */
+	for (i = 0; i < 4; i++)
+		id[i] = arm_in(fd, 20 + i, 0);
+	if (wait_ready(fd, 4, 5000))
+		return __LINE__;
+	iov[0] = (struct iovec){ vbuf, 40 };
+	iov[1] = (struct iovec){ vbuf + 40, 60 };
+	iov[2] = (struct iovec){ vbuf + 100, 44 };
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_readv(sqe, fd, iov, 3, 0);
+	res = ring_wait(&ring, NULL);
+	memcpy(rec, vbuf, sizeof(rec));
+	if (res != 3 * (int)sizeof(rec[0]))
+		return __LINE__;
+	for (i = 0; i < 3; i++)
+		if (rec[i].type != TEMPO_EV_TIMER || rec[i].cookie < 20 || rec[i].cookie > 23)
+			return __LINE__;
+	/* READ_FIXED (registered pages): the fourth. */
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_read_fixed(sqe, fd, fixed, sizeof(fixed), 0, 0);
+	res = ring_wait(&ring, NULL);
+	if (res != (int)sizeof(fixed[0]) ||
+	    rec[0].cookie + rec[1].cookie + rec[2].cookie + fixed[0].cookie != 20 + 21 + 22 + 23)
+		return __LINE__;
+	/* READ of an empty queue: waits, then the timer's record completes it. */
+	sqe = io_uring_get_sqe(&ring);
+	tempo_uring_prep_read(sqe, fd, ev, NW_REC);
+	io_uring_submit(&ring);
+	usleep(20000);
+	t0 = tempo_now_ns();
+	id[0] = arm_in(fd, 30, 10 * MS);
+	res = ring_wait(&ring, NULL);
+	if (res != (int)sizeof(ev[0]) || ev[0].id != id[0] || tempo_now_ns() < t0 + 10 * MS)
+		return __LINE__;
+	if (ctx_stats(fd).events_read != 2 + 4 + 1 || ctx_stats(fd).timers)
+		return __LINE__;
+	/* Every one of them completed without a worker thread. */
+	res = iowq_workers();
+	io_uring_queue_exit(&ring);
+	close(fd);
+	if (res)
+		ktap_diag("after READ, READV, READ_FIXED and a READ that waited: %d io_uring worker threads",
+			  res);
+	return res ? __LINE__ : 0;
+}
+
+/*
+ * io_uring reads /dev/tempo inline (read_iter with IOCB_NOWAIT, FMODE_NOWAIT)
+ * and waits for records by poll, never in a worker: READ, READV and
+ * READ_FIXED of a blocking fd complete with whole records, exactly once,
+ * and no io-wq worker thread exists afterwards. Before, the file had only
+ * .read: io_uring could not read it without blocking and handed every READ
+ * that found a record to a worker (iou-wrk-*); READV of iovecs smaller than
+ * a record failed with EINVAL.
+ */
+static int test_uring_reads_inline(void)
+{
+	int status, line;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (!pid) {
+		line = nowait_child();
+		if (line)
+			ktap_diag("%s:%d: failed", __FILE__, line);
+		fflush(NULL);
+		_exit(line ? 1 : 0);
+	}
+	CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status));
+	CHECK(WEXITSTATUS(status) == 0);
+	return KTAP_PASS;
+}
+
+/*
+ * readv(2) and io_uring READV give whole records, never part of one, in
+ * iovecs that cut records apart: 48 + 47 bytes read one record (the next
+ * does not fit in what is left), 20 + 100 bytes two. O_NONBLOCK: EAGAIN. An
+ * io_uring READ whose second record would land on a PROT_NONE page reads
+ * one; the other stays, and is read once. Before, readv(2) read each iovec
+ * with a read() of its own: one smaller than a record failed with EINVAL.
+ */
+static int test_readv_whole_records(void)
+{
+	static char buf[3 * sizeof(struct tempo_event)];
+	struct tempo_event rec[3], ev;
+	uint64_t seen = 0;
+	struct io_uring_sqe *sqe;
+	struct io_uring ring;
+	struct iovec iov[2];
+	char *region;
+	int fd = tempo_open(O_NONBLOCK), i;
+
+	CHECK(fd >= 0);
+	CHECK(ring_open(&ring) == 0);
+	for (i = 0; i < 3; i++)
+		CHECK(arm_in(fd, i, 0));
+	CHECK_ERR(wait_ready(fd, 3, 5000), 0);
+	iov[0] = (struct iovec){ buf, 48 };
+	iov[1] = (struct iovec){ buf + 48, 47 };
+	CHECK(readv(fd, iov, 2) == (ssize_t)sizeof(rec[0]));
+	memcpy(rec, buf, sizeof(rec[0]));
+	seen |= 1ULL << rec[0].cookie;
+	iov[0] = (struct iovec){ buf, 20 };
+	iov[1] = (struct iovec){ buf + 20, 100 };
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_readv(sqe, fd, iov, 2, 0);
+	CHECK_ERR(ring_wait(&ring, NULL), 2 * (int)sizeof(rec[0]));
+	memcpy(rec, buf, 2 * sizeof(rec[0]));
+	for (i = 0; i < 2; i++) {
+		CHECK(rec[i].type == TEMPO_EV_TIMER && rec[i].cookie < 3);
+		CHECK(!(seen & (1ULL << rec[i].cookie)));
+		seen |= 1ULL << rec[i].cookie;
+	}
+	CHECK(seen == 7);
+	CHECK(readv(fd, iov, 2) == -1 && errno == EAGAIN);
+
+	region = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(region != MAP_FAILED);
+	CHECK(mprotect(region + 4096, 4096, PROT_NONE) == 0);
+	for (i = 0; i < 2; i++)
+		CHECK(arm_in(fd, 10 + i, 0));
+	CHECK_ERR(wait_ready(fd, 2, 5000), 0);
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_read(sqe, fd, region + 4096 - sizeof(ev), 2 * sizeof(ev), 0);
+	CHECK_ERR(ring_wait(&ring, NULL), (int)sizeof(ev));
+	memcpy(rec, region + 4096 - sizeof(ev), sizeof(ev));
+	CHECK(read(fd, &ev, sizeof(ev)) == sizeof(ev));
+	CHECK(rec[0].cookie + ev.cookie == 21 && ctx_stats(fd).events_lost == 0);
+	CHECK(ctx_stats(fd).timers == 0 && ctx_stats(fd).events_read == 5);
+	munmap(region, 8192);
+	io_uring_queue_exit(&ring);
+	close(fd);
+	return KTAP_PASS;
+}
+
+/*
+ * A multishot IORING_OP_POLL_ADD stays armed: each timer that fires posts a
+ * CQE with EPOLLIN and IORING_CQE_F_MORE, and each record is read once; the
+ * poll ends when it is removed.
+ */
+static int test_uring_poll_multishot(void)
+{
+	struct io_uring_cqe *cqe;
+	struct io_uring_sqe *sqe;
+	struct tempo_event ev;
+	struct io_uring ring;
+	int fd = tempo_open(O_NONBLOCK), round, done = 0;
+	uint64_t id;
+
+	CHECK(fd >= 0);
+	CHECK(ring_open(&ring) == 0);
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_poll_multishot(sqe, fd, POLLIN);
+	io_uring_sqe_set_data64(sqe, 1);
+	io_uring_submit(&ring);
+	for (round = 0; round < 3; round++) {
+		id = arm_in(fd, round, 5 * MS);
+		CHECK(id);
+		CHECK(io_uring_wait_cqe(&ring, &cqe) == 0);
+		CHECK(cqe->user_data == 1 && cqe->res > 0 && (cqe->res & POLLIN));
+		CHECK(cqe->flags & IORING_CQE_F_MORE);
+		io_uring_cqe_seen(&ring, cqe);
+		CHECK(read(fd, &ev, sizeof(ev)) == sizeof(ev) && ev.id == id);
+		CHECK(read(fd, &ev, sizeof(ev)) == -1 && errno == EAGAIN);
+	}
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_poll_remove(sqe, 1);
+	io_uring_sqe_set_data64(sqe, 2);
+	io_uring_submit(&ring);
+	while (done < 2) {
+		CHECK(io_uring_wait_cqe(&ring, &cqe) == 0);
+		if (cqe->user_data == 1)
+			CHECK(!(cqe->flags & IORING_CQE_F_MORE));
+		else
+			CHECK(cqe->user_data == 2 && cqe->res == 0);
+		io_uring_cqe_seen(&ring, cqe);
+		done++;
+	}
+	io_uring_queue_exit(&ring);
+	close(fd);
+	return KTAP_PASS;
+}
+
 static const struct ktap_case cases[] = {
 	KTAP_CASE(test_uring_arm_cancel),
 	KTAP_CASE(test_uring_arm_grows),
 	KTAP_CASE(test_uring_read_exactly_once),
 	KTAP_CASE(test_uring_poll),
+	KTAP_CASE(test_uring_reads_inline),
+	KTAP_CASE(test_readv_whole_records),
+	KTAP_CASE(test_uring_poll_multishot),
 	{ NULL, NULL }
 };
 
