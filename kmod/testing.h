@@ -39,13 +39,6 @@ enum tempo_test_point {
 	TEMPO_TP_ORDER_OWNER_SEEN,	/* run/trash read its slot, before cmpxchg */
 	TEMPO_TP_ORDER_OWNER_WRITING,	/* run stored fn/arg, before parking */
 	TEMPO_TP_ORDER_DRAIN_SEEN,	/* drainer read the next slot, before cmpxchg */
-	/*
-	 * delayq.c, @obj the queue. The two sides of the store-buffering pair
-	 * delayq_put:A / delayq_kick:A, between each side's write and its
-	 * read. Atomic context (KICK with the queue's lock held).
-	 */
-	TEMPO_TP_DELAYQ_PUSHED,		/* put: node pushed, before reading the kick */
-	TEMPO_TP_DELAYQ_KICK,		/* kick: kick_tick cleared, before the inbox */
 };
 
 /* The states of an ordered ticket's slot, as kmod/order.c draws them. */
