@@ -25,10 +25,9 @@
  *
  * Why a tree and not a cascading wheel (O(1) put and remove, order to the
  * tick): a wheel re-places the nodes of a coarse slot as its time comes,
- * all of them in one go, and a user can put any number into one slot; that
- * is work a user sizes with interrupts off. A tree's worst step is O(log n)
- * for one node, and it needs no clock of its own but the readings it is
- * given. What it costs is measured in tools/bench/README.md.
+ * all at once, and a user can put any number into one slot: work a user
+ * sizes, with interrupts off. The tree's worst step is O(log n) for one
+ * node.
  *
  * The kick
  * --------
@@ -40,22 +39,20 @@
  * early, and re-armed from its callback for the delay that is left, until
  * the slack is one tick (delayq_kick_arm()): a consumer asleep is woken
  * less than a tick after the deadline, plus the timer workqueue's latency.
- * q->kick_at says where the kick is armed; a kick armed for a node that has
- * left since is not cancelled, it just fires and finds less to do.
+ * A kick armed for a node that has left since is not cancelled: it fires
+ * and finds less to do.
  *
  * Wake-ups
  * --------
  * Consumers sleep on q->wait as exclusive waiters, FIFO. delayq_settle(),
- * run at the end of every critical section (delayq_unlock()), wakes one when
- * the leftmost node is due, consumers sleep and none is woken already
- * (q->woken: set by the wake function that selected a consumer, cleared by
- * that consumer as it runs its next pass). A consumer that leaves with nodes
- * still due runs delayq_settle() too, and so wakes the next: the kernel's
- * rule for exclusive waiters (a waiter a wake-up selected consumes the
- * condition or passes the wake-up on) holds by construction, with no count
- * of wake-ups owed and no herd. A consumer decides to leave (signal,
- * kthread_stop(), timeout, shutdown) only in the critical section in which
- * it found nothing due.
+ * at the end of every critical section (delayq_unlock()), wakes one if the
+ * leftmost node is due and none is woken already (q->woken: set by the wake
+ * function that selects a consumer, cleared by that consumer as it runs).
+ * So a consumer that leaves nodes due wakes the next: the kernel's rule for
+ * exclusive waiters (one a wake-up selected consumes the condition or
+ * passes the wake-up on) holds by construction, with no herd. A consumer
+ * leaves (signal, kthread_stop(), timeout, shutdown) only in a critical
+ * section in which it found nothing due.
  *
  * Pollers wait on a queue of their own, q->watch, which no consumer is on:
  * at each readiness edge (the leftmost node due where before none was:
@@ -115,10 +112,12 @@
  *    nodes leave only through remove() or destroy()'s hand-back, and no
  *    edge is signalled or kick armed.
  *
- * Memory ordering: none beyond the lock, which every access to the queue
- * and to a queued node takes; so this file has no barrier of its own. The
- * kick's callback reaches @q through its timer, and destroy shuts the kick
- * down (tempo_timer_shutdown_sync()) before it frees @q.
+ * Concurrency and memory ordering: any two calls may run at once (the
+ * contract in include/tempo/delayq.h), each one critical section (or one
+ * per pass of take*()), so the lock orders everything and this file has no
+ * barrier of its own. The kick's callback reaches @q through its timer, and
+ * destroy shuts the kick down (tempo_timer_shutdown_sync()) before it frees
+ * @q.
  *
  * Not guaranteed: fairness beyond the FIFO order of exclusive waiters (a
  * consumer woken by a signal, a timeout or spuriously goes back to the
@@ -191,10 +190,7 @@ struct tempo_delayq {
 	struct list_head	list;		/* on delayq_list */
 };
 
-/*
- * Module totals (debugfs): the live queues, and what destroyed ones counted.
- * delayq_list_lock is a mutex: create, destroy and debugfs sleep anyway.
- */
+/* Module totals (debugfs): the live queues, and what destroyed ones counted. */
 static DEFINE_MUTEX(delayq_list_lock);
 static LIST_HEAD(delayq_list);
 static u64 delayq_retired[DELAYQ_NR_STATS];
@@ -659,11 +655,7 @@ struct delayq_waiter {
 	struct tempo_delayq	*q;
 };
 
-/*
- * A consumer's wake function, under q->wait.lock: autoremove_wake_function(),
- * and a wake-up that selected a sleeping consumer marks the queue's one
- * wake-up in flight (q->woken), which that consumer clears as it runs.
- */
+/* autoremove_wake_function(), and a consumer selected marks q->woken. */
 static int delayq_waiter_wake(struct wait_queue_entry *wait, unsigned int mode, int sync,
 			      void *key)
 {
@@ -673,11 +665,6 @@ static int delayq_waiter_wake(struct wait_queue_entry *wait, unsigned int mode, 
 	if (ret)
 		w->q->woken = true;
 	return ret;
-}
-
-static bool delayq_kthread_should_stop(void)
-{
-	return (current->flags & PF_KTHREAD) && kthread_should_stop();
 }
 
 /*
@@ -723,7 +710,7 @@ static struct tempo_delayq_node *delayq_wait(struct tempo_delayq *q, ktime_t *en
 		set_current_state(TASK_INTERRUPTIBLE);
 		/* First: kthread_stop() also makes signal_pending() true. */
 		err = -EINTR;
-		if (delayq_kthread_should_stop())
+		if ((current->flags & PF_KTHREAD) && kthread_should_stop())
 			break;
 		err = -ERESTARTSYS;
 		if (signal_pending(current))
@@ -865,16 +852,12 @@ EXPORT_SYMBOL_GPL(tempo_delayq_drain);
  * @flags: 0, or TEMPO_DELAYQ_WAIT to sleep until an item is takeable
  *
  * Shows @fn the takeable items one at a time, in the order take() would
- * take them, each in the critical section in which its verdict is applied:
- * TEMPO_DELAYQ_TAKE takes it (as take() would), TEMPO_DELAYQ_AGAIN keeps
- * it queued for the later deadline @fn set (shown again in this call if
- * that is due already and @max allows), and TEMPO_DELAYQ_STOP leaves it
- * queued as it was and ends the call. A call that leaves items takeable
- * wakes a consumer asleep for them, as every call does.
- *
- * With TEMPO_DELAYQ_WAIT, sleeps as an exclusive waiter exactly as
- * tempo_delayq_take() does until an item is takeable, then consumes in the
- * critical section that found it.
+ * take them, in one critical section that applies each verdict:
+ * TEMPO_DELAYQ_TAKE takes it, TEMPO_DELAYQ_AGAIN keeps it queued for the
+ * later deadline @fn set (shown again in this call if that is due already
+ * and @max allows), TEMPO_DELAYQ_STOP leaves it queued as it was and ends
+ * the call. With TEMPO_DELAYQ_WAIT, first sleeps as tempo_delayq_take()
+ * does until an item is takeable.
  *
  * Context: without TEMPO_DELAYQ_WAIT, any context except NMI, does not
  * sleep, and holds the lock for O(@max) calls of @fn: keep @max modest in
@@ -1163,8 +1146,7 @@ void tempo_delayq_shutdown(struct tempo_delayq *q)
 	spin_lock_irqsave(&q->wait.lock, flags);
 	was_dead = q->dead;
 	q->dead = true;
-	if (!was_dead)
-		wake_up_all_locked(&q->wait);
+	wake_up_all_locked(&q->wait);
 	spin_unlock_irqrestore(&q->wait.lock, flags);
 	if (!was_dead)
 		wake_up_all(&q->watch);
@@ -1275,10 +1257,8 @@ static int delayq_totals_show(struct seq_file *m, void *unused)
 DEFINE_SHOW_ATTRIBUTE(delayq_totals);
 
 /**
- * tempo_delayq_debugfs() - create the delay queue's debugfs file
+ * tempo_delayq_debugfs() - create "delayq": module-wide totals of all queues' counters
  * @dir: tempo's debugfs directory
- *
- * Creates "delayq": module-wide totals of all queues' counters.
  *
  * Context: process context, from the module's init.
  */
