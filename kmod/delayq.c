@@ -398,6 +398,11 @@ static void delayq_unlock(struct tempo_delayq *q, unsigned long flags)
 	bool edge = delayq_settle(q);
 
 	spin_unlock_irqrestore(&q->wait.lock, flags);
+	/*
+	 * No barrier: a poller adds itself to q->watch before it takes the
+	 * lock in tempo_delayq_ready(), so either it saw the edge there or our
+	 * critical section came after its, and we see it here.
+	 */
 	if (edge && waitqueue_active(&q->watch))
 		wake_up_poll(&q->watch, EPOLLIN | EPOLLRDNORM);
 }

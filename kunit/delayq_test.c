@@ -2156,9 +2156,11 @@ static void delayq_ready_count_in_steps(struct kunit *test)
 	struct tempo_delayq_stats st;
 	unsigned int i;
 
-	for (i = 0; i < nd; i++)
-		KUNIT_ASSERT_EQ(test, tempo_delayq_put_at(q, &items[i].node,
-				ktime_sub_us(now, 1000 + (i * 7919) % 1000)), 0);
+	for (i = 0; i < nd; i++) {
+		ktime_t at = ktime_sub_us(now, 1000 + (i * 7919) % 1000);
+
+		KUNIT_ASSERT_EQ(test, tempo_delayq_put_at(q, &items[i].node, at), 0);
+	}
 	for (i = nd; i < nd + np; i++)
 		KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[i].node, 60 * NSEC_PER_SEC), 0);
 	st = dq_stats(q);
