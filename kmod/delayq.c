@@ -910,7 +910,7 @@ static bool delayq_remove_locked(struct tempo_delayq *q, struct tempo_delayq_nod
 {
 	lockdep_assert_held(&q->wait.lock);
 	/* If the node is on @q, node->q is @q and stable under @q's lock. */
-	if (READ_ONCE(node->q) != q || node->state == DELAYQ_IDLE)
+	if (READ_ONCE(node->q) != q || READ_ONCE(node->state) == DELAYQ_IDLE)
 		return false;
 	delayq_unlink(q, node, node->deadline);
 	delayq_set_state(node, DELAYQ_IDLE);
@@ -1083,7 +1083,7 @@ int tempo_delayq_query(struct tempo_delayq *q, struct tempo_delayq_node *node,
 	int ret = -ENOENT;
 
 	spin_lock_irqsave(&q->wait.lock, flags);
-	if (READ_ONCE(node->q) == q && node->state != DELAYQ_IDLE) {
+	if (READ_ONCE(node->q) == q && READ_ONCE(node->state) != DELAYQ_IDLE) {
 		if (!delayq_due(q, node->deadline))
 			delayq_clock(q);
 		ret = delayq_due(q, node->deadline) ? TEMPO_DELAYQ_TAKEABLE :
