@@ -449,10 +449,8 @@ static void delayq_kick(struct tempo_timer *timer)
 }
 
 /**
- * tempo_delayq_node_init() - prepare a node for its first put
+ * tempo_delayq_node_init() - prepare a node for its first put; not while it is queued
  * @node: the node embedded in an item
- *
- * Call once before the node is first put; not while it is queued.
  *
  * Context: any context.
  */
@@ -511,20 +509,30 @@ static int delayq_put_locked(struct tempo_delayq *q, struct tempo_delayq_node *n
 	return 0;
 }
 
-/* put_at(), or put() of a delay (@relative: @when is nanoseconds from now). */
-static int delayq_put(struct tempo_delayq *q, struct tempo_delayq_node *node,
-		      ktime_t when, bool relative)
+/*
+ * put_many(), or put() of a delay (@relative: @when[] are nanoseconds from
+ * now): one clock reading and one critical section for the batch.
+ */
+static unsigned int delayq_put(struct tempo_delayq *q, struct tempo_delayq_node *const *nodes,
+			       const ktime_t *when, unsigned int n, bool relative, int *errp)
 {
 	ktime_t now = ktime_get();
 	unsigned long flags;
-	int err;
+	unsigned int i;
+	int err = 0;
 
 	spin_lock_irqsave(&q->wait.lock, flags);
 	if (ktime_after(now, q->now))
 		q->now = now;
-	err = delayq_put_locked(q, node, relative ? ktime_add_ns(now, when) : when, now);
+	for (i = 0; i < n; i++) {
+		err = delayq_put_locked(q, nodes[i],
+					relative ? ktime_add_ns(now, when[i]) : when[i], now);
+		if (err)
+			break;
+	}
 	delayq_unlock(q, flags);
-	return err;
+	*errp = err;
+	return i;
 }
 
 /**
@@ -543,7 +551,10 @@ static int delayq_put(struct tempo_delayq *q, struct tempo_delayq_node *node,
 int tempo_delayq_put_at(struct tempo_delayq *q, struct tempo_delayq_node *node,
 			ktime_t deadline)
 {
-	return delayq_put(q, node, deadline, false);
+	int err;
+
+	delayq_put(q, &node, &deadline, 1, false, &err);
+	return err;
 }
 EXPORT_SYMBOL_GPL(tempo_delayq_put_at);
 
@@ -568,22 +579,7 @@ unsigned int tempo_delayq_put_many(struct tempo_delayq *q,
 				   struct tempo_delayq_node *const *nodes,
 				   const ktime_t *deadlines, unsigned int n, int *errp)
 {
-	ktime_t now = ktime_get();
-	unsigned long flags;
-	unsigned int i;
-	int err = 0;
-
-	spin_lock_irqsave(&q->wait.lock, flags);
-	if (ktime_after(now, q->now))
-		q->now = now;
-	for (i = 0; i < n; i++) {
-		err = delayq_put_locked(q, nodes[i], deadlines[i], now);
-		if (err)
-			break;
-	}
-	delayq_unlock(q, flags);
-	*errp = err;
-	return i;
+	return delayq_put(q, nodes, deadlines, n, false, errp);
 }
 EXPORT_SYMBOL_GPL(tempo_delayq_put_many);
 
@@ -600,9 +596,13 @@ EXPORT_SYMBOL_GPL(tempo_delayq_put_many);
 int tempo_delayq_put(struct tempo_delayq *q, struct tempo_delayq_node *node,
 		     u64 delay_ns)
 {
+	ktime_t delay = delay_ns;
+	int err;
+
 	if (delay_ns > tempo_timer_max_delay_ns())
 		return -ERANGE;
-	return delayq_put(q, node, delay_ns, true);
+	delayq_put(q, &node, &delay, 1, true, &err);
+	return err;
 }
 EXPORT_SYMBOL_GPL(tempo_delayq_put);
 
@@ -769,12 +769,9 @@ struct tempo_delayq_node *tempo_delayq_take(struct tempo_delayq *q)
 EXPORT_SYMBOL_GPL(tempo_delayq_take);
 
 /**
- * tempo_delayq_take_timeout() - tempo_delayq_take() with the caller's timeout
+ * tempo_delayq_take_timeout() - tempo_delayq_take() with the caller's own timeout
  * @q: the queue
- * @timeout_ns: longest wait, in nanoseconds; 0 does not sleep
- *
- * The timeout is the caller's own limit (an hrtimer sleep); it has nothing to
- * do with when items expire.
+ * @timeout_ns: longest wait (an hrtimer sleep), in nanoseconds; 0 does not sleep
  *
  * Context: process context; sleeps interruptibly. Do not hold locks.
  * Return: as tempo_delayq_take(), or ERR_PTR(-ETIMEDOUT) if no item became
@@ -905,44 +902,6 @@ int tempo_delayq_consume(struct tempo_delayq *q, tempo_delayq_consume_fn fn, voi
 }
 EXPORT_SYMBOL_GPL(tempo_delayq_consume);
 
-/* Under the lock: remove @node if it is queued on @q. */
-static bool delayq_remove_locked(struct tempo_delayq *q, struct tempo_delayq_node *node)
-{
-	lockdep_assert_held(&q->wait.lock);
-	/* If the node is on @q, node->q is @q and stable under @q's lock. */
-	if (READ_ONCE(node->q) != q || READ_ONCE(node->state) == DELAYQ_IDLE)
-		return false;
-	delayq_unlink(q, node, node->deadline);
-	delayq_set_state(node, DELAYQ_IDLE);
-	delayq_count(q, DELAYQ_STAT_REMOVED);
-	return true;
-}
-
-/**
- * tempo_delayq_remove() - take an item out of the queue, due or not
- * @q: the queue
- * @node: the item's node
- *
- * O(log n). Racing with take*() or destroy(), exactly one of them gets the
- * node: whichever comes first under the queue's lock. On true the node is
- * the caller's: it may be freed or put again at once.
- *
- * Context: any context except NMI; does not sleep.
- * Return: true if this call removed the node (it was queued on @q); false
- * if it was not queued on @q (never put, taken, removed or handed back).
- */
-bool tempo_delayq_remove(struct tempo_delayq *q, struct tempo_delayq_node *node)
-{
-	unsigned long flags;
-	bool removed;
-
-	spin_lock_irqsave(&q->wait.lock, flags);
-	removed = delayq_remove_locked(q, node);
-	delayq_unlock(q, flags);
-	return removed;
-}
-EXPORT_SYMBOL_GPL(tempo_delayq_remove);
-
 /**
  * tempo_delayq_remove_many() - remove a batch of items under one lock
  * @q: the queue
@@ -962,18 +921,48 @@ unsigned int tempo_delayq_remove_many(struct tempo_delayq *q,
 				      struct tempo_delayq_node *const *nodes,
 				      unsigned int n, bool *removed)
 {
+	struct tempo_delayq_node *node;
 	unsigned int i, count = 0;
 	unsigned long flags;
 
 	spin_lock_irqsave(&q->wait.lock, flags);
 	for (i = 0; i < n; i++) {
-		removed[i] = delayq_remove_locked(q, nodes[i]);
-		count += removed[i];
+		node = nodes[i];
+		/* If the node is on @q, node->q is @q and stable under @q's lock. */
+		removed[i] = READ_ONCE(node->q) == q && READ_ONCE(node->state) != DELAYQ_IDLE;
+		if (!removed[i])
+			continue;
+		delayq_unlink(q, node, node->deadline);
+		delayq_set_state(node, DELAYQ_IDLE);
+		delayq_count(q, DELAYQ_STAT_REMOVED);
+		count++;
 	}
 	delayq_unlock(q, flags);
 	return count;
 }
 EXPORT_SYMBOL_GPL(tempo_delayq_remove_many);
+
+/**
+ * tempo_delayq_remove() - take an item out of the queue, due or not
+ * @q: the queue
+ * @node: the item's node
+ *
+ * O(log n). Racing with take*() or destroy(), exactly one of them gets the
+ * node: whichever comes first under the queue's lock. On true the node is
+ * the caller's: it may be freed or put again at once.
+ *
+ * Context: any context except NMI; does not sleep.
+ * Return: true if this call removed the node (it was queued on @q); false
+ * if it was not queued on @q (never put, taken, removed or handed back).
+ */
+bool tempo_delayq_remove(struct tempo_delayq *q, struct tempo_delayq_node *node)
+{
+	bool removed;
+
+	tempo_delayq_remove_many(q, &node, 1, &removed);
+	return removed;
+}
+EXPORT_SYMBOL_GPL(tempo_delayq_remove);
 
 /**
  * tempo_delayq_peek() - the earliest deadline in the queue
@@ -1000,11 +989,11 @@ bool tempo_delayq_peek(struct tempo_delayq *q, ktime_t *deadline)
 EXPORT_SYMBOL_GPL(tempo_delayq_peek);
 
 /**
- * tempo_delayq_size() - number of queued items, due or not
+ * tempo_delayq_size() - number of queued items, due or not, at one instant
  * @q: the queue
  *
  * Context: any context except NMI; does not sleep.
- * Return: the items queued at one instant.
+ * Return: the number.
  */
 unsigned int tempo_delayq_size(struct tempo_delayq *q)
 {
@@ -1188,10 +1177,9 @@ static void delayq_wait_quiescent(struct tempo_delayq *q)
  *	dropped with a warning).
  * @arg: passed to @release
  *
- * Shuts @q down (see tempo_delayq_shutdown()), shuts its timer down, waits
- * for consumers asleep in take() to leave with -ESHUTDOWN, then unlinks the
- * items one per critical section and calls @release on each outside the
- * lock, and frees @q.
+ * Shuts @q and its timer down, waits for consumers asleep in take() to
+ * leave with -ESHUTDOWN, then unlinks the items one per critical section,
+ * calls @release on each outside the lock, and frees @q.
  *
  * Context: process context; may sleep. No call on @q may start once destroy
  * has (see the contract in include/tempo/delayq.h).
@@ -1273,7 +1261,7 @@ void tempo_delayq_debugfs(struct dentry *dir)
 }
 
 /**
- * tempo_delayq_init() - module init of the delay queue core
+ * tempo_delayq_init() - module init of the delay queue core: nothing to set up
  *
  * Context: process context, module init.
  * Return: 0.
@@ -1284,9 +1272,7 @@ int tempo_delayq_init(void)
 }
 
 /**
- * tempo_delayq_exit() - module exit of the delay queue core
- *
- * Every queue must have been destroyed: their timers live in the wheel.
+ * tempo_delayq_exit() - module exit: every queue must have been destroyed
  *
  * Context: process context, module exit.
  */
