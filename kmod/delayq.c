@@ -394,6 +394,7 @@ static bool delayq_settle(struct tempo_delayq *q)
 
 /* Leave a critical section: settle, unlock, and wake the pollers at an edge. */
 static void delayq_unlock(struct tempo_delayq *q, unsigned long flags)
+	__releases(&q->wait.lock)
 {
 	bool edge = delayq_settle(q);
 
