@@ -14,9 +14,9 @@
  *             a timer slot's item, an ordered completion's, or the file's one
  *             loss report. Arming is put_at(), read() is consume() with a
  *             callback that copies each record out (dev_read_record()),
- *             cancel is remove(). The queue owns the wait queue, the ready
- *             list, the exclusive wake-ups and poll's EPOLLIN; dev.c keeps
- *             no list of records of its own. A timer *is* its pending event:
+ *             cancel is remove(). The queue owns the records' order, the
+ *             exclusive wake-ups and poll's EPOLLIN; dev.c keeps no list of
+ *             records of its own. A timer *is* its pending event:
  *             a periodic timer is one item that consume() keeps queued with
  *             TEMPO_DELAYQ_AGAIN, its next deadline set by the read that
  *             takes its record, so the queue never holds more timer records
@@ -69,12 +69,9 @@
  * after 2^32 reuses of its slot, and only after every other free slot was
  * reused first.
  *
- * Slots are never freed before release(), so a slot's memory outlives every
- * callback of its timer without any wait: a cancel is tempo_delayq_remove()
- * and no more, and the slot may be reused at once (a put() that finds the
- * removed item's expiry still in flight waits it out with
- * tempo_delayq_node_sync(), under ctl_lock: dev_timer_put()). release()
- * destroys the queue, then waits out every slot's timer before freeing the
+ * Slots are never freed before release(): a cancel is tempo_delayq_remove()
+ * and no more, and the slot may be reused at once. release() destroys the
+ * queue, which hands back every item still queued, before freeing the
  * table. The table (ctx->chunks) is read and grown only under ctl_lock.
  *
  * The loss report. An ordered completion beyond max_events adds to
@@ -692,22 +689,11 @@ static struct tempo_utimer *dev_timer_remove(struct tempo_ctx *ctx, u64 id)
 	return ut;
 }
 
-/*
- * Under ctl_lock: queue @ut's item for @deadline. A removed item whose
- * expiry is still in flight is refused (EBUSY) until that expiry has let go
- * of it: wait it out, once.
- */
+/* Under ctl_lock: queue @ut's item for @deadline. */
 static int dev_timer_put(struct tempo_ctx *ctx, struct tempo_utimer *ut, u64 deadline)
 {
-	int err;
-
 	lockdep_assert_held(&ctx->ctl_lock);
-	err = tempo_delayq_put_at(ctx->q, &ut->item.dq, ns_to_ktime(deadline));
-	if (err == -EBUSY) {
-		tempo_delayq_node_sync(&ut->item.dq);
-		err = tempo_delayq_put_at(ctx->q, &ut->item.dq, ns_to_ktime(deadline));
-	}
-	return err;
+	return tempo_delayq_put_at(ctx->q, &ut->item.dq, ns_to_ktime(deadline));
 }
 
 /* What each element of one arm batch is checked against, read once per batch. */
@@ -792,17 +778,8 @@ static u32 dev_timers_new(struct tempo_ctx *ctx, struct tempo_timer_spec *specs,
 		uts[k]->period = specs[j + k].period;
 		nodes[k] = &uts[k]->item.dq;
 	}
-	while (put < m) {
-		put += tempo_delayq_put_many(ctx->q, nodes + put, deadlines + put, m - put,
-					     &perr);
-		if (put == m || perr != -EBUSY)
-			break;
-		/* A reused slot whose removed expiry is still in flight. */
-		perr = dev_timer_put(ctx, uts[put], ktime_to_ns(deadlines[put]));
-		if (perr)
-			break;
-		put++;
-	}
+	if (m)
+		put = tempo_delayq_put_many(ctx->q, nodes, deadlines, m, &perr);
 	for (k = 0; k < put; k++)
 		specs[j + k].id = uts[k]->id;
 	dev_slots_free(ctx, uts + put, m - put);
@@ -1922,7 +1899,7 @@ static void dev_order_complete(void *arg)
 		spin_unlock(&ctx->sink_qlock);
 		/* Pollers learn that a thread is wanted (EPOLLOUT); readers sleep on. */
 		if (first)
-			tempo_delayq_wake_poll(ctx->q, EPOLLOUT | EPOLLWRNORM);
+			wake_up_poll(tempo_delayq_waitqueue(ctx->q), EPOLLOUT | EPOLLWRNORM);
 		dev_count_completed(ctx);
 		return;
 	}
@@ -2458,20 +2435,9 @@ static int tempo_dev_release(struct inode *inode, struct file *file)
 		atomic64_inc(&mstat.sink_dropped);
 		dev_osub_free(ctx, os);
 	}
-	/*
-	 * Every item still queued comes back (live timers end here), with
-	 * the timers of pending ones cancel_sync'd; then wait out every
-	 * slot's timer, live or not: a timer removed by a cancel may still be
-	 * linked in the wheel.
-	 */
+	/* Every item still queued comes back (live timers end here). */
 	tempo_delayq_destroy(ctx->q, dev_item_release, ctx);
 	atomic64_sub(atomic_read(&ctx->ntimers), &mstat.timers);
-	for (slot = 0; slot < ctx->nslots; slot++) {
-		ut = dev_slot(ctx, slot);
-		tempo_timer_shutdown_sync(&ut->item.dq.timer);
-		if (!(slot % 1024))
-			cond_resched();
-	}
 	for (slot = 0; slot < ctx->nchunks; slot++)
 		kvfree(ctx->chunks[slot]);
 	kfree(ctx->chunks);

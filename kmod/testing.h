@@ -47,13 +47,6 @@ enum tempo_test_point {
 	TEMPO_TP_ORDER_OWNER_WRITING,	/* run stored fn/arg, before parking */
 	TEMPO_TP_ORDER_DRAIN_SEEN,	/* drainer read the next slot, before cmpxchg */
 	/*
-	 * delayq.c, @obj the queue. The two sides of the store-buffering pair
-	 * delayq_put:A / delayq_kick:A, between each side's write and its
-	 * read. Atomic context (KICK with the queue's lock held).
-	 */
-	TEMPO_TP_DELAYQ_PUSHED,		/* put: node pushed, before reading the kick */
-	TEMPO_TP_DELAYQ_KICK,		/* kick: kick_tick cleared, before the inbox */
-	/*
 	 * dev.c, @obj the file's context, @arg the ticket. Process context:
 	 * may sleep, may be held.
 	 */

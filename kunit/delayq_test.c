@@ -241,9 +241,9 @@ static void dq_expect_waiters(struct kunit *test, struct tempo_delayq *q,
  * delays are put in shuffled order and are at least 5 ms apart, far above
  * the wheel's tick, so each item's tick falls due (through the kick, with
  * the consumer asleep) before the next item's deadline.
- * Fails if: a near tick is made due before a clock reading past its end
- * (delayq_advance()), or the kick is armed for a later tick than the
- * earliest one not due.
+ * Fails if: a node is taken before a clock reading at or past its deadline
+ * (delayq_next()), or the kick is not armed for the earliest deadline
+ * (delayq_settle()).
  */
 static void delayq_take_never_early_in_order(struct kunit *test)
 {
@@ -287,16 +287,15 @@ static void delayq_take_never_early_in_order(struct kunit *test)
 }
 
 /*
- * Many ticks fall due at once: items put for deadlines a few ms apart, in
+ * Many items fall due at once: items put for deadlines a few ms apart, in
  * shuffled order, are left until the last deadline has passed and then
  * taken without sleeping. They must all be takeable, and leave in deadline
- * order: one clock reading makes every bucket due, and the buckets are
- * scanned from the earliest. The deadlines are absolute (one base reading),
- * so a guest stall between two puts cannot put two of them in one tick; an
- * item whose deadline a stall has already passed goes to the ready list,
- * which must merge with the buckets in order too.
- * Fails if: delayq_next() takes from any due tick but the earliest, or a
- * ready node is taken before a due near tick that is earlier.
+ * order: one clock reading makes them all due. The deadlines are absolute
+ * (one base reading), so a guest stall between two puts cannot reorder
+ * them; an item whose deadline a stall has already passed is due at its
+ * put, and must still leave in order.
+ * Fails if: delayq_next() takes any due node but the leftmost, or the tree
+ * is not kept in deadline order (delayq_link()).
  */
 static void delayq_due_ticks_leave_in_order(struct kunit *test)
 {
@@ -400,9 +399,9 @@ static struct task_struct *dq_starve_scenario(struct kunit *test, struct tempo_d
  * A first, in deadline order. Then again with two consumers asleep: B is
  * held back without a wake-up, so when A's expiry releases it, a second
  * consumer must be woken for it.
- * Fails if: an expired item is handed out while an earlier item is still
- * pending (the release check in delayq_releasable()), or a held item strands
- * when released (the wake-ups of delayq_release_held()).
+ * Fails if: an item is handed out while an earlier one is queued (not the
+ * tree's leftmost), or a consumer that leaves an item due does not wake the
+ * next (delayq_settle()).
  */
 static void delayq_order_survives_a_starved_cpu(struct kunit *test)
 {
@@ -531,9 +530,8 @@ static enum dq_try dq_without_the_kick_once(struct kunit *test, int cpu_a, int c
  * workqueue (a SCHED_FIFO spinner holds it off), and a try_take() from
  * another CPU two ticks after the deadline must get the item all the same.
  * Up to three tries; a try the guest's stalls make meaningless is retried.
- * Fails if: only the kick makes near items takeable (delayq_next() reads no
- * clock), or items have timers of their own that fire on the CPU that put
- * them, as before this queue had near buckets.
+ * Fails if: only the kick makes items takeable (delayq_next() reads no
+ * clock).
  */
 static void delayq_taken_without_the_kick(struct kunit *test)
 {
@@ -557,8 +555,8 @@ static void delayq_taken_without_the_kick(struct kunit *test)
  * item is available at tick precision: A is due 1 tick after a 64-tick
  * boundary, where its granule would fire 63 ticks late; B, put later, is due
  * 10 ms after A. A must come first.
- * Fails if: far items fire from their coarse slot instead of being moved to
- * a tick-precise timer before their deadline (delayq_stage_at()).
+ * Fails if: an item due later is taken before an earlier one that a coarse
+ * timer would release late.
  */
 static void delayq_long_delay_is_tick_precise(struct kunit *test)
 {
@@ -589,7 +587,8 @@ static void delayq_long_delay_is_tick_precise(struct kunit *test)
  * Items that are ready together come out sorted by deadline, ties in put
  * order, however they became ready: here straight from put_at() with past
  * deadlines, in shuffled order, so only the sorted insertion orders them.
- * Fails if: delayq_make_ready() appends at the tail.
+ * Fails if: delayq_link() puts equal deadlines left of each other, or out of
+ * deadline order.
  */
 static void delayq_ready_sorted_by_deadline(struct kunit *test)
 {
@@ -630,9 +629,8 @@ static void delayq_ready_sorted_by_deadline(struct kunit *test)
 
 /*
  * remove() of a pending item cancels it: it never becomes ready, the size
- * drops at once, a second remove() says no, and after tempo_delayq_node_sync()
- * it can be put again.
- * Fails if: remove() skips tempo_timer_cancel() (the item turns up later) or
+ * drops at once, a second remove() says no, and it can be put again at once.
+ * Fails if: remove() leaves the node in the tree (the item turns up later) or
  * returns true twice.
  */
 static void delayq_remove_pending(struct kunit *test)
@@ -653,7 +651,6 @@ static void delayq_remove_pending(struct kunit *test)
 	/* A loaded host can stall the guest for that long: nothing to test then. */
 	if (!ktime_before(removed_at, items[0].node.deadline)) {
 		tempo_delayq_destroy(q, NULL, NULL);
-		tempo_delayq_node_sync(&items[0].node);
 		kunit_skip(test, "the guest stalled 300 ms between put and remove");
 	}
 
@@ -670,7 +667,6 @@ static void delayq_remove_pending(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.taken, 1ULL);
 	KUNIT_EXPECT_EQ(test, s.expired, 1ULL);
 
-	tempo_delayq_node_sync(&items[0].node);
 	KUNIT_EXPECT_EQ(test, tempo_delayq_put(q, &items[0].node, 0), 0);
 	KUNIT_EXPECT_PTR_EQ(test, tempo_delayq_try_take(q), &items[0].node);
 	tempo_delayq_destroy(q, NULL, NULL);
@@ -703,14 +699,14 @@ static void delayq_remove_ready(struct kunit *test)
 }
 
 /*
- * remove_sync() racing with the expiry: put with a 1 ms delay, wait a random
+ * remove() racing with the expiry: put with a 1 ms delay, wait a random
  * while around the deadline, then remove. remove() claims the node whether it
- * is still pending, being moved by its expiry callback, or ready: it returns
- * true every time, nothing turns up afterwards, and the node can be put again
- * at once (remove_sync() waited out a stale callback, if there was one).
- * Fails if: the expiry callback queues a node remove() claimed (an item turns
- * up after its removal), or the stale case is mishandled (put() returns
- * -EBUSY, or the WARN in tempo_delayq_node_sync() fires).
+ * is still pending, being found due by the kick, or due: it returns true
+ * every time, nothing turns up afterwards, and the node can be put again at
+ * once.
+ * Fails if: remove() of a due node leaves it takeable (an item turns up
+ * after its removal), or a removed node is still busy (put() returns
+ * -EBUSY).
  */
 static void delayq_remove_races_expiry(struct kunit *test)
 {
@@ -727,7 +723,7 @@ static void delayq_remove_races_expiry(struct kunit *test)
 			udelay(get_random_u32() % 2000);
 		else
 			fsleep(get_random_u32() % 4000);
-		removed += tempo_delayq_remove_sync(q, &item->node);
+		removed += tempo_delayq_remove(q, &item->node);
 		KUNIT_EXPECT_EQ(test, PTR_ERR(tempo_delayq_try_take(q)), -EAGAIN);
 		KUNIT_ASSERT_EQ(test, tempo_delayq_size(q), 0U);
 	}
@@ -738,22 +734,13 @@ static void delayq_remove_races_expiry(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.removed, (u64)rounds);
 	KUNIT_EXPECT_EQ(test, s.taken, 0ULL);
 
-	/* Non-sync remove: a re-put either works or asks for node_sync. */
+	/* A removed node may be put again at once. */
 	KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &item->node, DQ_MS), 0);
 	usleep_range(1000, 1100);
-	if (tempo_delayq_remove(q, &item->node)) {
-		int err = tempo_delayq_put(q, &item->node, 0);
-
-		KUNIT_EXPECT_TRUE(test, err == 0 || err == -EBUSY);
-		if (err == -EBUSY) {
-			tempo_delayq_node_sync(&item->node);
-			KUNIT_EXPECT_EQ(test, tempo_delayq_put(q, &item->node, 0), 0);
-		}
-	}
+	if (tempo_delayq_remove(q, &item->node))
+		KUNIT_EXPECT_EQ(test, tempo_delayq_put(q, &item->node, 0), 0);
 	KUNIT_EXPECT_PTR_EQ(test, tempo_delayq_take_timeout(q, DQ_LONG_WAIT_MS * DQ_MS),
 			    &item->node);
-	/* remove() was used: the wheel may still hold the cancelled timer. */
-	tempo_delayq_node_sync(&item->node);
 	tempo_delayq_destroy(q, NULL, NULL);
 }
 
@@ -786,7 +773,7 @@ static void delayq_try_and_timeout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, PTR_ERR(tempo_delayq_take_timeout(q, 10 * DQ_MS)),
 			-ETIMEDOUT);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(tempo_delayq_try_take(q)), -EAGAIN);
-	KUNIT_EXPECT_TRUE(test, tempo_delayq_remove_sync(q, &items[0].node));
+	KUNIT_EXPECT_TRUE(test, tempo_delayq_remove(q, &items[0].node));
 
 	/* Ready within the timeout: returned, not before its deadline. */
 	KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[1].node, 50 * DQ_MS), 0);
@@ -801,9 +788,10 @@ static void delayq_try_and_timeout(struct kunit *test)
 }
 
 /*
- * peek() gives the ready head if any, else the earliest pending deadline,
- * recomputed after the item that held it leaves; size() counts both.
- * Fails if: the cached minimum is not invalidated on remove.
+ * peek() gives the earliest deadline queued, due or not, the next one after
+ * the item that held it leaves; size() counts every queued item.
+ * Fails if: remove() leaves the tree's cached leftmost behind
+ * (rb_erase() for rb_erase_cached()).
  */
 static void delayq_peek_and_size(struct kunit *test)
 {
@@ -833,7 +821,6 @@ static void delayq_peek_and_size(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, dq_release_record, &ctx), 3U);
 	KUNIT_EXPECT_EQ(test, ctx.n, 3U);
-	tempo_delayq_node_sync(&items[1].node);	/* it was remove()d */
 }
 
 /*
@@ -869,13 +856,12 @@ static void delayq_put_errors_and_shutdown(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, dq_release_record, &ctx), 1U);
 	KUNIT_EXPECT_EQ(test, ctx.n, 1U);
 	KUNIT_EXPECT_EQ(test, ctx.ids[0], 1U);
-	tempo_delayq_node_sync(&items[0].node);
 }
 
 /*
  * N consumers asleep in take(), one item put: exactly one consumer wakes and
  * takes it, the others stay asleep; then each further item wakes one more.
- * Fails if: the expiry wakes all waiters (wake_up_all_locked()), or consumers
+ * Fails if: an item wakes all waiters (wake_up_all_locked()), or consumers
  * wait non-exclusively: wakeups would be N, not 1.
  */
 static void delayq_wake_one(struct kunit *test)
@@ -919,11 +905,10 @@ static void delayq_wake_one(struct kunit *test)
 /*
  * A consumer asleep in take() on an empty queue, then put() of an item that
  * is already due: the put itself must wake the consumer, since no timer of
- * the queue is armed to do it. The consumer is seen asleep on the queue's
- * wait queue before the put.
- * Fails if: a due put() leaves its node in the inbox without looking for
- * sleepers (the waitqueue_active() check of delayq_put()): the consumer
- * then sleeps until its own timeout.
+ * the queue is armed to do it. The consumer is seen asleep in take() before
+ * the put.
+ * Fails if: a due put() does not wake a sleeper (delayq_settle() after the
+ * put): the consumer then sleeps until its own timeout.
  */
 static void delayq_due_put_wakes_a_sleeper(struct kunit *test)
 {
@@ -934,7 +919,6 @@ static void delayq_due_put_wakes_a_sleeper(struct kunit *test)
 	KUNIT_ASSERT_TRUE_MSG(test,
 			      dq_wait_for(dq_waiters_are(q, 1) &&
 					  /* racy, and enough: it decides when to put */
-					  waitqueue_active(tempo_delayq_waitqueue(q)) &&
 					  !task_is_running(cs[0].task), DQ_LONG_WAIT_MS),
 			      "the consumer never went to sleep");
 	msleep(20);	/* past schedule() */
@@ -970,7 +954,7 @@ static void delayq_consumers_conservation(struct kunit *test)
 
 		KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[i].node, delay), 0);
 		/* Every 7th item is removed again, ready or not. */
-		if (i % 7 == 3 && tempo_delayq_remove_sync(q, &items[i - 3].node)) {
+		if (i % 7 == 3 && tempo_delayq_remove(q, &items[i - 3].node)) {
 			items[i - 3].removed = true;
 			removed++;
 		}
@@ -1083,22 +1067,23 @@ static void delayq_kthread_stop_interrupts(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[1].node, DQ_MS), 0);
 	KUNIT_EXPECT_PTR_EQ(test, tempo_delayq_take_timeout(q, DQ_LONG_WAIT_MS * DQ_MS),
 			    &items[1].node);
-	KUNIT_EXPECT_TRUE(test, tempo_delayq_remove_sync(q, &items[0].node));
+	KUNIT_EXPECT_TRUE(test, tempo_delayq_remove(q, &items[0].node));
 	tempo_delayq_destroy(q, NULL, NULL);
 }
 
 /*
- * destroy() hands back every queued item exactly once, ready ones first in
- * deadline order, then pending ones in put order, after cancelling their
- * timers: the release callback frees them and no timer fires on them later.
- * Fails if: destroy() frees items without cancel_sync (KASAN use-after-free
- * when the timers fire during the final sleep) or forgets ready items.
+ * destroy() hands back every queued item exactly once, in deadline order
+ * (due ones first): the release callback frees them and nothing touches
+ * them later.
+ * Fails if: destroy() hands back only the due items, or the queue's timer
+ * fires on a queue already freed (KASAN use-after-free during the final
+ * sleep).
  */
 static void delayq_destroy_hands_back(struct kunit *test)
 {
 	static const unsigned int delay_ms[] = { 400, 0, 600, 0, 500 };
-	/* Ready: 1 then 3 (put order = deadline order); pending: 0, 2, 4. */
-	static const unsigned int want[] = { 1, 3, 0, 2, 4 };
+	/* Due: 1 then 3 (put order = deadline order); pending: 0, 4, 2. */
+	static const unsigned int want[] = { 1, 3, 0, 4, 2 };
 	const unsigned int n = ARRAY_SIZE(delay_ms);
 	struct tempo_delayq *q = dq_create(test);
 	struct dq_release_ctx ctx = {};
@@ -1324,12 +1309,11 @@ static void delayq_consume_in_take_order(struct kunit *test)
 /*
  * The due stamp consume() gives is never before the item's deadline and
  * never after the callback's own clock: for items put already due (put()
- * of 0, put_at() of a past time: put's reading), a near item (its bucket's
- * stamp: past the end of its deadline's tick) and a far one (put beyond the
- * near window: its timer moves it into the window, where its bucket's
- * stamp covers it as the near item's does).
- * Fails if: a near bucket's stamp is not set as its tick falls due
- * (delayq_advance()): the near and the far item get a stale stamp.
+ * of 0, put_at() of a past time: put's reading), a near item and a far one
+ * (put 400 ticks ahead: the kick comes in stages), both found due by the
+ * kick, which fires past the end of the deadline's tick.
+ * Fails if: the stamp is not a reading that found the item due (the
+ * deadline itself, or a reading before it).
  */
 static void delayq_consume_due_stamps(struct kunit *test)
 {
@@ -1367,9 +1351,8 @@ static void delayq_consume_due_stamps(struct kunit *test)
 				       "%s: due %lld ns after the callback's clock", what[id],
 				       ktime_to_ns(ktime_sub(seen->due[i], seen->now[i])));
 		/*
-		 * The reading that made its tick due. Not for the far one: a
-		 * stage held off long enough makes it ready by a timer at its
-		 * deadline, whose reading may lie in the deadline's tick.
+		 * The kick's reading: the wheel fires it on a tick boundary, so
+		 * past the deadline's tick.
 		 */
 		if (id == NEAR)
 			KUNIT_EXPECT_GT_MSG(test, dq_tick_of(seen->due[i]),
@@ -1504,8 +1487,8 @@ static void delayq_consume_again_not_early(struct kunit *test)
 
 /*
  * An item consume() answered AGAIN can be removed between laps, whether
- * its next deadline is in the near window or beyond it (a far timer): it
- * is still queued, remove() finds it, and it never turns up again.
+ * its next deadline is 30 ms or 400 ticks on (a kick in stages): it is
+ * still queued, remove() finds it, and it never turns up again.
  * Fails if: AGAIN leaves the item unlinked, or linked without its state
  * (remove() says false, or the size is wrong).
  */
@@ -1529,7 +1512,7 @@ static void delayq_consume_again_then_remove(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&cx.again), 2);
 	KUNIT_EXPECT_EQ(test, tempo_delayq_size(q), 2U);
 	for (i = 0; i < 2; i++) {
-		KUNIT_EXPECT_TRUE_MSG(test, tempo_delayq_remove_sync(q, &items[i].node),
+		KUNIT_EXPECT_TRUE_MSG(test, tempo_delayq_remove(q, &items[i].node),
 				      "item %u (%u ms period) not found queued", i,
 				      items[i].period_ms);
 		WRITE_ONCE(items[i].removed, true);
@@ -1588,100 +1571,6 @@ static void delayq_consume_stop_leaves_item(struct kunit *test)
 						   &(struct dq_release_ctx){}), 1U);
 }
 
-/*
- * A far put leaves its node unfiled, no timer armed, and the kick arms it
- * within a tick or two (delayq_file()); meanwhile the item is queued as any
- * other (size, query, peek), and a remove() takes it off without touching
- * the wheel: never stale, so it may be put again at once.
- * Fails if: the kick does not file the unfiled nodes (the timer is never
- * armed), or a far put arms its timer itself, or remove() of an unfiled
- * node asks the wheel (a cancel of a timer never armed fails: stale, and
- * the next put is refused with EBUSY).
- */
-static void delayq_far_put_filed_by_kick(struct kunit *test)
-{
-	struct tempo_delayq *q = dq_create(test);
-	struct dq_item *items = dq_items(test, 2);
-	ktime_t deadline, at = ktime_add_ms(ktime_get(), 10000);
-	bool armed, removed;
-	int err;
-
-	/*
-	 * Preemption off: the kick, armed on this CPU, runs in this CPU's
-	 * workqueue, so it cannot file the node before we look.
-	 */
-	preempt_disable();
-	err = tempo_delayq_put_at(q, &items[0].node, at);
-	armed = tempo_timer_pending(&items[0].node.timer);
-	preempt_enable();
-	KUNIT_ASSERT_EQ(test, err, 0);
-	KUNIT_EXPECT_FALSE(test, armed);
-	KUNIT_EXPECT_EQ(test, tempo_delayq_size(q), 1U);
-	KUNIT_EXPECT_EQ(test, tempo_delayq_query(q, &items[0].node, &deadline),
-			TEMPO_DELAYQ_PENDING);
-	KUNIT_EXPECT_TRUE(test, tempo_delayq_peek(q, &deadline));
-	KUNIT_EXPECT_EQ(test, deadline, at);
-	/* The kick, armed for the end of this tick, files it. */
-	KUNIT_EXPECT_TRUE(test, dq_wait_for(tempo_timer_pending(&items[0].node.timer),
-					    DQ_LONG_WAIT_MS));
-	KUNIT_EXPECT_TRUE(test, tempo_delayq_remove_sync(q, &items[0].node));
-
-	/* Removed before the kick came: never armed, never stale. */
-	preempt_disable();
-	err = tempo_delayq_put_at(q, &items[1].node, at);
-	removed = tempo_delayq_remove(q, &items[1].node);
-	armed = tempo_timer_pending(&items[1].node.timer);
-	preempt_enable();
-	KUNIT_ASSERT_EQ(test, err, 0);
-	KUNIT_EXPECT_TRUE(test, removed);
-	KUNIT_EXPECT_FALSE(test, armed);
-	KUNIT_EXPECT_EQ(test, tempo_delayq_put_at(q, &items[1].node, at), 0);
-	KUNIT_EXPECT_EQ(test, dq_stats(q).removed, 2ULL);
-	KUNIT_EXPECT_EQ(test, dq_stats(q).pending, 1U);
-	/* destroy() hands an unfiled node back as any other. */
-	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, dq_release_record,
-						   &(struct dq_release_ctx){}), 1U);
-}
-
-/*
- * put_many() of far items, and a burst of far puts: all wait unfiled and
- * are filed by one kick, each timer armed for its own stage, and the items
- * come out in deadline order when due.
- * Fails if: the kick files only the first unfiled node, or files none when
- * it finds nothing near to re-arm for.
- */
-static void delayq_far_burst_filed(struct kunit *test)
-{
-	const unsigned int n = 8;
-	struct tempo_delayq *q = dq_create(test);
-	struct dq_item *items = dq_items(test, n);
-	struct tempo_delayq_node *nodes[8];
-	ktime_t deadlines[8], now = ktime_get();
-	unsigned int i, armed;
-	int err;
-
-	for (i = 0; i < n; i++) {
-		nodes[i] = &items[i].node;
-		/* Beyond the near window: 300 ms and on, the later first. */
-		deadlines[i] = ktime_add_ms(now, 300 + 10 * (n - i));
-	}
-	KUNIT_ASSERT_EQ(test, tempo_delayq_put_many(q, nodes, deadlines, n / 2, &err), n / 2);
-	for (i = n / 2; i < n; i++)
-		KUNIT_ASSERT_EQ(test, tempo_delayq_put_at(q, nodes[i], deadlines[i]), 0);
-	KUNIT_EXPECT_TRUE(test, dq_wait_for(({
-		for (armed = 0, i = 0; i < n; i++)
-			armed += tempo_timer_pending(&nodes[i]->timer);
-		armed == n; }), DQ_LONG_WAIT_MS));
-	for (i = n; i-- > 0;) {
-		struct tempo_delayq_node *got = tempo_delayq_take_timeout(q, 5000 * DQ_MS);
-
-		KUNIT_ASSERT_FALSE(test, IS_ERR(got));
-		KUNIT_EXPECT_PTR_EQ(test, got, nodes[i]);
-		KUNIT_EXPECT_FALSE(test, ktime_before(ktime_get(), got->deadline));
-	}
-	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, NULL, NULL), 0U);
-}
-
 /* dq_seen_fn(), but an AGAIN moves the item 100 ms on, as a periodic one. */
 static enum tempo_delayq_verdict dq_run_fn(struct tempo_delayq_node *node, ktime_t due,
 					   void *arg)
@@ -1694,15 +1583,14 @@ static enum tempo_delayq_verdict dq_run_fn(struct tempo_delayq_node *node, ktime
 }
 
 /*
- * consume() over due near ticks, whose nodes it shows as one run per tick:
- * six items of one tick and two of a later one, all due. The first call's
- * verdicts are TAKE, TAKE, AGAIN, TAKE, STOP: it must show them in put
- * order, apply each (the AGAIN item pending again, the STOP item still
- * takeable), and leave the counts as if each had been taken alone; a
- * call whose @max ends inside a tick stops there; the next goes on into
- * the later tick.
- * Fails if: a run's bookkeeping is off (ready, pending or size count the
- * taken items), or a run goes past a STOP or past @max.
+ * consume() over due items of equal deadlines: six items of one deadline
+ * and two of a later one, two ticks on, all due. The first call's verdicts
+ * are TAKE, TAKE, AGAIN, TAKE, STOP: it must show them in put order, apply
+ * each (the AGAIN item pending again, the STOP item still takeable), and
+ * leave the counts as if each had been taken alone; a call whose @max ends
+ * inside the first six stops there; the next goes on into the later two.
+ * Fails if: the counts are off (ready, pending or size count the taken
+ * items), or a call goes past a STOP or past @max.
  */
 static void delayq_consume_tick_run(struct kunit *test)
 {
@@ -1711,10 +1599,8 @@ static void delayq_consume_tick_run(struct kunit *test)
 	struct dq_seen *seen = kunit_kzalloc(test, sizeof(*seen), GFP_KERNEL);
 	u64 tick = tempo_timer_tick_ns();
 	/*
-	 * Near (within DQ_NEAR_TICKS / 2), and far enough that every put lands
-	 * before the first tick falls due even on a slow (KCSAN) kernel: a put
-	 * after its deadline goes straight to the ready list, which may leave
-	 * before the tick's bucket (equal ticks: either order is allowed).
+	 * Far enough that every put lands before the first deadline even on a
+	 * slow (KCSAN) kernel.
 	 */
 	ktime_t first = ktime_add_ns(ktime_get(), 40 * tick), later = ktime_add_ns(first, 2 * tick);
 	struct tempo_delayq_stats st;
@@ -1773,8 +1659,9 @@ static void delayq_consume_tick_run(struct kunit *test)
  * consumer A sleeps in consume(TEMPO_DELAYQ_WAIT) with a callback that
  * answers STOP, then consumer B sleeps in take(); an item put due wakes A
  * (first in line), A leaves with 0, and B must be woken to take the item.
- * Fails if: delayq_pass_on() forgets the wake-up that selected the caller
- * (B sleeps on while the item waits).
+ * Fails if: a consumer that leaves an item due does not wake the next
+ * (delayq_settle() at the end of its pass): B sleeps on while the item
+ * waits.
  */
 static void delayq_consume_stop_passes_wakeup(struct kunit *test)
 {
@@ -1871,7 +1758,7 @@ static void delayq_consume_wait_interrupted(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dq_cconsumer_stop(c[2]), -ESHUTDOWN);
 	KUNIT_EXPECT_EQ(test, seen->n, 0U);
 	KUNIT_EXPECT_EQ(test, tempo_delayq_size(q), 1U);
-	KUNIT_EXPECT_TRUE(test, tempo_delayq_remove_sync(q, &items[0].node));
+	KUNIT_EXPECT_TRUE(test, tempo_delayq_remove(q, &items[0].node));
 	tempo_delayq_destroy(q, NULL, NULL);
 }
 
@@ -1904,7 +1791,7 @@ static void delayq_consume_refusals(struct kunit *test)
 			-ESHUTDOWN);
 	KUNIT_EXPECT_EQ(test, seen->n, 0U);
 	KUNIT_EXPECT_EQ(test, tempo_delayq_size(q), 2U);
-	KUNIT_EXPECT_TRUE(test, tempo_delayq_remove_sync(q, &items[0].node));
+	KUNIT_EXPECT_TRUE(test, tempo_delayq_remove(q, &items[0].node));
 	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, dq_release_record,
 						   &(struct dq_release_ctx){}), 1U);
 }
@@ -1946,7 +1833,7 @@ static void delayq_consume_conservation(struct kunit *test)
 						       (get_random_u32() % 16) * DQ_MS), 0);
 		/* A recent item: most likely between two laps. */
 		if (i >= 8 && get_random_u32() % 4 == 0 &&
-		    tempo_delayq_remove_sync(q, &items[i - 8].node)) {
+		    tempo_delayq_remove(q, &items[i - 8].node)) {
 			WRITE_ONCE(items[i - 8].removed, true);
 			removed++;
 		}
@@ -1992,10 +1879,8 @@ static void delayq_consume_conservation(struct kunit *test)
  * time 0 leaves before every item already takeable. A second put of the
  * report while it is queued is refused (EBUSY): the queued one stands for
  * both; once taken, it can be put again.
- * Fails if: delayq_ready_link() appends instead of sorting by deadline
- * (the report comes last). (Taking the due inbox in LIFO order does not
- * show here: the sort by deadline hides it; delayq_consume_in_take_order
- * catches that.)
+ * Fails if: the tree is not kept in deadline order (the report comes last),
+ * or equal deadlines lose their put order.
  */
 static void delayq_due_items_and_report(struct kunit *test)
 {
@@ -2041,11 +1926,12 @@ static int dq_poller_wake(struct wait_queue_entry *wait, unsigned int mode, int 
 }
 
 /*
- * tempo_delayq_wake_poll() wakes pollers with the caller's event and not a
- * consumer asleep in take(): with one of each, an EPOLLOUT wake-up reaches
- * the poller (key EPOLLOUT) while the consumer sleeps on (no wake-up
- * counted), and an item put due later still wakes the consumer.
- * Fails if: the consumers' wake function ignores the key (the consumer is
+ * A wake-up of the pollers' wait queue with an event of the caller's reaches
+ * the poller and not a consumer asleep in take(): with one of each, an
+ * EPOLLOUT wake-up reaches the poller (key EPOLLOUT) while the consumer
+ * sleeps on (no wake-up counted), and an item put due later still wakes the
+ * consumer, and the poller with EPOLLIN.
+ * Fails if: consumers sleep on the pollers' wait queue (the consumer is
  * woken by EPOLLOUT, and the stats count a wake-up).
  */
 static void delayq_wake_poll_spares_consumers(struct kunit *test)
@@ -2061,7 +1947,7 @@ static void delayq_wake_poll_spares_consumers(struct kunit *test)
 	c = dq_consumers(test, q, 1, 1, false);
 	dq_expect_waiters(test, q, 1);
 
-	tempo_delayq_wake_poll(q, EPOLLOUT | EPOLLWRNORM);
+	wake_up_poll(tempo_delayq_waitqueue(q), EPOLLOUT | EPOLLWRNORM);
 	msleep(20);
 	KUNIT_EXPECT_EQ(test, p->woken, 1U);
 	KUNIT_EXPECT_EQ(test, (__force u32)p->key,
@@ -2082,10 +1968,10 @@ static void delayq_wake_poll_spares_consumers(struct kunit *test)
 /*
  * tempo_delayq_query() tells where an item stands, as remove() would find
  * it: a far and a near item PENDING with their deadlines, an item put due
- * TAKEABLE, a near item TAKEABLE once its tick has fallen due (still in its
- * bucket), and -ENOENT for an item never put, taken or removed.
- * Fails if: query reads a near item of a due tick as PENDING (take() could
- * return it), or reports a taken item.
+ * TAKEABLE, a near item TAKEABLE once its deadline has passed (still
+ * queued), and -ENOENT for an item never put, taken or removed.
+ * Fails if: query reads an item whose deadline has passed as PENDING (take()
+ * could return it), or reports a taken item.
  */
 static void delayq_query_states(struct kunit *test)
 {
@@ -2111,7 +1997,7 @@ static void delayq_query_states(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, ktime_before(ktime_get(), items[1].node.deadline));
 	KUNIT_EXPECT_PTR_EQ(test, tempo_delayq_try_take(q), &items[1].node);
 
-	KUNIT_EXPECT_TRUE(test, tempo_delayq_remove_sync(q, &items[0].node));
+	KUNIT_EXPECT_TRUE(test, tempo_delayq_remove(q, &items[0].node));
 	KUNIT_EXPECT_EQ(test, tempo_delayq_query(q, &items[0].node, &d), -ENOENT);
 	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, NULL, NULL), 0U);
 }
@@ -2160,11 +2046,235 @@ static void delayq_many_as_in_turn(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, removed[0]);
 	KUNIT_EXPECT_FALSE(test, removed[1]);
 	KUNIT_EXPECT_FALSE(test, removed[2]);
-	tempo_delayq_node_sync(&items[2].node);
 
 	KUNIT_EXPECT_PTR_EQ(test, tempo_delayq_take(q), &items[1].node);
 	KUNIT_EXPECT_FALSE(test, ktime_before(ktime_get(), dl[1]));
 	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, NULL, NULL), 0U);
+}
+
+/* --- the tree ------------------------------------------------------------ */
+
+/* Drain @q, due items only, and check they are @want[0..n) in that order. */
+static void dq_expect_drain(struct kunit *test, struct tempo_delayq *q, struct dq_item *items,
+			    const unsigned int *want, unsigned int n)
+{
+	struct tempo_delayq_node *got[16];
+	unsigned int i;
+	int nr;
+
+	nr = tempo_delayq_drain(q, got, ARRAY_SIZE(got));
+	KUNIT_EXPECT_EQ(test, nr, (int)n);
+	for (i = 0; i < n && i < (unsigned int)max(nr, 0); i++)
+		KUNIT_EXPECT_PTR_EQ_MSG(test, got[i], &items[want[i]].node,
+					"position %u: item %u, not item %u", i,
+					dq_item_of(got[i])->id, want[i]);
+}
+
+/*
+ * Equal and adjacent deadlines, put so that each way into the tree is
+ * taken: before the leftmost, from the rightmost on, and down from the
+ * root, with equals of the leftmost, of the rightmost and of an inner node
+ * (deadlines D-1, D, D+1 ns, all past). They leave by deadline, equal
+ * deadlines in put order.
+ * Fails if: a deadline equal to the leftmost's takes the O(1) way before it
+ * (ktime_before() there made !ktime_after()), or the descent puts a node
+ * left of its equals.
+ */
+static void delayq_equal_and_adjacent_deadlines(struct kunit *test)
+{
+	/* Offsets from D, in put order; want: by deadline, then put order. */
+	static const int at[] = { 0, 0, -1, 1, 0, -1, 1, -1, 0 };
+	static const unsigned int want[] = { 2, 5, 7, 0, 1, 4, 8, 3, 6 };
+	const unsigned int n = ARRAY_SIZE(at);
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *items = dq_items(test, n);
+	ktime_t d = ktime_sub_ms(ktime_get(), 5);
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, tempo_delayq_put_at(q, &items[i].node,
+							  ktime_add_ns(d, at[i])), 0);
+	dq_expect_drain(test, q, items, want, n);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, NULL, NULL), 0U);
+}
+
+/*
+ * remove() of the leftmost, an inner and the rightmost node, then puts that
+ * take the O(1) ways again (before every node, after every node) and one
+ * down the middle: the tree's ends follow each removal, the removed items
+ * never come back, the rest leave in deadline order. All deadlines are
+ * past (due), 1 ms apart.
+ * Fails if: removing the rightmost leaves q->last on it (the next put after
+ * every node hangs under a node that left the tree: it is lost or taken
+ * out of order), or removing the leftmost leaves the cached leftmost on it.
+ */
+static void delayq_remove_at_the_ends_and_inside(struct kunit *test)
+{
+	/* 0..6 put at -70..-10 ms; 7 at -5 ms (last), 8 at -80 ms (first), 9 at -45 ms. */
+	static const unsigned int want[] = { 8, 1, 2, 9, 4, 5, 7 };
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *items = dq_items(test, 10);
+	ktime_t now = ktime_get(), d;
+	unsigned int i;
+
+	for (i = 0; i < 7; i++)
+		KUNIT_ASSERT_EQ(test, tempo_delayq_put_at(q, &items[i].node,
+							  ktime_sub_ms(now, 70 - 10 * i)), 0);
+	KUNIT_EXPECT_TRUE(test, tempo_delayq_remove(q, &items[0].node));	/* leftmost */
+	KUNIT_ASSERT_TRUE(test, tempo_delayq_peek(q, &d));
+	KUNIT_EXPECT_EQ(test, d, items[1].node.deadline);
+	KUNIT_EXPECT_TRUE(test, tempo_delayq_remove(q, &items[6].node));	/* rightmost */
+	KUNIT_EXPECT_TRUE(test, tempo_delayq_remove(q, &items[3].node));	/* inner */
+	KUNIT_EXPECT_FALSE(test, tempo_delayq_remove(q, &items[6].node));
+	KUNIT_EXPECT_EQ(test, tempo_delayq_size(q), 4U);
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put_at(q, &items[7].node, ktime_sub_ms(now, 5)), 0);
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put_at(q, &items[8].node, ktime_sub_ms(now, 80)), 0);
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put_at(q, &items[9].node, ktime_sub_ms(now, 45)), 0);
+	KUNIT_ASSERT_TRUE(test, tempo_delayq_peek(q, &d));
+	KUNIT_EXPECT_EQ(test, d, items[8].node.deadline);
+	dq_expect_drain(test, q, items, want, ARRAY_SIZE(want));
+	KUNIT_EXPECT_EQ(test, tempo_delayq_size(q), 0U);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, NULL, NULL), 0U);
+}
+
+/*
+ * stats() counts the due items exactly however many fell due at once, in
+ * steps of a bounded critical section: 300 items put already due (shuffled
+ * deadlines) and 20 pending; after a count, taking 10, removing a counted
+ * one, putting one due before every counted one and one after them, the
+ * counts follow each change.
+ * Fails if: stats() stops counting after its first step (ready 64), or an
+ * item that leaves the counted prefix is not subtracted.
+ */
+static void delayq_ready_count_in_steps(struct kunit *test)
+{
+	const unsigned int nd = 300, np = 20, n = nd + np + 2;
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *items = dq_items(test, n);
+	struct tempo_delayq_node *got[10];
+	ktime_t now = ktime_get();
+	struct tempo_delayq_stats st;
+	unsigned int i;
+
+	for (i = 0; i < nd; i++) {
+		ktime_t at = ktime_sub_us(now, 1000 + (i * 7919) % 1000);
+
+		KUNIT_ASSERT_EQ(test, tempo_delayq_put_at(q, &items[i].node, at), 0);
+	}
+	for (i = nd; i < nd + np; i++)
+		KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[i].node, 60 * NSEC_PER_SEC), 0);
+	st = dq_stats(q);
+	KUNIT_EXPECT_EQ(test, st.ready, nd);
+	KUNIT_EXPECT_EQ(test, st.pending, np);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_drain(q, got, 10), 10);
+	KUNIT_EXPECT_EQ(test, dq_stats(q).ready, nd - 10);
+	/* One of the counted items still queued. */
+	for (i = 0; i < nd && !tempo_delayq_remove(q, &items[i].node); i++)
+		;
+	KUNIT_EXPECT_EQ(test, dq_stats(q).ready, nd - 11);
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put_at(q, &items[n - 2].node, ktime_sub_ms(now, 5)), 0);
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[n - 1].node, 0), 0);
+	st = dq_stats(q);
+	KUNIT_EXPECT_EQ(test, st.ready, nd - 9);
+	KUNIT_EXPECT_EQ(test, st.pending, np);
+	KUNIT_EXPECT_EQ(test, st.put, (u64)n);
+	KUNIT_EXPECT_EQ(test, st.taken + st.removed + st.flushed + st.pending + st.ready, st.put);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, dq_release_record,
+						   &(struct dq_release_ctx){}), nd - 9 + np);
+}
+
+/* A poller that, like epoll's EPOLLEXCLUSIVE, reports that it took the wake-up. */
+static int dq_exclusive_wake(struct wait_queue_entry *wait, unsigned int mode, int sync,
+			     void *key)
+{
+	dq_poller_wake(wait, mode, sync, key);
+	return 1;
+}
+
+/*
+ * An exclusive poller on tempo_delayq_waitqueue() (as epoll adds an
+ * EPOLLEXCLUSIVE registration, first in line) and a consumer asleep in
+ * take(): an item put due wakes both; the poller's wake-up is not the
+ * consumer's.
+ * Fails if: consumers sleep on the pollers' wait queue (the poller, first
+ * and exclusive, takes the one wake-up and the consumer sleeps on).
+ */
+static void delayq_exclusive_poller_spares_consumers(struct kunit *test)
+{
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *items = dq_items(test, 1);
+	struct dq_poller *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	struct dq_consumer *c;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	init_waitqueue_func_entry(&p->wait, dq_exclusive_wake);
+	add_wait_queue_exclusive(tempo_delayq_waitqueue(q), &p->wait);
+	c = dq_consumers(test, q, 1, 1, false);
+	dq_expect_waiters(test, q, 1);
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[0].node, 0), 0);
+	KUNIT_EXPECT_TRUE_MSG(test, dq_wait_for(dq_consumers_taken(c, 1) == 1, 5000),
+			      "a due item waited 5 s with a consumer asleep in take()");
+	KUNIT_EXPECT_EQ(test, p->woken, 1U);
+	KUNIT_EXPECT_TRUE(test, p->key & EPOLLIN);
+	remove_wait_queue(tempo_delayq_waitqueue(q), &p->wait);
+	tempo_delayq_shutdown(q);
+	dq_consumer_stop(c);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, dq_release_record,
+						   &(struct dq_release_ctx){}), 0U);
+}
+
+/* destroy()'s release callback for dq_destroy_many: deadline order, then free. */
+struct dq_many_ctx {
+	unsigned int	n;
+	unsigned int	out_of_order;
+	ktime_t		prev;
+};
+
+static void dq_release_many(struct tempo_delayq_node *node, void *arg)
+{
+	struct dq_many_ctx *ctx = arg;
+
+	ctx->out_of_order += ktime_before(node->deadline, ctx->prev);
+	ctx->prev = node->deadline;
+	ctx->n++;
+	kfree(dq_item_of(node));
+}
+
+/*
+ * destroy() of a queue of 2000 items, half due and half pending (deadlines
+ * spread over 10 s, put in a scrambled order), with a remove() now and
+ * then: it hands back each queued item once, in deadline order, and the
+ * release callback frees them (KASAN sees any later touch).
+ * Fails if: destroy() hands back only the due items (the pending ones
+ * leak: kmemleak, and the count is short).
+ */
+static void delayq_destroy_many(struct kunit *test)
+{
+	const unsigned int n = 2000;
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_many_ctx ctx = { .prev = KTIME_MIN };
+	ktime_t now = ktime_get();
+	unsigned int i, removed = 0;
+	struct dq_item *item, *prev = NULL;
+
+	for (i = 0; i < n; i++) {
+		s64 ms = (s64)((i * 7919) % n) * 10000 / n - 5000;
+
+		item = kzalloc(sizeof(*item), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, item);
+		tempo_delayq_node_init(&item->node);
+		item->id = i;
+		KUNIT_ASSERT_EQ(test, tempo_delayq_put_at(q, &item->node,
+							  ktime_add(now, ms * NSEC_PER_MSEC)), 0);
+		if (prev && i % 10 == 0 && tempo_delayq_remove(q, &prev->node)) {
+			kfree(prev);
+			removed++;
+		}
+		prev = item;
+	}
+	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, dq_release_many, &ctx), n - removed);
+	KUNIT_EXPECT_EQ(test, ctx.n, n - removed);
+	KUNIT_EXPECT_EQ(test, ctx.out_of_order, 0U);
 }
 
 static struct kunit_case tempo_delayq_cases[] = {
@@ -2193,8 +2303,6 @@ static struct kunit_case tempo_delayq_cases[] = {
 	KUNIT_CASE(delayq_consume_again_then_remove),
 	KUNIT_CASE(delayq_consume_stop_leaves_item),
 	KUNIT_CASE(delayq_consume_tick_run),
-	KUNIT_CASE(delayq_far_put_filed_by_kick),
-	KUNIT_CASE(delayq_far_burst_filed),
 	KUNIT_CASE(delayq_consume_stop_passes_wakeup),
 	KUNIT_CASE(delayq_consume_wait_until_due),
 	KUNIT_CASE(delayq_consume_wait_interrupted),
@@ -2204,6 +2312,11 @@ static struct kunit_case tempo_delayq_cases[] = {
 	KUNIT_CASE(delayq_wake_poll_spares_consumers),
 	KUNIT_CASE(delayq_query_states),
 	KUNIT_CASE(delayq_many_as_in_turn),
+	KUNIT_CASE(delayq_equal_and_adjacent_deadlines),
+	KUNIT_CASE(delayq_remove_at_the_ends_and_inside),
+	KUNIT_CASE(delayq_ready_count_in_steps),
+	KUNIT_CASE(delayq_exclusive_poller_spares_consumers),
+	KUNIT_CASE(delayq_destroy_many),
 	{}
 };
 

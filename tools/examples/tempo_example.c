@@ -189,7 +189,7 @@ static int ex_probe(void)
 	else if (tempo_delayq_query(q, &node, &deadline) != TEMPO_DELAYQ_PENDING ||
 		 ktime_to_ns(deadline) < now + 50 * NSEC_PER_MSEC)
 		bad++;
-	if (!tempo_delayq_remove_sync(q, &node) ||
+	if (!tempo_delayq_remove(q, &node) ||
 	    tempo_delayq_query(q, &node, &deadline) != -ENOENT)
 		bad++;
 	tempo_delayq_shutdown(q);

@@ -41,13 +41,14 @@
 #include <ctype.h>
 #include <grp.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sched.h>
+#include <sys/epoll.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -2782,6 +2783,199 @@ CASE(test_batch_out_fields_on_early_errors)
 	return kid_finish(k, 30000);
 }
 
+/* ---- the event queue: wake-ups and critical sections ------------------ */
+
+/* Pin the calling thread to CPU 0: 0 or -errno. */
+static int pin_cpu0(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+}
+
+/* Wait until thread @tid sleeps (state S or D): 0, or -ETIMEDOUT after @ms. */
+static int wait_asleep(pid_t tid, int ms)
+{
+	uint64_t end = now_ms() + ms;
+	char st;
+
+	for (;;) {
+		st = proc_state(tid);
+		if (st == 'S' || st == 'D')
+			return 0;
+		if (now_ms() >= end)
+			return -ETIMEDOUT;
+		usleep(1000);
+	}
+}
+
+/* An EPOLLEXCLUSIVE poller and a blocked reader of one file. */
+struct epx {
+	int fd, ep;
+	atomic_int poller, reader;	/* their thread ids, once running */
+	atomic_int polled, got;		/* what epoll_wait()/read() returned; -2 before */
+};
+
+static void *epx_poll_thread(void *p)
+{
+	struct epx *x = p;
+	struct epoll_event ev;
+
+	atomic_store(&x->poller, (int)syscall(SYS_gettid));
+	atomic_store(&x->polled, epoll_wait(x->ep, &ev, 1, 20000));
+	return NULL;
+}
+
+static void *epx_read_thread(void *p)
+{
+	struct epx *x = p;
+	struct tempo_event ev;
+
+	atomic_store(&x->reader, (int)syscall(SYS_gettid));
+	atomic_store(&x->got, (int)tempo_read_events(x->fd, &ev, 1));
+	return NULL;
+}
+
+/* uid 65534: epoll_wait() on an EPOLLEXCLUSIVE registration, read() blocked, a record. */
+static int epoll_exclusive_kid(void *unused)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLEXCLUSIVE };
+	struct epx x = { .polled = -2, .got = -2 };
+	pthread_t pt, rt;
+	uint64_t id, t0;
+
+	(void)unused;
+	x.fd = tempo_open(0);
+	CHECK(x.fd >= 0);
+	x.ep = epoll_create1(EPOLL_CLOEXEC);
+	CHECK(x.ep >= 0);
+	CHECK(epoll_ctl(x.ep, EPOLL_CTL_ADD, x.fd, &ev) == 0);
+	CHECK(pthread_create(&pt, NULL, epx_poll_thread, &x) == 0);
+	while (!atomic_load(&x.poller))
+		usleep(1000);
+	CHECK_ERR(wait_asleep(atomic_load(&x.poller), 5000), 0);
+	CHECK(pthread_create(&rt, NULL, epx_read_thread, &x) == 0);
+	while (!atomic_load(&x.reader))
+		usleep(1000);
+	CHECK_ERR(wait_asleep(atomic_load(&x.reader), 5000), 0);
+	t0 = now_ms();
+	CHECK_ERR(tempo_arm_one(x.fd, 1, 20 * MS, 0, 0, &id), 0);
+	while (atomic_load(&x.got) == -2 && now_ms() - t0 < 5000)
+		usleep(1000);
+	ktap_diag("uid %u: one record due in 20 ms: the blocked read() %s after %llu ms; epoll_wait() returned %d",
+		  getuid(), atomic_load(&x.got) == -2 ? "still sleeps" : "returned",
+		  (unsigned long long)(now_ms() - t0), atomic_load(&x.polled));
+	/* A reader still asleep ends with the process. */
+	return atomic_load(&x.got) == 1 ? KTAP_PASS : KTAP_FAIL;
+}
+
+/*
+ * A ready record reaches a blocked reader whatever pollers wait: one thread
+ * waits in epoll_wait() on an EPOLLEXCLUSIVE registration of the file (made
+ * first), another is blocked in read(); a record due in 20 ms must end the
+ * read() within 5 s. Today the registration is an exclusive waiter on the
+ * readers' wait queue, ahead of the reader, and takes the one wake-up the
+ * record gets: the read() sleeps on.
+ */
+CASE(test_epoll_exclusive_spares_blocked_reader)
+{
+	struct kid *k = kid_start(UID_A, epoll_exclusive_kid, NULL);
+
+	CHECK(k);
+	return kid_finish(k, 30000);
+}
+
+#define WI_DUE		(262144 - 256)	/* unread records, past their deadlines */
+#define WI_ARMS		256		/* then timers due before all of them, one call */
+#define WI_LATE_MS	250		/* the most another user's timer may be late */
+
+static struct tempo_timer_spec wi_specs[WI_DUE];
+
+/* uid 65534, on CPU 0: WI_DUE unread records, then, on the go-ahead, WI_ARMS arms before them. */
+static int worst_insert_kid(void *unused)
+{
+	unsigned int i, n;
+	uint64_t t0;
+	int fd;
+
+	(void)unused;
+	CHECK_ERR(pin_cpu0(), 0);
+	fd = tempo_open(0);
+	CHECK(fd >= 0);
+	for (i = 0; i < WI_DUE; i++) {
+		wi_specs[i].value = 1000000 + i;	/* long past, in deadline order */
+		wi_specs[i].flags = TEMPO_ARM_ABS;
+	}
+	for (i = 0; i < WI_DUE; i += n) {
+		n = WI_DUE - i < 65536 ? WI_DUE - i : 65536;
+		CHECK_ERR(tempo_arm(fd, wi_specs + i, n, NULL), 0);
+	}
+	CHECK(ctx_stats(fd).events_ready == WI_DUE);
+	say(1);
+	await_go();
+	for (i = 0; i < WI_ARMS; i++)
+		wi_specs[i].value = 1 + i;		/* before every record queued */
+	t0 = tempo_now_ns();
+	CHECK_ERR(tempo_arm(fd, wi_specs, WI_ARMS, NULL), 0);
+	say((int)((tempo_now_ns() - t0) / MS));
+	close(fd);
+	return KTAP_PASS;
+}
+
+/* uid 65533, on CPU 0: read() blocked for a timer 50 ms ahead; say how late it returned, in ms. */
+static int late_bystander_kid(void *unused)
+{
+	struct tempo_event ev;
+	uint64_t id;
+	int fd;
+
+	(void)unused;
+	CHECK_ERR(pin_cpu0(), 0);
+	fd = tempo_open(0);
+	CHECK(fd >= 0);
+	CHECK_ERR(tempo_arm_one(fd, 1, 50 * MS, 0, 0, &id), 0);
+	CHECK(tempo_read_events(fd, &ev, 1) == 1);
+	say((int)((tempo_now_ns() - ev.deadline) / MS));
+	close(fd);
+	return KTAP_PASS;
+}
+
+/*
+ * No length a user controls decides how long interrupts or preemption stay
+ * off. uid 65534 holds 261,888 unread records, past their deadlines, and
+ * arms 256 timers due before every one of them in one TEMPO_IOC_TIMER_ARM,
+ * on CPU 0, while uid 65533, on CPU 0 too, sleeps in read() for a timer
+ * 50 ms ahead: that read() must return less than WI_LATE_MS after the
+ * deadline. Today each of the 256 puts walks the sorted ready list from its
+ * tail, with interrupts off, inside a run with preemption off: the call
+ * takes seconds, and the other user's timer is late by as much.
+ */
+CASE(test_worst_insert_spares_other_users)
+{
+	int late, took, rc = KTAP_PASS;
+	struct kid *a, *b;
+
+	CHECK(param_push("max_user_timers", WI_DUE + WI_ARMS) == 0);
+	a = kid_start(UID_A, worst_insert_kid, NULL);
+	CHECK(a);
+	CHECK_ERR(kid_hear(a, 120000), 1);
+	b = kid_start(UID_B, late_bystander_kid, NULL);
+	CHECK(b);
+	CHECK_ERR(wait_in_syscall(b->pid, SYS_read, 10000), 0);
+	kid_go(a, 1);
+	late = kid_hear(b, 60000);
+	took = kid_hear(a, 60000);
+	ktap_diag("uid %u: %u arms before %u unread records took %d ms; uid %u's timer was %d ms late",
+		  UID_A, WI_ARMS, WI_DUE, took, UID_B, late);
+	if (late < 0 || late >= WI_LATE_MS)
+		rc = KTAP_FAIL;
+	if (kid_finish(b, 10000) != KTAP_PASS || kid_finish(a, 120000) != KTAP_PASS)
+		rc = KTAP_FAIL;
+	return rc;
+}
+
 static const struct ktap_case cases[] = {
 	KTAP_CASE(test_sink_streak_clears_setuid),
 	KTAP_CASE(test_sink_streak_honours_rlimit_fsize),
@@ -2811,6 +3005,8 @@ static const struct ktap_case cases[] = {
 	KTAP_CASE(test_read_unmapped_efault_keeps_record),
 	KTAP_CASE(test_periodic_overrun_saturates),
 	KTAP_CASE(test_batch_out_fields_on_early_errors),
+	KTAP_CASE(test_epoll_exclusive_spares_blocked_reader),
+	KTAP_CASE(test_worst_insert_spares_other_users),
 	KTAP_CASE(test_sink_unix_socket_cycle_collected),	/* leaks today: last */
 	{ NULL, NULL }
 };

@@ -12,8 +12,10 @@
  *    (each caller is the head), ticket + run, and parked (every completion
  *    parked, then drained by the head in one streak);
  * and the delay queue (kmod/delayq.c) as /dev/tempo uses it for a timer:
- * put_at and remove, far (a wheel timer per item, under the queue's lock)
- * and near (the lock-free put), next to the wheel's own arm and cancel.
+ * put_at and remove, 30 s and 2 ms ahead (each node later than the last)
+ * and at random among 64K others, next to the wheel's own arm and cancel;
+ * its read side; and the in-kernel bench's dq0 lane (an item already due,
+ * put and taken back with 100K far items queued).
  * Batches of BATCH operations, best of ROUNDS, ns/op. Writes a JSON summary.
  */
 #define _GNU_SOURCE
@@ -163,6 +165,17 @@ static void dq_put_many_from(struct tempo_delayq *q, ktime_t first, u64 step)
 		tempo_delayq_put_many(q, np + i, dl + i, 16, &err);
 }
 
+/* Node i at a random point of one second, 30 s ahead: among the others, not after them. */
+static void dq_put_random(struct tempo_delayq *q)
+{
+	ktime_t base = ktime_add_ns(ktime_get(), 30000 * TICK);
+	unsigned int i;
+
+	for (i = 0; i < BATCH; i++)
+		tempo_delayq_put_at(q, &dq_nodes[i],
+				    ktime_add_ns(base, (u64)(i * 2654435761u) % (1000 * TICK)));
+}
+
 static void dq_put_chunks(struct tempo_delayq *q, u64 ahead)
 {
 	dq_put_many_from(q, ktime_add_ns(ktime_get(), ahead), 1);
@@ -259,6 +272,38 @@ static void delayq_read_bench(double *consume, double *drain)
 
 	MEASURE(*consume, dq_put_due(q), dq_consume_all(q));
 	MEASURE(*drain, dq_put_due(q), dq_drain_all(q));
+	dq_bench_end(q);
+}
+
+#define DQ0_PENDING	100000
+
+/*
+ * The in-kernel bench's dq0 lane: DQ0_PENDING items far ahead (1024 distinct
+ * deadlines, as tempo_bench.c puts them), then an item put already due and
+ * taken straight back, BATCH times: ns per put + take (*@dq0). Then BATCH
+ * nodes put at random deadlines among the far ones, and removed.
+ */
+static void delayq_dq0_bench(double *dq0, double *rand_put, double *rand_remove)
+{
+	static struct tempo_delayq_node far[DQ0_PENDING];
+	struct tempo_delayq *q = dq_bench_begin();
+	ktime_t now = ktime_get();
+	unsigned int i;
+
+	for (i = 0; i < DQ0_PENDING; i++) {
+		tempo_delayq_node_init(&far[i]);
+		tempo_delayq_put_at(q, &far[i], ktime_add_ns(now, (30000 + (i & 1023)) * TICK));
+	}
+	MEASURE(*dq0, (void)0, for (i = 0; i < BATCH; i++) {
+		if (tempo_delayq_put(q, &dq_nodes[i], 0) ||
+		    IS_ERR(tempo_delayq_take(q)))
+			abort();
+	});
+	MEASURE(*rand_put, dq_remove_all(q), dq_put_random(q));
+	MEASURE(*rand_remove, dq_put_random(q), dq_remove_all(q));
+	dq_remove_all(q);
+	for (i = 0; i < DQ0_PENDING; i++)
+		tempo_delayq_remove(q, &far[i]);
 	dq_bench_end(q);
 }
 
@@ -556,7 +601,7 @@ int main(int argc, char **argv)
 {
 	double o_run, o_trun, o_parked;
 	double dqf_put, dqf_rm, dqf_arm, dqf_cancel, dqn_put, dqn_rm, dqn_arm, dqn_cancel;
-	double dqf_pm, dqf_rmm, dqn_pm, dqn_rmm, dq_consume, dq_drain;
+	double dqf_pm, dqf_rmm, dqn_pm, dqn_rmm, dq_consume, dq_drain, dq0, dqr_put, dqr_rm;
 	double f_cas, f_xchg, arm, rearm, cancel, fire, s_arm, s_fire, h_arm, h_cancel, h_fire, u_run_ns;
 	FILE *j;
 
@@ -570,6 +615,7 @@ int main(int argc, char **argv)
 	delayq_bench(30000 * TICK, &dqf_put, &dqf_rm, &dqf_arm, &dqf_cancel, &dqf_pm, &dqf_rmm);
 	delayq_bench(2 * TICK, &dqn_put, &dqn_rm, &dqn_arm, &dqn_cancel, &dqn_pm, &dqn_rmm);
 	delayq_read_bench(&dq_consume, &dq_drain);
+	delayq_dq0_bench(&dq0, &dqr_put, &dqr_rm);
 
 	printf("# bench: batch %u timers, best of %u, 1 CPU\n", BATCH, ROUNDS);
 	printf("# bench: %-18s %8s %8s %8s %10s %10s\n", "op", "ns/op", "floor", "x floor", "vs seed003", "vs heap");
@@ -599,6 +645,8 @@ int main(int argc, char **argv)
 	       dqf_pm, dqf_rmm, dqn_pm, dqn_rmm);
 	printf("# bench:   read side, all due, chunks of 32: consume (a record copied per item) %.1f, drain %.1f\n",
 	       dq_consume, dq_drain);
+	printf("# bench:   %u far items queued: dq0 (put due + take) %.1f; put at random among them %.1f, remove %.1f\n",
+	       DQ0_PENDING, dq0, dqr_put, dqr_rm);
 
 	j = fopen(argc > 1 ? argv[1] : "build/user/bench.json", "w");
 	if (!j)
@@ -609,10 +657,15 @@ int main(int argc, char **argv)
 		"\"heap_locked\":{\"arm\":%.2f,\"cancel\":%.2f,\"fire\":%.2f},\n"
 		"\"ullink_ring\":{\"run_in_order\":%.2f},\n"
 		"\"tempo_order\":{\"run_in_order\":%.2f,\"ticket_run\":%.2f,\"parked_drain\":%.2f,"
-		"\"floor_run\":%.2f,\"floor_ticket_run\":%.2f,\"vs_ullink_run\":%.2f}}\n",
+		"\"floor_run\":%.2f,\"floor_ticket_run\":%.2f,\"vs_ullink_run\":%.2f},\n"
+		"\"tempo_delayq\":{\"far_put\":%.2f,\"far_remove\":%.2f,\"near_put\":%.2f,"
+		"\"near_remove\":%.2f,\"far_put_many\":%.2f,\"far_remove_many\":%.2f,"
+		"\"random_put\":%.2f,\"random_remove\":%.2f,\"consume\":%.2f,\"drain\":%.2f,"
+		"\"dq0\":%.2f}}\n",
 		BATCH, ROUNDS, f_cas, f_xchg, arm, rearm, cancel, fire, s_arm, s_fire,
 		h_arm, h_cancel, h_fire, u_run_ns, o_run, o_trun, o_parked, 3 * f_cas, 4 * f_cas,
-		o_run / u_run_ns);
+		o_run / u_run_ns, dqf_put, dqf_rm, dqn_put, dqn_rm, dqf_pm, dqf_rmm, dqr_put, dqr_rm,
+		dq_consume, dq_drain, dq0);
 	fclose(j);
 	return 0;
 }

@@ -24,6 +24,7 @@ tests=(
 	"order_stress_tsan_deadline_3cpu|$out/order_stress $secs 3 deadline"
 	"order_fuzz|$out/order_fuzz -max_total_time=$ofuzz -max_len=256 -timeout=10 -artifact_prefix=$out/ $out/corpus_order tools/user/corpus/order"
 	"delayq_stress_tsan_4cpu|$out/delayq_stress $secs 4"
+	"delayq_det|$out/delayq_det_test"
 	"fault_det|$out/fault_det_test"
 	"bench|$out/bench $out/bench.json"
 )

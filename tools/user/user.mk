@@ -16,8 +16,9 @@ USER_DIR := tools/user
 USER_STRESS_SECS ?= 3
 USER_FUZZ_SECS ?= 60
 USER_ORDER_FUZZ_SECS ?= 20
+USER_KSRC := $(USER_OUT)/ksrc
 USER_CFLAGS := -std=gnu11 -g -O1 -Wall -Wno-unused-function -fno-omit-frame-pointer \
-	-I$(USER_DIR)/include -Iinclude -Ikmod -I$(USER_DIR)
+	-I$(USER_DIR)/include -Iinclude -Ikmod -I$(USER_DIR) -I$(USER_KSRC)
 USER_ASAN := -fsanitize=address,undefined -fno-sanitize=pointer-overflow \
 	-fno-sanitize-recover=undefined
 USER_TSAN := -fsanitize=thread
@@ -30,13 +31,19 @@ USER_HDRS += include/tempo/order.h include/tempo/delayq.h kmod/internal.h
 # The det and stress tests see the cores' test points (kmod/testing.h) and
 # supply tempo_test_point() themselves.
 USER_ORDER := kmod/wheel.c kmod/order.c
-USER_DELAYQ := kmod/wheel.c kmod/delayq.c
+# The delay queue's rbtree: the kernel's own userspace copy, taken from the
+# linux-source tree at build time (tools/user/rbtree.sh), never kept here.
+USER_RBTREE := $(USER_KSRC)/rbtree.c
+USER_DELAYQ := kmod/wheel.c kmod/delayq.c $(USER_RBTREE)
 USER_TESTING := -DTEMPO_TESTING
 
 USER_BINS := $(USER_OUT)/wheel_det_test $(USER_OUT)/wheel_stress \
 	$(USER_OUT)/wheel_fuzz $(USER_OUT)/bench \
 	$(USER_OUT)/order_det_test $(USER_OUT)/order_stress $(USER_OUT)/order_fuzz \
-	$(USER_OUT)/delayq_stress $(USER_OUT)/fault_det_test
+	$(USER_OUT)/delayq_stress $(USER_OUT)/delayq_det_test $(USER_OUT)/fault_det_test
+
+$(USER_RBTREE): $(USER_DIR)/rbtree.sh
+	$(USER_DIR)/rbtree.sh $(USER_OUT)
 
 # With the test points: the test runs another CPU's operations at the cores' racy points.
 $(USER_OUT)/wheel_det_test: $(USER_DIR)/wheel_det_test.c $(USER_SIM) $(USER_WHEEL) $(USER_HDRS)
@@ -67,12 +74,18 @@ $(USER_OUT)/delayq_stress: $(USER_DIR)/delayq_stress.c $(USER_SIM) $(USER_DELAYQ
 	@mkdir -p $(@D)
 	$(USER_CC) $(USER_CFLAGS) $(USER_TESTING) $(USER_TSAN) -o $@ $(filter %.c,$^) -lpthread
 
-# Allocation-failure paths under ASan/LeakSanitizer.
-$(USER_OUT)/fault_det_test: $(USER_DIR)/fault_det_test.c $(USER_SIM) $(USER_ORDER) kmod/delayq.c $(USER_HDRS)
+$(USER_OUT)/delayq_det_test: $(USER_DIR)/delayq_det_test.c $(USER_SIM) $(USER_DELAYQ) $(USER_HDRS)
 	@mkdir -p $(@D)
 	$(USER_CC) $(USER_CFLAGS) $(USER_ASAN) -o $@ $(filter %.c,$^) -lpthread
 
-$(USER_OUT)/bench: $(USER_DIR)/bench.c $(USER_SIM) $(USER_ORDER) kmod/delayq.c $(USER_HDRS)
+# Allocation-failure paths under ASan/LeakSanitizer.
+$(USER_OUT)/fault_det_test: $(USER_DIR)/fault_det_test.c $(USER_SIM) $(USER_ORDER) kmod/delayq.c \
+		$(USER_RBTREE) $(USER_HDRS)
+	@mkdir -p $(@D)
+	$(USER_CC) $(USER_CFLAGS) $(USER_ASAN) -o $@ $(filter %.c,$^) -lpthread
+
+$(USER_OUT)/bench: $(USER_DIR)/bench.c $(USER_SIM) $(USER_ORDER) kmod/delayq.c $(USER_RBTREE) \
+		$(USER_HDRS)
 	@mkdir -p $(@D)
 	$(USER_CC) $(filter-out -O1,$(USER_CFLAGS)) -O2 -o $@ $(filter %.c,$^) -lpthread
 

@@ -672,6 +672,8 @@ static inline void init_waitqueue_head(wait_queue_head_t *w) { spin_lock_init(&w
 #define DEFINE_WAIT_FUNC(name, function) struct wait_queue_entry name = { \
 	.private = current, .func = function, .entry = LIST_HEAD_INIT((name).entry) }
 #define DEFINE_WAIT(name) DEFINE_WAIT_FUNC(name, autoremove_wake_function)
+static inline void init_waitqueue_func_entry(struct wait_queue_entry *e, wait_queue_func_t func)
+{ e->flags = 0; e->private = NULL; e->func = func; }
 static inline void init_wait_entry(struct wait_queue_entry *e, int flags)
 { e->flags = flags; e->private = current; e->func = autoremove_wake_function; INIT_LIST_HEAD(&e->entry); }
 static inline int waitqueue_active(struct wait_queue_head *w) { return !list_empty(&w->head); }
