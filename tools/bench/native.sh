@@ -41,7 +41,7 @@ msg() { echo "bench-native: $*" >&2; }
 die() { msg "error: $*"; exit 1; }
 
 boots=${TEMPO_BENCH_BOOTS:-3}
-only=${TEMPO_BENCH_ONLY:-cancel,xcancel,hirq,order,dq0,parts}
+only=${TEMPO_BENCH_ONLY:-cancel,postpone,xcancel,xpostpone,hirq,order,dq0,parts}
 kdir=$("$root/tools/bench/uml/kernel.sh") || die "the UML kernel did not build"
 msg "UML kernel $kdir"
 [ "$src" = "$root" ] || msg "tempo.ko from $src"
