@@ -1417,7 +1417,8 @@ static int timer_arm_lazy(struct tempo_timer *t, int cpu, u64 expires, s64 delay
 
 	for (;;) {
 		if ((old & (TT_LINKED | TT_QUEUED | TT_PARKED | TT_SHUTDOWN)) != TT_LINKED ||
-		    (cpu >= 0 && cpu != tt_cpu(old)) || !lazy_ok(READ_ONCE(t->bucket), expires, delay_ns))
+		    (cpu >= 0 && cpu != tt_cpu(old)) ||
+		    !lazy_ok(READ_ONCE(t->bucket), expires, delay_ns))
 			return -EAGAIN;
 		tempo_test_point(TEMPO_TP_WHEEL_LAZY, t, old, 0);
 		/* LMM(timer_arm_lazy:B): published by timer_arm_lazy:C (P1). */
