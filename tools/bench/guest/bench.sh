@@ -123,7 +123,8 @@ while [ $rep -le $reps ]; do
 			done
 		done
 	done
-	want hirq && for s in $(rot $rep tempo tempo_coarse dwork timer hrtimer); do
+	# shellcheck disable=SC2086 # $extra: one word per system
+	want hirq && for s in $(rot $rep tempo tempo_coarse dwork timer hrtimer $extra); do
 		kb hirq $s 65536
 	done
 	# What cancelled timers cost an idle CPU (the first): tempo's wheel

@@ -653,7 +653,7 @@ static enum hrtimer_restart hirq_fn(struct hrtimer *tick)
 	struct hirq_ctx *h = container_of(tick, struct hirq_ctx, tick);
 	u64 t0 = ktime_get_ns();
 
-	SYS_PAIRS(h->c->sys, HIRQ_LOOP);	/* cmd_hirq() refuses timer64 */
+	SYS_PAIRS(h->c->sys, HIRQ_LOOP);
 	h->ns += ktime_get_ns() - t0;
 	h->ops += BATCH;
 	if (t0 >= h->until) {
@@ -698,7 +698,7 @@ static int cmd_hirq(const char *sys_s, u32 n)
 	struct hirq_ctx *h;
 	struct brun *r;
 
-	if (sys < 0 || sys == T_TIMER64 || n < 1 || n > MAX_TIMERS)
+	if (sys < 0 || n < 1 || n > MAX_TIMERS)
 		return -EINVAL;
 	c.sys = sys;
 	h = kzalloc(sizeof(*h), GFP_KERNEL);
