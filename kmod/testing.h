@@ -39,6 +39,13 @@ enum tempo_test_point {
 	TEMPO_TP_WHEEL_ARM,		/* arm: before the state cmpxchg */
 	TEMPO_TP_WHEEL_CANCEL,		/* cancel: before the state cmpxchg */
 	TEMPO_TP_WHEEL_PARKED,		/* cancel: parked, before the unlink */
+	TEMPO_TP_WHEEL_LAZY,		/* lazy arm/cancel: decided, before its stores */
+	/*
+	 * wheel.c, arm of a TEMPO_TIMER_COARSE timer, @obj the timer, @arg the
+	 * address of its coarse clock reading (a u64 *): a hook may move the
+	 * reading back, as a stale coarse clock would be. Any context.
+	 */
+	TEMPO_TP_WHEEL_COARSE,
 	/*
 	 * order.c, @obj the domain, @arg the ticket, @state the slot's state as
 	 * read (enum tempo_order_slot_state). Process context: may sleep.

@@ -8,16 +8,23 @@
  * Every CPU owns a base: a wheel of slots, an expired list, an hrtimer, a work
  * item and an inbox. The wheel and the expired list are touched only by their
  * CPU, with interrupts disabled; that is what serialises the owner's own
- * operations (arm and cancel from any context on that CPU, the hrtimer, the
- * inbox drain, the callback dispatcher), and it needs no lock and no atomic
- * instruction on the lists. Other CPUs never touch a remote wheel: they change
- * the timer's state word with cmpxchg and, when the owner has to act, push the
- * timer on the owner's inbox (an llist) and kick it with an IPI. The owner
- * computes the slot itself, from its own clock, when it drains the inbox.
+ * operations (eager arm and cancel from any context on that CPU, the hrtimer,
+ * the inbox drain, the callback dispatcher), and it needs no lock and no
+ * atomic instruction on the lists. Other CPUs never touch a remote wheel: they
+ * change the timer's state word with cmpxchg and, when the owner has to act,
+ * push the timer on the owner's inbox (an llist) and kick it with an IPI. The
+ * owner computes the slot itself, from its own clock, when it drains the inbox.
+ *
+ * Most re-arms and cancels need no action of the owner at all (LAZY below):
+ * they are one cmpxchg on the state word, from any CPU, with interrupts on,
+ * and the owner catches up when it collects the timer's slot.
  *
  * Time is counted in ticks of tempo_tick_ns (1 ms by default) of
  * CLOCK_MONOTONIC: tick = ktime_get_ns() / tick_ns. A timer's expiry is an
  * absolute tick, rounded up from its deadline, so it is the same on every CPU.
+ * A TEMPO_TIMER_COARSE timer takes "now" from ktime_get_coarse_ns() instead
+ * and pads its deadline by one jiffy (COARSE below); everything after the
+ * deadline is computed is the same for both kinds.
  *
  * THE WHEEL (struct tempo_wheel, kmod/wheel.h)
  *
@@ -32,7 +39,7 @@
  *	Level  Granularity        Range (delay)
  *	  0        1 ms            0 ms  -        62 ms
  *	  1        8 ms           63 ms  -       503 ms
- *	  2       64 ms          504 ms  -     4.03 s
+ *	  2       64 ms          504 ms  -     4.03 s      <- lazy levels from here
  *	  3      512 ms         4.03 s   -    32.25 s
  *	  4     4.10 s         32.25 s   -     4.30 min
  *	  5    32.77 s          4.30 min -    34.41 min
@@ -44,19 +51,21 @@
  * The maximum delay is LVL_START(depth) - 2 * LVL_GRAN(depth - 1) ticks:
  * 8,187,281,408 ticks (about 2^32.9) for 10 levels. Longer delays are refused
  * with -ERANGE, never wrapped or clamped. /sys/kernel/debug/tempo/wheel/geometry
- * prints this table for the loaded tick_ns and levels.
+ * prints this table for the loaded tick_ns and levels, and the lazy levels.
  *
  * Each level has a 64-bit occupancy mask, so the next expiry is found with a
  * rotate and a find-first-set per level (O(levels)) and the hrtimer is armed
  * for exactly that tick: empty slots are skipped, and an empty wheel has no
- * hrtimer armed at all. Collection moves whole slots to the expired list
- * (list_splice, O(1) per slot) in hardirq context; the per-CPU work item then
- * runs the callbacks in batches in process context.
+ * hrtimer armed at all. Collection moves whole slots off the wheel in hardirq
+ * context and sorts them (base_collect()): a timer due as it was placed goes
+ * to the expired list, whose callbacks the per-CPU work item then runs in
+ * batches in process context; a lazily cancelled one is dropped and a lazily
+ * re-armed one re-placed, there and then.
  *
  * THE TIMER STATE WORD (tempo_timer.state, an atomic_long_t)
  *
- *	63                    24 23        8 7   5  4  3  2  1  0
- *	[  seq (40 bits)        |  cpu (16)  | 000 |PK|SD|QU|LK|PD]
+ *	63                    24 23        8 7  6  5  4  3  2  1  0
+ *	[  seq (40 bits)        |  cpu (16)  | 00 |MV|PK|SD|QU|LK|PD]
  *
  *	PD  PENDING   armed: the callback will run once, unless cancelled
  *	LK  LINKED    entry is on a list (slot or expired) of base @cpu
@@ -64,21 +73,25 @@
  *	SD  SHUTDOWN  further arms fail with -ESHUTDOWN
  *	PK  PARKED    base @cpu cancelled the timer and holds its entry, on
  *	              no list: only @cpu may link it again (see PARKING)
+ *	MV  MOVED     an arm or cancel came after the owner placed the timer:
+ *	              its slot no longer says when it is due
  *	cpu           the base that holds the timer (meaningful while LK|QU|PK)
- *	seq           bumped by every arm and cancel; the owner records the seq
- *	              it placed the timer for in tempo_timer.linked_seq, so a
- *	              collected timer whose seq moved on is re-placed, not fired
+ *	seq           bumped by every arm, cancel and placement: no cmpxchg
+ *	              that read an older word succeeds (no ABA)
  *
- * Who writes what: PD and seq are set by arm/cancel from any CPU; LK and PK are
- * set and cleared only by the owner of base @cpu (PK also by whoever moves the
- * timer off a sealed inbox, see timer_send()); QU is set by whoever pushes the msg
- * and cleared by the owner that pops it (or by the pusher itself when the
- * inbox is sealed and the timer is still LK there, see timer_send()); @cpu
- * changes only while the timer is neither LK, QU nor PK (anyone may then claim
- * it), or by the one who holds QU and moves the message to another inbox
- * (forwarding), and never while LK is set: LK and @cpu together name the list
- * that holds the entry. expires and want_cpu are written by arm before its
- * cmpxchg on the state word publishes them.
+ * Who writes what: PD is set by arm and cleared by cancel, from any CPU, and
+ * by the owner's claim; MV is set by every arm and cancel and cleared by the
+ * owner when it places the timer (a cmpxchg that also bumps seq); LK and PK
+ * are set and cleared only by the owner of base @cpu (PK also by whoever moves
+ * the timer off a sealed inbox, see timer_send()); QU is set by whoever
+ * pushes the msg and cleared by the owner that pops it (or by the pusher
+ * itself when the inbox is sealed and the timer is still LK there, see
+ * timer_send()); @cpu changes only while the timer is neither LK, QU nor PK
+ * (anyone may then claim it), or by the one who holds QU and moves the
+ * message to another inbox (forwarding), and never while LK is set: LK and
+ * @cpu together name the list that holds the entry. expires and want_cpu are
+ * written by arm before its cmpxchg on the state word publishes them; bucket
+ * by the holder of the entry (I8, P6).
  *
  * Logical states (PD, and whether the callback runs) and transitions:
  *
@@ -92,11 +105,71 @@
  *
  *	   any state --shutdown--> SHUTDOWN: arm fails; cancel_sync follows
  *
- * Physical placement (LK, QU) follows the logical state lazily: a timer
- * cancelled by a remote CPU stays linked on its owner until the owner drains
- * the message, which the cancel sends with an IPI, so a cancelled
- * timer holds its slot for an IPI's latency, far less than a tick. A locally
- * cancelled timer is unlinked at once, and stays parked (below).
+ * Physical placement (LK, QU) follows the logical state lazily: a cancelled
+ * timer may stay in its slot (a lazy cancel) or in its owner's wheel until
+ * the owner drains the message a remote cancel sends it; a re-armed one may
+ * stay in a slot that is now too early (a lazy re-arm). An IDLE timer that
+ * a base still holds is garbage: it costs its owner at most one expiry of
+ * the hrtimer (LAZY) and no callback; cancel_sync lets go of it at once.
+ *
+ * LAZY RE-ARM AND CANCEL
+ *
+ * A slot of level lazy_level or above (the first level whose granule is at
+ * least LAZY_GRAN_NS, 64 ms: level 2 at tick_ns = 1 ms) is a far slot. When
+ * the owner places a timer in a far slot it records the slot's bucket expiry
+ * (the tick the slot is collected at) in tempo_timer.bucket; in any other
+ * slot, and once it collects the slot, it records 0. From any CPU, with
+ * interrupts on:
+ *
+ * - cancel of a pending timer LK in a far slot (not QU, not PK) is one
+ *   cmpxchg: PD cleared, MV set. The entry stays in its slot.
+ * - arm of a timer LK in a far slot (not QU, PK or SD), to a deadline on the
+ *   CPU that holds it or anywhere (not arm_on another CPU), is the store of
+ *   expires and one cmpxchg (PD and MV set), provided
+ *
+ *	bucket < expires + gran(level(expires - now))        (the lazy rule)
+ *
+ *   where gran(level(d)) is the granule of the level a fresh arm at distance
+ *   d would get. Its delay alone decides: whatever chain of re-arms came
+ *   before, each is checked against the same slot, so the rule holds for the
+ *   last deadline set. lazy_ok() computes it without a loop.
+ *
+ * The owner collects the far slot at bucket and sorts each timer in it
+ * (base_collect(), in the hrtimer's interrupt): MV clear and due, to the
+ * expired list as placed; PD clear, dropped (a lazy cancel's garbage); MV set
+ * and PD set, re-placed for its latest expires. Why the rule keeps the bound
+ * of include/tempo/timer.h for the last deadline: if expires >= bucket, the
+ * timer is re-placed at bucket or later, at a distance no greater than its
+ * delay, so into a level no coarser than a fresh arm's; if expires < bucket,
+ * it is due when collected and waits on the expired list, late by
+ * bucket - expires, less than the granule of its delay's level by the rule.
+ *
+ * Every other arm and cancel is eager (below: PARKING, the inbox), and so are
+ * cancel_sync and shutdown_sync: they let go of a lazily held timer at once,
+ * on the owner or through a message (timer_release()), and never wait for its
+ * slot. What laziness costs an idle CPU: a lazily cancelled timer that is never
+ * re-armed costs its owner one expiry of the hrtimer, at its slot's bucket
+ * (where it would have fired, rounded up to the granule), and none if anything
+ * else expires there; the timer is dropped in that interrupt, with no work
+ * item. A lazily re-armed timer costs the same one expiry per slot it leaves
+ * behind. Far slots are collected only at multiples of their level's granule,
+ * all multiples of the lazy granule, so a CPU wakes for garbage and
+ * re-placements at most once per lazy granule (16 times a second at the
+ * default tick), however many timers it holds. A wheel that holds no timer,
+ * pending or garbage, has no hrtimer armed.
+ *
+ * COARSE
+ *
+ * ktime_get_coarse_ns() is the time of the last timekeeping update, behind
+ * CLOCK_MONOTONIC by s >= 0; s stays under a jiffy while some CPU's tick
+ * keeps timekeeping current. A COARSE arm of delay d on reading c takes the
+ * deadline c + TICK_NSEC + d, and places the timer from c. So it is never
+ * early while s <= TICK_NSEC, early by s - TICK_NSEC when timekeeping was that
+ * overdue at the arm, and late (beyond the pad, TICK_NSEC - s) by the wheel's
+ * bound for a delay of d + TICK_NSEC. The placement reading c is never ahead
+ * of the clock, so the wheel clock never passes real time and precise timers
+ * keep their bound. tempo_timer_arm_at() of a COARSE timer places it from c
+ * and keeps its absolute deadline exact: never early.
  *
  * PARKING
  *
@@ -116,7 +189,8 @@
  * timer costs nothing: no list, slot or inbox refers to it. What PK still
  * guards is the window between the cancel's cmpxchg and its unlink, so
  * cancel_sync waits for it to clear like LK, and clears it itself or has the
- * owner clear it (timer_unpark()).
+ * owner clear it (timer_release()). Only eager cancels park: in a slot below
+ * the lazy levels.
  *
  * INVARIANTS
  *
@@ -131,6 +205,7 @@
  *     timer and link the same entry into its own wheel. An owner's cmpxchg
  *     that leaves LK, PK or a QU only it can act on lets it do its list work
  *     after the cmpxchg, within the same interrupts-off section (PARKING).
+ *     Lazy operations change only PD, MV and seq: never the entry.
  * I2  QU => msg is on the inbox of base cpu or is about to be pushed there by
  *     the context that set QU; exactly one context pushes per setting of QU.
  * I3  For every level, occupied bit i is set iff its slot i is non-empty.
@@ -140,22 +215,39 @@
  * I6  Every occupied slot's bucket expiry lies within one revolution of its
  *     level's clock: [clk, clk + 64 * gran), so no slot is skipped or reused
  *     early (the arithmetic is kernel/time/timer.c's, with exact rounding).
- * I7  A timer runs only if, at the claim, PD is set, seq equals linked_seq and
- *     expires <= the current tick (checked, not assumed).
+ * I7  A timer runs only if, at the claim, PD is set, MV is clear (no arm or
+ *     cancel since its owner placed it), QU is clear (no message on its way
+ *     that would reach a timer whose callback may free it) and expires <= the
+ *     current tick (checked, not assumed).
+ * I8  bucket is written only by whoever holds the entry (LK or PK on its
+ *     CPU, or the QU it pops), and it is 0 unless the timer is LK in a far
+ *     slot that has not been collected since: then it is that slot's bucket
+ *     expiry. The holder zeroes it before the cmpxchg that lets go of the
+ *     entry (DROP, FIRE, forward, park), the collection zeroes it before it
+ *     reads the state words (P7), and a placement stores it before its
+ *     cmpxchg (P6). It is read only with a state word that has LK set and
+ *     QU and PK clear.
  *
  * CONCURRENCY MATRIX (per timer; rows and columns on different CPUs;
  * "-" = safe without a lock, "S" = caller serialises, as in timer_list)
  *
- *	           | arm | cancel | cancel_sync | owner drain/collect/claim
+ *	           | arm | cancel | cancel_sync | owner collect/drain/claim
  *	arm        |  -  |   -    |     S       |  -
  *	cancel     |     |   -    |     -       |  -
- *	cancel_sync|     |        |     -       |  - (waits for LK|QU|PK to clear,
+ *	cancel_sync|     |        |     -       |  - (lets go of a held timer,
+ *	           |     |        |             |     waits for LK|QU|PK to clear,
  *	           |     |        |             |     then for the callback)
  *
- * On the owner CPU everything is serialised by disabling interrupts: arm and
- * cancel (any context but NMI), the hrtimer and the kicks (interrupt context)
- * and the dispatcher's claim step (process context, interrupts off around the
- * claim).
+ * Arm and cancel are lazy or eager as the state word they read says; either
+ * kind may race with either kind and with the owner: every decision is one
+ * cmpxchg on the state word, and a failed one reads the word again and
+ * decides again. On the owner CPU the eager paths and the owner's own work
+ * are serialised by disabling interrupts: eager arm and cancel (any context
+ * but NMI), the hrtimer and the kicks (interrupt context) and the
+ * dispatcher's claim step (process context, interrupts off around the
+ * claim). A lazy operation on the owner CPU runs with interrupts on: an
+ * interrupt that collects or re-places the timer between its read and its
+ * cmpxchg changes the word (P6, P7), and the cmpxchg fails.
  *
  * Wait contexts (lockdep's PROVE_RAW_LOCK_NESTING, on in 7.x debug kernels):
  * the owner's drain can wake a cancel_sync waiter (wake_up_var(), a
@@ -168,15 +260,17 @@
  * MEMORY ORDERING (labels are LMM(function:letter); every pair is listed)
  *
  * P1  timer_arm_tick:A (expires, want_cpu stores) happens before timer_arm_tick:B (the
- *     fully ordered cmpxchg setting the new seq). base_settle:A
- *     (atomic_long_read_acquire of state) pairs with timer_arm_tick:B, so a settle
- *     that sees seq s also sees the expires written for seq s or later. A
- *     later write can only belong to an arm whose cmpxchg is still to come;
- *     that arm will find LK or QU set and send a message, and the owner will
- *     settle again (so the expires used is never older than the seq recorded).
- *     tempo_timer_expires:A (acquire read of state) pairs with timer_arm_tick:B
- *     the same way: seeing PD set by an arm, it reads that arm's expires or a
- *     later one.
+ *     fully ordered cmpxchg setting the new seq); timer_arm_lazy:B before
+ *     timer_arm_lazy:C likewise. base_settle:A and base_collect:B
+ *     (atomic_long_read_acquire of state) pair with either cmpxchg, so a
+ *     settle or a collection that sees seq s also sees the expires written
+ *     for seq s or later. A later write can only belong to an arm whose
+ *     cmpxchg is still to come; that cmpxchg fails if the owner changed the
+ *     word meanwhile, and otherwise sets MV, so the owner re-places the timer
+ *     (a message or its slot's collection) with the expires it settled on or
+ *     a newer one. tempo_timer_expires:A (acquire read of state) pairs with
+ *     timer_arm_tick:B and timer_arm_lazy:C the same way: seeing PD set by an
+ *     arm, it reads that arm's expires or a later one.
  * P2  inbox_push:A (release cmpxchg of the inbox head) pairs with
  *     inbox_take:A (acquire cmpxchg to NULL): the owner sees the state the
  *     pusher published before the push.
@@ -184,7 +278,7 @@
  *     cancelled timer) is followed by smp_mb() and wake_up_var(timer)
  *     (base_settle:C), pairing with wait_var_event()'s set_current_state()
  *     barrier in tempo_timer_cancel_sync(): the waiter either sees the cleared
- *     bits or is woken. timer_unpark:A (the owner clearing PK itself) is the
+ *     bits or is woken. timer_release:A (the owner clearing PK itself) is the
  *     same pattern. The waiter's acquire read of the cleared state orders
  *     the owner's list work before whatever the caller then does with the
  *     memory: the owner did that work before its cmpxchg (base_settle), or in
@@ -201,6 +295,24 @@
  *     the seal (and is in the batch the seal returns) or sees the seal and
  *     either drops it (the timer is still LK on the sealed base, whose
  *     evacuation will settle it) or moves it elsewhere.
+ * P6  base_settle:D and timer_arm_tick:C (the holder's store of bucket)
+ *     happen before the fully ordered cmpxchg that publishes the placement
+ *     (base_settle:B, timer_arm_tick:B). timer_arm_lazy:A and
+ *     tempo_timer_cancel:A (acquire reads of state) pair with it: a lazy
+ *     operation that sees the placement reads its bucket or a newer one. A
+ *     newer one belongs to a placement whose cmpxchg is still to come (the
+ *     holder retries until one succeeds), and then one of the two cmpxchgs
+ *     fails. A timer no base held has bucket 0 (I8); the arm that links it
+ *     stores its bucket after its cmpxchg, when the entry became its own, and
+ *     until then a lazy operation reads 0 and is eager instead.
+ * P7  Store buffering between a collection and a lazy re-arm. base_collect
+ *     zeroes the bucket of every timer it collected, then base_collect:A
+ *     (smp_mb()), then reads their state words. timer_arm_lazy:C (its fully
+ *     ordered cmpxchg) is followed by timer_arm_lazy:D (a read of bucket).
+ *     Either the collection sees the re-arm's MV and re-places the timer, or
+ *     the re-arm sees bucket 0, knows its slot was collected as it was, and
+ *     has the owner re-place the timer at once (timer_poke()) rather than
+ *     when the dispatcher comes to it.
  *
  * WHAT IS NOT GUARANTEED
  *
@@ -211,6 +323,8 @@
  *   order only to within the granularity of the levels involved.
  * - Arm from NMI is not supported.
  * - When a CPU goes offline its timers move to an online CPU and stay there.
+ * - A cancelled timer's memory is the wheel's until cancel_sync or
+ *   shutdown_sync returns (a far one stays linked until its slot comes).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -242,6 +356,7 @@
 #define TT_QUEUED	BIT(2)
 #define TT_SHUTDOWN	BIT(3)
 #define TT_PARKED	BIT(4)
+#define TT_MOVED	BIT(5)
 #define TT_HELD		(TT_LINKED | TT_QUEUED | TT_PARKED)
 #define TT_CPU_SHIFT	8
 #define TT_CPU_BITS	16
@@ -270,15 +385,24 @@ static inline unsigned long tt_seq(long state)
 
 #define TEMPO_LATE_BUCKETS	24
 
-/* Counters of the operations executed on one CPU; written by that CPU only. */
+/*
+ * Counters of what happened on one CPU; written by that CPU only, with
+ * interrupts off. Lazy operations count nothing: what they change shows up
+ * when the owner settles the timer. taken - fired - released, summed over the
+ * CPUs, is the number of timers on a list or an inbox (LINKED or QUEUED):
+ * pending ones and garbage (stats_hold()).
+ */
 struct tempo_wheel_stats {
-	u64	armed;		/* idle -> pending */
-	u64	rearmed;	/* pending -> pending, moved */
-	u64	cancelled;	/* pending -> idle */
-	u64	fired;		/* pending -> running */
+	u64	taken;		/* a timer no list or inbox held is linked or queued */
+	u64	fired;		/* callbacks claimed */
+	u64	released;	/* let go of, without a callback */
 	u64	sent;		/* messages pushed to another CPU's inbox */
 	u64	kicks;		/* IPIs (or self irq_works) raised for them */
 	u64	forwarded;	/* timers moved to another CPU by their owner */
+	u64	expiries;	/* runs of the hrtimer */
+	u64	dispatches;	/* runs of the work item */
+	u64	swept;		/* lazily cancelled timers dropped at collection */
+	u64	replaced;	/* lazily re-armed timers re-placed at collection */
 	u64	late[TEMPO_LATE_BUCKETS];	/* log2(late in us) at dispatch */
 };
 
@@ -306,6 +430,14 @@ static enum cpuhp_state hp_state;
 static u32 tick_ns;
 static struct tempo_tick_div tick_recip;
 static unsigned int wheel_depth;
+/* The first slot index of the far (lazy) levels, TEMPO_WHEEL_SLOTS for none. */
+static unsigned int lazy_idx;
+static u64 max_delay_ns;		/* tempo_timer_max_delay_ns() */
+static u64 lvl_start_ns[TEMPO_LVL_DEPTH_MAX];	/* TEMPO_LVL_START(lvl) in ns, lvl >= 1 */
+static u64 coarse_max_delay_ns;		/* the same, less the coarse pad */
+
+/* A far slot's granule is at least this long (LAZY in the comment above). */
+#define LAZY_GRAN_NS	(64 * NSEC_PER_MSEC)
 
 /* ---------------------------------------------------------------------- */
 /* The wheel proper (pure: explicit clock, single owner).                 */
@@ -366,18 +498,16 @@ static unsigned int wheel_slot(unsigned int lvl, u64 expires, u64 *bucket_expiry
 }
 
 /**
- * tempo_wheel_add - link @t into the slot for @t->expires
+ * tempo_wheel_slot - the slot a timer expiring at @expires goes into now
  * @w: the wheel
- * @t: an unlinked timer
+ * @expires: absolute tick
+ * @bucket: set to the tick at which that slot is collected
  *
- * Return: the tick at which @t's slot is collected.
+ * Return: the slot's index in @w->vectors.
  */
-VISIBLE_IF_KUNIT u64 tempo_wheel_add(struct tempo_wheel *w, struct tempo_timer *t)
+VISIBLE_IF_KUNIT unsigned int tempo_wheel_slot(const struct tempo_wheel *w, u64 expires,
+					       u64 *bucket)
 {
-	/* A remote arm may be writing it (P1): whatever we read, a message follows. */
-	u64 expires = READ_ONCE(t->expires), bucket_expiry;
-	unsigned int lvl, idx;
-
 	if ((s64)(expires - w->clk) < 0) {
 		/* Already due: the slot collected next. */
 		expires = w->clk;
@@ -390,16 +520,27 @@ VISIBLE_IF_KUNIT u64 tempo_wheel_add(struct tempo_wheel *w, struct tempo_timer *
 		 */
 		expires = w->clk + TEMPO_LVL_START(w->depth) - 1;
 	}
-	lvl = tempo_wheel_level(w, expires);
-	idx = wheel_slot(lvl, expires, &bucket_expiry);
-	list_add_tail(&t->entry, &w->vectors[idx]);
-	w->occupied[lvl] |= BIT_ULL(idx & TEMPO_LVL_MASK);
-	t->idx = idx;
-	if (bucket_expiry < w->next_expiry)
-		w->next_expiry = bucket_expiry;
-	return bucket_expiry;
+	return wheel_slot(tempo_wheel_level(w, expires), expires, bucket);
 }
-EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_add);
+EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_slot);
+
+/**
+ * tempo_wheel_link - link @t into slot @idx of @w
+ * @w: the wheel
+ * @t: an unlinked timer
+ * @idx: a slot tempo_wheel_slot() chose, with the clock unchanged since
+ * @bucket: the tick at which that slot is collected
+ */
+VISIBLE_IF_KUNIT void tempo_wheel_link(struct tempo_wheel *w, struct tempo_timer *t,
+				       unsigned int idx, u64 bucket)
+{
+	list_add_tail(&t->entry, &w->vectors[idx]);
+	w->occupied[idx / TEMPO_LVL_SIZE] |= BIT_ULL(idx & TEMPO_LVL_MASK);
+	t->idx = idx;
+	if (bucket < w->next_expiry)
+		w->next_expiry = bucket;
+}
+EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_link);
 
 /**
  * tempo_wheel_del - unlink @t from its slot or from an expired list
@@ -707,11 +848,31 @@ static void base_program(struct tempo_base *base, u64 bucket_expiry)
 		      HRTIMER_MODE_ABS_PINNED);
 }
 
-/* Link @t into @base's wheel at its current expiry. Owner, irqs off. */
-static u64 base_link(struct tempo_base *base, struct tempo_timer *t, u64 now)
+/* Where an owner links a timer, chosen before the cmpxchg that publishes it. */
+struct tempo_slot {
+	unsigned int	idx;
+	u64		bucket;		/* the tick the slot is collected at */
+};
+
+/* Choose the slot of @base's wheel for a timer to expire at @expires. Owner, irqs off. */
+static void base_choose(struct tempo_base *base, u64 expires, u64 now,
+			struct tempo_slot *slot)
 {
 	tempo_wheel_forward(&base->wheel, now);
-	return tempo_wheel_add(&base->wheel, t);
+	slot->idx = tempo_wheel_slot(&base->wheel, expires, &slot->bucket);
+}
+
+/* What tempo_timer.bucket says of a timer linked into @slot: its bucket if far (I8). */
+static inline u64 slot_far(const struct tempo_slot *slot)
+{
+	return slot->idx >= lazy_idx ? slot->bucket : 0;
+}
+
+static void base_link(struct tempo_base *base, struct tempo_timer *t,
+		      const struct tempo_slot *slot)
+{
+	tempo_wheel_link(&base->wheel, t, slot->idx, slot->bucket);
+	base_program(base, slot->bucket);
 }
 
 /* Where a pending timer held by @base should live. */
@@ -726,6 +887,22 @@ static unsigned int settle_target(struct tempo_base *base, struct tempo_timer *t
 	return base->online ? base->cpu : fallback_cpu(base->cpu);
 }
 
+/*
+ * Count what a successful cmpxchg from @old to @new did to whether a list or
+ * an inbox holds the timer (see struct tempo_wheel_stats). Irqs off.
+ */
+static void stats_hold(struct tempo_base *base, long old, long new, bool fire)
+{
+	bool was = old & (TT_LINKED | TT_QUEUED), is = new & (TT_LINKED | TT_QUEUED);
+
+	if (!was && is)
+		base->stats.taken++;
+	else if (was && !is && fire)
+		base->stats.fired++;
+	else if (was && !is)
+		base->stats.released++;
+}
+
 /* What an arm or a settle does with @t after its cmpxchg succeeded. */
 enum placement {
 	PLACE_NOTHING,	/* a message already on its way settles it */
@@ -735,16 +912,15 @@ enum placement {
 };
 
 /*
- * Carry out @how for @t, whose state word is now @new; @base is the calling
- * CPU's own base (interrupts off).
+ * Carry out @how for @t; @base is the calling CPU's own base (interrupts
+ * off), @slot what base_choose() chose for PLACE_LINK.
  */
-static void base_place(struct tempo_base *base, struct tempo_timer *t,
-		       enum placement how, long new, unsigned int target, u64 now)
+static void base_place(struct tempo_base *base, struct tempo_timer *t, enum placement how,
+		       unsigned int target, const struct tempo_slot *slot)
 {
 	switch (how) {
 	case PLACE_LINK:
-		t->linked_seq = tt_seq(new);
-		base_program(base, base_link(base, t, now));
+		base_link(base, t, slot);
 		break;
 	case PLACE_FORWARD:
 		base->stats.forwarded++;
@@ -760,7 +936,8 @@ static void base_place(struct tempo_base *base, struct tempo_timer *t,
 enum settle_how {
 	SETTLE_POPPED = 1,	/* t's message was just taken off the inbox */
 	SETTLE_UNLINKED = 2,	/* caller already took t off its list */
-	SETTLE_DUE = 4,		/* t was collected: run it if still due */
+	SETTLE_DUE = 4,		/* the dispatcher's claim: run it if still due */
+	SETTLE_COLLECTED = 8,	/* its slot was just collected (base_collect()) */
 };
 
 /**
@@ -776,8 +953,10 @@ static bool base_settle(struct tempo_base *base, struct tempo_timer *t,
 			unsigned int how, u64 now)
 {
 	unsigned int target = base->cpu;
+	struct tempo_slot slot;
 	long old, new;
-	enum { DROP, FIRE, PLACE, FORWARD, UNLINK } act;
+	u64 expires;
+	enum { DROP, FIRE, PLACE, KEEP, FORWARD, UNLINK } act;
 
 	/*
 	 * Off our list before any cmpxchg that may clear LINKED: once it is
@@ -794,8 +973,11 @@ static bool base_settle(struct tempo_base *base, struct tempo_timer *t,
 	}
 
 	for (;;) {
-		/* LMM(base_settle:A): pairs with timer_arm_tick:B (P1). */
+		u64 far = 0;
+
+		/* LMM(base_settle:A): pairs with timer_arm_tick:B, timer_arm_lazy:C (P1). */
 		old = atomic_long_read_acquire(&t->state);
+		expires = READ_ONCE(t->expires);
 		new = old;
 		if (how & SETTLE_POPPED)
 			new &= ~TT_QUEUED;
@@ -813,26 +995,47 @@ static bool base_settle(struct tempo_base *base, struct tempo_timer *t,
 				act = FORWARD;
 				new = tt_set_cpu(new, target) | TT_QUEUED;
 			}
-		} else if ((how & SETTLE_DUE) && tt_seq(old) == t->linked_seq &&
-			   READ_ONCE(t->expires) <= now) {
+		} else if ((how & SETTLE_DUE) && !(old & (TT_MOVED | TT_QUEUED)) &&
+			   expires <= now) {
+			/* A message on its way settles it first: only then may it run. */
 			act = FIRE;
 			new &= ~TT_PENDING;
 		} else {
-			act = PLACE;
-			new = tt_set_cpu(new, base->cpu) | TT_LINKED;
+			/* A placement: published with a new seq, MV clear (P6, I7). */
+			new = (tt_set_cpu(new, base->cpu) | TT_LINKED) & ~TT_MOVED;
+			new += TT_SEQ_ONE;
+			if ((how & SETTLE_COLLECTED) && expires <= now) {
+				/* Due: to the expired list, as if placed there. */
+				act = KEEP;
+			} else {
+				act = PLACE;
+				base_choose(base, expires, now, &slot);
+				far = slot_far(&slot);
+			}
 		}
+		/*
+		 * LMM(base_settle:D): we hold the entry, so we write the bucket
+		 * (I8): where we place it, or 0 where we let go of it or keep it
+		 * on the expired list; published by base_settle:B (P6).
+		 */
+		WRITE_ONCE(t->bucket, far);
 		tempo_test_point(TEMPO_TP_WHEEL_SETTLE, t, old, 0);
-		/* LMM(base_settle:B): fully ordered; see P1 and P3. */
+		/* LMM(base_settle:B): fully ordered; see P1, P3 and P6. */
 		if (new == old || atomic_long_try_cmpxchg(&t->state, &old, new))
 			break;
 	}
+	stats_hold(base, old, new, act == FIRE);
 
 	switch (act) {
 	case PLACE:
-		base_place(base, t, PLACE_LINK, new, target, now);
+		base_place(base, t, PLACE_LINK, target, &slot);
+		break;
+	case KEEP:
+		list_add_tail(&t->entry, &base->expired);
+		t->idx = TEMPO_IDX_EXPIRED;
 		break;
 	case FORWARD:
-		base_place(base, t, PLACE_FORWARD, new, target, now);
+		base_place(base, t, PLACE_FORWARD, target, NULL);
 		break;
 	case DROP:
 		/* LMM(base_settle:C): pairs with tempo_timer_cancel_sync() (P3). */
@@ -843,7 +1046,44 @@ static bool base_settle(struct tempo_base *base, struct tempo_timer *t,
 	case UNLINK:
 		break;
 	}
+	if (how & SETTLE_COLLECTED) {
+		if (act == DROP)
+			base->stats.swept++;
+		else if (act == PLACE || act == KEEP)
+			base->stats.replaced++;
+	}
 	return act == FIRE;
+}
+
+/*
+ * Collect every slot due at @now and sort what comes out (LAZY): a timer due
+ * as its owner placed it goes to the expired list for the dispatcher to claim;
+ * any other is settled here, in the interrupt, so that a lazily cancelled one
+ * costs no work item and a lazily re-armed one is re-placed on time.
+ * Owner, hardirq or irqs off.
+ */
+static void base_collect(struct tempo_base *base, u64 now)
+{
+	struct tempo_timer *t, *next;
+	LIST_HEAD(due);
+
+	if (!tempo_wheel_collect(&base->wheel, now, &due))
+		return;
+	list_for_each_entry(t, &due, entry)
+		WRITE_ONCE(t->bucket, 0);
+	/* LMM(base_collect:A): pairs with timer_arm_lazy:C and :D (P7). */
+	smp_mb();
+	list_for_each_entry_safe(t, next, &due, entry) {
+		/* LMM(base_collect:B): pairs with timer_arm_tick:B, timer_arm_lazy:C (P1). */
+		long state = atomic_long_read_acquire(&t->state);
+
+		if ((state & (TT_PENDING | TT_MOVED)) == TT_PENDING &&
+		    READ_ONCE(t->expires) <= now)
+			continue;
+		list_del_init(&t->entry);
+		base_settle(base, t, SETTLE_UNLINKED | SETTLE_COLLECTED, now);
+	}
+	list_splice_tail(&due, &base->expired);
 }
 
 /*
@@ -862,11 +1102,11 @@ static u64 base_process(struct tempo_base *base)
 	 * against a lagging clock lands in a coarser level than its delay
 	 * needs. Collect again for messages that were already due.
 	 */
-	tempo_wheel_collect(&base->wheel, now, &base->expired);
+	base_collect(base, now);
 	msgs = inbox_take(base);
 	llist_for_each_entry_safe(t, next, msgs, msg)
 		base_settle(base, t, SETTLE_POPPED, now);
-	tempo_wheel_collect(&base->wheel, now, &base->expired);
+	base_collect(base, now);
 	if (!list_empty(&base->expired))
 		queue_work_on(base->cpu, dispatch_wq, &base->work);
 	return base->wheel.next_expiry;
@@ -883,6 +1123,7 @@ static enum hrtimer_restart base_hrtimer_fn(struct hrtimer *hrtimer)
 	 * base_process() places timers, and the return value re-arms it.
 	 */
 	base->programmed = 0;
+	base->stats.expiries++;
 	next = base->online ? base_process(base) : TEMPO_NEVER;
 	base->programmed = TEMPO_NEVER;
 	if (next == TEMPO_NEVER)
@@ -942,6 +1183,10 @@ static void base_dispatch(struct work_struct *work)
 	unsigned int n = 0;
 	u64 now_ns = 0;
 
+	/* Only this CPU writes its counters; the work item runs with irqs on. */
+	local_irq_disable();
+	base->stats.dispatches++;
+	local_irq_enable();
 	for (;;) {
 		struct tempo_timer *t;
 		bool fire;
@@ -970,10 +1215,8 @@ static void base_dispatch(struct work_struct *work)
 		/* LMM(base_dispatch:B): the claim is base_settle's cmpxchg. */
 		fire = base_settle(base, t, SETTLE_UNLINKED | SETTLE_DUE,
 				   ns_to_tick_floor(now_ns));
-		if (fire) {
-			base->stats.fired++;
+		if (fire)
 			record_lateness(base, t, now_ns);
-		}
 		local_irq_enable();
 
 		if (fire)
@@ -998,7 +1241,8 @@ static void base_dispatch(struct work_struct *work)
  * @fn: its callback
  * @flags: TEMPO_TIMER_* flags
  *
- * Context: any; @timer must not be pending.
+ * Context: any; @timer must be idle and held by no CPU: never armed, or its
+ * callback claimed, or stopped by tempo_timer_cancel_sync().
  */
 void tempo_timer_init(struct tempo_timer *timer, tempo_timer_fn_t fn, unsigned int flags)
 {
@@ -1008,7 +1252,7 @@ void tempo_timer_init(struct tempo_timer *timer, tempo_timer_fn_t fn, unsigned i
 	atomic_long_set(&timer->state, tt_set_cpu(0, TT_CPU_NONE));
 	timer->expires = 0;
 	timer->fn = fn;
-	timer->linked_seq = 0;
+	timer->bucket = 0;
 	timer->flags = flags & TEMPO_TIMER_FLAGS;
 	timer->want_cpu = TT_CPU_NONE;
 	timer->idx = TEMPO_IDX_EXPIRED;
@@ -1017,12 +1261,14 @@ EXPORT_SYMBOL_GPL(tempo_timer_init);
 
 /*
  * Arm @t to expire at tick @expires on @cpu (or, for -1, where it is if it is
- * held by a base, else on the calling CPU). Interrupts are off throughout.
+ * held by a base, else on the calling CPU): the eager arm. Interrupts are off
+ * throughout.
  */
 static int timer_arm_tick(struct tempo_timer *t, int cpu, u64 expires, u64 now)
 {
 	struct tempo_base *local = this_cpu_ptr(bases);
 	unsigned int this = smp_processor_id(), owner, target;
+	struct tempo_slot slot;
 	enum placement how;
 	long old, new;
 
@@ -1045,7 +1291,7 @@ static int timer_arm_tick(struct tempo_timer *t, int cpu, u64 expires, u64 now)
 		/* LMM(timer_arm_tick:A): published by timer_arm_tick:B (P1). */
 		WRITE_ONCE(t->expires, expires);
 		WRITE_ONCE(t->want_cpu, target);
-		new = (old | TT_PENDING) + TT_SEQ_ONE;
+		new = (old | TT_PENDING | TT_MOVED) + TT_SEQ_ONE;
 
 		if (held && owner == this && local->online) {
 			/* Ours: linked, parked, or its message is on our inbox. */
@@ -1071,8 +1317,19 @@ static int timer_arm_tick(struct tempo_timer *t, int cpu, u64 expires, u64 now)
 			how = PLACE_SEND;
 			new = tt_set_cpu(new, target) | TT_QUEUED;
 		}
+		if (how == PLACE_LINK) {
+			new &= ~TT_MOVED;	/* we place it */
+			base_choose(local, expires, now, &slot);
+		}
+		if (held && owner == this && local->online) {
+			/*
+			 * LMM(timer_arm_tick:C): the holder writes the bucket (I8),
+			 * published by timer_arm_tick:B (P6); 0 if we let go.
+			 */
+			WRITE_ONCE(t->bucket, how == PLACE_LINK ? slot_far(&slot) : 0);
+		}
 		tempo_test_point(TEMPO_TP_WHEEL_ARM, t, old, 0);
-		/* LMM(timer_arm_tick:B): fully ordered, pairs with base_settle:A. */
+		/* LMM(timer_arm_tick:B): fully ordered, pairs with base_settle:A (P1, P6). */
 		if (atomic_long_try_cmpxchg(&t->state, &old, new))
 			break;
 	}
@@ -1083,35 +1340,142 @@ static int timer_arm_tick(struct tempo_timer *t, int cpu, u64 expires, u64 now)
 	 */
 	if ((old & TT_LINKED) && tt_cpu(old) == this && local->online)
 		tempo_wheel_del(&local->wheel, t);
+	/*
+	 * A timer no base held has bucket 0 (I8) and is ours from the cmpxchg
+	 * on: a lazy operation that reads 0 before this store is only eager.
+	 */
+	if (!(old & TT_HELD) && how == PLACE_LINK)
+		WRITE_ONCE(t->bucket, slot_far(&slot));
+	stats_hold(local, old, new, false);
 	trace_tempo_timer_arm(t, target, expires * tick_ns, old & TT_PENDING);
+	base_place(local, t, how, target, &slot);
+	return !!(old & TT_PENDING);
+}
 
-	if (old & TT_PENDING)
-		local->stats.rearmed++;
-	else
-		local->stats.armed++;
+/*
+ * May a re-arm to @expires, @delay_ns from now, leave its timer in the far
+ * slot collected at @bucket (LAZY)? Yes if the slot is collected less than a
+ * granule of the new delay's level after @expires: when that level's granule
+ * exceeds bucket - expires, its start is at most the delay. (A delay of
+ * LVL_START(lvl) ticks or more, in ns, has a level of at least lvl, whatever
+ * tempo_timer_slack_ns() rounds it to.)
+ */
+static inline bool lazy_ok(u64 bucket, u64 expires, s64 delay_ns)
+{
+	unsigned int lvl;
+	u64 wait;
 
-	base_place(local, t, how, new, target, now);
+	if (!bucket)
+		return false;
+	if ((s64)(expires - bucket) >= 0)
+		return true;
+	wait = bucket - expires;
+	/* The lowest level whose granule, 2^(3 lvl) ticks, exceeds @wait. */
+	lvl = DIV_ROUND_UP(fls64(wait), TEMPO_LVL_CLK_SHIFT);
+	return lvl < wheel_depth && delay_ns >= (s64)lvl_start_ns[lvl];
+}
+
+/*
+ * A lazy re-arm whose cmpxchg came after the owner collected the slot it
+ * counted on (P7): have the owner re-place the timer now rather than when its
+ * dispatcher claims it. Either this CPU holds it, or a message does it.
+ */
+static void timer_poke(struct tempo_timer *t)
+{
+	struct tempo_base *local;
+	unsigned long flags;
+	unsigned int this;
+	long old;
+
+	local_irq_save(flags);
+	local = this_cpu_ptr(bases);
+	this = smp_processor_id();
+	old = atomic_long_read(&t->state);
+	do {
+		/* Settled already, or a message settles it. */
+		if ((old & (TT_LINKED | TT_QUEUED)) != TT_LINKED)
+			goto out;
+		if (tt_cpu(old) == this && local->online) {
+			base_settle(local, t, 0, now_tick());
+			goto out;
+		}
+	} while (!atomic_long_try_cmpxchg(&t->state, &old, old | TT_QUEUED));
+	timer_send(local, t, tt_cpu(old));
+out:
+	local_irq_restore(flags);
+}
+
+/*
+ * The lazy arm (LAZY): @t stays in the far slot its holder placed it in, and
+ * only its state word changes, with interrupts on.
+ * Return: as tempo_timer_arm(), or -EAGAIN if the arm must be eager.
+ */
+static int timer_arm_lazy(struct tempo_timer *t, int cpu, u64 expires, s64 delay_ns)
+{
+	/* LMM(timer_arm_lazy:A): pairs with base_settle:B, timer_arm_tick:B (P6). */
+	long old = atomic_long_read_acquire(&t->state), new;
+
+	for (;;) {
+		if ((old & (TT_LINKED | TT_QUEUED | TT_PARKED | TT_SHUTDOWN)) != TT_LINKED ||
+		    (cpu >= 0 && cpu != tt_cpu(old)) ||
+		    !lazy_ok(READ_ONCE(t->bucket), expires, delay_ns))
+			return -EAGAIN;
+		tempo_test_point(TEMPO_TP_WHEEL_LAZY, t, old, 0);
+		/* LMM(timer_arm_lazy:B): published by timer_arm_lazy:C (P1). */
+		WRITE_ONCE(t->expires, expires);
+		WRITE_ONCE(t->want_cpu, tt_cpu(old));
+		new = (old | TT_PENDING | TT_MOVED) + TT_SEQ_ONE;
+		/* LMM(timer_arm_lazy:C): fully ordered; P1, and P7 with base_collect:A. */
+		if (atomic_long_try_cmpxchg(&t->state, &old, new))
+			break;
+		/* A failed cmpxchg orders nothing: read again, for P6. */
+		old = atomic_long_read_acquire(&t->state);
+	}
+	trace_tempo_timer_arm(t, tt_cpu(old), expires * tick_ns, old & TT_PENDING);
+	/* LMM(timer_arm_lazy:D): pairs with base_collect:A (P7). */
+	if (unlikely(!READ_ONCE(t->bucket)))
+		timer_poke(t);
 	return !!(old & TT_PENDING);
 }
 
 static int timer_arm_ns(struct tempo_timer *t, int cpu, u64 deadline_ns, u64 now_ns)
 {
 	u64 expires = ns_to_tick_ceil(deadline_ns);
-	u64 now = ns_to_tick_floor(now_ns);
 	unsigned long flags;
 	int ret;
 
-	/* + 1: rounding the deadline up may add a tick to a maximal delay. */
-	if (deadline_ns > now_ns &&
-	    expires - now > tempo_wheel_max_ticks(wheel_depth) + 1)
+	/* Then expires - now_tick is at most tempo_wheel_max_ticks() + 1. */
+	if (deadline_ns > now_ns && deadline_ns - now_ns > max_delay_ns)
 		return -ERANGE;
 	if (cpu >= 0 && (cpu >= nr_cpu_ids || !cpu_online(cpu)))
 		return -ENODEV;
 
+	ret = timer_arm_lazy(t, cpu, expires, deadline_ns - now_ns);
+	if (ret != -EAGAIN)
+		return ret;
 	local_irq_save(flags);
-	ret = timer_arm_tick(t, cpu, expires, now);
+	ret = timer_arm_tick(t, cpu, expires, ns_to_tick_floor(now_ns));
 	local_irq_restore(flags);
 	return ret;
+}
+
+/*
+ * "Now" for an arm of @t, and the pad its deadline gets: the precise clock, or
+ * for a COARSE timer the coarse one and a jiffy (COARSE). A test may move the
+ * coarse reading back to make it stale (kmod/testing.h).
+ */
+static inline u64 timer_now(const struct tempo_timer *t, u64 *pad)
+{
+	u64 now;
+
+	if (!(t->flags & TEMPO_TIMER_COARSE)) {
+		*pad = 0;
+		return ktime_get_ns();
+	}
+	now = ktime_get_coarse_ns();
+	tempo_test_point(TEMPO_TP_WHEEL_COARSE, t, (uintptr_t)&now, 0);
+	*pad = TICK_NSEC;
+	return now;
 }
 
 /**
@@ -1120,22 +1484,22 @@ static int timer_arm_ns(struct tempo_timer *t, int cpu, u64 deadline_ns, u64 now
  * @delay_ns: delay from now, in nanoseconds of CLOCK_MONOTONIC
  *
  * An idle timer is armed on the calling CPU (or, with TEMPO_TIMER_PINNED, on
- * the CPU it last ran on); a timer still held by a CPU stays there. Re-arming
- * a pending timer moves its expiry (mod_timer() semantics): its callback runs
- * once, at the new time.
+ * the CPU it last ran on); a timer a CPU still holds (pending, or cancelled
+ * but not yet let go of) stays there. Re-arming a pending timer moves its
+ * expiry (mod_timer() semantics): its callback runs once, at the new time.
  *
  * Context: any but NMI. O(1), lock-free; does not sleep.
  * Return: 1 if @timer was pending, 0 if it was idle, -ERANGE if @delay_ns is
- * larger than tempo_timer_max_delay_ns(), -ESHUTDOWN after shutdown_sync.
- * Nothing changes on error.
+ * larger than tempo_timer_max_delay_ns() (less one jiffy for a COARSE timer),
+ * -ESHUTDOWN after shutdown_sync. Nothing changes on error.
  */
 int tempo_timer_arm(struct tempo_timer *timer, u64 delay_ns)
 {
-	u64 now = ktime_get_ns();
+	u64 pad, now = timer_now(timer, &pad);
 
-	if (delay_ns > tempo_timer_max_delay_ns())
+	if (delay_ns > (pad ? coarse_max_delay_ns : max_delay_ns))
 		return -ERANGE;
-	return timer_arm_ns(timer, -1, now + delay_ns, now);
+	return timer_arm_ns(timer, -1, now + pad + delay_ns, now);
 }
 EXPORT_SYMBOL_GPL(tempo_timer_arm);
 
@@ -1154,13 +1518,13 @@ EXPORT_SYMBOL_GPL(tempo_timer_arm);
  */
 int tempo_timer_arm_on(struct tempo_timer *timer, int cpu, u64 delay_ns)
 {
-	u64 now = ktime_get_ns();
+	u64 pad, now = timer_now(timer, &pad);
 
 	if (cpu < 0)
 		return -ENODEV;
-	if (delay_ns > tempo_timer_max_delay_ns())
+	if (delay_ns > (pad ? coarse_max_delay_ns : max_delay_ns))
 		return -ERANGE;
-	return timer_arm_ns(timer, cpu, now + delay_ns, now);
+	return timer_arm_ns(timer, cpu, now + pad + delay_ns, now);
 }
 EXPORT_SYMBOL_GPL(tempo_timer_arm_on);
 
@@ -1171,12 +1535,17 @@ EXPORT_SYMBOL_GPL(tempo_timer_arm_on);
  * @deadline: absolute CLOCK_MONOTONIC time (ktime_get()); a deadline in the
  *	past fires at the next tick
  *
+ * The deadline is exact for every timer: a COARSE one only places the timer
+ * by the coarse clock, and is never early.
+ *
  * Context: any but NMI. O(1), lock-free; does not sleep.
  * Return: as tempo_timer_arm_on().
  */
 int tempo_timer_arm_at(struct tempo_timer *timer, int cpu, ktime_t deadline)
 {
-	return tempo_timer_arm_at_from(timer, cpu, ktime_to_ns(deadline), ktime_get_ns());
+	u64 pad;
+
+	return tempo_timer_arm_at_from(timer, cpu, ktime_to_ns(deadline), timer_now(timer, &pad));
 }
 EXPORT_SYMBOL_GPL(tempo_timer_arm_at);
 
@@ -1208,19 +1577,8 @@ int tempo_timer_arm_at_from(struct tempo_timer *timer, int cpu, u64 deadline_ns,
 }
 EXPORT_SYMBOL_IF_KUNIT(tempo_timer_arm_at_from);
 
-/**
- * tempo_timer_cancel - stop a pending timer
- * @timer: the timer
- *
- * A timer held by the calling CPU is unlinked at once; one held by another
- * CPU is unlinked by that CPU, which this call kicks. The callback may still
- * be running (or about to run, if it was claimed) when this returns: use
- * tempo_timer_cancel_sync() before freeing @timer.
- *
- * Context: any but NMI. O(1), lock-free; does not sleep.
- * Return: true if this call stopped a pending expiry.
- */
-bool tempo_timer_cancel(struct tempo_timer *timer)
+/* The eager cancel: tempo_timer_cancel() of a timer not in a far slot. */
+static bool timer_cancel_eager(struct tempo_timer *timer)
 {
 	struct tempo_base *local;
 	unsigned long flags;
@@ -1241,9 +1599,10 @@ bool tempo_timer_cancel(struct tempo_timer *timer)
 		new = old;
 		send = false;
 		if (old & TT_PENDING)
-			new = (new & ~TT_PENDING) + TT_SEQ_ONE;
+			new = ((new & ~TT_PENDING) | TT_MOVED) + TT_SEQ_ONE;
 		if (ours) {
 			new = (new & ~TT_LINKED) | TT_PARKED;
+			WRITE_ONCE(timer->bucket, 0);	/* we let go of the slot (I8) */
 		} else if ((old & (TT_PENDING | TT_LINKED)) == (TT_PENDING | TT_LINKED) &&
 			   !(old & TT_QUEUED)) {
 			/* Held by another CPU: it unlinks when the message pops. */
@@ -1258,25 +1617,60 @@ bool tempo_timer_cancel(struct tempo_timer *timer)
 		tempo_test_point(TEMPO_TP_WHEEL_PARKED, timer, new, 0);
 		tempo_wheel_del(&local->wheel, timer);
 	}
+	stats_hold(local, old, new, false);
 	trace_tempo_timer_cancel(timer, old & TT_PENDING);
-
-	if (old & TT_PENDING)
-		local->stats.cancelled++;
 	if (send)
 		timer_send(local, timer, tt_cpu(old));
 	local_irq_restore(flags);
 	return old & TT_PENDING;
 }
+
+/**
+ * tempo_timer_cancel - stop a pending timer
+ * @timer: the timer
+ *
+ * A timer in a far slot (placed at least tens of milliseconds ahead: see
+ * include/tempo/timer.h) stays there, and its CPU drops it when it reaches
+ * the slot; any other is unlinked at once by the calling CPU, or by the CPU
+ * that holds it, which this call kicks. The callback may still be running
+ * (or about to run, if it was claimed) when this returns: use
+ * tempo_timer_cancel_sync() before freeing or re-initialising @timer.
+ *
+ * Context: any but NMI. O(1), lock-free; does not sleep.
+ * Return: true if this call stopped a pending expiry.
+ */
+bool tempo_timer_cancel(struct tempo_timer *timer)
+{
+	/* LMM(tempo_timer_cancel:A): pairs with base_settle:B, timer_arm_tick:B (P6). */
+	long old = atomic_long_read_acquire(&timer->state), new;
+
+	for (;;) {
+		if (!(old & TT_PENDING))
+			return false;
+		/* The lazy cancel (LAZY): in a far slot, only the state word. */
+		if ((old & (TT_LINKED | TT_QUEUED | TT_PARKED)) != TT_LINKED ||
+		    !READ_ONCE(timer->bucket))
+			return timer_cancel_eager(timer);
+		new = ((old & ~TT_PENDING) | TT_MOVED) + TT_SEQ_ONE;
+		tempo_test_point(TEMPO_TP_WHEEL_LAZY, timer, old, 0);
+		if (atomic_long_try_cmpxchg(&timer->state, &old, new))
+			break;
+		old = atomic_long_read_acquire(&timer->state);
+	}
+	trace_tempo_timer_cancel(timer, true);
+	return true;
+}
 EXPORT_SYMBOL_GPL(tempo_timer_cancel);
 
 /*
- * For cancel_sync: let go of a timer some CPU parked. Until that CPU clears
- * PARKED its unlink may still be under way, so the memory is not the
- * caller's yet. On that CPU itself no interrupts-off section is under way
- * (we run with interrupts on), so the bit is cleared here; any other CPU is
- * sent a message, whose settle clears it and wakes us (base_settle:C).
+ * For cancel_sync: let go of a timer that a CPU still holds, cancelled: in a
+ * slot (a lazy cancel) or parked (an eager one whose unlink may still be
+ * under way, so the memory is not the caller's yet). On this CPU, with
+ * interrupts off, no section of ours is under way: the timer is settled (or
+ * unparked) here; any other CPU is sent a message, whose settle lets go of
+ * it and wakes us (base_settle:C).
  */
-static void timer_unpark(struct tempo_timer *timer)
+static void timer_release(struct tempo_timer *timer)
 {
 	struct tempo_base *local;
 	unsigned long flags;
@@ -1289,16 +1683,21 @@ static void timer_unpark(struct tempo_timer *timer)
 	this = smp_processor_id();
 	old = atomic_long_read(&timer->state);
 	do {
-		/* Not parked, armed again, or a message settles it already. */
-		if ((old & (TT_PARKED | TT_PENDING | TT_QUEUED)) != TT_PARKED)
+		/* Armed again, a message settles it already, or nothing holds it. */
+		if ((old & (TT_PENDING | TT_QUEUED)) || !(old & (TT_LINKED | TT_PARKED)))
 			goto out;
 		send = tt_cpu(old) != this || !local->online;
+		if (!send && (old & TT_LINKED)) {
+			base_settle(local, timer, 0, now_tick());
+			goto out;
+		}
 		new = send ? old | TT_QUEUED : old & ~TT_PARKED;
 	} while (!atomic_long_try_cmpxchg(&timer->state, &old, new));
+	stats_hold(local, old, new, false);
 	if (send) {
 		timer_send(local, timer, tt_cpu(old));
 	} else {
-		/* LMM(timer_unpark:A): as base_settle:C (P3), for other waiters. */
+		/* LMM(timer_release:A): as base_settle:C (P3), for other waiters. */
 		smp_mb();
 		wake_up_var(timer);
 	}
@@ -1337,7 +1736,7 @@ bool tempo_timer_cancel_sync(struct tempo_timer *timer)
 	might_sleep();
 	do {
 		ret |= tempo_timer_cancel(timer);
-		timer_unpark(timer);
+		timer_release(timer);
 		/* Pairs with base_settle:C (P3). */
 		wait_var_event(timer,
 			       !(atomic_long_read_acquire(&timer->state) & TT_HELD) ||
@@ -1402,7 +1801,7 @@ EXPORT_SYMBOL_GPL(tempo_timer_pending);
  */
 bool tempo_timer_expires(const struct tempo_timer *timer, u64 *expires_ns)
 {
-	/* LMM(tempo_timer_expires:A): pairs with timer_arm_tick:B (P1). */
+	/* LMM(tempo_timer_expires:A): pairs with timer_arm_tick:B, timer_arm_lazy:C (P1). */
 	long state = atomic_long_read_acquire(&timer->state);
 
 	if (!(state & TT_PENDING)) {
@@ -1434,7 +1833,7 @@ EXPORT_SYMBOL_GPL(tempo_timer_tick_ns);
  */
 u64 tempo_timer_max_delay_ns(void)
 {
-	return tempo_wheel_max_ticks(wheel_depth) * tick_ns;
+	return max_delay_ns;
 }
 EXPORT_SYMBOL_GPL(tempo_timer_max_delay_ns);
 
@@ -1545,26 +1944,28 @@ static inline u64 stat_read(const u64 *counter)
 
 /**
  * tempo_wheel_totals - sum of the per-CPU counters
- * @armed: idle -> pending transitions
+ * @taken: timers linked or queued by a base while no list or inbox held them
  * @fired: callbacks claimed
- * @cancelled: pending -> idle transitions by cancel
+ * @released: timers let go of without a callback
  *
- * armed - fired - cancelled is the number of pending timers.
+ * taken - fired - released is the number of timers a list or an inbox holds:
+ * the pending ones and the cancelled ones not yet let go of. It is 0 once
+ * every timer has fired or been stopped by tempo_timer_cancel_sync().
  */
-void tempo_wheel_totals(u64 *armed, u64 *fired, u64 *cancelled)
+void tempo_wheel_totals(u64 *taken, u64 *fired, u64 *released)
 {
 	unsigned int cpu;
 
 	/* Counters are written by their CPU only; a sum is a snapshot. */
-	*armed = 0;
+	*taken = 0;
 	*fired = 0;
-	*cancelled = 0;
+	*released = 0;
 	for_each_possible_cpu(cpu) {
 		struct tempo_wheel_stats *s = &per_cpu_ptr(bases, cpu)->stats;
 
-		*armed += stat_read(&s->armed);
+		*taken += stat_read(&s->taken);
 		*fired += stat_read(&s->fired);
-		*cancelled += stat_read(&s->cancelled);
+		*released += stat_read(&s->released);
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_totals);
@@ -1594,16 +1995,18 @@ static int stats_show(struct seq_file *m, void *v)
 	u64 late[TEMPO_LATE_BUCKETS] = {};
 	unsigned int cpu, i;
 
-	seq_puts(m, "cpu online armed rearmed cancelled fired sent kicks forwarded\n");
+	seq_puts(m, "cpu online taken fired released sent kicks forwarded expiries dispatches swept replaced\n");
 	for_each_possible_cpu(cpu) {
 		struct tempo_base *base = per_cpu_ptr(bases, cpu);
 		struct tempo_wheel_stats *s = &base->stats;
 
-		seq_printf(m, "%u %d %llu %llu %llu %llu %llu %llu %llu\n", cpu,
-			   READ_ONCE(base->online), stat_read(&s->armed),
-			   stat_read(&s->rearmed), stat_read(&s->cancelled),
-			   stat_read(&s->fired), stat_read(&s->sent),
-			   stat_read(&s->kicks), stat_read(&s->forwarded));
+		seq_printf(m, "%u %d %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu\n", cpu,
+			   READ_ONCE(base->online), stat_read(&s->taken),
+			   stat_read(&s->fired), stat_read(&s->released),
+			   stat_read(&s->sent), stat_read(&s->kicks),
+			   stat_read(&s->forwarded), stat_read(&s->expiries),
+			   stat_read(&s->dispatches), stat_read(&s->swept),
+			   stat_read(&s->replaced));
 		for (i = 0; i < TEMPO_LATE_BUCKETS; i++)
 			late[i] += stat_read(&s->late[i]);
 	}
@@ -1624,6 +2027,7 @@ static int geometry_show(struct seq_file *m, void *v)
 
 	seq_printf(m, "tick_ns %u levels %u slots_per_level %u max_delay_ns %llu\n",
 		   tick_ns, wheel_depth, (unsigned int)TEMPO_LVL_SIZE, tempo_timer_max_delay_ns());
+	seq_printf(m, "lazy_from_level %u\n", lazy_idx / (unsigned int)TEMPO_LVL_SIZE);
 	seq_puts(m, "level granularity_ns from_ns to_ns\n");
 	for (lvl = 0; lvl < wheel_depth; lvl++) {
 		u64 from = lvl ? TEMPO_LVL_START(lvl) : 0;
@@ -1702,7 +2106,7 @@ EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_params_ok);
  */
 int tempo_wheel_init(u32 tick, unsigned int levels)
 {
-	unsigned int cpu;
+	unsigned int cpu, lvl;
 	int ret;
 
 	BUILD_BUG_ON(BITS_PER_LONG < 64);
@@ -1715,6 +2119,14 @@ int tempo_wheel_init(u32 tick, unsigned int levels)
 	tick_ns = tick;
 	wheel_depth = levels;
 	tempo_tick_div_init(&tick_recip, tick);
+	max_delay_ns = tempo_wheel_max_ticks(levels) * tick;
+	coarse_max_delay_ns = max_delay_ns > TICK_NSEC ? max_delay_ns - TICK_NSEC : 0;
+	for (lvl = 0; lvl < levels; lvl++)
+		if (TEMPO_LVL_GRAN(lvl) * tick >= LAZY_GRAN_NS)
+			break;
+	lazy_idx = lvl < levels ? TEMPO_LVL_OFFS(lvl) : TEMPO_WHEEL_SLOTS;
+	for (lvl = 1; lvl < levels; lvl++)
+		lvl_start_ns[lvl] = TEMPO_LVL_START(lvl) * tick;
 
 	bases = alloc_percpu(struct tempo_base);
 	if (!bases)

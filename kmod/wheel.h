@@ -104,7 +104,10 @@ static inline u64 tempo_tick_div(const struct tempo_tick_div *r, u64 x)
 
 VISIBLE_IF_KUNIT void tempo_wheel_setup(struct tempo_wheel *w, unsigned int depth, u64 clk);
 VISIBLE_IF_KUNIT unsigned int tempo_wheel_level(const struct tempo_wheel *w, u64 expires);
-VISIBLE_IF_KUNIT u64 tempo_wheel_add(struct tempo_wheel *w, struct tempo_timer *t);
+VISIBLE_IF_KUNIT unsigned int tempo_wheel_slot(const struct tempo_wheel *w, u64 expires,
+					       u64 *bucket);
+VISIBLE_IF_KUNIT void tempo_wheel_link(struct tempo_wheel *w, struct tempo_timer *t,
+				       unsigned int idx, u64 bucket);
 VISIBLE_IF_KUNIT void tempo_wheel_del(struct tempo_wheel *w, struct tempo_timer *t);
 VISIBLE_IF_KUNIT void tempo_wheel_forward(struct tempo_wheel *w, u64 now);
 VISIBLE_IF_KUNIT unsigned int tempo_wheel_collect(struct tempo_wheel *w, u64 now,

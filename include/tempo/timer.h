@@ -43,12 +43,44 @@
  * one exception: reprogramming this CPU's hrtimer when an arm becomes its
  * earliest expiry). cancel_sync and shutdown_sync may sleep.
  *
- * Time: CLOCK_MONOTONIC. A timer never fires before its deadline. Its expiry
+ * Far timers: a timer placed in a wheel level whose granule is 64 ms or more
+ * (504 ms ahead or more at the default tick of 1 ms) sits in a far slot.
+ * Cancelling it, and re-arming it to a deadline its slot still serves (below),
+ * is one compare-and-swap on its state word, from any CPU, with interrupts
+ * on; the timer stays in the slot and its CPU drops or re-places it when it
+ * reaches the slot. So a cancelled timer stays linked, and its memory in use,
+ * until tempo_timer_cancel_sync() or tempo_timer_shutdown_sync(), which let
+ * go of it at once. A cancelled far timer that is never re-armed costs its CPU
+ * at most one hrtimer interrupt, at the time it would have fired rounded up
+ * to its granule, and none if anything else expires then. Far slots expire
+ * only on multiples of their granule, so a CPU takes at most one such
+ * interrupt per 64 ms (16 a second) however many timers it holds. A CPU that
+ * holds no timer, pending or cancelled, takes none.
+ *
+ * Time: CLOCK_MONOTONIC. A timer never fires before its deadline (but see
+ * TEMPO_TIMER_COARSE below, which is opt-in). Its expiry
  * is less than one tick late when its delay is below TEMPO_TIMER_LVL0_TICKS
  * ticks, and less than one granule of its wheel level late otherwise (a
  * granule is at most 1/8 of the delay: 12.5%); the table is at the top of
  * kmod/wheel.c, and tempo_timer_slack_ns() gives the bound for a given delay.
+ * The bound is that of the last deadline set, whatever re-arms came before:
+ * a re-arm leaves the timer in its far slot only if that slot comes less
+ * than tempo_timer_slack_ns() of the new delay after the new deadline.
  * Callbacks then wait for the workqueue to run them.
+ *
+ * A TEMPO_TIMER_COARSE timer trades that for a cheaper arm: tempo_timer_arm()
+ * and tempo_timer_arm_on() read ktime_get_coarse_ns() (c, the time of the
+ * last timekeeping update, s >= 0 behind CLOCK_MONOTONIC) instead of the
+ * precise clock, and take the deadline c + TICK_NSEC + delay. It is never
+ * early while s <= TICK_NSEC, which holds whenever timekeeping is current: a
+ * CPU's tick updates it every jiffy. s exceeds a jiffy only when timekeeping
+ * is overdue at the arm (no tick has run for more than a jiffy: interrupts
+ * held off that long on the CPU that keeps time, a virtual CPU its host does
+ * not run, NO_HZ_FULL); the timer is then early by s - TICK_NSEC at most.
+ * It is late by less than TICK_NSEC - s, plus tempo_timer_slack_ns() of
+ * delay + TICK_NSEC. Delays above tempo_timer_max_delay_ns() - TICK_NSEC get
+ * -ERANGE. tempo_timer_arm_at() keeps its absolute deadline exact for a
+ * COARSE timer too (never early); only its placement reads the coarse clock.
  */
 #ifndef _TEMPO_TIMER_H
 #define _TEMPO_TIMER_H
@@ -78,9 +110,12 @@ typedef void (*tempo_timer_fn_t)(struct tempo_timer *timer);
  * Flags for tempo_timer_init().
  * TEMPO_TIMER_PINNED: tempo_timer_arm() keeps an idle timer on the CPU it last
  * ran on instead of moving it to the calling CPU.
+ * TEMPO_TIMER_COARSE: arms read the coarse clock, with timer_list's kind of
+ * guarantee instead of never early (see "A TEMPO_TIMER_COARSE timer" above).
  */
 #define TEMPO_TIMER_PINNED	BIT(0)
-#define TEMPO_TIMER_FLAGS	(TEMPO_TIMER_PINNED)
+#define TEMPO_TIMER_COARSE	BIT(1)
+#define TEMPO_TIMER_FLAGS	(TEMPO_TIMER_PINNED | TEMPO_TIMER_COARSE)
 
 /**
  * struct tempo_timer - an embeddable timer
@@ -95,7 +130,7 @@ struct tempo_timer {
 	atomic_long_t		state;		/* seq | cpu | flags, see wheel.c */
 	u64			expires;	/* absolute deadline, in wheel ticks */
 	tempo_timer_fn_t	fn;
-	unsigned long		linked_seq;	/* seq this timer was placed with (owner only) */
+	u64			bucket;		/* when its far slot is collected, or 0 */
 	u32			flags;
 	u16			want_cpu;	/* where the latest arm wants it */
 	u16			idx;		/* wheel slot index (owner only) */

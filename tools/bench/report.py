@@ -37,12 +37,17 @@ NOT_PARAMS = {"rep", "boot", "ok", "name", "system", "value", "unit", "ops", "co
 HIGHER_IS_BETTER = {"events/s"}
 
 # (name, params that must match, tempo system, peer, minimum ratio)
+TIERS = ("1024", "65536", "1048576")
 TARGETS_UML = [
-    *[("cancel", {"outstanding": n, "cpus": c}, "tempo", "timer", need)
-      for n, need in (("1024", 1.5), ("65536", 1.5), ("1048576", 1.2)) for c in ("1", "all")],
-    *[("cancel", {"outstanding": n, "cpus": c}, "tempo", "dwork", 2.0)
-      for n in ("1024", "65536", "1048576") for c in ("1", "all")],
-    *[("xcancel", {"outstanding": n}, "tempo", "timer", 2.0) for n in ("1024", "65536")],
+    *[(lane, {"outstanding": n, "cpus": c}, "tempo_coarse", "timer", 1.5)
+      for lane in ("cancel", "postpone") for n in TIERS for c in ("1", "all")],
+    *[("cancel", {"outstanding": n, "cpus": c}, "tempo_coarse", "dwork", 3.0)
+      for n in TIERS for c in ("1", "all")],
+    *[(lane, {"outstanding": n}, "tempo_coarse", "timer", need)
+      for lane in ("xcancel", "xpostpone") for n, need in (("1024", 1.5), ("65536", 2.0))],
+    ("hirq", {}, "tempo_coarse", "timer", 1.5),
+    *[("cancel", {"outstanding": n, "cpus": c}, "tempo", "hrtimer", 3.0)
+      for n in TIERS for c in ("1", "all")],
     ("order", {}, "tempo_inline", "rob", 1.0),
 ]
 TARGETS = [

@@ -18,6 +18,7 @@ struct obj {
 	struct tempo_timer	timer;
 	u64			deadline;
 	unsigned int		fired;
+	u64			fired_at;	/* when it last ran */
 	int			cpu;		/* where it last ran */
 	bool			free_in_callback;
 };
@@ -29,10 +30,11 @@ static unsigned int fired_total, freed_total;
  * at their racy points (kmod/testing.h: just before each state-word cmpxchg),
  * and a test may set race_hook to run another CPU's operations right there.
  * Runs once per arming, at whichever wheel point comes first, or at
- * park_where only, when a test sets it.
+ * park_where only (and for park_timer only), when a test sets it.
  */
 static void (*race_hook)(void);
 static int park_where = -1;
+static const void *park_timer;
 
 void tempo_test_point(enum tempo_test_point where, const void *obj, u64 arg,
 		      unsigned int state)
@@ -41,8 +43,10 @@ void tempo_test_point(enum tempo_test_point where, const void *obj, u64 arg,
 
 	if (park_where >= 0 && (int)where != park_where)
 		return;
+	if (park_timer && obj != park_timer)
+		return;
 	park_where = -1;
-	(void)obj;
+	park_timer = NULL;
 	(void)arg;
 	(void)state;
 	race_hook = NULL;
@@ -58,6 +62,7 @@ static void obj_fn(struct tempo_timer *t)
 	fired_total++;
 	o->fired++;
 	o->cpu = smp_processor_id();
+	o->fired_at = ktime_get_ns();
 	CHECK(ktime_get_ns() >= o->deadline, "fired %llu ns early",
 	      o->deadline - ktime_get_ns());
 	/*
@@ -93,12 +98,13 @@ static void setup(unsigned int ncpus)
 
 static void teardown(void)
 {
-	u64 armed, fired, cancelled;
+	u64 taken, fired, released;
 
 	tempo_sim_run_all();
-	tempo_wheel_totals(&armed, &fired, &cancelled);
-	CHECK(armed == fired + cancelled, "armed %llu fired %llu cancelled %llu",
-	      armed, fired, cancelled);
+	/* Every timer a base took hold of has fired or been let go of. */
+	tempo_wheel_totals(&taken, &fired, &released);
+	CHECK(taken == fired + released, "taken %llu fired %llu released %llu",
+	      taken, fired, released);
 	tempo_sim_set_cpu(0);
 	tempo_wheel_exit();
 }
@@ -408,9 +414,440 @@ static void test_parked_rearm_and_cancel_sync(void)
 	free(o);
 }
 
+/* ---------------------------------------------------------------------- */
+/* Lazy re-arm and cancel (kmod/wheel.c, LAZY).                            */
+
+/*
+ * With TICK_NS = 1 ms and 10 levels the far slots are level 2 and up
+ * (granule 64 ticks). A timer armed 620 ticks after T0 expires at tick 1620
+ * and sits in the level-2 slot collected at tick 1664 (BUCKET).
+ */
+#define FAR_TICKS	620
+#define BUCKET		1664ULL
+
+static struct obj *lazy_obj;
+static int lazy_ret;
+
+static u64 tick_ns(u64 tick)
+{
+	return tick * TICK_NS;
+}
+
+/* Arm @o far on CPU 0, at T0; it sits in the slot of BUCKET. */
+static void arm_far_on_cpu0(struct obj *o)
+{
+	tempo_sim_set_cpu(0);
+	o->deadline = ktime_get_ns() + FAR_TICKS * TICK_NS;
+	CHECK(tempo_timer_arm(&o->timer, FAR_TICKS * TICK_NS) == 0, "idle timer");
+	CHECK(o->timer.bucket == BUCKET, "placed in a far slot: bucket %llu", o->timer.bucket);
+}
+
+/* CPU 0 reaches BUCKET: its hrtimer collects the slot; its work item not yet. */
+static void cpu0_collects(void)
+{
+	tempo_sim_set_cpu(0);
+	tempo_sim_clock_set(tick_ns(BUCKET));
+	CHECK(tempo_sim_run_hrtimers() == 1, "CPU 0's hrtimer runs at the bucket");
+}
+
+static void hook_cpu0_collects_and_claims(void)
+{
+	cpu0_collects();
+	CHECK(tempo_sim_run_works() == 1, "the claim runs");
+	CHECK(lazy_obj->fired == 1, "the timer ran for its first deadline");
+	tempo_sim_set_cpu(1);
+}
+
+static void hook_cpu0_collects(void)
+{
+	cpu0_collects();
+	tempo_sim_set_cpu(1);
+}
+
+/*
+ * A lazy re-arm decided on a far slot, then the owner collects the slot and
+ * claims the timer before the re-arm's cmpxchg: the cmpxchg fails, the arm
+ * finds the timer idle and arms it afresh, eagerly. It ran once for its old
+ * deadline and runs once more for the new one, both on time.
+ */
+static void test_lazy_rearm_loses_to_claim(void)
+{
+	struct obj *o;
+
+	setup(2);
+	o = obj_new(false);
+	lazy_obj = o;
+	arm_far_on_cpu0(o);
+	tempo_sim_clock_set(tick_ns(BUCKET - 1));
+	tempo_sim_set_cpu(1);
+	park_hook(TEMPO_TP_WHEEL_LAZY, hook_cpu0_collects_and_claims);
+	lazy_ret = tempo_timer_arm(&o->timer, tick_ns(BUCKET + 100) - ktime_get_ns());
+	CHECK(race_hook == NULL, "the arm reached its lazy point");
+	CHECK(lazy_ret == 0, "the claim came first: the arm finds the timer idle (%d)", lazy_ret);
+	o->deadline = tick_ns(BUCKET + 100);
+	h_drive_until(o->deadline + tempo_timer_slack_ns(100 * TICK_NS));
+	CHECK(o->fired == 2, "fired %u times", o->fired);
+	teardown();
+	free(o);
+}
+
+/*
+ * The other order (P7): the re-arm decided on the far slot, the owner's
+ * hrtimer collects the slot (the timer looks due as placed: it goes to the
+ * expired list), then the re-arm's cmpxchg succeeds. The re-arm must see the
+ * slot is gone and have the owner re-place the timer now, by a message: its
+ * interrupt re-places it before the dispatcher runs. The dispatcher, when it
+ * comes, must not run it (MV). It fires once, on time for the new deadline.
+ * Fails if: timer_arm_lazy() does not check the bucket after its cmpxchg
+ * (the timer waits on the expired list, MOVED, for the dispatcher).
+ */
+static void test_lazy_rearm_after_collection_pokes_owner(void)
+{
+	struct obj *o;
+
+	setup(2);
+	o = obj_new(false);
+	lazy_obj = o;
+	arm_far_on_cpu0(o);
+	tempo_sim_clock_set(tick_ns(BUCKET - 1));
+	tempo_sim_set_cpu(1);
+	park_hook(TEMPO_TP_WHEEL_LAZY, hook_cpu0_collects);
+	o->deadline = tick_ns(BUCKET + 5);
+	lazy_ret = tempo_timer_arm(&o->timer, o->deadline - ktime_get_ns());
+	CHECK(race_hook == NULL, "the arm reached its lazy point");
+	CHECK(lazy_ret == 1, "re-arm of a pending timer (%d)", lazy_ret);
+	CHECK(tempo_sim_pending_csds(0) == 1, "the owner is told to re-place it");
+	tempo_sim_set_cpu(0);
+	tempo_sim_run_irqs();		/* the message, not the dispatcher */
+	CHECK(!(h_state(&o->timer) & H_TT_MOVED) && o->timer.idx != TEMPO_IDX_EXPIRED,
+	      "re-placed in a slot by the interrupt: state %#lx", h_state(&o->timer));
+	tempo_sim_run_works();		/* the dispatcher finds nothing to run */
+	CHECK(o->fired == 0, "ran for a deadline it no longer has");
+	h_drive_until(o->deadline + tempo_timer_slack_ns(6 * TICK_NS));
+	CHECK(o->fired == 1, "fired %u times", o->fired);
+	teardown();
+	free(o);
+}
+
+/*
+ * A lazy cancel against the claim, both orders. Claim first: the cancel's
+ * cmpxchg fails, it finds the timer not pending and returns false. Cancel
+ * first: the collection drops the timer in the interrupt, with no callback
+ * and no work item.
+ */
+static void test_lazy_cancel_loses_to_claim(void)
+{
+	struct obj *o;
+
+	setup(2);
+	o = obj_new(false);
+	lazy_obj = o;
+	arm_far_on_cpu0(o);
+	tempo_sim_clock_set(tick_ns(BUCKET - 1));
+	tempo_sim_set_cpu(1);
+	park_hook(TEMPO_TP_WHEEL_LAZY, hook_cpu0_collects_and_claims);
+	CHECK(!tempo_timer_cancel(&o->timer), "the callback was claimed: nothing stopped");
+	CHECK(race_hook == NULL, "the cancel reached its lazy point");
+	CHECK(o->fired == 1, "fired %u times", o->fired);
+	CHECK(!(h_state(&o->timer) & (H_TT_HELD | H_TT_PENDING)), "state %#lx",
+	      h_state(&o->timer));
+	teardown();
+	free(o);
+}
+
+static void test_lazy_cancel_then_collection_drops_it(void)
+{
+	struct obj *o;
+	bool armed;
+
+	setup(2);
+	o = obj_new(false);
+	arm_far_on_cpu0(o);
+	tempo_sim_set_cpu(1);
+	CHECK(tempo_timer_cancel(&o->timer), "cancel stops the pending timer");
+	CHECK((h_state(&o->timer) & (H_TT_HELD | H_TT_PENDING)) == H_TT_LINKED,
+	      "a far timer's cancel leaves it in its slot: state %#lx", h_state(&o->timer));
+	CHECK(tempo_sim_pending_csds(0) == 0, "a lazy cancel sends no message");
+	CHECK(!tempo_timer_pending(&o->timer), "pending after cancel");
+	CHECK(!tempo_timer_cancel(&o->timer), "a second cancel stops nothing");
+	cpu0_collects();
+	CHECK(!(h_state(&o->timer) & H_TT_HELD), "the collection let go of it: state %#lx",
+	      h_state(&o->timer));
+	CHECK(tempo_sim_run_works() == 0, "garbage costs a work item");
+	CHECK(tempo_wheel_cpu_quiet(0, &armed) && !armed, "CPU 0 still holds or ticks");
+	CHECK(o->fired == 0, "a cancelled timer ran");
+	teardown();
+	free(o);
+}
+
+/*
+ * A lazy operation decided, then another CPU re-arms the timer eagerly (to
+ * an earlier deadline the far slot cannot serve: a message to the owner).
+ * The lazy cmpxchg fails, the operation finds QUEUED and goes eager. The
+ * timer ends up as the last operation left it, and runs at most once.
+ */
+static struct obj *eager_obj;
+
+static void hook_eager_rearm_from_cpu2(void)
+{
+	tempo_sim_set_cpu(2);
+	eager_obj->deadline = ktime_get_ns() + 5 * TICK_NS;
+	CHECK(tempo_timer_arm(&eager_obj->timer, 5 * TICK_NS) == 1, "pending");
+	CHECK(h_state(&eager_obj->timer) & H_TT_QUEUED, "an early re-arm messages the owner");
+	tempo_sim_set_cpu(1);
+}
+
+static void test_lazy_cancel_races_remote_eager_arm(void)
+{
+	struct obj *o;
+
+	setup(3);
+	o = obj_new(false);
+	eager_obj = o;
+	arm_far_on_cpu0(o);
+	tempo_sim_set_cpu(1);
+	park_hook(TEMPO_TP_WHEEL_LAZY, hook_eager_rearm_from_cpu2);
+	CHECK(tempo_timer_cancel(&o->timer), "cancel stops the pending timer");
+	CHECK(race_hook == NULL, "the cancel reached its lazy point");
+	h_drive_until(ktime_get_ns() + 2 * FAR_TICKS * TICK_NS);
+	CHECK(o->fired == 0, "the cancel came last, yet the timer ran");
+	CHECK(!(h_state(&o->timer) & H_TT_HELD), "still held: state %#lx", h_state(&o->timer));
+	teardown();
+	free(o);
+}
+
+static void test_lazy_rearm_races_remote_eager_arm(void)
+{
+	struct obj *o;
+	u64 last;
+
+	setup(3);
+	o = obj_new(false);
+	eager_obj = o;
+	arm_far_on_cpu0(o);
+	tempo_sim_set_cpu(1);
+	park_hook(TEMPO_TP_WHEEL_LAZY, hook_eager_rearm_from_cpu2);
+	last = ktime_get_ns() + (FAR_TICKS + 300) * TICK_NS;
+	CHECK(tempo_timer_arm(&o->timer, (FAR_TICKS + 300) * TICK_NS) == 1, "pending");
+	CHECK(race_hook == NULL, "the arm reached its lazy point");
+	o->deadline = last;	/* the lazy arm committed last */
+	h_drive_until(last + tempo_timer_slack_ns((FAR_TICKS + 300) * TICK_NS));
+	CHECK(o->fired == 1, "fired %u times", o->fired);
+	CHECK(o->cpu == 0, "fired on CPU %d, not on its holder", o->cpu);
+	teardown();
+	free(o);
+}
+
+/*
+ * A lazy operation between the evacuation's read of the timer's state word
+ * and its cmpxchg (CPU 0 going offline): the cmpxchg fails and the evacuation
+ * settles what the word says last, so a re-armed timer moves to CPU 1 and
+ * fires there once, on time; a cancelled one is let go of. Either way CPU 0
+ * goes offline with an empty wheel.
+ */
+static bool evac_cancel;
+
+static void hook_lazy_op_on_b_from_cpu1(void)
+{
+	tempo_sim_set_cpu(1);
+	if (evac_cancel) {
+		CHECK(tempo_timer_cancel(&hook_b->timer), "b was pending");
+	} else {
+		hook_b->deadline = ktime_get_ns() + (FAR_TICKS + 200) * TICK_NS;
+		CHECK(tempo_timer_arm(&hook_b->timer, (FAR_TICKS + 200) * TICK_NS) == 1,
+		      "b was pending");
+	}
+	CHECK(tempo_sim_pending_csds(0) == 0, "a lazy operation sends no message");
+	tempo_sim_set_cpu(0);
+}
+
+static void lazy_op_races_evacuation(bool cancel)
+{
+	struct obj *a, *b;
+	bool armed;
+
+	setup(2);
+	a = obj_new(false);
+	b = obj_new(false);
+	evac_cancel = cancel;
+	tempo_sim_set_cpu(0);
+	a->deadline = ktime_get_ns() + 2 * TICK_NS;
+	tempo_timer_arm(&a->timer, 2 * TICK_NS);	/* settled first */
+	arm_far_on_cpu0(b);
+
+	hook_b = b;
+	/* Between the evacuation's read of b's state word and its cmpxchg. */
+	park_hook(TEMPO_TP_WHEEL_SETTLE, hook_lazy_op_on_b_from_cpu1);
+	park_timer = &b->timer;
+	tempo_sim_cpu_down(0);
+	CHECK(race_hook == NULL, "the evacuation reached the race point");
+	CHECK(tempo_wheel_cpu_quiet(0, &armed), "CPU 0's wheel is not empty after offline");
+
+	tempo_sim_set_cpu(1);
+	h_drive_until(b->deadline + tempo_timer_slack_ns((FAR_TICKS + 200) * TICK_NS));
+	CHECK(a->fired == 1, "a fired %u times", a->fired);
+	CHECK(b->fired == (cancel ? 0 : 1), "b fired %u times", b->fired);
+	if (!cancel)
+		CHECK(b->cpu == 1, "b fired on CPU %d", b->cpu);
+	CHECK(!(h_state(&b->timer) & H_TT_HELD), "b still held: state %#lx", h_state(&b->timer));
+	tempo_sim_cpu_up(0);
+	CHECK(tempo_wheel_cpu_quiet(0, &armed), "CPU 0 came online with timers");
+	teardown();
+	free(a);
+	free(b);
+}
+
+static void test_lazy_rearm_races_evacuation(void)
+{
+	lazy_op_races_evacuation(false);
+}
+
+static void test_lazy_cancel_races_evacuation(void)
+{
+	lazy_op_races_evacuation(true);
+}
+
+/*
+ * cancel_sync and shutdown_sync right after a lazy cancel let go of the
+ * timer at once, from the owner and from elsewhere: they never wait for its
+ * slot (the clock does not move here). Fails if: they wait for the timer to
+ * leave its lists without asking its owner to let go (the sim reports a wait
+ * that nothing can satisfy).
+ */
+static void test_sync_after_lazy_cancel(void)
+{
+	unsigned int cpu, shutdown;
+	struct obj *o;
+	bool armed;
+
+	for (shutdown = 0; shutdown < 2; shutdown++) {
+		for (cpu = 0; cpu < 2; cpu++) {
+			setup(2);
+			o = obj_new(false);
+			arm_far_on_cpu0(o);
+			tempo_sim_set_cpu(cpu);
+			CHECK(tempo_timer_cancel(&o->timer), "cancel stops the pending timer");
+			CHECK(h_state(&o->timer) & H_TT_LINKED, "left in its slot");
+			CHECK(shutdown ? !tempo_timer_shutdown_sync(&o->timer) :
+					 !tempo_timer_cancel_sync(&o->timer),
+			      "nothing left to stop");
+			CHECK(ktime_get_ns() < o->deadline, "waited for the slot");
+			CHECK(!(h_state(&o->timer) & H_TT_HELD),
+			      "still held after %s on CPU %u: state %#lx",
+			      shutdown ? "shutdown_sync" : "cancel_sync", cpu, h_state(&o->timer));
+			CHECK(tempo_wheel_cpu_quiet(0, &armed), "CPU 0's wheel still holds it");
+			if (shutdown)
+				CHECK(tempo_timer_arm(&o->timer, TICK_NS) == -ESHUTDOWN, "armed");
+			tempo_sim_set_cpu(0);
+			teardown();
+			CHECK(o->fired == 0, "fired %u times", o->fired);
+			free(o);
+		}
+	}
+}
+
+/*
+ * Postpone chains keep the bound of the last deadline. A far timer re-armed
+ * again and again stays in its slot as long as the slot comes less than a
+ * granule of the new delay's level after the new deadline; the chain's last
+ * deadline is what it fires for, never early and within
+ * tempo_timer_slack_ns() of that delay. Here the last deadline is before
+ * the slot (it fires when the slot is collected, 30 ticks late, under the
+ * 64-tick granule of its 594-tick delay), then, in a second timer, after it
+ * (re-placed when the slot is collected, fires on time).
+ * Fails if: the collection leaves a re-armed timer that is due to the
+ * dispatcher as placed (it is re-placed there and fires a tick late).
+ */
+static void test_postpone_chain_bound(void)
+{
+	struct obj *o[2];
+	unsigned int i, k;
+	u64 last_d[2];
+
+	setup(2);
+	for (i = 0; i < 2; i++) {
+		o[i] = obj_new(false);
+		arm_far_on_cpu0(o[i]);
+	}
+	for (k = 1; k <= 4; k++) {
+		tempo_sim_clock_set(T0 + k * 10 * TICK_NS);
+		for (i = 0; i < 2; i++) {
+			u64 d = (FAR_TICKS - 30 + i * 100 + k) * TICK_NS;
+
+			tempo_sim_set_cpu(1);
+			o[i]->deadline = ktime_get_ns() + d;
+			last_d[i] = d;
+			CHECK(tempo_timer_arm(&o[i]->timer, d) == 1, "pending");
+			CHECK(h_state(&o[i]->timer) & H_TT_MOVED, "a postpone in the slot is lazy");
+			CHECK(o[i]->timer.bucket == BUCKET, "still in its slot");
+		}
+	}
+	h_drive_until(o[0]->deadline - 1);
+	CHECK(o[0]->fired == 0, "early");
+	CHECK(BUCKET * TICK_NS - o[0]->deadline < tempo_timer_slack_ns(last_d[0]),
+	      "the test's slot is too late for its last delay");
+	h_drive_until(o[0]->deadline + tempo_timer_slack_ns(last_d[0]));
+	CHECK(o[0]->fired == 1, "o[0] fired %u times", o[0]->fired);
+	/* Due when its slot is collected: it goes to the expired list there. */
+	CHECK(o[0]->fired_at == BUCKET * TICK_NS, "o[0] fired at tick %llu, its slot is %llu",
+	      o[0]->fired_at / TICK_NS, BUCKET);
+	h_drive_until(o[1]->deadline - 1);
+	CHECK(o[1]->fired == 0, "early");
+	h_drive_until(o[1]->deadline + 2 * TICK_NS);
+	CHECK(o[1]->fired == 1, "o[1] fired %u times, not on time", o[1]->fired);
+	teardown();
+	free(o[0]);
+	free(o[1]);
+}
+
+/*
+ * What laziness costs an idle CPU: 64 far timers cancelled and never
+ * re-armed cost their CPU one hrtimer expiry per far slot they sat in, no
+ * more, and no work item; then its hrtimer stops.
+ */
+static void test_garbage_costs_one_expiry_per_slot(void)
+{
+	struct obj *o[64];
+	unsigned int i, expiries = 0, works = 0, slots = 0;
+	u64 last = 0;
+	bool armed;
+
+	setup(2);
+	tempo_sim_set_cpu(0);
+	for (i = 0; i < 64; i++) {
+		o[i] = obj_new(false);
+		CHECK(tempo_timer_arm(&o[i]->timer, (600 + 37 * i) * TICK_NS) == 0, "idle");
+		if (o[i]->timer.bucket != last)
+			slots++;
+		last = o[i]->timer.bucket;
+	}
+	for (i = 0; i < 64; i++) {
+		tempo_sim_set_cpu(i & 1);
+		CHECK(tempo_timer_cancel(&o[i]->timer), "pending");
+	}
+	tempo_sim_set_cpu(0);
+	for (;;) {
+		u64 next = tempo_sim_next_hrtimer();
+
+		if (next == U64_MAX)
+			break;
+		tempo_sim_clock_set(next);
+		expiries += tempo_sim_run_hrtimers();
+		works += tempo_sim_run_works();
+	}
+	CHECK(expiries == slots, "%u expiries for %u slots of garbage", expiries, slots);
+	CHECK(works == 0, "%u work items for garbage", works);
+	CHECK(tempo_wheel_cpu_quiet(0, &armed) && !armed, "CPU 0 still holds or ticks");
+	teardown();
+	for (i = 0; i < 64; i++) {
+		CHECK(o[i]->fired == 0, "a cancelled timer ran");
+		free(o[i]);
+	}
+}
+
 int main(void)
 {
-	tap_begin("wheel_det", 8);
+	tap_begin("wheel_det", 19);
 	tap_run("fires_once_on_time", test_fires_once_on_time);
 	tap_run("claim_with_remote_rearm_in_flight", test_claim_with_remote_rearm_in_flight);
 	tap_run("claim_with_remote_cancel_in_flight", test_claim_with_remote_cancel_in_flight);
@@ -421,5 +858,17 @@ int main(void)
 		test_offline_with_remote_rearm_racing_evacuation);
 	tap_run("remote_arm_while_parking", test_remote_arm_while_parking);
 	tap_run("parked_rearm_and_cancel_sync", test_parked_rearm_and_cancel_sync);
+	tap_run("lazy_rearm_loses_to_claim", test_lazy_rearm_loses_to_claim);
+	tap_run("lazy_rearm_after_collection_pokes_owner",
+		test_lazy_rearm_after_collection_pokes_owner);
+	tap_run("lazy_cancel_loses_to_claim", test_lazy_cancel_loses_to_claim);
+	tap_run("lazy_cancel_then_collection_drops_it", test_lazy_cancel_then_collection_drops_it);
+	tap_run("lazy_cancel_races_remote_eager_arm", test_lazy_cancel_races_remote_eager_arm);
+	tap_run("lazy_rearm_races_remote_eager_arm", test_lazy_rearm_races_remote_eager_arm);
+	tap_run("lazy_rearm_races_evacuation", test_lazy_rearm_races_evacuation);
+	tap_run("lazy_cancel_races_evacuation", test_lazy_cancel_races_evacuation);
+	tap_run("sync_after_lazy_cancel", test_sync_after_lazy_cancel);
+	tap_run("postpone_chain_bound", test_postpone_chain_bound);
+	tap_run("garbage_costs_one_expiry_per_slot", test_garbage_costs_one_expiry_per_slot);
 	return tap_end("wheel_det");
 }

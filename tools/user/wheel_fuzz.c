@@ -7,7 +7,14 @@
  *  - exactly once: a callback runs only for a pending timer, once;
  *  - never early: not before the deadline;
  *  - bounded lateness: no later than deadline + tempo_timer_slack_ns(delay)
- *    (the documented bound, include/tempo/timer.h) once IPIs are delivered;
+ *    (the documented bound, include/tempo/timer.h) once IPIs are delivered,
+ *    for the last delay set: postpone chains (the deadline moved later by a
+ *    little, again and again, which the wheel does lazily in far slots) are
+ *    one of the operations;
+ *  - TEMPO_TIMER_COARSE timers (the odd ones): never early against the
+ *    deadline now + delay while the coarse clock is under a jiffy stale (as
+ *    the userspace coarse clock always is), late by less than a jiffy plus
+ *    tempo_timer_slack_ns(delay + TICK_NSEC);
  *  - the callback may free its timer: no base holds it when it runs.
  * Any failure abort()s so libFuzzer saves the input.
  */
@@ -77,7 +84,7 @@ static u64 delay_of(u8 a, u8 b)
 
 static void arm(unsigned int cpu, unsigned int i, int on, u64 delay)
 {
-	u64 now = ktime_get_ns();
+	u64 now = ktime_get_ns(), pad = (i & 1) ? TICK_NSEC : 0;
 	int ret;
 
 	tempo_sim_set_cpu(cpu);
@@ -89,7 +96,17 @@ static void arm(unsigned int cpu, unsigned int i, int on, u64 delay)
 		fail("arm's return disagrees with the model", i);
 	tm[i].pending = true;
 	tm[i].deadline = now + delay;
-	tm[i].bound = now + delay + tempo_timer_slack_ns(delay);
+	tm[i].bound = now + delay + pad + tempo_timer_slack_ns(delay + pad);
+}
+
+/* Move a pending timer's deadline later by @more: a postpone. */
+static void postpone(unsigned int cpu, unsigned int i, u64 more)
+{
+	u64 now = ktime_get_ns();
+
+	if (!tm[i].pending || tm[i].deadline + more <= now)
+		return;
+	arm(cpu, i, -1, tm[i].deadline + more - now);
 }
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
@@ -103,7 +120,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	if (tempo_wheel_init(TICK, 10))
 		abort();
 	for (i = 0; i < NT; i++) {
-		tempo_timer_init(&tm[i].timer, fn, 0);
+		tempo_timer_init(&tm[i].timer, fn, (i & 1) ? TEMPO_TIMER_COARSE : 0);
 		tm[i].pending = false;
 	}
 	for (p = 1; p + 3 < size; p += 4) {
@@ -111,8 +128,11 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		unsigned int cpu = (op >> 4) % NCPU, t = data[p + 1] % NT;
 
 		switch (op & 7) {
-		case 0: case 1:
+		case 0:
 			arm(cpu, t, -1, delay_of(a, b));
+			break;
+		case 1:		/* postpone by up to ~16 ticks, by 1 ms steps or less */
+			postpone(cpu, t, ((u64)a << 8 | b) * (TICK / 4096));
 			break;
 		case 2:
 			arm(cpu, t, (data[p + 1] >> 4) % NCPU, delay_of(a, b));

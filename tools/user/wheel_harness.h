@@ -12,7 +12,9 @@
 #define H_TT_PENDING	(1UL << 0)
 #define H_TT_LINKED	(1UL << 1)
 #define H_TT_QUEUED	(1UL << 2)
+#define H_TT_SHUTDOWN	(1UL << 3)
 #define H_TT_PARKED	(1UL << 4)
+#define H_TT_MOVED	(1UL << 5)
 /* Held by a base in any way: the callback must see none of these. */
 #define H_TT_HELD	(H_TT_LINKED | H_TT_QUEUED | H_TT_PARKED)
 

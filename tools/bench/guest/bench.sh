@@ -10,8 +10,9 @@
 #
 # Kernel command line: tempo_bench_reps=N (default 5; the 1M cancel tier runs
 # max(2, N-2) times), tempo_bench_quick=1 (smallest tiers only, for a smoke run),
-# tempo_bench_only=a,b (only these sections: cancel xcancel hirq burst spread order
-# dq dq0 parts ubench; dq includes dq0), tempo_bench_sys=a,b (only these systems,
+# tempo_bench_only=a,b (only these sections: cancel postpone xcancel xpostpone hirq
+# idle burst spread order dq dq0 parts ubench; dq includes dq0), tempo_bench_sys=a,b
+# (only these systems,
 # e.g. for a profile of one of them), tempo_bench_extra=timer64 (controls added to
 # the cancel lane: timer64 is a timer_list padded to tempo_timer's 64 bytes),
 # tempo_bench_tiers=65536 (only these numbers of outstanding timers).
@@ -73,6 +74,15 @@ kb() {	# kernel measurement: kb CMD SYS ARGS...
 	[ $((t1 - t0)) -gt 60 ] && echo "bench: '$*' took $((t1 - t0)) s"
 }
 
+# CPU 0's wheel expiries and work items (tempo's wheel stats) and its local
+# timer interrupts (/proc/interrupts LOC): "expiries dispatches loc".
+idle_snap() {
+	awk '$1 == "0" && NF >= 12 { e = $9; d = $10 } END { printf "%d %d ", e, d }' \
+		/sys/kernel/debug/tempo/wheel/stats
+	awk '$1 == "LOC:" { l = $2 } END { printf "%d\n", l }' /proc/interrupts
+}
+idle_s=5
+
 ub() {	# userspace measurement: ub MODE SYS
 	/tempo/bench/ubench "$1" "$2" >/tmp/ub.out 2>/tmp/ub.err
 	case $? in
@@ -92,25 +102,48 @@ start=$(date +%s)
 rep=1
 while [ $rep -le $reps ]; do
 	echo "bench: repetition $rep of $reps ($(($(date +%s) - start)) s so far)"
-	want cancel && for n in $tiers; do
-		if [ "$n" = 1048576 ] && [ $rep -gt $((reps > 4 ? reps - 2 : 2)) ]; then
-			continue
-		fi
-		for cpus in 1 all; do
-			# shellcheck disable=SC2086 # $extra: one word per system
-			for s in $(rot $rep tempo dwork timer hrtimer $extra); do
-				kb cancel $s $n $cpus
+	for lane in cancel postpone; do
+		want $lane && for n in $tiers; do
+			if [ "$n" = 1048576 ] && [ $rep -gt $((reps > 4 ? reps - 2 : 2)) ]; then
+				continue
+			fi
+			for cpus in 1 all; do
+				# shellcheck disable=SC2086 # $extra: one word per system
+				for s in $(rot $rep tempo tempo_coarse dwork timer hrtimer $extra); do
+					kb $lane $s $n $cpus
+				done
 			done
 		done
 	done
-	want xcancel && [ "$(grep -c ^processor /proc/cpuinfo)" -gt 1 ] && for n in $tiers; do
-		[ "$n" = 1048576 ] && continue
-		for s in $(rot $rep tempo dwork timer hrtimer); do
-			kb xcancel $s $n
+	for lane in xcancel xpostpone; do
+		want $lane && [ "$(grep -c ^processor /proc/cpuinfo)" -gt 1 ] && for n in $tiers; do
+			[ "$n" = 1048576 ] && continue
+			for s in $(rot $rep tempo tempo_coarse dwork timer hrtimer); do
+				kb $lane $s $n
+			done
 		done
 	done
-	want hirq && for s in $(rot $rep tempo dwork timer hrtimer); do
+	# shellcheck disable=SC2086 # $extra: one word per system
+	want hirq && for s in $(rot $rep tempo tempo_coarse dwork timer hrtimer $extra); do
 		kb hirq $s 65536
+	done
+	# What cancelled timers cost an idle CPU (the first): tempo's wheel
+	# expiries and work items there, and its local timer interrupts, over
+	# idle_s seconds after 4096 timers 1 to 4 s ahead were cancelled.
+	want idle && for s in $(rot $rep none tempo timer); do
+		[ $s = none ] || kb idle $s 4096
+		a=$(idle_snap)
+		sleep $idle_s
+		b=$(idle_snap)
+		[ $s = none ] || echo "idle_end $s 4096" >$B
+		echo "$a $b" | awk -v rep=$rep -v s=$s -v secs=$idle_s '{
+			h = "BENCH rep=" rep " name=idle system=" s " timers=4096 secs=" secs
+			printf "%s stat=loc value=%.2f unit=irqs/s\n", h, ($6 - $3) / secs
+			if (s == "tempo") {
+				printf "%s stat=wheel_expiries value=%.2f unit=irqs/s\n", h, ($4 - $1) / secs
+				printf "%s stat=work_items value=%.2f unit=runs/s\n", h, ($5 - $2) / secs
+			}
+		}' | tee -a $out
 	done
 	want burst && for s in $(rot $rep tempo dwork hrtimer); do
 		kb burst $s 32768

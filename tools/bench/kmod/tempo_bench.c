@@ -13,16 +13,27 @@
  * unit=U". The script interleaves the systems (A B C A B C ...) and repeats;
  * tools/bench/report.py takes medians and ratios. Commands:
  *
- *	cancel SYS N CPUS   SYS in tempo dwork timer hrtimer. N timers armed far
- *			    in the future (CPUS "1" or "all", split evenly, each
- *			    thread arming its share on its own CPU); then for
- *			    sample_ms, cancel and re-arm a random one of them:
- *			    ns per arm+cancel pair (wall time / total pairs).
+ *	cancel SYS N CPUS   SYS in tempo tempo_coarse dwork timer hrtimer. N
+ *			    timers armed far in the future (CPUS "1" or "all",
+ *			    split evenly, each thread arming its share on its
+ *			    own CPU); then for sample_ms, cancel and re-arm a
+ *			    random one of them: ns per arm+cancel pair (wall
+ *			    time / total pairs). tempo_coarse is tempo with
+ *			    TEMPO_TIMER_COARSE timers.
+ *	postpone SYS N CPUS as cancel, but a pending timer is re-armed to a
+ *			    later deadline without a cancel (mod_timer() on a
+ *			    pending timer): ns per re-arm.
  *	xcancel SYS N       as cancel, but the N timers are armed on the first
  *			    CPU and cancelled and re-armed from the others
  *			    (each its share): the cross-CPU pattern. ns/pair.
+ *	xpostpone SYS N     postpone from the other CPUs, as xcancel. ns/re-arm.
  *	hirq SYS N          as cancel with one thread, but each batch runs in a
  *			    hard-interrupt hrtimer callback: ns/pair inside it.
+ *	idle SYS N          SYS in tempo tempo_coarse timer. One thread arms N
+ *			    timers 1 to 4 s ahead and cancels them all; the
+ *			    guest script then counts what they cost the idle
+ *			    CPU (tempo's wheel statistics, /proc/interrupts).
+ *	idle_end SYS N      cancel_sync what idle left (the pool is reused).
  *	burst SYS K         SYS in tempo dwork hrtimer. K timers armed on all
  *			    CPUs for one common deadline: ns per expiry between
  *			    the first and the last callback.
@@ -35,7 +46,7 @@
  *			    already due and taking it back, K times: the data
  *			    structure without timers or wake-ups. ns per pair.
  *	parts - 0           ns per call of the primitives an arm/cancel is
- *			    built from (clock read, irq save, cmpxchg, lock).
+ *			    built from (clock reads, irq save, cmpxchg, lock).
  *	dq SYS K            SYS in tempo java. A delay queue holding
  *			    dq_pending (100K) far-future items; K items with
  *			    0..1 ms delays put by one producer per CPU and taken
@@ -75,6 +86,11 @@
 #include <tempo/timer.h>
 
 #include "compat.h"	/* kmod/compat.h: the bench builds for 6.1 and 7.2 */
+
+/* An A/B against a tree without the coarse contract: tempo_coarse is tempo. */
+#ifndef TEMPO_TIMER_COARSE
+#define TEMPO_TIMER_COARSE	0
+#endif
 
 static unsigned int sample_ms = 200;
 module_param(sample_ms, uint, 0644);
@@ -234,8 +250,10 @@ static struct brun *brun_alloc(void)
 
 /* ---- cancelled timeouts ---- */
 
-enum tsys { T_TEMPO, T_DWORK, T_TIMER, T_HRTIMER, T_TIMER64, T_NSYS };
-static const char * const tsys_name[T_NSYS] = { "tempo", "dwork", "timer", "hrtimer", "timer64" };
+enum tsys { T_TEMPO, T_TEMPO_COARSE, T_DWORK, T_TIMER, T_HRTIMER, T_TIMER64, T_NSYS };
+static const char * const tsys_name[T_NSYS] = {
+	"tempo", "tempo_coarse", "dwork", "timer", "hrtimer", "timer64"
+};
 
 /*
  * timer64: a timer_list in 64 bytes, the size of a struct tempo_timer. Not a
@@ -252,6 +270,7 @@ static size_t pool_bytes;
 struct cancel_ctx {
 	enum tsys	sys;
 	u32		n;
+	bool		postpone;	/* re-arm pending timers, no cancel */
 	u64		dur_ns;
 };
 
@@ -290,10 +309,12 @@ static int cancel_pre(struct bthread *t)
 	share(t, c->n, &lo, &hi);
 	for (i = lo; i < hi; i++) {
 		switch (c->sys) {
-		case T_TEMPO: {
+		case T_TEMPO:
+		case T_TEMPO_COARSE: {
 			struct tempo_timer *tt = (struct tempo_timer *)pool + i;
 
-			tempo_timer_init(tt, noop_tempo, 0);
+			tempo_timer_init(tt, noop_tempo,
+					 c->sys == T_TEMPO_COARSE ? TEMPO_TIMER_COARSE : 0);
 			err = tempo_timer_arm(tt, far_ns(i));
 			if (err)
 				return err;
@@ -343,6 +364,7 @@ static int cancel_pre(struct bthread *t)
 #define SYS_PAIRS(sys, LOOP)							\
 	switch (sys) {								\
 	case T_TEMPO:								\
+	case T_TEMPO_COARSE:							\
 		LOOP(struct tempo_timer, tempo_timer_cancel(x),			\
 		     tempo_timer_arm(x, far_ns(i)));				\
 		break;								\
@@ -367,8 +389,38 @@ static int cancel_pre(struct bthread *t)
 	}
 
 /*
+ * Each system's re-arm of pending timer x to a later deadline, the way its
+ * API moves a pending timer (mod_timer(), mod_delayed_work(), a restart of
+ * the hrtimer), for the same loop macros with no cancel.
+ */
+#define SYS_POSTPONES(sys, LOOP)						\
+	switch (sys) {								\
+	case T_TEMPO:								\
+	case T_TEMPO_COARSE:							\
+		LOOP(struct tempo_timer, (void)0, tempo_timer_arm(x, far_ns(i)));	\
+		break;								\
+	case T_DWORK:								\
+		LOOP(struct delayed_work, (void)0,				\
+		     mod_delayed_work(system_wq, x, far_j(i)));			\
+		break;								\
+	case T_TIMER:								\
+		LOOP(struct timer_list, (void)0, mod_timer(x, jiffies + far_j(i)));	\
+		break;								\
+	case T_TIMER64:								\
+		LOOP(struct timer_list64, (void)0,				\
+		     mod_timer(&x->t, jiffies + far_j(i)));			\
+		break;								\
+	case T_HRTIMER:								\
+		LOOP(struct hrtimer, (void)0,					\
+		     hrtimer_start(x, ns_to_ktime(far_ns(i)), HRTIMER_MODE_REL)); \
+		break;								\
+	default:								\
+		break;								\
+	}
+
+/*
  * One loop per system, so that the measured loop holds nothing but the
- * random pick and the two calls.
+ * random pick and the calls.
  */
 #define CANCEL_LOOP(type, cancel, arm)						\
 	do {									\
@@ -396,7 +448,11 @@ static void cancel_body(struct bthread *t)
 	u32 lo, hi;
 
 	share(t, c->n, &lo, &hi);
-	SYS_PAIRS(c->sys, CANCEL_LOOP);
+	if (c->postpone) {
+		SYS_POSTPONES(c->sys, CANCEL_LOOP);
+	} else {
+		SYS_PAIRS(c->sys, CANCEL_LOOP);
+	}
 }
 
 static void cancel_post(struct bthread *t)
@@ -408,6 +464,7 @@ static void cancel_post(struct bthread *t)
 	for (i = lo; i < hi; i++) {
 		switch (c->sys) {
 		case T_TEMPO:
+		case T_TEMPO_COARSE:
 			tempo_timer_cancel_sync((struct tempo_timer *)pool + i);
 			break;
 		case T_DWORK:
@@ -449,9 +506,10 @@ static int parse_cpus(const char *s)
 	return -EINVAL;
 }
 
-static int cmd_cancel(const char *sys_s, u32 n, const char *cpus_s)
+static int cmd_cancel(const char *name, const char *sys_s, u32 n, const char *cpus_s)
 {
-	struct cancel_ctx c = { .dur_ns = (u64)sample_ms * NSEC_PER_MSEC, .n = n };
+	struct cancel_ctx c = { .dur_ns = (u64)sample_ms * NSEC_PER_MSEC, .n = n,
+				.postpone = !strcmp(name, "postpone") };
 	struct brun *r;
 	int sys = parse_sys(sys_s, tsys_name, T_NSYS), nt = parse_cpus(cpus_s), err;
 	u64 ops;
@@ -473,8 +531,8 @@ static int cmd_cancel(const char *sys_s, u32 n, const char *cpus_s)
 		char head[128];
 
 		scnprintf(head, sizeof(head),
-			  "name=cancel system=%s outstanding=%u cpus=%s threads=%d ops=%llu",
-			  sys_s, n, cpus_s, nt, ops);
+			  "name=%s system=%s outstanding=%u cpus=%s threads=%d ops=%llu",
+			  name, sys_s, n, cpus_s, nt, ops);
 		emit_milli(head, div64_u64((r->t1 - r->t0) * 1000, ops), "ns/op");
 	}
 	kfree(r);
@@ -518,12 +576,18 @@ static void xcancel_body(struct bthread *t)
 	if (!t->idx)
 		return;
 	xshare(t, c->n, &lo, &hi);
-	SYS_PAIRS(c->sys, CANCEL_LOOP);	/* cmd_xcancel() refuses timer64 */
+	/* cmd_xcancel() refuses timer64 */
+	if (c->postpone) {
+		SYS_POSTPONES(c->sys, CANCEL_LOOP);
+	} else {
+		SYS_PAIRS(c->sys, CANCEL_LOOP);
+	}
 }
 
-static int cmd_xcancel(const char *sys_s, u32 n)
+static int cmd_xcancel(const char *name, const char *sys_s, u32 n)
 {
-	struct cancel_ctx c = { .dur_ns = (u64)sample_ms * NSEC_PER_MSEC, .n = n };
+	struct cancel_ctx c = { .dur_ns = (u64)sample_ms * NSEC_PER_MSEC, .n = n,
+				.postpone = !strcmp(name, "xpostpone") };
 	struct bthread one = { .run = &(struct brun){ .nthreads = 1, .ctx = &c } };
 	int sys = parse_sys(sys_s, tsys_name, T_NSYS), nt, err;
 	struct brun *r;
@@ -547,8 +611,8 @@ static int cmd_xcancel(const char *sys_s, u32 n)
 		char head[128];
 
 		scnprintf(head, sizeof(head),
-			  "name=xcancel system=%s outstanding=%u threads=%d ops=%llu",
-			  sys_s, n, nt - 1, ops);
+			  "name=%s system=%s outstanding=%u threads=%d ops=%llu",
+			  name, sys_s, n, nt - 1, ops);
 		emit_milli(head, div64_u64((r->t1 - r->t0) * 1000, ops), "ns/op");
 	}
 	kfree(r);
@@ -589,7 +653,7 @@ static enum hrtimer_restart hirq_fn(struct hrtimer *tick)
 	struct hirq_ctx *h = container_of(tick, struct hirq_ctx, tick);
 	u64 t0 = ktime_get_ns();
 
-	SYS_PAIRS(h->c->sys, HIRQ_LOOP);	/* cmd_hirq() refuses timer64 */
+	SYS_PAIRS(h->c->sys, HIRQ_LOOP);
 	h->ns += ktime_get_ns() - t0;
 	h->ops += BATCH;
 	if (t0 >= h->until) {
@@ -634,7 +698,7 @@ static int cmd_hirq(const char *sys_s, u32 n)
 	struct hirq_ctx *h;
 	struct brun *r;
 
-	if (sys < 0 || sys == T_TIMER64 || n < 1 || n > MAX_TIMERS)
+	if (sys < 0 || n < 1 || n > MAX_TIMERS)
 		return -EINVAL;
 	c.sys = sys;
 	h = kzalloc(sizeof(*h), GFP_KERNEL);
@@ -1484,6 +1548,97 @@ out:
 	return err;
 }
 
+/* ---- idle: what cancelled timers cost a CPU that does nothing else ---- */
+
+/*
+ * One thread arms N timers 1 to 4 s ahead on its CPU (the first online) and
+ * cancels them all. tempo leaves far timers in their slots (lazy cancel): the
+ * guest script then counts, over a few seconds, the hrtimer expiries and work
+ * items of that CPU's wheel and its local timer interrupts, against the same
+ * for timer_list and for no timers at all. idle_end lets go of them.
+ */
+static inline u64 idle_ns(u32 i, u32 n)
+{
+	return (1000 + (u64)i * 3000 / n) * NSEC_PER_MSEC;
+}
+
+static int idle_pre(struct bthread *t)
+{
+	struct cancel_ctx *c = t->run->ctx;
+	u32 i;
+
+	for (i = 0; i < c->n; i++) {
+		switch (c->sys) {
+		case T_TEMPO:
+		case T_TEMPO_COARSE: {
+			struct tempo_timer *tt = (struct tempo_timer *)pool + i;
+
+			tempo_timer_init(tt, noop_tempo,
+					 c->sys == T_TEMPO_COARSE ? TEMPO_TIMER_COARSE : 0);
+			if (tempo_timer_arm(tt, idle_ns(i, c->n)))
+				return -EIO;
+			break;
+		}
+		case T_TIMER: {
+			struct timer_list *tl = (struct timer_list *)pool + i;
+
+			timer_setup(tl, noop_timer, 0);
+			mod_timer(tl, jiffies + nsecs_to_jiffies(idle_ns(i, c->n)));
+			break;
+		}
+		default:
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static void idle_body(struct bthread *t)
+{
+	struct cancel_ctx *c = t->run->ctx;
+	u32 i;
+
+	for (i = 0; i < c->n; i++) {
+		if (c->sys == T_TIMER)
+			timer_delete((struct timer_list *)pool + i);
+		else
+			tempo_timer_cancel((struct tempo_timer *)pool + i);
+	}
+	t->ops = c->n;
+}
+
+static int cmd_idle(const char *sys_s, u32 n, bool end)
+{
+	struct cancel_ctx c = { .n = n };
+	int sys = parse_sys(sys_s, tsys_name, T_NSYS), err;
+	struct brun *r;
+	u32 i;
+
+	if ((sys != T_TEMPO && sys != T_TEMPO_COARSE && sys != T_TIMER) || n < 1 ||
+	    n > MAX_TIMERS)
+		return -EINVAL;
+	c.sys = sys;
+	if (end) {
+		for (i = 0; i < n; i++) {
+			if (sys == T_TIMER)
+				timer_delete_sync((struct timer_list *)pool + i);
+			else
+				tempo_timer_cancel_sync((struct tempo_timer *)pool + i);
+		}
+		return 0;
+	}
+	r = brun_alloc();
+	if (!r)
+		return -ENOMEM;
+	r->nthreads = 1;
+	r->ctx = &c;
+	r->pre = idle_pre;
+	r->body = idle_body;
+	err = brun_go(r);
+	kfree(r);
+	return err;
+}
+
 /* ---- parts: what one arm+cancel is made of, on this emulated CPU ---- */
 
 static noinline u64 part_ktime(u32 n)
@@ -1493,6 +1648,26 @@ static noinline u64 part_ktime(u32 n)
 
 	for (i = 0; i < n; i++)
 		x += ktime_get_ns();
+	return x;
+}
+
+static noinline u64 part_coarse(u32 n)
+{
+	u64 x = 0;
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		x += ktime_get_coarse_ns();
+	return x;
+}
+
+static noinline u64 part_jiffies(u32 n)
+{
+	u64 x = 0;
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		x += READ_ONCE(jiffies);
 	return x;
 }
 
@@ -1548,6 +1723,8 @@ static int cmd_parts(void)
 {
 	static const struct { const char *name; u64 (*fn)(u32 n); } parts[] = {
 		{ "ktime_get_ns", part_ktime },
+		{ "ktime_get_coarse_ns", part_coarse },
+		{ "jiffies", part_jiffies },
 		{ "irqsave_restore", part_irqsave },
 		{ "cmpxchg", part_cmpxchg },
 		{ "spin_lock_irqsave", part_spinlock },
@@ -1588,10 +1765,12 @@ static ssize_t run_write(struct file *file, const char __user *ubuf,
 	mutex_lock(&bench_lock);
 	result_len = 0;
 	result[0] = 0;
-	if (!strcmp(a, "cancel") && got == 4)
-		err = cmd_cancel(b, n, d);
-	else if (!strcmp(a, "xcancel"))
-		err = cmd_xcancel(b, n);
+	if ((!strcmp(a, "cancel") || !strcmp(a, "postpone")) && got == 4)
+		err = cmd_cancel(a, b, n, d);
+	else if (!strcmp(a, "xcancel") || !strcmp(a, "xpostpone"))
+		err = cmd_xcancel(a, b, n);
+	else if (!strcmp(a, "idle") || !strcmp(a, "idle_end"))
+		err = cmd_idle(b, n, !strcmp(a, "idle_end"));
 	else if (!strcmp(a, "hirq"))
 		err = cmd_hirq(b, n);
 	else if (!strcmp(a, "burst"))

@@ -407,6 +407,9 @@ static inline ktime_t ktime_sub_ns(ktime_t k, u64 ns) { return k - ns; }
 #define KTIME_MAX ((s64)~((u64)1 << 63))
 #define jiffies ((unsigned long)(ktime_get_ns() / 4000000))
 #define HZ 250
+#define TICK_NSEC 4000000ULL
+/* The time of the last tick: at most a jiffy behind ktime_get_ns(). */
+static inline u64 ktime_get_coarse_ns(void) { return ktime_get_ns() / TICK_NSEC * TICK_NSEC; }
 
 /* ---- memory ---------------------------------------------------------- */
 /*
