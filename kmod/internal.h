@@ -21,9 +21,6 @@ int tempo_wheel_init(u32 tick_ns, unsigned int levels);
 void tempo_wheel_exit(void);
 void tempo_wheel_debugfs(struct dentry *dir);
 void tempo_wheel_totals(u64 *armed, u64 *fired, u64 *cancelled);
-struct tempo_timer;
-int tempo_timer_arm_at_from(struct tempo_timer *timer, int cpu, u64 deadline_ns,
-			    u64 now_ns);
 
 /* kmod/order.c */
 int tempo_order_init(void);

@@ -1543,39 +1543,15 @@ EXPORT_SYMBOL_GPL(tempo_timer_arm_on);
  */
 int tempo_timer_arm_at(struct tempo_timer *timer, int cpu, ktime_t deadline)
 {
-	u64 pad;
+	u64 deadline_ns = ktime_to_ns(deadline), pad;
 
-	return tempo_timer_arm_at_from(timer, cpu, ktime_to_ns(deadline), timer_now(timer, &pad));
-}
-EXPORT_SYMBOL_GPL(tempo_timer_arm_at);
-
-/**
- * tempo_timer_arm_at_from - tempo_timer_arm_at() on the caller's clock reading
- * @timer: the timer
- * @cpu: as tempo_timer_arm_at()
- * @deadline_ns: absolute CLOCK_MONOTONIC deadline, in nanoseconds
- * @now_ns: a ktime_get_ns() reading the caller took less than a tick ago
- *
- * For a batch arming many timers at once (kmod/delayq.c), one clock read per
- * run of timers rather than per timer. The reading only places the timer: a stale
- * one places it as if armed that much earlier, which the wheel clock (moved
- * forward only to the reading) already allows for; @deadline_ns alone
- * decides when it may fire, so it is never early. Exported only to the
- * KUnit tests: the module's own delay queue is its only user.
- *
- * Context: any but NMI. O(1), lock-free; does not sleep.
- * Return: as tempo_timer_arm_at().
- */
-int tempo_timer_arm_at_from(struct tempo_timer *timer, int cpu, u64 deadline_ns,
-			    u64 now_ns)
-{
 	if (cpu < TEMPO_CPU_LOCAL)
 		return -ENODEV;
 	if ((s64)deadline_ns < 0)	/* a negative ktime: fire at the next tick */
 		deadline_ns = 0;
-	return timer_arm_ns(timer, cpu, deadline_ns, now_ns);
+	return timer_arm_ns(timer, cpu, deadline_ns, timer_now(timer, &pad));
 }
-EXPORT_SYMBOL_IF_KUNIT(tempo_timer_arm_at_from);
+EXPORT_SYMBOL_GPL(tempo_timer_arm_at);
 
 /* The eager cancel: tempo_timer_cancel() of a timer not in a far slot. */
 static bool timer_cancel_eager(struct tempo_timer *timer)

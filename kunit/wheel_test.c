@@ -476,50 +476,6 @@ static void live_fires_once_on_time(struct kunit *test)
 		within_tries(test, fires_once, &delays_ms[i]);
 }
 
-/*
- * tempo_timer_arm_at_from() on a stale clock reading: the reading only places
- * the timer. Half a tick old (its contract) the timer fires on time; at 0,
- * far outside the contract, it may be placed coarsely but never fires early.
- * Fails if: the deadline is taken relative to the reading, or the wheel clock
- * is moved back to it.
- */
-struct stale_arm {
-	u64 delay_ms;
-	bool at_zero;		/* the reading is 0, else half a tick old */
-};
-
-static bool stale_arm_once(struct kunit *test, const void *arg)
-{
-	const struct stale_arm *a = arg;
-	struct probe *p = probe_new(test);
-	u64 d = a->delay_ms * NSEC_PER_MSEC, now = ktime_get_ns();
-	u64 reading = a->at_zero ? 0 : now - tempo_timer_tick_ns() / 2;
-	bool ok = true;
-
-	p->deadline = now + d;
-	KUNIT_ASSERT_EQ(test, tempo_timer_arm_at_from(&p->timer, TEMPO_CPU_LOCAL,
-						      p->deadline, reading), 0);
-	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p->done, 5 * HZ), 0UL);
-	/* at 0, the placement may be coarse: never early only */
-	if (a->at_zero)
-		expect_never_early(test, p);
-	else
-		ok = on_time(test, p, d + tempo_timer_tick_ns());
-	tempo_timer_cancel_sync(&p->timer);
-	return ok;
-}
-
-static void live_arm_at_from_stale_reading(struct kunit *test)
-{
-	static const struct stale_arm arms[] = {
-		{ 3, true }, { 70, true }, { 3, false }, { 70, false },
-	};
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(arms); i++)
-		within_tries(test, stale_arm_once, &arms[i]);
-}
-
 static void live_cancel_before(struct kunit *test)
 {
 	struct probe *p = probe_new(test);
@@ -1523,7 +1479,6 @@ static struct kunit_case live_cases[] = {
 	KUNIT_CASE(live_rearm_later),
 	KUNIT_CASE(live_shutdown),
 	KUNIT_CASE(live_bad_arguments),
-	KUNIT_CASE(live_arm_at_from_stale_reading),
 	KUNIT_CASE(live_arm_on),
 	KUNIT_CASE(live_expires),
 	KUNIT_CASE(live_remote_cancel_rearm),
