@@ -73,6 +73,9 @@ typedef unsigned int gfp_t;
 #define __init
 #define __exit
 #define __read_mostly
+#define __acquires(x)
+#define __releases(x)
+#define __must_hold(x)
 #define ____cacheline_aligned_in_smp __attribute__((aligned(64)))
 #define ____cacheline_aligned __attribute__((aligned(64)))
 #define fallthrough __attribute__((fallthrough))
