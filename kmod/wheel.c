@@ -133,6 +133,18 @@
  *   d would get. Its delay alone decides: whatever chain of re-arms came
  *   before, each is checked against the same slot, so the rule holds for the
  *   last deadline set. lazy_ok() computes it without a loop.
+ * - such an arm of a timer that is pending already, for the same expiry
+ *   tick and on the CPU that holds it, writes nothing (the same expiry, as
+ *   mod_timer() returns early for an unchanged expires). The state word it
+ *   read with acquire (P6) shows the timer pending; the expires it then reads
+ *   is the one that state published (P1) or one an arm in flight stored, and
+ *   that arm publishes it (it retries until its cmpxchg succeeds). Either
+ *   way the timer ends up pending for this expiry, or for a later arm's, or
+ *   cancelled by a later cancel: the arm takes effect at its read of the
+ *   state. The collection sorts the timer by what it finds, and for this
+ *   expiry every verdict it can reach is this arm's: due, to the expired
+ *   list; MV set, re-placed for it. The lazy rule above still bounds how
+ *   late it fires for the new delay.
  *
  * The owner collects the far slot at bucket and sorts each timer in it
  * (base_collect(), in the hrtimer's interrupt): MV clear and due, to the
@@ -1420,6 +1432,15 @@ static int timer_arm_lazy(struct tempo_timer *t, int cpu, u64 expires, s64 delay
 		    (cpu >= 0 && cpu != tt_cpu(old)) ||
 		    !lazy_ok(READ_ONCE(t->bucket), expires, delay_ns))
 			return -EAGAIN;
+		/*
+		 * Pending for this expiry already, where it is: nothing to
+		 * write (LAZY, the same expiry). Ordered by timer_arm_lazy:A.
+		 */
+		if ((old & TT_PENDING) && READ_ONCE(t->expires) == expires &&
+		    READ_ONCE(t->want_cpu) == tt_cpu(old)) {
+			trace_tempo_timer_arm(t, tt_cpu(old), expires * tick_ns, true);
+			return 1;
+		}
 		tempo_test_point(TEMPO_TP_WHEEL_LAZY, t, old, 0);
 		/* LMM(timer_arm_lazy:B): published by timer_arm_lazy:C (P1). */
 		WRITE_ONCE(t->expires, expires);

@@ -1364,6 +1364,46 @@ static void live_postpone_chain(struct kunit *test)
 	within_tries(test, postpone_once, NULL);
 }
 
+/*
+ * Re-arms of a far timer to the expiry it has (an idle timeout re-armed many
+ * times within a tick) write nothing, and change nothing: each reports the
+ * timer pending, it fires once, for that deadline, never early. A cancelled
+ * one re-armed to the same expiry is armed again, not left cancelled.
+ * Fails if: a re-arm to the same expiry skips a cancelled timer (it would
+ * report it pending and never fire), or loses or doubles the expiry.
+ */
+static bool same_expiry_once(struct kunit *test, const void *arg)
+{
+	struct probe *p = probe_new(test);
+	u64 d = 700 * NSEC_PER_MSEC;
+	ktime_t at;
+	unsigned int i, pending = 0;
+	bool ok;
+
+	p->deadline = ktime_get_ns() + d;
+	at = ns_to_ktime(p->deadline);
+	KUNIT_ASSERT_EQ(test, tempo_timer_arm_at(&p->timer, TEMPO_CPU_LOCAL, at), 0);
+	for (i = 0; i < 1000; i++)
+		pending += tempo_timer_arm_at(&p->timer, TEMPO_CPU_LOCAL, at) == 1;
+	KUNIT_EXPECT_EQ(test, pending, 1000U);
+	KUNIT_EXPECT_TRUE(test, tempo_timer_cancel(&p->timer));
+	KUNIT_EXPECT_FALSE(test, tempo_timer_pending(&p->timer));
+	KUNIT_EXPECT_EQ(test, tempo_timer_arm_at(&p->timer, TEMPO_CPU_LOCAL, at), 0);
+	KUNIT_EXPECT_TRUE(test, tempo_timer_pending(&p->timer));
+	KUNIT_EXPECT_EQ(test, tempo_timer_arm_at(&p->timer, TEMPO_CPU_LOCAL, at), 1);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p->done, 5 * HZ), 0UL);
+	ok = on_time(test, p, d);
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->fired), 1);
+	tempo_timer_cancel_sync(&p->timer);
+	return ok;
+}
+
+static void live_rearm_same_expiry(struct kunit *test)
+{
+	within_tries(test, same_expiry_once, NULL);
+}
+
 #ifdef TEMPO_TESTING
 /*
  * TEMPO_TIMER_COARSE against a stale coarse clock, through the test point
@@ -1490,6 +1530,7 @@ static struct kunit_case live_cases[] = {
 	KUNIT_CASE(live_cancel_leaves_nothing),
 	KUNIT_CASE(live_far_cancel_dropped_at_slot),
 	KUNIT_CASE(live_postpone_chain),
+	KUNIT_CASE(live_rearm_same_expiry),
 	KUNIT_CASE(live_coarse_stale_clock),
 	{}
 };
