@@ -457,18 +457,9 @@ static u32 dev_arm_run(struct tempo_ctx *ctx, struct tempo_timer_spec *specs, u3
 static u32 dev_arm_report(const struct tempo_timer_spec *specs,
 			  struct tempo_timer_spec __user *us, u32 i, u32 end)
 {
-	while (i < end && specs[i].flags & TEMPO_ARM_REARM)
-		i++;
-	if (i == end)
-		return end;
-	if (!user_write_access_begin(us + i, (end - i) * sizeof(*us)))
-		return i;
 	for (; i < end; i++)
-		unsafe_put_user(specs[i].id, &us[i].id, fault);
-	user_write_access_end();
-	return end;
-fault:
-	user_write_access_end();
+		if (!(specs[i].flags & TEMPO_ARM_REARM) && put_user(specs[i].id, &us[i].id))
+			break;
 	return i;
 }
 
