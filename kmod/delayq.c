@@ -25,8 +25,8 @@
  *
  * Why a tree and not a cascading wheel (O(1) put and remove, order to the
  * tick): a wheel re-places the nodes of a coarse slot as its time comes,
- * all at once, and a user can put any number into one slot: work a user
- * sizes, with interrupts off. The tree's worst step is O(log n) for one
+ * all at once, and a caller can put any number into one slot: work a
+ * caller sizes, with interrupts off. The tree's worst step is O(log n) for one
  * node.
  *
  * The kick
@@ -54,14 +54,16 @@
  * leaves (signal, kthread_stop(), timeout, shutdown) only in a critical
  * section in which it found nothing due.
  *
- * Pollers wait on a queue of their own, q->watch, which no consumer is on:
- * at each readiness edge (the leftmost node due where before none was:
- * q->takeable) delayq_unlock() wakes all of them, after the lock is
- * dropped. An exclusive poller (EPOLLEXCLUSIVE) takes the wake-up of other
- * pollers only. No wake-up is lost: a poller adds itself to q->watch and
- * then asks tempo_delayq_ready(), which takes the lock; the edge is either
- * seen there, or is made in a later critical section, whose waker then sees
- * the poller on q->watch (the lock orders the two).
+ * Watchers, waiters that only want to learn that items are due, wait on a
+ * queue of their own, q->watch, which no consumer is on: at each readiness
+ * edge (the leftmost node due where before none was: q->takeable)
+ * delayq_unlock() wakes all of them, after the lock is dropped, with the
+ * poll key EPOLLIN | EPOLLRDNORM ("readable") that wake functions filter
+ * on. An exclusive watcher takes the wake-up of other watchers only. No
+ * wake-up is lost: a watcher adds itself to q->watch and then asks
+ * tempo_delayq_ready(), which takes the lock; the edge is either seen
+ * there, or is made in a later critical section, whose waker then sees the
+ * watcher on q->watch (the lock orders the two).
  *
  * The ready count
  * ---------------
@@ -172,7 +174,7 @@ enum delayq_counter {
 
 struct tempo_delayq {
 	wait_queue_head_t	wait;		/* consumers; .lock guards all below */
-	wait_queue_head_t	watch;		/* pollers: woken at readiness edges */
+	wait_queue_head_t	watch;		/* watchers: woken at readiness edges */
 	struct rb_root_cached	tree;		/* queued nodes, by deadline */
 	struct rb_node		*last;		/* the tree's rightmost node */
 	struct tempo_delayq_node *last_ready;	/* end of the counted prefix */
@@ -370,7 +372,7 @@ static void delayq_kick_arm(struct tempo_delayq *q, ktime_t deadline)
  * The end of every critical section that may have changed the leftmost node
  * or q->now: wake a consumer if the leftmost is due and none is woken, or
  * arm the kick for it if it is not. Return: true at a readiness edge, for
- * delayq_unlock() to wake the pollers.
+ * delayq_unlock() to wake the watchers.
  */
 static bool delayq_settle(struct tempo_delayq *q)
 {
@@ -392,7 +394,7 @@ static bool delayq_settle(struct tempo_delayq *q)
 	return edge;
 }
 
-/* Leave a critical section: settle, unlock, and wake the pollers at an edge. */
+/* Leave a critical section: settle, unlock, and wake the watchers at an edge. */
 static void delayq_unlock(struct tempo_delayq *q, unsigned long flags)
 	__releases(&q->wait.lock)
 {
@@ -400,7 +402,7 @@ static void delayq_unlock(struct tempo_delayq *q, unsigned long flags)
 
 	spin_unlock_irqrestore(&q->wait.lock, flags);
 	/*
-	 * No barrier: a poller adds itself to q->watch before it takes the
+	 * No barrier: a watcher adds itself to q->watch before it takes the
 	 * lock in tempo_delayq_ready(), so either it saw the edge there or our
 	 * critical section came after its, and we see it here.
 	 */
@@ -467,8 +469,8 @@ EXPORT_SYMBOL_GPL(tempo_delayq_node_init);
 /**
  * tempo_delayq_create() - allocate an empty delay queue
  *
- * The queue is charged to the caller's memory cgroup (GFP_KERNEL_ACCOUNT):
- * /dev/tempo creates one per open file, on behalf of the opener.
+ * The queue is charged to the caller's memory cgroup (GFP_KERNEL_ACCOUNT),
+ * or to the one the caller made active (set_active_memcg()).
  *
  * Context: process context; may sleep.
  * Return: the queue, or NULL if out of memory.
@@ -1012,9 +1014,10 @@ EXPORT_SYMBOL_GPL(tempo_delayq_size);
  * tempo_delayq_ready() - is an item due?
  * @q: the queue
  *
- * For poll(): after poll_wait() on tempo_delayq_waitqueue(), report EPOLLIN
- * if this returns true. Reads the clock if the earliest item is not known
- * to be due. A shut-down queue reports false.
+ * A watcher asks this after it added itself to tempo_delayq_waitqueue(): an
+ * edge to "due" that this call does not see wakes it. Reads the clock if
+ * the earliest item is not known to be due. A shut-down queue reports
+ * false.
  *
  * Context: any context except NMI; does not sleep.
  * Return: true if a try_take() now would find an item.
@@ -1032,14 +1035,14 @@ bool tempo_delayq_ready(struct tempo_delayq *q)
 EXPORT_SYMBOL_GPL(tempo_delayq_ready);
 
 /**
- * tempo_delayq_waitqueue() - the wait queue a poll() should wait on
+ * tempo_delayq_waitqueue() - the wait queue of the queue's watchers
  * @q: the queue
  *
- * Woken, every waiter but one exclusive one at most, with EPOLLIN each time
- * the queue goes from no item due to an item due, and at shutdown.
- * Consumers asleep in take*() are not on it. A caller may add waiters of its
- * own, exclusive ones included, and wake it with events of its own (a
- * file's EPOLLOUT, say); its lock is not the queue's.
+ * Woken, every waiter but one exclusive one at most, each time the queue
+ * goes from no item due to an item due (with the poll key EPOLLIN |
+ * EPOLLRDNORM), and at shutdown (with none). Consumers asleep in take*() are
+ * not on it. A caller may add waiters of its own, exclusive ones included,
+ * and wake them with keys of its own; its lock is not the queue's.
  *
  * Context: any context.
  * Return: the wait queue head, valid until tempo_delayq_destroy().
@@ -1127,7 +1130,7 @@ EXPORT_SYMBOL_GPL(tempo_delayq_stats);
  * @q: the queue
  *
  * Consumers asleep in take() wake and return -ESHUTDOWN, as do all later
- * take*() calls; put() returns -ESHUTDOWN; pollers are woken. Queued items
+ * take*() calls; put() returns -ESHUTDOWN; watchers are woken. Queued items
  * stay queued until tempo_delayq_destroy() hands them back, and remove()
  * still works. Idempotent.
  *

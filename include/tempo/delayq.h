@@ -97,7 +97,7 @@
  *
  * Time: CLOCK_MONOTONIC (ktime_get()). An item is never available before its
  * deadline. Items are taken in deadline order, items of equal deadlines in
- * put order. A consumer that comes by (take*(), or ready() for poll) reads
+ * put order. A consumer that comes by (take*(), or a watcher's ready()) reads
  * the clock when the earliest item is not known to be due, so it gets that
  * item once its deadline has passed; a consumer asleep is woken by the kick,
  * at most one wheel tick after the deadline plus the time the timer
@@ -110,8 +110,9 @@
  * Wake-ups: consumers sleep as exclusive waiters (FIFO). When items become
  * takeable one consumer is woken; a consumer that leaves items takeable
  * wakes the next, so one more consumer runs per takeable item at most and no
- * herd forms. Pollers wait on tempo_delayq_waitqueue(), which consumers are
- * not on: a poller, exclusive or not, never takes a consumer's wake-up.
+ * herd forms. Watchers, which only want to learn that an item is due, wait on
+ * tempo_delayq_waitqueue(), which consumers are not on: a watcher, exclusive
+ * or not, never takes a consumer's wake-up.
  */
 #ifndef _TEMPO_DELAYQ_H
 #define _TEMPO_DELAYQ_H
