@@ -29,7 +29,8 @@
 
 #include <tempo/order.h>
 
-#include "../kmod/testing.h"
+#include "internal.h"
+#include "testing.h"
 
 static unsigned int order_stress_ms = 2000;
 module_param(order_stress_ms, uint, 0644);

@@ -45,7 +45,7 @@
 
 #include <tempo/timer.h>
 
-#include "../kmod/compat.h"
+#include "compat.h"
 
 static unsigned int stress_seq_ms = 1500;
 module_param(stress_seq_ms, uint, 0444);

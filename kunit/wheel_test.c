@@ -27,12 +27,10 @@
 #include <linux/slab.h>
 
 #include <tempo/timer.h>
-#include "../kmod/compat.h"
-#include "../kmod/internal.h"
-#include "../kmod/testing.h"
-#include "../kmod/wheel.h"
-
-MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
+#include "compat.h"
+#include "internal.h"
+#include "testing.h"
+#include "wheel.h"
 
 static unsigned int stress_ms = 2000;
 module_param(stress_ms, uint, 0444);
@@ -1553,4 +1551,3 @@ static struct kunit_suite live_suite = {
 };
 
 kunit_test_suites(&pure_suite, &live_suite);
-MODULE_LICENSE("GPL");

@@ -198,6 +198,5 @@ int tempo_order_submit(struct tempo_order *order, struct tempo_order_req *req,
 
 void tempo_order_stats(struct tempo_order *order,
 		       struct tempo_order_stats *stats);
-u64 tempo_order_stats_all(struct tempo_order_stats *stats);
 
 #endif /* _TEMPO_ORDER_H */
