@@ -86,8 +86,8 @@
  *    wins, the owner's release cmpxchg fails and it runs fn itself.
  * Each side retries at most twice per slot (the other side makes at most two
  * moves), so both run() and the drain are lock-free, and every completion
- * ends up run by exactly one thread. kunit/order_test.c drives each of the
- * four interleavings through a test hook.
+ * ends up run by exactly one thread. tools/user/order_det_test.c drives
+ * each of the four interleavings through the test points.
  *
  * ABA and wrap
  * ------------
@@ -210,15 +210,16 @@
 #define ORDER_ST_BITS	3
 #define ORDER_ST_MASK	((1ULL << ORDER_ST_BITS) - 1)
 
+/* The slot states of the design comment; test points pass them as read. */
 enum order_st {
-	ST_EMPTY	= TEMPO_ORDER_EMPTY,
-	ST_TAIL		= TEMPO_ORDER_TAIL,
-	ST_WRITING	= TEMPO_ORDER_WRITING,
-	ST_WRITING_HEAD	= TEMPO_ORDER_WRITING_HEAD,
-	ST_PARKED	= TEMPO_ORDER_PARKED,
-	ST_TRASHED	= TEMPO_ORDER_TRASHED,
-	ST_RUNNING	= TEMPO_ORDER_RUNNING,
-	ST_TIMEDOUT	= TEMPO_ORDER_TIMEDOUT,
+	ST_EMPTY,
+	ST_TAIL,
+	ST_WRITING,
+	ST_WRITING_HEAD,
+	ST_PARKED,
+	ST_TRASHED,
+	ST_RUNNING,
+	ST_TIMEDOUT,
 };
 
 static_assert(ST_TIMEDOUT <= ORDER_ST_MASK, "slot states must fit in the low bits");
