@@ -29,6 +29,7 @@
 
 #include <tempo/order.h>
 
+#include "compat.h"
 #include "internal.h"
 
 static unsigned int order_stress_ms = 2000;
@@ -1304,6 +1305,7 @@ static void tempo_order_ticket_validity(struct kunit *test)
 	}
 }
 
+/* KUNIT_CASE_SLOW: over a second; make check and check-kcsan run every case. */
 static struct kunit_case tempo_order_cases[] = {
 	KUNIT_CASE(tempo_order_strict_order_random_arrival),
 	KUNIT_CASE(tempo_order_trash_positions),
@@ -1319,7 +1321,7 @@ static struct kunit_case tempo_order_cases[] = {
 	KUNIT_CASE(tempo_order_wrap_safe),
 	KUNIT_CASE(tempo_order_ticket_validity),
 	KUNIT_CASE(tempo_order_trash_below_skips),
-	KUNIT_CASE(tempo_order_stress_conservation),
+	KUNIT_CASE_SLOW(tempo_order_stress_conservation),
 	KUNIT_CASE(tempo_order_module_totals),
 	{}
 };

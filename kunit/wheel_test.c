@@ -1507,6 +1507,7 @@ static void live_coarse_stale_clock(struct kunit *test)
 }
 #endif /* TEMPO_TESTING */
 
+/* KUNIT_CASE_SLOW: over a second; make check and check-kcsan run every case. */
 static struct kunit_case live_cases[] = {
 	KUNIT_CASE(live_fires_once_on_time),
 	KUNIT_CASE(live_cancel_before),
@@ -1522,8 +1523,8 @@ static struct kunit_case live_cases[] = {
 	KUNIT_CASE(live_remote_cancel_rearm),
 	KUNIT_CASE(live_arm_from_hardirq),
 	KUNIT_CASE(live_ordering),
-	KUNIT_CASE(live_stress),
-	KUNIT_CASE(live_hotplug),
+	KUNIT_CASE_SLOW(live_stress),
+	KUNIT_CASE_SLOW(live_hotplug),
 	KUNIT_CASE(live_idle_wheel_does_not_tick),
 	KUNIT_CASE(live_cancel_leaves_nothing),
 	KUNIT_CASE(live_far_cancel_dropped_at_slot),
