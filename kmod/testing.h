@@ -55,7 +55,7 @@ enum tempo_test_point {
 	TEMPO_TP_ORDER_OWNER_WRITING,	/* run stored fn/arg, before parking */
 	TEMPO_TP_ORDER_DRAIN_SEEN,	/* drainer read the next slot, before cmpxchg */
 	/*
-	 * dev.c, @obj the file's context, @arg the ticket. Process context:
+	 * dev_order.c, @obj the file's context, @arg the ticket. Process context:
 	 * may sleep, may be held.
 	 */
 	TEMPO_TP_DEV_TICKET_TAKEN,	/* ticket issued by the domain, not yet recorded */
