@@ -2,24 +2,28 @@
 #
 # tempo: the entry point for people. Kbuild reads ./Kbuild, kmod/Kbuild and
 # kunit/Kbuild; this file drives it, the test VMs (tools/vm/) and every lane.
-# Each public target is listed here with what it runs; the fragments included
-# at the end hold their recipes.
+# Each public target is listed here with what it runs (`make help` prints
+# this list); the fragments included at the end hold their recipes.
 #
 # Build
-#   make               kmod/tempo.ko and kunit/tempo_test.ko (KDIR below)
+#   make               kmod/tempo.ko and kunit/tempo_test.ko (KDIR below);
+#                      the same as make modules
 #   make deps          apt-get install what is missing (tools/vm/deps.sh)
 #   make kernel        build (or find in ~/.cache/tempo) the test kernel
 #   make userspace     libtempo.a, tempoctl, the guest test programs (static)
 #   make examples      tools/examples/tempo_example.ko against tempo's exports
 #   make clean         module objects and build/
 #   make install       modules_install, headers, tempoctl, libtempo, man page,
-#                      udev rule (DESTDIR, PREFIX, INSTALL_MOD_PATH)
+#                      udev rule (DESTDIR, PREFIX, INSTALL_MOD_PATH); its parts
+#                      alone: make install-headers, install-man, install-udev
 #   make dkms-install  the tree to /usr/src/tempo-VERSION, dkms add/build/install
+#   make help          this list
 #
-# Test (`.ci/run` runs check, then each other lane below, in this order)
+# Test (`.ci/run` runs check, then test-user, litmus, check-kcsan, compat and
+# dkms-check, in this order)
 #   make check         the debug test kernel under QEMU: every KUnit suite, the
-#                      guest programs (uapi, mt, hostile, fuzz), the example
-#                      module, the ABI's 32-bit layout (abi32)
+#                      guest programs (uapi, mt, hostile, uring, fuzz), the
+#                      example module, the ABI's 32-bit layout (abi32)
 #   make test-user     the cores in userspace: TSan, det tests, libFuzzer
 #   make litmus        herd7 + LKMM on every barrier pair (tools/litmus/)
 #   make check-kcsan   every suite on the KCSAN kernel, with failslab
@@ -30,13 +34,16 @@
 #   make style         checkpatch --strict and kernel-doc over kmod/ include/ kunit/
 #   make abi32         the UAPI layouts under -m32 (compat_ioctl relies on them)
 #   make fuzz          the ioctl fuzzer alone (build/guest/tests/tempo_fuzz)
-#   make user-bench    the userspace build's micro-benchmarks only
+#   make user-build    the userspace build of the cores, tests and bench, not run
 #
 # Measure (never part of a test lane)
+#   make user-bench    the userspace build's micro-benchmarks (build/user/bench.json)
 #   make bench         tempo against its peers in the bench kernel (QEMU/TCG);
 #                      tools/bench/README.md
+#   make bench-kernel  build (or find) the bench kernel only
 #   make bench-native  the same bench in an SMP User-Mode Linux 7.2 kernel, at
 #                      native instruction costs, 3 boots (build/bench-native/)
+#   make bench-native-kernel  build (or find) that UML kernel only
 #   make demo          boot the test kernel, load tempo.ko, show its state
 #
 # KERNEL selects the kernel version: 6.1 (default, Debian 12's linux-source),
@@ -67,9 +74,13 @@ VM := tools/vm
 # kernel is built before taking it (kernel.sh has its own lock per variant).
 LOCK := flock build/.vm.lock
 
-.PHONY: all modules deps kernel check demo clean
+.PHONY: all modules deps kernel check demo clean help
 
 all: modules
+
+# The comment at the top of this file, from "Build" to its end.
+help:
+	@sed -n '/^# Build$$/,/^$$/s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
 
 deps:
 	@$(VM)/deps.sh

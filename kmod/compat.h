@@ -25,6 +25,18 @@
 #include <linux/version.h>
 #include <linux/workqueue.h>
 
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 6, 0)
+
+/*
+ * 6.6, "kunit: Add speed attribute": KUNIT_CASE_SLOW() marks a case that takes
+ * more than a second, for kunit.filter to leave out on request. Before, cases
+ * have no attributes: a slow case is a case. (Used by kunit/ only; expands to
+ * nothing until used.)
+ */
+#define KUNIT_CASE_SLOW(test_name)	KUNIT_CASE(test_name)
+
+#endif /* < 6.6 */
+
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
 
 /*
@@ -35,6 +47,19 @@
  */
 #undef MODULE_IMPORT_NS
 #define MODULE_IMPORT_NS(ns)	MODULE_INFO(import_ns, ns)
+
+/*
+ * The same commit, on the exporting side: EXPORT_SYMBOL_NS_GPL(sym, "TEMPO").
+ * Before, it stringified an identifier; this passes the literal to what it
+ * expanded to, whose license argument 6.5 ("kbuild: generate KSYMTAB entries
+ * by modpost") spells "GPL" and earlier kernels "_gpl".
+ */
+#undef EXPORT_SYMBOL_NS_GPL
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 5, 0)
+#define EXPORT_SYMBOL_NS_GPL(sym, ns)	__EXPORT_SYMBOL(sym, "_gpl", ns)
+#else
+#define EXPORT_SYMBOL_NS_GPL(sym, ns)	__EXPORT_SYMBOL(sym, "GPL", ns)
+#endif
 
 /*
  * 6.13, "hrtimers: Introduce hrtimer_setup() to replace hrtimer_init()"; 6.16

@@ -150,6 +150,7 @@
 #include <tempo/delayq.h>
 #include <tempo/timer.h>
 
+#include "compat.h"
 #include "internal.h"
 
 enum delayq_state {
@@ -464,7 +465,7 @@ void tempo_delayq_node_init(struct tempo_delayq_node *node)
 	node->deadline = 0;
 	delayq_set_state(node, DELAYQ_IDLE);
 }
-EXPORT_SYMBOL_GPL(tempo_delayq_node_init);
+EXPORT_SYMBOL_NS_GPL(tempo_delayq_node_init, "TEMPO");
 
 /**
  * tempo_delayq_create() - allocate an empty delay queue
@@ -491,7 +492,7 @@ struct tempo_delayq *tempo_delayq_create(void)
 	mutex_unlock(&delayq_list_lock);
 	return q;
 }
-EXPORT_SYMBOL_GPL(tempo_delayq_create);
+EXPORT_SYMBOL_NS_GPL(tempo_delayq_create, "TEMPO");
 
 /* Under the lock, @now the caller's reading: put @node for @deadline. */
 static int delayq_put_locked(struct tempo_delayq *q, struct tempo_delayq_node *node,
@@ -559,7 +560,7 @@ int tempo_delayq_put_at(struct tempo_delayq *q, struct tempo_delayq_node *node,
 	delayq_put(q, &node, &deadline, 1, false, &err);
 	return err;
 }
-EXPORT_SYMBOL_GPL(tempo_delayq_put_at);
+EXPORT_SYMBOL_NS_GPL(tempo_delayq_put_at, "TEMPO");
 
 /**
  * tempo_delayq_put_many() - queue a batch of items under one lock
@@ -584,7 +585,7 @@ unsigned int tempo_delayq_put_many(struct tempo_delayq *q,
 {
 	return delayq_put(q, nodes, deadlines, n, false, errp);
 }
-EXPORT_SYMBOL_GPL(tempo_delayq_put_many);
+EXPORT_SYMBOL_NS_GPL(tempo_delayq_put_many, "TEMPO");
 
 /**
  * tempo_delayq_put() - queue an item for a delay
@@ -607,7 +608,7 @@ int tempo_delayq_put(struct tempo_delayq *q, struct tempo_delayq_node *node,
 	delayq_put(q, &node, &delay, 1, true, &err);
 	return err;
 }
-EXPORT_SYMBOL_GPL(tempo_delayq_put);
+EXPORT_SYMBOL_NS_GPL(tempo_delayq_put, "TEMPO");
 
 /* What tempo_delayq_consume() was asked to do, and what it did. */
 struct delayq_consumer {
@@ -769,7 +770,7 @@ struct tempo_delayq_node *tempo_delayq_take(struct tempo_delayq *q)
 	might_sleep();
 	return delayq_wait(q, NULL, NULL);
 }
-EXPORT_SYMBOL_GPL(tempo_delayq_take);
+EXPORT_SYMBOL_NS_GPL(tempo_delayq_take, "TEMPO");
 
 /**
  * tempo_delayq_take_timeout() - tempo_delayq_take() with the caller's own timeout
@@ -788,7 +789,7 @@ struct tempo_delayq_node *tempo_delayq_take_timeout(struct tempo_delayq *q,
 	might_sleep();
 	return delayq_wait(q, &end, NULL);
 }
-EXPORT_SYMBOL_GPL(tempo_delayq_take_timeout);
+EXPORT_SYMBOL_NS_GPL(tempo_delayq_take_timeout, "TEMPO");
 
 /**
  * tempo_delayq_try_take() - take the earliest due item if there is one
@@ -811,7 +812,7 @@ struct tempo_delayq_node *tempo_delayq_try_take(struct tempo_delayq *q)
 	delayq_unlock(q, flags);
 	return node;
 }
-EXPORT_SYMBOL_GPL(tempo_delayq_try_take);
+EXPORT_SYMBOL_NS_GPL(tempo_delayq_try_take, "TEMPO");
 
 /**
  * tempo_delayq_drain() - take up to @max due items at once
@@ -845,7 +846,7 @@ int tempo_delayq_drain(struct tempo_delayq *q,
 	delayq_unlock(q, flags);
 	return n;
 }
-EXPORT_SYMBOL_GPL(tempo_delayq_drain);
+EXPORT_SYMBOL_NS_GPL(tempo_delayq_drain, "TEMPO");
 
 /**
  * tempo_delayq_consume() - take items with a verdict decided under the queue's lock
@@ -903,7 +904,7 @@ int tempo_delayq_consume(struct tempo_delayq *q, tempo_delayq_consume_fn fn, voi
 	delayq_unlock(q, irqflags);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(tempo_delayq_consume);
+EXPORT_SYMBOL_NS_GPL(tempo_delayq_consume, "TEMPO");
 
 /**
  * tempo_delayq_remove_many() - remove a batch of items under one lock
@@ -943,7 +944,7 @@ unsigned int tempo_delayq_remove_many(struct tempo_delayq *q,
 	delayq_unlock(q, flags);
 	return count;
 }
-EXPORT_SYMBOL_GPL(tempo_delayq_remove_many);
+EXPORT_SYMBOL_NS_GPL(tempo_delayq_remove_many, "TEMPO");
 
 /**
  * tempo_delayq_remove() - take an item out of the queue, due or not
@@ -965,7 +966,7 @@ bool tempo_delayq_remove(struct tempo_delayq *q, struct tempo_delayq_node *node)
 	tempo_delayq_remove_many(q, &node, 1, &removed);
 	return removed;
 }
-EXPORT_SYMBOL_GPL(tempo_delayq_remove);
+EXPORT_SYMBOL_NS_GPL(tempo_delayq_remove, "TEMPO");
 
 /**
  * tempo_delayq_peek() - the earliest deadline in the queue
@@ -989,7 +990,7 @@ bool tempo_delayq_peek(struct tempo_delayq *q, ktime_t *deadline)
 	delayq_unlock(q, flags);
 	return first;
 }
-EXPORT_SYMBOL_GPL(tempo_delayq_peek);
+EXPORT_SYMBOL_NS_GPL(tempo_delayq_peek, "TEMPO");
 
 /**
  * tempo_delayq_size() - number of queued items, due or not, at one instant
@@ -1008,7 +1009,7 @@ unsigned int tempo_delayq_size(struct tempo_delayq *q)
 	delayq_unlock(q, flags);
 	return n;
 }
-EXPORT_SYMBOL_GPL(tempo_delayq_size);
+EXPORT_SYMBOL_NS_GPL(tempo_delayq_size, "TEMPO");
 
 /**
  * tempo_delayq_ready() - is an item due?
@@ -1032,7 +1033,7 @@ bool tempo_delayq_ready(struct tempo_delayq *q)
 	delayq_unlock(q, flags);
 	return ready;
 }
-EXPORT_SYMBOL_GPL(tempo_delayq_ready);
+EXPORT_SYMBOL_NS_GPL(tempo_delayq_ready, "TEMPO");
 
 /**
  * tempo_delayq_waitqueue() - the wait queue of the queue's watchers
@@ -1051,7 +1052,7 @@ wait_queue_head_t *tempo_delayq_waitqueue(struct tempo_delayq *q)
 {
 	return &q->watch;
 }
-EXPORT_SYMBOL_GPL(tempo_delayq_waitqueue);
+EXPORT_SYMBOL_NS_GPL(tempo_delayq_waitqueue, "TEMPO");
 
 /**
  * tempo_delayq_query() - is an item queued, and until when?
@@ -1086,7 +1087,7 @@ int tempo_delayq_query(struct tempo_delayq *q, struct tempo_delayq_node *node,
 	delayq_unlock(q, flags);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(tempo_delayq_query);
+EXPORT_SYMBOL_NS_GPL(tempo_delayq_query, "TEMPO");
 
 /**
  * tempo_delayq_stats() - a snapshot of a queue's counters
@@ -1123,7 +1124,7 @@ void tempo_delayq_stats(struct tempo_delayq *q, struct tempo_delayq_stats *stats
 	stats->waiters = q->nwaiters;
 	delayq_unlock(q, flags);
 }
-EXPORT_SYMBOL_GPL(tempo_delayq_stats);
+EXPORT_SYMBOL_NS_GPL(tempo_delayq_stats, "TEMPO");
 
 /**
  * tempo_delayq_shutdown() - stop a queue: fail all takes, refuse all puts
@@ -1149,7 +1150,7 @@ void tempo_delayq_shutdown(struct tempo_delayq *q)
 	if (!was_dead)
 		wake_up_all(&q->watch);
 }
-EXPORT_SYMBOL_GPL(tempo_delayq_shutdown);
+EXPORT_SYMBOL_NS_GPL(tempo_delayq_shutdown, "TEMPO");
 
 /* Sleep until no consumer is left in delayq_wait() on dead @q. */
 static void delayq_wait_quiescent(struct tempo_delayq *q)
@@ -1225,7 +1226,7 @@ unsigned int tempo_delayq_destroy(struct tempo_delayq *q,
 	kfree(q);
 	return n;
 }
-EXPORT_SYMBOL_GPL(tempo_delayq_destroy);
+EXPORT_SYMBOL_NS_GPL(tempo_delayq_destroy, "TEMPO");
 
 static int delayq_totals_show(struct seq_file *m, void *unused)
 {

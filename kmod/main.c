@@ -2,10 +2,14 @@
 /*
  * tempo: module face.
  *
- * Loading tempo registers the misc device /dev/tempo (dynamic minor) and a
- * debugfs directory "tempo/" holding a "version" file; unloading removes both,
- * in reverse order. The timer wheel, the ordered scheduler and the delay queue
- * are initialised here, in that order, and torn down in reverse.
+ * Loading tempo initialises the timer wheel, the ordered scheduler and the
+ * delay queue, in that order, then fills the debugfs directory "tempo/" and
+ * registers the misc device /dev/tempo (dynamic minor); unloading undoes it
+ * all in reverse. debugfs holds "version" (this file's), and what each part
+ * adds: "wheel/" (per-CPU "stats", the level "geometry"), "order" and
+ * "delayq" (module-wide totals), and "dev" (the file interface's counters).
+ *
+ * TEMPO_VERSION is dkms.conf's PACKAGE_VERSION; change both together.
  *
  * An open file on /dev/tempo (kmod/dev.c) holds a reference on this module
  * (the misc core takes it through tempo_dev_fops.owner), so the module cannot
@@ -23,7 +27,7 @@
 #include "dev.h"
 #include "internal.h"
 
-#define TEMPO_VERSION "0.1.0"
+#define TEMPO_VERSION "0.1"
 
 static struct dentry *tempo_debugfs_dir;
 

@@ -86,8 +86,8 @@
  *    wins, the owner's release cmpxchg fails and it runs fn itself.
  * Each side retries at most twice per slot (the other side makes at most two
  * moves), so both run() and the drain are lock-free, and every completion
- * ends up run by exactly one thread. kunit/order_test.c drives each of the
- * four interleavings through a test hook.
+ * ends up run by exactly one thread. tools/user/order_det_test.c drives
+ * each of the four interleavings through the test points.
  *
  * ABA and wrap
  * ------------
@@ -197,6 +197,7 @@
 #include <linux/slab.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
+#include <kunit/visibility.h>
 
 #include <tempo/order.h>
 #include <tempo/timer.h>
@@ -209,15 +210,16 @@
 #define ORDER_ST_BITS	3
 #define ORDER_ST_MASK	((1ULL << ORDER_ST_BITS) - 1)
 
+/* The slot states of the design comment; test points pass them as read. */
 enum order_st {
-	ST_EMPTY	= TEMPO_ORDER_EMPTY,
-	ST_TAIL		= TEMPO_ORDER_TAIL,
-	ST_WRITING	= TEMPO_ORDER_WRITING,
-	ST_WRITING_HEAD	= TEMPO_ORDER_WRITING_HEAD,
-	ST_PARKED	= TEMPO_ORDER_PARKED,
-	ST_TRASHED	= TEMPO_ORDER_TRASHED,
-	ST_RUNNING	= TEMPO_ORDER_RUNNING,
-	ST_TIMEDOUT	= TEMPO_ORDER_TIMEDOUT,
+	ST_EMPTY,
+	ST_TAIL,
+	ST_WRITING,
+	ST_WRITING_HEAD,
+	ST_PARKED,
+	ST_TRASHED,
+	ST_RUNNING,
+	ST_TIMEDOUT,
 };
 
 static_assert(ST_TIMEDOUT <= ORDER_ST_MASK, "slot states must fit in the low bits");
@@ -622,7 +624,7 @@ int tempo_order_run(struct tempo_order *order, u64 ticket,
 	trace_tempo_order_run(order, ticket, ret);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(tempo_order_run);
+EXPORT_SYMBOL_NS_GPL(tempo_order_run, "TEMPO");
 
 /**
  * tempo_order_trash() - give up a ticket
@@ -644,7 +646,7 @@ int tempo_order_trash(struct tempo_order *order, u64 ticket)
 	trace_tempo_order_trash(order, ticket, ret);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(tempo_order_trash);
+EXPORT_SYMBOL_NS_GPL(tempo_order_trash, "TEMPO");
 
 /**
  * tempo_order_trash_below() - give up every outstanding ticket below @end
@@ -687,7 +689,7 @@ int tempo_order_trash_below(struct tempo_order *order, u64 end)
 	}
 	return n;
 }
-EXPORT_SYMBOL_GPL(tempo_order_trash_below);
+EXPORT_SYMBOL_NS_GPL(tempo_order_trash_below, "TEMPO");
 
 /* Record when @t was taken; arm the deadline if t is already the head. */
 static void order_note_taken(struct tempo_order *o, u64 t)
@@ -744,7 +746,7 @@ int tempo_order_ticket_try(struct tempo_order *order, u64 *ticket)
 	*ticket = next;
 	return 0;
 }
-EXPORT_SYMBOL_GPL(tempo_order_ticket_try);
+EXPORT_SYMBOL_NS_GPL(tempo_order_ticket_try, "TEMPO");
 
 /**
  * tempo_order_ticket() - take the next ticket, sleeping while the window is
@@ -767,7 +769,7 @@ int tempo_order_ticket(struct tempo_order *order, u64 *ticket)
 	return wait_event_interruptible(order->wait,
 					!tempo_order_ticket_try(order, ticket));
 }
-EXPORT_SYMBOL_GPL(tempo_order_ticket);
+EXPORT_SYMBOL_NS_GPL(tempo_order_ticket, "TEMPO");
 
 static void order_submit_done(void *arg)
 {
@@ -863,7 +865,7 @@ int tempo_order_submit(struct tempo_order *order, struct tempo_order_req *req,
 	queue_work_on(order_pick_cpu(), order_wq, &req->work);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(tempo_order_submit);
+EXPORT_SYMBOL_NS_GPL(tempo_order_submit, "TEMPO");
 
 /* Deadline timer: time out the head ticket if it is missing and expired. */
 static void order_deadline_fn(struct tempo_timer *timer)
@@ -971,7 +973,7 @@ err_free_order:
 	kfree(o);
 	return ERR_PTR(-ENOMEM);
 }
-EXPORT_SYMBOL_GPL(tempo_order_create);
+EXPORT_SYMBOL_NS_GPL(tempo_order_create, "TEMPO");
 
 static void order_stats_add(struct tempo_order *o, struct tempo_order_stats *st)
 {
@@ -1016,7 +1018,7 @@ void tempo_order_stats(struct tempo_order *order,
 	memset(stats, 0, sizeof(*stats));
 	order_stats_add(order, stats);
 }
-EXPORT_SYMBOL_GPL(tempo_order_stats);
+EXPORT_SYMBOL_NS_GPL(tempo_order_stats, "TEMPO");
 
 /**
  * tempo_order_destroy() - free an ordering domain
@@ -1077,7 +1079,7 @@ void tempo_order_destroy(struct tempo_order *order)
 	kvfree(order->ring);
 	kfree(order);
 }
-EXPORT_SYMBOL_GPL(tempo_order_destroy);
+EXPORT_SYMBOL_NS_GPL(tempo_order_destroy, "TEMPO");
 
 /**
  * tempo_order_stats_all() - module-wide totals
@@ -1102,7 +1104,7 @@ u64 tempo_order_stats_all(struct tempo_order_stats *stats)
 	mutex_unlock(&order_domains_lock);
 	return ndomains;
 }
-EXPORT_SYMBOL_GPL(tempo_order_stats_all);
+EXPORT_SYMBOL_IF_KUNIT(tempo_order_stats_all);
 
 static int order_stats_show(struct seq_file *m, void *unused)
 {

@@ -48,28 +48,17 @@ enum tempo_test_point {
 	TEMPO_TP_WHEEL_COARSE,
 	/*
 	 * order.c, @obj the domain, @arg the ticket, @state the slot's state as
-	 * read (enum tempo_order_slot_state). Process context: may sleep.
+	 * read (order.c's enum order_st; tools/user/order_det_test.c includes
+	 * order.c to name them). Process context: may sleep.
 	 */
 	TEMPO_TP_ORDER_OWNER_SEEN,	/* run/trash read its slot, before cmpxchg */
 	TEMPO_TP_ORDER_OWNER_WRITING,	/* run stored fn/arg, before parking */
 	TEMPO_TP_ORDER_DRAIN_SEEN,	/* drainer read the next slot, before cmpxchg */
 	/*
-	 * dev.c, @obj the file's context, @arg the ticket. Process context:
+	 * dev_order.c, @obj the file's context, @arg the ticket. Process context:
 	 * may sleep, may be held.
 	 */
 	TEMPO_TP_DEV_TICKET_TAKEN,	/* ticket issued by the domain, not yet recorded */
-};
-
-/* The states of an ordered ticket's slot, as kmod/order.c draws them. */
-enum tempo_order_slot_state {
-	TEMPO_ORDER_EMPTY,
-	TEMPO_ORDER_TAIL,
-	TEMPO_ORDER_WRITING,
-	TEMPO_ORDER_WRITING_HEAD,
-	TEMPO_ORDER_PARKED,
-	TEMPO_ORDER_TRASHED,
-	TEMPO_ORDER_RUNNING,
-	TEMPO_ORDER_TIMEDOUT,
 };
 
 typedef void (*tempo_test_hook_t)(enum tempo_test_point where, const void *obj,

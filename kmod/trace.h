@@ -22,8 +22,9 @@
 #include <tempo/timer.h>
 
 /*
- * timer_arm_tick() in wheel.c: @timer was armed on @cpu to expire at
- * @expires_ns (CLOCK_MONOTONIC).
+ * An arm in wheel.c, eager (timer_arm_tick()) or lazy (timer_arm_lazy()):
+ * @timer was armed on @cpu to expire at @expires_ns (CLOCK_MONOTONIC, a
+ * multiple of the tick); @rearm: it was pending.
  */
 TRACE_EVENT(tempo_timer_arm,
 	TP_PROTO(const struct tempo_timer *timer, unsigned int cpu, u64 expires_ns,
@@ -48,7 +49,7 @@ TRACE_EVENT(tempo_timer_arm,
 		  __entry->rearm)
 );
 
-/* tempo_timer_cancel(): @was_pending is its return value. */
+/* tempo_timer_cancel(), eager or lazy: @was_pending is its return value. */
 TRACE_EVENT(tempo_timer_cancel,
 	TP_PROTO(const struct tempo_timer *timer, bool was_pending),
 	TP_ARGS(timer, was_pending),
@@ -64,8 +65,13 @@ TRACE_EVENT(tempo_timer_cancel,
 );
 
 /*
- * The dispatcher is about to call @timer's callback, @lateness_ns after its deadline
- * @expires_ns (negative: early, within the wheel's granularity).
+ * The dispatcher (base_dispatch() in wheel.c) claimed @timer and is about to call its
+ * callback. @lateness_ns is the clock reading the claim decided on minus @expires_ns:
+ * not negative, since the claim runs the timer only when its tick is due on that
+ * reading. The reading may be up to 16 callbacks old (DISPATCH_CLOCK_EVERY), so the
+ * lateness may read low by their run time. @expires_ns is read again after the claim:
+ * if another CPU arms the timer in between, it is the new deadline, and the
+ * lateness may then be negative.
  */
 TRACE_EVENT(tempo_timer_fire,
 	TP_PROTO(const struct tempo_timer *timer, u64 expires_ns, s64 lateness_ns),

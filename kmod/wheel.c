@@ -1269,7 +1269,7 @@ void tempo_timer_init(struct tempo_timer *timer, tempo_timer_fn_t fn, unsigned i
 	timer->want_cpu = TT_CPU_NONE;
 	timer->idx = TEMPO_IDX_EXPIRED;
 }
-EXPORT_SYMBOL_GPL(tempo_timer_init);
+EXPORT_SYMBOL_NS_GPL(tempo_timer_init, "TEMPO");
 
 /*
  * Arm @t to expire at tick @expires on @cpu (or, for -1, where it is if it is
@@ -1522,7 +1522,7 @@ int tempo_timer_arm(struct tempo_timer *timer, u64 delay_ns)
 		return -ERANGE;
 	return timer_arm_ns(timer, -1, now + pad + delay_ns, now);
 }
-EXPORT_SYMBOL_GPL(tempo_timer_arm);
+EXPORT_SYMBOL_NS_GPL(tempo_timer_arm, "TEMPO");
 
 /**
  * tempo_timer_arm_on - arm or re-arm a timer on a given CPU
@@ -1547,7 +1547,7 @@ int tempo_timer_arm_on(struct tempo_timer *timer, int cpu, u64 delay_ns)
 		return -ERANGE;
 	return timer_arm_ns(timer, cpu, now + pad + delay_ns, now);
 }
-EXPORT_SYMBOL_GPL(tempo_timer_arm_on);
+EXPORT_SYMBOL_NS_GPL(tempo_timer_arm_on, "TEMPO");
 
 /**
  * tempo_timer_arm_at - arm or re-arm a timer at an absolute deadline
@@ -1572,7 +1572,7 @@ int tempo_timer_arm_at(struct tempo_timer *timer, int cpu, ktime_t deadline)
 		deadline_ns = 0;
 	return timer_arm_ns(timer, cpu, deadline_ns, timer_now(timer, &pad));
 }
-EXPORT_SYMBOL_GPL(tempo_timer_arm_at);
+EXPORT_SYMBOL_NS_GPL(tempo_timer_arm_at, "TEMPO");
 
 /* The eager cancel: tempo_timer_cancel() of a timer not in a far slot. */
 static bool timer_cancel_eager(struct tempo_timer *timer)
@@ -1657,7 +1657,7 @@ bool tempo_timer_cancel(struct tempo_timer *timer)
 	trace_tempo_timer_cancel(timer, true);
 	return true;
 }
-EXPORT_SYMBOL_GPL(tempo_timer_cancel);
+EXPORT_SYMBOL_NS_GPL(tempo_timer_cancel, "TEMPO");
 
 /*
  * For cancel_sync: let go of a timer that a CPU still holds, cancelled: in a
@@ -1748,7 +1748,7 @@ bool tempo_timer_cancel_sync(struct tempo_timer *timer)
 	WARN_ON_ONCE(timer_is_running(timer));
 	return ret;
 }
-EXPORT_SYMBOL_GPL(tempo_timer_cancel_sync);
+EXPORT_SYMBOL_NS_GPL(tempo_timer_cancel_sync, "TEMPO");
 
 /**
  * tempo_timer_shutdown_sync - cancel_sync, after which every arm is refused
@@ -1765,7 +1765,7 @@ bool tempo_timer_shutdown_sync(struct tempo_timer *timer)
 	atomic_long_fetch_or(TT_SHUTDOWN, &timer->state);
 	return tempo_timer_cancel_sync(timer);
 }
-EXPORT_SYMBOL_GPL(tempo_timer_shutdown_sync);
+EXPORT_SYMBOL_NS_GPL(tempo_timer_shutdown_sync, "TEMPO");
 
 /**
  * tempo_timer_pending - whether a timer is armed
@@ -1778,7 +1778,7 @@ bool tempo_timer_pending(const struct tempo_timer *timer)
 {
 	return atomic_long_read(&timer->state) & TT_PENDING;
 }
-EXPORT_SYMBOL_GPL(tempo_timer_pending);
+EXPORT_SYMBOL_NS_GPL(tempo_timer_pending, "TEMPO");
 
 /**
  * tempo_timer_expires - when a pending timer is due
@@ -1808,7 +1808,7 @@ bool tempo_timer_expires(const struct tempo_timer *timer, u64 *expires_ns)
 	*expires_ns = READ_ONCE(timer->expires) * tick_ns;
 	return true;
 }
-EXPORT_SYMBOL_GPL(tempo_timer_expires);
+EXPORT_SYMBOL_NS_GPL(tempo_timer_expires, "TEMPO");
 
 /**
  * tempo_timer_tick_ns - the length of a wheel tick
@@ -1820,7 +1820,7 @@ u64 tempo_timer_tick_ns(void)
 {
 	return tick_ns;
 }
-EXPORT_SYMBOL_GPL(tempo_timer_tick_ns);
+EXPORT_SYMBOL_NS_GPL(tempo_timer_tick_ns, "TEMPO");
 
 /**
  * tempo_timer_max_delay_ns - the longest delay arm accepts
@@ -1832,7 +1832,7 @@ u64 tempo_timer_max_delay_ns(void)
 {
 	return max_delay_ns;
 }
-EXPORT_SYMBOL_GPL(tempo_timer_max_delay_ns);
+EXPORT_SYMBOL_NS_GPL(tempo_timer_max_delay_ns, "TEMPO");
 
 /**
  * tempo_timer_slack_ns - how late a timer of a given delay may fire
@@ -1853,7 +1853,7 @@ u64 tempo_timer_slack_ns(u64 delay_ns)
 			break;
 	return TEMPO_LVL_GRAN(lvl) * tick_ns;
 }
-EXPORT_SYMBOL_GPL(tempo_timer_slack_ns);
+EXPORT_SYMBOL_NS_GPL(tempo_timer_slack_ns, "TEMPO");
 
 /* ---------------------------------------------------------------------- */
 /* CPU hotplug.                                                             */

@@ -4,7 +4,8 @@
  * explicit clock. It knows nothing of CPUs, interrupts or real time, so the
  * KUnit suite can drive it tick by tick. kmod/wheel.c wraps one per CPU.
  *
- * Not a public API: only kmod/wheel.c and kunit/wheel_test.c include it.
+ * Not a public API: kmod/wheel.c includes it, and so do the tests that drive
+ * a wheel tick by tick, kunit/wheel_test.c and tools/user/wheel_det_test.c.
  */
 #ifndef _TEMPO_WHEEL_H
 #define _TEMPO_WHEEL_H

@@ -29,6 +29,8 @@
 #include <tempo/delayq.h>
 #include <tempo/order.h>
 
+#include "internal.h"
+
 /* More injection points than any create call reaches, allocator fallbacks included. */
 #define FAULT_MAX_NTH	400
 

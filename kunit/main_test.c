@@ -13,6 +13,8 @@
 #include <linux/fs.h>
 #include <linux/module.h>
 
+#include "compat.h"
+
 #define TEMPO_DEV_PATH		"/dev/tempo"
 
 static struct file *tempo_test_open_dev(struct kunit *test)
@@ -116,5 +118,11 @@ static struct kunit_suite tempo_module_suite = {
 
 kunit_test_suite(tempo_module_suite);
 
+/*
+ * tempo_test.ko as a whole: the suites use tempo's API (namespace TEMPO) and
+ * what tempo exports for KUnit only (EXPORT_SYMBOL_IF_KUNIT).
+ */
+MODULE_IMPORT_NS("TEMPO");
+MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("KUnit tests for the tempo module face");
+MODULE_DESCRIPTION("KUnit suites for tempo");

@@ -29,7 +29,8 @@
 
 #include <tempo/order.h>
 
-#include "../kmod/testing.h"
+#include "compat.h"
+#include "internal.h"
 
 static unsigned int order_stress_ms = 2000;
 module_param(order_stress_ms, uint, 0644);
@@ -119,47 +120,6 @@ static void ot_wait_quiet(struct tempo_order *o, struct tempo_order_stats *st)
 			return;
 		usleep_range(2000, 3000);
 	}
-}
-
-/* A kthread that runs (or trashes) one ticket, for the two-sided cases. */
-struct ot_runner {
-	struct tempo_order	*o;
-	u64			ticket;
-	struct ot_item		*item;		/* NULL: trash */
-	int			ret;
-	struct task_struct	*task;
-	struct completion	done;
-};
-
-static int ot_runner_fn(void *data)
-{
-	struct ot_runner *r = data;
-
-	if (r->item)
-		r->ret = tempo_order_run(r->o, r->ticket, ot_record, r->item);
-	else
-		r->ret = tempo_order_trash(r->o, r->ticket);
-	kthread_complete_and_exit(&r->done, 0);
-}
-
-/* Used by the race cases, which need TEMPO_TESTING. */
-static void __maybe_unused ot_runner_start(struct kunit *test,
-					   struct ot_runner *r,
-					   struct tempo_order *o, u64 ticket,
-					   struct ot_item *item)
-{
-	r->o = o;
-	r->ticket = ticket;
-	r->item = item;
-	r->ret = -ENOEXEC;
-	init_completion(&r->done);
-	r->task = kthread_run(ot_runner_fn, r, "ot_runner/%llu", ticket);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(r->task));
-}
-
-static bool __maybe_unused ot_runner_wait(struct ot_runner *r)
-{
-	return wait_for_completion_timeout(&r->done, OT_WAIT);
 }
 
 /*
@@ -832,198 +792,6 @@ static void tempo_order_exactly_once(struct kunit *test)
 	tempo_order_destroy(o);
 }
 
-#ifdef TEMPO_TESTING
-/*
- * The lost hand-off race, driven deterministically. Ticket 0's caller (the
- * drainer) and ticket 1's owner meet on slot 1. The test hook holds one side
- * at the point where it has read the slot and not yet changed it, lets the
- * other side move, then releases it. Each of the four interleavings must end
- * with completion 1 run exactly once, after completion 0, by the side the
- * protocol says:
- *  - drainer_then_park: the drainer read EMPTY; the owner parks; the
- *    drainer's EMPTY -> TAIL fails, it re-reads PARKED and runs 1.
- *  - owner_then_tail: the owner read EMPTY; the drainer hands TAIL; the
- *    owner's EMPTY -> WRITING fails, it re-reads TAIL and runs 1 itself.
- *  - writing_then_head: the owner is WRITING; the drainer hands
- *    WRITING_HEAD; the owner's WRITING -> PARKED fails and it runs 1.
- *  - drainer_sees_writing: the drainer read WRITING; the owner parks; the
- *    drainer's WRITING -> WRITING_HEAD fails, it re-reads PARKED, runs 1.
- * Without the cmpxchg on both sides, 1 would be stranded (or run twice).
- */
-struct ot_hold {
-	enum tempo_test_point	where;
-	enum tempo_order_slot_state	st;
-	u64				ticket;
-	atomic_t			armed;
-	struct completion		arrived, release;
-};
-
-struct ot_race_case {
-	const char			*name;
-	struct {
-		enum tempo_test_point	where;
-		enum tempo_order_slot_state	st;
-	} hold[2];			/* hold[1].where == hold[0].where: unused */
-	int				nholds;
-	bool				drainer_runs_1;
-};
-
-static const struct ot_race_case ot_race_cases[] = {
-	{ "drainer_then_park",
-	  { { TEMPO_TP_ORDER_DRAIN_SEEN, TEMPO_ORDER_EMPTY } }, 1, true },
-	{ "owner_then_tail",
-	  { { TEMPO_TP_ORDER_OWNER_SEEN, TEMPO_ORDER_EMPTY } }, 1, false },
-	{ "writing_then_head",
-	  { { TEMPO_TP_ORDER_OWNER_WRITING, TEMPO_ORDER_WRITING } }, 1, false },
-	{ "drainer_sees_writing",
-	  { { TEMPO_TP_ORDER_OWNER_WRITING, TEMPO_ORDER_WRITING },
-	    { TEMPO_TP_ORDER_DRAIN_SEEN, TEMPO_ORDER_WRITING } }, 2, true },
-};
-
-static struct ot_hold *ot_holds;
-static int ot_nholds;
-static const struct tempo_order *ot_race_domain;
-
-/* The test point hook (kmod/testing.h): holds the case's domain only. */
-static void ot_race_hook(enum tempo_test_point where, const void *obj,
-			 u64 ticket, unsigned int st)
-{
-	int i;
-
-	if (obj != READ_ONCE(ot_race_domain))
-		return;
-	for (i = 0; i < READ_ONCE(ot_nholds); i++) {
-		struct ot_hold *h = &ot_holds[i];
-
-		if (h->where != where || h->ticket != ticket || h->st != st ||
-		    !atomic_xchg(&h->armed, 0))
-			continue;
-		complete(&h->arrived);
-		wait_for_completion(&h->release);
-	}
-}
-
-/*
- * What the two threads of a race case share. Allocated with kzalloc and freed
- * only when the case ends well: if it fails half-way, a thread may still be
- * held in the hook, waiting on a completion in here.
- */
-struct ot_race_ctx {
-	struct ot_runner	drainer, owner;
-	struct ot_hold		holds[2];
-	struct ot_item		items[2];
-};
-
-static void ot_lost_handoff_one(struct kunit *test, const struct ot_race_case *c)
-{
-	struct ot_log *log = ot_log_new(test, 4);
-	struct ot_runner *drainer, *owner;
-	struct tempo_order_stats st;
-	struct ot_race_ctx *ctx;
-	struct ot_hold *holds;
-	struct ot_item *items;
-	struct tempo_order *o;
-	int i;
-
-	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, ctx);
-	drainer = &ctx->drainer;
-	owner = &ctx->owner;
-	holds = ctx->holds;
-	items = ctx->items;
-
-	o = ot_create(test, 8, NULL);
-	for (i = 0; i < 2; i++) {
-		items[i].log = log;
-		KUNIT_ASSERT_EQ(test, tempo_order_ticket_try(o, &items[i].ticket), 0);
-	}
-	for (i = 0; i < c->nholds; i++) {
-		holds[i].where = c->hold[i].where;
-		holds[i].st = c->hold[i].st;
-		holds[i].ticket = items[1].ticket;
-		atomic_set(&holds[i].armed, 1);
-		init_completion(&holds[i].arrived);
-		init_completion(&holds[i].release);
-	}
-	ot_holds = holds;
-	WRITE_ONCE(ot_nholds, c->nholds);
-	WRITE_ONCE(ot_race_domain, o);
-	tempo_test_set_hook(ot_race_hook);
-
-	if (holds[0].where == TEMPO_TP_ORDER_DRAIN_SEEN) {
-		/* The drainer runs 0 and stops at slot 1; the owner parks. */
-		ot_runner_start(test, drainer, o, items[0].ticket, &items[0]);
-		KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&holds[0].arrived, OT_WAIT));
-		KUNIT_EXPECT_EQ(test, log->n, 1);
-		ot_runner_start(test, owner, o, items[1].ticket, &items[1]);
-		KUNIT_ASSERT_TRUE(test, ot_runner_wait(owner));
-		KUNIT_EXPECT_EQ(test, owner->ret, 0);
-		KUNIT_EXPECT_EQ(test, log->n, 1);
-		complete(&holds[0].release);
-		KUNIT_ASSERT_TRUE(test, ot_runner_wait(drainer));
-	} else if (c->nholds > 1) {
-		/* Owner stops WRITING, the drainer stops seeing it; owner first. */
-		ot_runner_start(test, owner, o, items[1].ticket, &items[1]);
-		KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&holds[0].arrived, OT_WAIT));
-		ot_runner_start(test, drainer, o, items[0].ticket, &items[0]);
-		KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&holds[1].arrived, OT_WAIT));
-		KUNIT_EXPECT_EQ(test, log->n, 1);
-		complete(&holds[0].release);
-		KUNIT_ASSERT_TRUE(test, ot_runner_wait(owner));
-		KUNIT_EXPECT_EQ(test, owner->ret, 0);
-		KUNIT_EXPECT_EQ(test, log->n, 1);
-		complete(&holds[1].release);
-		KUNIT_ASSERT_TRUE(test, ot_runner_wait(drainer));
-	} else {
-		/* The owner stops; the drainer hands the head over, returns. */
-		ot_runner_start(test, owner, o, items[1].ticket, &items[1]);
-		KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&holds[0].arrived, OT_WAIT));
-		ot_runner_start(test, drainer, o, items[0].ticket, &items[0]);
-		KUNIT_ASSERT_TRUE(test, ot_runner_wait(drainer));
-		KUNIT_EXPECT_EQ(test, log->n, 1);
-		complete(&holds[0].release);
-		KUNIT_ASSERT_TRUE(test, ot_runner_wait(owner));
-		KUNIT_EXPECT_EQ(test, owner->ret, 1);
-	}
-	WRITE_ONCE(ot_nholds, 0);
-
-	KUNIT_EXPECT_EQ(test, drainer->ret, 1);
-	KUNIT_ASSERT_EQ(test, log->n, 2);
-	KUNIT_EXPECT_EQ(test, log->seq[0], items[0].ticket);
-	KUNIT_EXPECT_EQ(test, log->seq[1], items[1].ticket);
-	KUNIT_EXPECT_PTR_EQ(test, log->who[1],
-			    c->drainer_runs_1 ? drainer->task : owner->task);
-	for (i = 0; i < c->nholds; i++)
-		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&holds[i].armed), 0,
-				    "hold %d never reached", i);
-	for (i = 0; i < 2; i++)
-		KUNIT_EXPECT_EQ(test, atomic_read(&items[i].runs), 1);
-	tempo_order_stats(o, &st);
-	KUNIT_EXPECT_EQ(test, st.pending, 0);
-	KUNIT_EXPECT_EQ(test, st.parked, 0);
-	ot_expect_log_clean(test, log);
-	tempo_test_set_hook(NULL);
-	WRITE_ONCE(ot_race_domain, NULL);
-	tempo_order_destroy(o);
-	kfree(ctx);
-}
-
-static void tempo_order_lost_handoff(struct kunit *test)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(ot_race_cases); i++) {
-		kunit_info(test, "interleaving %s\n", ot_race_cases[i].name);
-		ot_lost_handoff_one(test, &ot_race_cases[i]);
-	}
-}
-#else
-static void tempo_order_lost_handoff(struct kunit *test)
-{
-	kunit_skip(test, "needs the test points: build with TEMPO_TESTING=1");
-}
-#endif /* TEMPO_TESTING */
-
 /*
  * Streak bound: with max_streak = 4, the caller that finds 99 completions
  * parked behind its own runs 4 in all and hands the rest to the workqueue,
@@ -1537,6 +1305,7 @@ static void tempo_order_ticket_validity(struct kunit *test)
 	}
 }
 
+/* KUNIT_CASE_SLOW: over a second; make check and check-kcsan run every case. */
 static struct kunit_case tempo_order_cases[] = {
 	KUNIT_CASE(tempo_order_strict_order_random_arrival),
 	KUNIT_CASE(tempo_order_trash_positions),
@@ -1548,29 +1317,17 @@ static struct kunit_case tempo_order_cases[] = {
 	KUNIT_CASE(tempo_order_submit_nowait_full),
 	KUNIT_CASE(tempo_order_mutual_exclusion),
 	KUNIT_CASE(tempo_order_exactly_once),
-	KUNIT_CASE(tempo_order_lost_handoff),
 	KUNIT_CASE(tempo_order_streak_bound),
 	KUNIT_CASE(tempo_order_wrap_safe),
 	KUNIT_CASE(tempo_order_ticket_validity),
 	KUNIT_CASE(tempo_order_trash_below_skips),
-	KUNIT_CASE(tempo_order_stress_conservation),
+	KUNIT_CASE_SLOW(tempo_order_stress_conservation),
 	KUNIT_CASE(tempo_order_module_totals),
 	{}
 };
 
-#ifdef TEMPO_TESTING
-/* A case that failed half-way must not leave its hook behind. */
-static void tempo_order_exit(struct kunit *test)
-{
-	tempo_test_set_hook(NULL);
-}
-#endif
-
 static struct kunit_suite tempo_order_suite = {
 	.name = "tempo_order",
-#ifdef TEMPO_TESTING
-	.exit = tempo_order_exit,
-#endif
 	.test_cases = tempo_order_cases,
 };
 

@@ -45,7 +45,7 @@
 
 #include <tempo/timer.h>
 
-#include "../kmod/compat.h"
+#include "compat.h"
 
 static unsigned int stress_seq_ms = 1500;
 module_param(stress_seq_ms, uint, 0444);
@@ -336,8 +336,9 @@ static void stress_seq(struct kunit *test)
 	KUNIT_EXPECT_GT(test, atomic_read(&run->irq_arms), 0);
 }
 
+/* KUNIT_CASE_SLOW: over a second; make check and check-kcsan run every case. */
 static struct kunit_case stress_cases[] = {
-	KUNIT_CASE(stress_seq),
+	KUNIT_CASE_SLOW(stress_seq),
 	{}
 };
 

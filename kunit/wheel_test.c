@@ -27,12 +27,10 @@
 #include <linux/slab.h>
 
 #include <tempo/timer.h>
-#include "../kmod/compat.h"
-#include "../kmod/internal.h"
-#include "../kmod/testing.h"
-#include "../kmod/wheel.h"
-
-MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
+#include "compat.h"
+#include "internal.h"
+#include "testing.h"
+#include "wheel.h"
 
 static unsigned int stress_ms = 2000;
 module_param(stress_ms, uint, 0444);
@@ -1509,6 +1507,7 @@ static void live_coarse_stale_clock(struct kunit *test)
 }
 #endif /* TEMPO_TESTING */
 
+/* KUNIT_CASE_SLOW: over a second; make check and check-kcsan run every case. */
 static struct kunit_case live_cases[] = {
 	KUNIT_CASE(live_fires_once_on_time),
 	KUNIT_CASE(live_cancel_before),
@@ -1524,8 +1523,8 @@ static struct kunit_case live_cases[] = {
 	KUNIT_CASE(live_remote_cancel_rearm),
 	KUNIT_CASE(live_arm_from_hardirq),
 	KUNIT_CASE(live_ordering),
-	KUNIT_CASE(live_stress),
-	KUNIT_CASE(live_hotplug),
+	KUNIT_CASE_SLOW(live_stress),
+	KUNIT_CASE_SLOW(live_hotplug),
 	KUNIT_CASE(live_idle_wheel_does_not_tick),
 	KUNIT_CASE(live_cancel_leaves_nothing),
 	KUNIT_CASE(live_far_cancel_dropped_at_slot),
@@ -1553,4 +1552,3 @@ static struct kunit_suite live_suite = {
 };
 
 kunit_test_suites(&pure_suite, &live_suite);
-MODULE_LICENSE("GPL");

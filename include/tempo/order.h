@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * tempo ordered scheduler: parallel work, completions strictly in ticket
- * order, run by whichever thread holds the oldest unfinished ticket. There is
- * no consumer thread. See the top of kmod/order.c for the mechanism.
+/**
+ * DOC: tempo ordered scheduler usage
+ *
+ * Parallel work, completions strictly in ticket order, run by whichever
+ * thread holds the oldest unfinished ticket. There is no consumer thread.
+ * See the top of kmod/order.c for the mechanism.
  *
  * A driver that processes requests in parallel but must complete them in the
- * order they arrived:
+ * order they arrived::
  *
  *	struct foo_req {
  *		struct tempo_order_req	ord;
@@ -32,7 +34,7 @@
  *	tempo_order_destroy(o);		// once every submitted req is done
  *
  * or, with the caller's own threads (work in the caller, completion by
- * whoever holds the head):
+ * whoever holds the head)::
  *
  *	err = tempo_order_ticket(o, &t);	// in input order; sleeps if full
  *	...					// process, in parallel
@@ -44,11 +46,15 @@
  * Every ticket taken must reach tempo_order_run() or tempo_order_trash()
  * exactly once, or be timed out by the domain's missing-ticket deadline:
  * until then every later completion waits for it.
+ */
+
+/**
+ * DOC: tempo ordered scheduler concurrency and contexts
  *
- * Concurrency contract, on one domain. "-" means the two may run concurrently
- * from any CPUs without a lock; "1" means the second of two calls for the
- * same ticket fails with -EINVAL (for different tickets: "-"); "S" means the
- * caller must serialise them.
+ * On one domain, "-" means the two may run concurrently from any CPUs
+ * without a lock; "1" means the second of two calls for the same ticket
+ * fails with -EINVAL (for different tickets: "-"); "S" means the caller must
+ * serialise them::
  *
  *	           | ticket | run | trash | submit | stats | destroy
  *	ticket     |   -    |  -  |   -   |   -    |   -   |    S
@@ -65,13 +71,14 @@
  * ticket (all of t's stores are visible to them).
  *
  * Contexts:
+ *
  *  - tempo_order_ticket_try(), tempo_order_run(), tempo_order_trash(),
  *    tempo_order_trash_below() and tempo_order_stats(): any context except
  *    NMI, lock-free (atomics only; the one lock they may take is the wait
  *    queue lock of blocked tempo_order_ticket() callers, and arming the
- *    deadline timer may take what tempo_timer_arm_at() takes). Completions run in the caller's
- *    context when it is the head, at most max_streak of them; the rest
- *    continue on a workqueue in process context.
+ *    deadline timer may take what tempo_timer_arm_at() takes). Completions
+ *    run in the caller's context when it is the head, at most max_streak of
+ *    them; the rest continue on a workqueue in process context.
  *  - tempo_order_ticket(), tempo_order_submit() without TEMPO_ORDER_NOWAIT,
  *    tempo_order_create() and tempo_order_destroy(): process context, may
  *    sleep.
@@ -198,6 +205,5 @@ int tempo_order_submit(struct tempo_order *order, struct tempo_order_req *req,
 
 void tempo_order_stats(struct tempo_order *order,
 		       struct tempo_order_stats *stats);
-u64 tempo_order_stats_all(struct tempo_order_stats *stats);
 
 #endif /* _TEMPO_ORDER_H */

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * tempo timers: O(1), lock-free timers on per-CPU hierarchical wheels whose
- * callbacks run in process context on a per-CPU workqueue.
+/**
+ * DOC: tempo timer usage
  *
- * A driver uses them where it would use a delayed_work for a timeout:
+ * O(1), lock-free timers on per-CPU hierarchical wheels whose callbacks run
+ * in process context on a per-CPU workqueue. A driver uses them where it
+ * would use a delayed_work for a timeout::
  *
  *	struct foo {
  *		struct tempo_timer timeout;
@@ -22,10 +23,14 @@
  *	tempo_timer_cancel(&foo->timeout);	// the common case: no expiry
  *	...
  *	tempo_timer_shutdown_sync(&foo->timeout);	// before kfree(foo)
+ */
+
+/**
+ * DOC: tempo timer concurrency and contexts
  *
- * Concurrency contract. "-" means the two may run concurrently on the same
- * timer from any CPUs without a lock; "S" means the caller must serialise
- * them (as for timer_list); "W" means the second waits for the first.
+ * "-" means the two may run concurrently on the same timer from any CPUs
+ * without a lock; "S" means the caller must serialise them (as for
+ * timer_list); "W" means the second waits for the first::
  *
  *	            | arm | cancel | cancel_sync | shutdown_sync | callback
  *	arm         |  -  |   -    |     S       |      -        |    -
@@ -42,31 +47,40 @@
  * context except NMI, with no lock held or taken (see kmod/wheel.c for the
  * one exception: reprogramming this CPU's hrtimer when an arm becomes its
  * earliest expiry). cancel_sync and shutdown_sync may sleep.
+ */
+
+/**
+ * DOC: tempo far timers
  *
- * Far timers: a timer placed in a wheel level whose granule is 64 ms or more
- * (504 ms ahead or more at the default tick of 1 ms) sits in a far slot.
- * Cancelling it, and re-arming it to a deadline its slot still serves (below),
- * is one compare-and-swap on its state word, from any CPU, with interrupts
- * on; the timer stays in the slot and its CPU drops or re-places it when it
- * reaches the slot. So a cancelled timer stays linked, and its memory in use,
- * until tempo_timer_cancel_sync() or tempo_timer_shutdown_sync(), which let
- * go of it at once. A cancelled far timer that is never re-armed costs its CPU
- * at most one hrtimer interrupt, at the time it would have fired rounded up
- * to its granule, and none if anything else expires then. Far slots expire
- * only on multiples of their granule, so a CPU takes at most one such
- * interrupt per 64 ms (16 a second) however many timers it holds. A CPU that
- * holds no timer, pending or cancelled, takes none.
+ * A timer placed in a wheel level whose granule is 64 ms or more (504 ms
+ * ahead or more at the default tick of 1 ms) sits in a far slot. Cancelling
+ * it, and re-arming it to a deadline its slot still serves (see the time
+ * bounds), is one compare-and-swap on its state word, from any CPU, with
+ * interrupts on; the timer stays in the slot and its CPU drops or re-places
+ * it when it reaches the slot. So a cancelled timer stays linked, and its
+ * memory in use, until tempo_timer_cancel_sync() or
+ * tempo_timer_shutdown_sync(), which let go of it at once. A cancelled far
+ * timer that is never re-armed costs its CPU at most one hrtimer interrupt,
+ * at the time it would have fired rounded up to its granule, and none if
+ * anything else expires then. Far slots expire only on multiples of their
+ * granule, so a CPU takes at most one such interrupt per 64 ms (16 a second)
+ * however many timers it holds. A CPU that holds no timer, pending or
+ * cancelled, takes none.
+ */
+
+/**
+ * DOC: tempo timer time bounds
  *
- * Time: CLOCK_MONOTONIC. A timer never fires before its deadline (but see
- * TEMPO_TIMER_COARSE below, which is opt-in). Its expiry
- * is less than one tick late when its delay is below TEMPO_TIMER_LVL0_TICKS
- * ticks, and less than one granule of its wheel level late otherwise (a
- * granule is at most 1/8 of the delay: 12.5%); the table is at the top of
- * kmod/wheel.c, and tempo_timer_slack_ns() gives the bound for a given delay.
- * The bound is that of the last deadline set, whatever re-arms came before:
- * a re-arm leaves the timer in its far slot only if that slot comes less
- * than tempo_timer_slack_ns() of the new delay after the new deadline.
- * Callbacks then wait for the workqueue to run them.
+ * CLOCK_MONOTONIC. A timer never fires before its deadline (but see
+ * TEMPO_TIMER_COARSE below, which is opt-in). Its expiry is less than one
+ * tick late when its delay is below TEMPO_TIMER_LVL0_TICKS ticks, and less
+ * than one granule of its wheel level late otherwise (a granule is at most
+ * 1/8 of the delay: 12.5%); the table is at the top of kmod/wheel.c, and
+ * tempo_timer_slack_ns() gives the bound for a given delay. The bound is
+ * that of the last deadline set, whatever re-arms came before: a re-arm
+ * leaves the timer in its far slot only if that slot comes less than
+ * tempo_timer_slack_ns() of the new delay after the new deadline. Callbacks
+ * then wait for the workqueue to run them.
  *
  * A TEMPO_TIMER_COARSE timer trades that for a cheaper arm: tempo_timer_arm()
  * and tempo_timer_arm_on() read ktime_get_coarse_ns() (c, the time of the
@@ -111,7 +125,7 @@ typedef void (*tempo_timer_fn_t)(struct tempo_timer *timer);
  * TEMPO_TIMER_PINNED: tempo_timer_arm() keeps an idle timer on the CPU it last
  * ran on instead of moving it to the calling CPU.
  * TEMPO_TIMER_COARSE: arms read the coarse clock, with timer_list's kind of
- * guarantee instead of never early (see "A TEMPO_TIMER_COARSE timer" above).
+ * guarantee instead of never early (see "tempo timer time bounds" above).
  */
 #define TEMPO_TIMER_PINNED	BIT(0)
 #define TEMPO_TIMER_COARSE	BIT(1)

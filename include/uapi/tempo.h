@@ -178,7 +178,7 @@ struct tempo_info {
  *	reuses of the same slot). In, with TEMPO_ARM_REARM: the
  *	timer to re-arm; its cookie becomes @cookie, an unread event of it is
  *	withdrawn, and its overrun count restarts.
- * @flags: TEMPO_TIMER_* bits.
+ * @flags: TEMPO_ARM_* bits.
  * @reserved: zero.
  */
 struct tempo_timer_spec {

@@ -21,7 +21,8 @@
 #
 # Checks, in order (stops at the first failure):
 #   add          dkms add tempo/VERSION
-#   build        dkms build -k KVER: tempo.ko built, vermagic KVER, signed
+#   build        dkms build -k KVER: tempo.ko built, vermagic KVER, MODULE_VERSION the
+#                PACKAGE_VERSION of dkms.conf, signed
 #   install      dkms install -k KVER: tempo.ko in <installtree>/KVER/updates/dkms/
 #   symbols      depmod -e -E Module.symvers: every symbol tempo.ko needs is exported by
 #                KVER, with matching modversions CRCs
@@ -128,8 +129,11 @@ built=$tree/tempo/$version/$kver/$arch/module/tempo.ko
 [ -f "$built" ] || fail build "no $built" "$log"
 vermagic=$(modinfo -F vermagic "$built" | awk '{print $1}')
 [ "$vermagic" = "$kver" ] || fail build "vermagic '$vermagic', expected '$kver'"
+modversion=$(modinfo -F version "$built")
+[ "$modversion" = "$version" ] ||
+	fail build "MODULE_VERSION '$modversion' (kmod/main.c), dkms.conf says '$version'"
 signer=$(modinfo -F signer "$built")
-ok build "vermagic $vermagic${signer:+, signed by \"$signer\"}"
+ok build "vermagic $vermagic, version $modversion${signer:+, signed by \"$signer\"}"
 
 # install
 dk install --no-depmod "${mv[@]}" -k "$kver" --kernelsourcedir "$kdir" >"$log" 2>&1 ||

@@ -42,6 +42,8 @@
 #include <tempo/order.h>
 #include <tempo/timer.h>
 
+#include "compat.h"	/* kmod/compat.h: MODULE_IMPORT_NS("...") on 6.1 and 6.12 */
+
 static unsigned int requests = 64;
 module_param(requests, uint, 0444);
 MODULE_PARM_DESC(requests, "requests to process at load (default 64)");
@@ -295,5 +297,6 @@ static void __exit tempo_example_exit(void)
 }
 module_exit(tempo_example_exit);
 
+MODULE_IMPORT_NS("TEMPO");	/* tempo's API is exported in namespace TEMPO */
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("tempo example client: timers, ordered completions, delay queue");

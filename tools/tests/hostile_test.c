@@ -1023,8 +1023,8 @@ static int sink_kinds_kid(void *unused)
  * can write (/dev/urandom; /dev/null, with both write and write_iter, is not
  * one); a
  * unix socket (which can hold file references: the tempo file itself, through
- * SCM_RIGHTS) is refused with EINVAL. Before the fix any file with write_iter
- * and no write was taken, sockets included. Skipped on a
+ * SCM_RIGHTS) is refused with EINVAL, although it has write_iter and no
+ * write as such a device does: the kind of file decides. Skipped on a
  * kernel without CONFIG_UNIX, if the other kinds are right.
  */
 CASE(test_sink_unix_socket_refused)
@@ -2206,10 +2206,10 @@ static int cookie_kid(void *p)
  * of 100K absent cookies over a 100K-timer table either returns (the child
  * then sleeps, waiting for its end) or, SIGKILLed after 300 ms of system
  * time in it, leaves it within KILL_MS. The exit's teardown of the table is
- * waited for separately. Before the fix each cookie scanned the whole table
- * (10^10 steps) and no fatal signal was checked: the child is then released
- * by truncating the shared file its cookie array lives in (the next copy
- * faults).
+ * waited for separately. A cancel that scanned the whole table per cookie
+ * (10^10 steps) and checked no fatal signal would fail the case; the child
+ * is then released by truncating the shared file its cookie array lives in
+ * (the next copy faults).
  */
 CASE(test_cancel_cookie_killable)
 {

@@ -2,21 +2,23 @@
 /*
  * The lost hand-off race of kmod/order.c (its design comment), driven
  * through the cores' test points (kmod/testing.h, built with TEMPO_TESTING;
- * this file supplies tempo_test_point()): the owner of t + 1 and the drainer finishing t each stop
- * at a chosen hook point while the other moves, so each of the four
- * interleavings is taken on purpose, not by luck. Two simulated CPUs, one
- * thread each. Every case checks who ran the completion (the return values),
- * that both completions ran once, in order, and that the head moved on.
+ * this file supplies tempo_test_point()): the owner of t + 1 and the drainer
+ * finishing t each stop at a chosen hook point while the other moves, so each
+ * of the four interleavings is taken on purpose, not by luck. Two simulated
+ * CPUs, one thread each. Every case checks who ran the completion (the return
+ * values), that both completions ran once, in order, and that the head moved
+ * on. This is the one home of these interleavings (README.md, "Layout").
+ *
+ * order.c is included, not linked, as tools/testing/vma includes mm/vma.c:
+ * the slot states a point reports are order.c's own enum order_st.
  */
 #define _GNU_SOURCE
+#include "order.c"
+
 #include <pthread.h>
 #include <sched.h>
-#include <linux/types.h>
-#include <tempo/order.h>
-#include "internal.h"
 #include "sim.h"
 #include "tap.h"
-#include "testing.h"
 
 #define LD(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
 #define ST(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
@@ -131,7 +133,7 @@ static void owner_seen_empty_drainer_wins(void)
 	u64 t = setup();
 	struct op own, drn;
 
-	hold_arm(0, t + 1, TEMPO_TP_ORDER_OWNER_SEEN, TEMPO_ORDER_EMPTY);
+	hold_arm(0, t + 1, TEMPO_TP_ORDER_OWNER_SEEN, ST_EMPTY);
 	op_start(&own, 1, t + 1);
 	hold_wait(0);
 	op_start(&drn, 0, t);
@@ -149,7 +151,7 @@ static void drainer_seen_empty_owner_wins(void)
 	u64 t = setup();
 	struct op own, drn;
 
-	hold_arm(0, t + 1, TEMPO_TP_ORDER_DRAIN_SEEN, TEMPO_ORDER_EMPTY);
+	hold_arm(0, t + 1, TEMPO_TP_ORDER_DRAIN_SEEN, ST_EMPTY);
 	op_start(&drn, 0, t);
 	hold_wait(0);
 	op_start(&own, 1, t + 1);
@@ -167,7 +169,7 @@ static void owner_writing_drainer_wins(void)
 	u64 t = setup();
 	struct op own, drn;
 
-	hold_arm(0, t + 1, TEMPO_TP_ORDER_OWNER_WRITING, TEMPO_ORDER_WRITING);
+	hold_arm(0, t + 1, TEMPO_TP_ORDER_OWNER_WRITING, ST_WRITING);
 	op_start(&own, 1, t + 1);
 	hold_wait(0);
 	op_start(&drn, 0, t);
@@ -185,8 +187,8 @@ static void drainer_seen_writing_owner_wins(void)
 	u64 t = setup();
 	struct op own, drn;
 
-	hold_arm(0, t + 1, TEMPO_TP_ORDER_OWNER_WRITING, TEMPO_ORDER_WRITING);
-	hold_arm(1, t + 1, TEMPO_TP_ORDER_DRAIN_SEEN, TEMPO_ORDER_WRITING);
+	hold_arm(0, t + 1, TEMPO_TP_ORDER_OWNER_WRITING, ST_WRITING);
+	hold_arm(1, t + 1, TEMPO_TP_ORDER_DRAIN_SEEN, ST_WRITING);
 	op_start(&own, 1, t + 1);
 	hold_wait(0);
 	op_start(&drn, 0, t);

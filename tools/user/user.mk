@@ -58,9 +58,11 @@ $(USER_OUT)/wheel_fuzz: $(USER_DIR)/wheel_fuzz.c $(USER_SIM) $(USER_WHEEL) $(USE
 	@mkdir -p $(@D)
 	$(USER_CC) $(USER_CFLAGS) $(USER_FUZZ) -o $@ $(filter %.c,$^) -lpthread
 
+# order_det_test.c includes kmod/order.c (to name its slot states): not linked again.
 $(USER_OUT)/order_det_test: $(USER_DIR)/order_det_test.c $(USER_SIM) $(USER_ORDER) $(USER_HDRS)
 	@mkdir -p $(@D)
-	$(USER_CC) $(USER_CFLAGS) $(USER_TESTING) $(USER_ASAN) -o $@ $(filter %.c,$^) -lpthread
+	$(USER_CC) $(USER_CFLAGS) $(USER_TESTING) $(USER_ASAN) -o $@ \
+		$(filter-out kmod/order.c,$(filter %.c,$^)) -lpthread
 
 $(USER_OUT)/order_stress: $(USER_DIR)/order_stress.c $(USER_SIM) $(USER_ORDER) $(USER_HDRS)
 	@mkdir -p $(@D)

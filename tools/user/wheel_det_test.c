@@ -221,21 +221,21 @@ static void test_arm_on_moves_while_in_flight(void)
 
 /*
  * A remote CPU's message must never make it touch the list of a CPU going
- * offline. The interleaving (the bug behind "came online with timers on its
- * wheel", seen once in ~7 make check runs):
+ * offline. The interleaving that timer_send() must not allow, by moving b's
+ * cpu while b is still LINKED:
  *
  *   CPU 0 (going offline)                   CPU 1
  *   a, b LINKED on CPU 0; b alone in its slot
  *   offline: seal the inbox, evacuate:
  *     settle a ...
  *                                           cancel(b): held by CPU 0, so
- *                                           QUEUED, push -> sealed; the old
- *                                           code then moved b's cpu to 1
- *                                           with LINKED still set, so ...
+ *                                           QUEUED, push -> sealed; were
+ *                                           b's cpu moved to 1 with LINKED
+ *                                           still set, then ...
  *                                           drain: b "LINKED here": list_del
  *                                           from CPU 0's slot, from CPU 1
  *     ... evacuate b's slot: found empty, its occupied bit stays set
- *   online: the wheel is not empty
+ *   online: the wheel is not empty (CPU 0 came back with timers on it)
  */
 static struct obj *hook_b;
 

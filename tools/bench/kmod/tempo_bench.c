@@ -1837,5 +1837,6 @@ static void __exit tempo_bench_exit(void)
 
 module_init(tempo_bench_init);
 module_exit(tempo_bench_exit);
+MODULE_IMPORT_NS("TEMPO");
 MODULE_DESCRIPTION("tempo benchmarks against delayed_work, timer_list, hrtimer, padata, DelayQueue");
 MODULE_LICENSE("GPL");
