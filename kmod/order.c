@@ -12,7 +12,7 @@
  * consecutive completion that others have parked: it "drains". Nobody waits
  * in run() or trash(): a caller whose ticket is not the head parks fn/arg in
  * the ticket's slot and returns. This is Intel's "ordered data streams"
- * (Documentation/tempo.rst tells its history), with padata's job (completions
+ * (Documentation/tempo.rst, its last section), with padata's job (completions
  * in submission order) but without its serial worker: tempo_order_submit()
  * runs the work on per-CPU workqueues and the completion on whichever thread
  * holds the head.

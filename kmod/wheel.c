@@ -191,7 +191,7 @@
  * earlier store, so unlinking first, as a doubly linked delete must touch two
  * neighbours that are cold when timers are many, made every arm and cancel
  * wait for those two cache misses; published first, the misses drain while
- * the caller goes on (measured in tools/bench/README.md). Publishing first is
+ * the caller goes on. Publishing first is
  * safe only if the new state keeps everyone else off the entry until the list
  * work is done: LK (still ours), QU (our own message, or one that we push
  * after the list work) or, for a cancel, PK. PK is the cancel's "mine, on no
@@ -801,8 +801,8 @@ static void base_kick(struct tempo_base *base, unsigned int cpu)
  *   will, from the state word, which already holds the change we were sending.
  *   The message is redundant: clear QUEUED and stop. We must not move @t's cpu
  *   here: the new owner would take LINKED for its own and list_del() the entry
- *   from the dying CPU's list while that CPU walks it (I1; the bug behind "came
- *   online with timers on its wheel", tools/user/wheel_det_test.c).
+ *   from the dying CPU's list while that CPU walks it (I1;
+ *   tools/user/wheel_det_test.c forces this interleaving).
  * - not LINKED: nobody holds @t but our message; move it to an online CPU (we
  *   hold QUEUED, so nobody else changes cpu). That includes PARKED: @cpu did
  *   its unlink before it sealed (P5 orders it before our push), so the entry
@@ -1181,11 +1181,10 @@ static void record_lateness(struct tempo_base *base, struct tempo_timer *t, u64 
 /*
  * Run the collected callbacks of one base, in process context on its CPU.
  *
- * The clock is read once per DISPATCH_CLOCK_EVERY timers, not per timer (a
- * clock read is the dearest step of a claim under virtualisation), and again
- * whenever the stale reading says a timer is not due yet, so the claim (I7)
- * decides on a fresh clock exactly as before. Lateness statistics read low by
- * at most the time of DISPATCH_CLOCK_EVERY callbacks.
+ * The clock is read once per DISPATCH_CLOCK_EVERY timers, not per timer, and
+ * again whenever the stale reading says a timer is not due yet, so the claim
+ * (I7) never runs a timer on a reading that makes it early. Lateness
+ * statistics read low by at most the time of DISPATCH_CLOCK_EVERY callbacks.
  */
 #define DISPATCH_CLOCK_EVERY	16
 

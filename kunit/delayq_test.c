@@ -1934,7 +1934,7 @@ static int dq_poller_wake(struct wait_queue_entry *wait, unsigned int mode, int 
  * Fails if: consumers sleep on the pollers' wait queue (the consumer is
  * woken by EPOLLOUT, and the stats count a wake-up).
  */
-static void delayq_wake_poll_spares_consumers(struct kunit *test)
+static void delayq_watch_wakeup_spares_consumers(struct kunit *test)
 {
 	struct tempo_delayq *q = dq_create(test);
 	struct dq_item *items = dq_items(test, 1);
@@ -2309,7 +2309,7 @@ static struct kunit_case tempo_delayq_cases[] = {
 	KUNIT_CASE(delayq_consume_refusals),
 	KUNIT_CASE(delayq_consume_conservation),
 	KUNIT_CASE(delayq_due_items_and_report),
-	KUNIT_CASE(delayq_wake_poll_spares_consumers),
+	KUNIT_CASE(delayq_watch_wakeup_spares_consumers),
 	KUNIT_CASE(delayq_query_states),
 	KUNIT_CASE(delayq_many_as_in_turn),
 	KUNIT_CASE(delayq_equal_and_adjacent_deadlines),
