@@ -1327,6 +1327,22 @@ static void live_far_cancel_dropped_at_slot(struct kunit *test)
 }
 
 /*
+ * Wait for @p's one expiry, for a delay of @delay_ns: never early, once, and
+ * on_time()'s verdict; then let go of it.
+ */
+static bool expect_one_expiry(struct kunit *test, struct probe *p, u64 delay_ns)
+{
+	bool ok;
+
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p->done, 5 * HZ), 0UL);
+	ok = on_time(test, p, delay_ns);
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->fired), 1);
+	tempo_timer_cancel_sync(&p->timer);
+	return ok;
+}
+
+/*
  * A far timer postponed again and again, as an idle timeout re-armed on
  * every packet, from this CPU and another: each postpone within its slot is
  * lazy, and it fires once, for the last deadline, never early and within the
@@ -1337,7 +1353,6 @@ static bool postpone_once(struct kunit *test, const void *arg)
 	struct probe *p = probe_new(test);
 	unsigned int i, other = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
 	u64 d = 700 * NSEC_PER_MSEC;
-	bool ok;
 
 	KUNIT_ASSERT_EQ(test, probe_arm(p, d), 0);
 	for (i = 0; i < 20; i++) {
@@ -1349,12 +1364,7 @@ static bool postpone_once(struct kunit *test, const void *arg)
 			KUNIT_EXPECT_EQ(test, probe_arm(p, d), 1);
 		}
 	}
-	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p->done, 5 * HZ), 0UL);
-	ok = on_time(test, p, d);
-	msleep(20);
-	KUNIT_EXPECT_EQ(test, atomic_read(&p->fired), 1);
-	tempo_timer_cancel_sync(&p->timer);
-	return ok;
+	return expect_one_expiry(test, p, d);
 }
 
 static void live_postpone_chain(struct kunit *test)
@@ -1376,7 +1386,6 @@ static bool same_expiry_once(struct kunit *test, const void *arg)
 	u64 d = 700 * NSEC_PER_MSEC;
 	ktime_t at;
 	unsigned int i, pending = 0;
-	bool ok;
 
 	p->deadline = ktime_get_ns() + d;
 	at = ns_to_ktime(p->deadline);
@@ -1389,12 +1398,7 @@ static bool same_expiry_once(struct kunit *test, const void *arg)
 	KUNIT_EXPECT_EQ(test, tempo_timer_arm_at(&p->timer, TEMPO_CPU_LOCAL, at), 0);
 	KUNIT_EXPECT_TRUE(test, tempo_timer_pending(&p->timer));
 	KUNIT_EXPECT_EQ(test, tempo_timer_arm_at(&p->timer, TEMPO_CPU_LOCAL, at), 1);
-	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p->done, 5 * HZ), 0UL);
-	ok = on_time(test, p, d);
-	msleep(20);
-	KUNIT_EXPECT_EQ(test, atomic_read(&p->fired), 1);
-	tempo_timer_cancel_sync(&p->timer);
-	return ok;
+	return expect_one_expiry(test, p, d);
 }
 
 static void live_rearm_same_expiry(struct kunit *test)

@@ -773,9 +773,8 @@ static int bystander_kid(void *unused)
 /*
  * One user's stuck sink harms no other user: while uid 65534's streak waits
  * on its full pipe, uid 65533's every operation and close() ends within
- * SLOW_MS. Today the stuck drain sits in the module-wide workqueue and
- * 65533's close() waits for it in flush_workqueue(), in D state, until the
- * pipe is drained. Then 65534 ends on SIGKILL without help.
+ * SLOW_MS. Fails if: a stuck drain sits in a module-wide workqueue that
+ * 65533's close() flushes (D state until the pipe is drained). Then 65534 ends on SIGKILL without help.
  */
 CASE(test_sink_stuck_spares_other_users)
 {
@@ -918,7 +917,8 @@ static int interrupted_kid(void *p)
 /*
  * sink_last_error never shows a kernel-internal errno: a sink write blocked
  * on a full pipe and interrupted by a handled signal (no SA_RESTART) records
- * -EINTR (or the write's real error). Today it records -ERESTARTSYS (-512).
+ * -EINTR (or the write's real error). Fails if: it records -ERESTARTSYS
+ * (-512).
  */
 CASE(test_sink_last_error_no_erestartsys)
 {
@@ -1094,8 +1094,8 @@ static int fpos_kid(void *unused)
 /*
  * The sink's file position moves as write(2) moves it, under the file's
  * position lock: the owner's own writes to the same open file never race the
- * sink's, so no record overwrites another. Today the sink write reads and
- * stores f_pos unlocked, around kernel_write(), and records are lost.
+ * sink's, so no record overwrites another. Fails if: the sink write reads
+ * and stores f_pos unlocked around kernel_write() (records are lost).
  */
 CASE(test_sink_fpos_shared_with_owner)
 {
@@ -1153,8 +1153,9 @@ static int cycle_kid(void *unused)
  * No reference cycle keeps a context alive: uid 65534 makes a unix socket
  * its sink, passes the tempo fd over the socket's peer with SCM_RIGHTS, and
  * closes every fd; the context must go (module's contexts count back, the
- * unix GC being triggered meanwhile). Today both files stay forever, and the
- * module cannot be unloaded: this case runs last. Skipped on a kernel without
+ * unix GC being triggered meanwhile). Fails if: a unix socket is accepted as
+ * a sink (both files then stay forever and the module cannot be unloaded:
+ * this case runs last). Skipped on a kernel without
  * CONFIG_UNIX.
  */
 CASE(test_sink_unix_socket_cycle_collected)
@@ -1222,9 +1223,9 @@ static int exit_queued_kid(void *p)
 /*
  * A process whose sink pipe is full exits at once: release(), in do_exit(),
  * writes nothing; the completions still queued are dropped and counted in
- * the module's sink_dropped. Before, release() wrote them, asleep in
- * pipe_write() with the group exit under way: SIGKILL was lost, and only
- * draining the pipe let the process end.
+ * the module's sink_dropped. Fails if: release() writes them (it sleeps in
+ * pipe_write() with the group exit under way, SIGKILL is lost, and only
+ * draining the pipe lets the process end).
  */
 CASE(test_sink_exit_full_pipe_ends)
 {
@@ -1310,8 +1311,8 @@ static int drop_fd_kid(void *p)
  * a tempo fd whose completions wait for a full sink pipe over a unix socket
  * and closes it; uid 65533 receives with no control buffer, so the kernel
  * drops the fd and the last fput runs in 65533's recvmsg(), which returns at
- * once, and the data is dropped and counted. Before, that recvmsg() wrote
- * 65534's sink as 65533, and with the pipe full it never returned.
+ * once, and the data is dropped and counted. Fails if: that recvmsg() writes
+ * 65534's sink as 65533 (with the pipe full it never returns).
  */
 CASE(test_sink_fd_dropped_in_transit_costs_receiver_nothing)
 {
@@ -1382,9 +1383,9 @@ static int recv_fd(int sock)
  * uid 65534's fd, whose completions wait for a root-owned file of mode
  * 04777, and calls read(), poll(), TEMPO_IOC_STATS and TEMPO_IOC_ORDER_TICKET
  * and closes it. The file stays empty with its setuid bit, and the data is
- * dropped and counted. Before, root's read() wrote it with root's
- * credentials: the file grew and kept its setuid bit (65534's own write
- * clears it).
+ * dropped and counted. Fails if: root's read() writes it with root's
+ * credentials (the file grows and keeps its setuid bit, which 65534's own
+ * write clears).
  */
 CASE(test_sink_privileged_reader_writes_nothing)
 {
@@ -1482,9 +1483,9 @@ static int nonblock_calls_kid(void *p)
 /*
  * Only a call that asks for sink I/O does it: with completions waiting for
  * a full sink pipe, an O_NONBLOCK read() returns EAGAIN at once, and poll(),
- * TEMPO_IOC_STATS, a ticket and close() return at once. Before, read(),
- * STATS and every ordered-stream call wrote the sink first and slept in
- * pipe_write(), O_NONBLOCK or not.
+ * TEMPO_IOC_STATS, a ticket and close() return at once. Fails if: any of
+ * them writes the sink first (it sleeps in pipe_write(), O_NONBLOCK or
+ * not).
  */
 CASE(test_sink_nonblock_read_returns_at_once)
 {
@@ -1563,10 +1564,10 @@ static int ticket_skip_kid(void *unused)
  * it is finished, whatever runs concurrently. Forced through the test point
  * between the domain's issue of a ticket and the file's record of it: a skip
  * finishes ticket 0 and a window of tickets follows, the last in ticket 0's
- * slot, before ticket 0's record is made. Today that late record overwrites
- * the newer ticket's: the newer ticket can be neither submitted nor trashed
- * (EINVAL), the stream stalls there, and close() WARNs in
- * tempo_order_destroy() and dev_user_put(). Needs a TEMPO_TESTING module.
+ * slot, before ticket 0's record is made. Fails if: that late record
+ * overwrites the newer ticket's (the newer ticket can be neither submitted
+ * nor trashed, EINVAL, the stream stalls there, and close() WARNs in
+ * tempo_order_destroy() and dev_user_put()). Needs a TEMPO_TESTING module.
  */
 CASE(test_ticket_record_never_overwrites_newer)
 {
@@ -1628,9 +1629,9 @@ static int skip_efault_kid(void *unused)
 
 /*
  * A TEMPO_IOC_ORDER_SKIP that fails with EFAULT changes nothing: the out
- * field is written once before any ticket is trashed. Before, the skip
- * trashed the tickets and then failed to write the count back: EFAULT, and
- * four tickets gone.
+ * field is written once before any ticket is trashed. Fails if: the skip
+ * trashes the tickets and then fails to write the count back (EFAULT, and
+ * four tickets gone).
  */
 CASE(test_skip_efault_changes_nothing)
 {
@@ -1733,7 +1734,7 @@ static int limit_case(kid_fn_t attacker)
 /*
  * max_user_contexts: open() beyond it fails with EMFILE, counted over all of
  * the user's files; another user still opens; a close gives the room back.
- * Today there is no such parameter (and no bound but RLIMIT_NOFILE).
+ * Fails if: nothing but RLIMIT_NOFILE bounds a user's files.
  */
 CASE(test_user_limit_contexts)
 {
@@ -1776,7 +1777,7 @@ static int timers_kid(void *unused)
 
 /*
  * max_user_timers: TEMPO_IOC_TIMER_ARM beyond it fails with ENOSPC, whole
- * batch, counted over all of the user's files. Today: no such parameter.
+ * batch, counted over all of the user's files.
  */
 CASE(test_user_limit_timers)
 {
@@ -1825,7 +1826,7 @@ static int bytes_kid(void *unused)
 
 /*
  * max_user_bytes: queued ordered data beyond it fails TEMPO_IOC_ORDER_SUBMIT
- * with ENOSPC, the ticket still the caller's. Today: no such parameter.
+ * with ENOSPC, the ticket still the caller's.
  */
 CASE(test_user_limit_bytes)
 {
@@ -1914,8 +1915,8 @@ static int write_file(const char *path, const char *s)
  * users of a namespace are charged, together, to its creator as well. So
  * uid 65534, with NS_UIDS uids of its own namespace mapped to a delegated
  * range, gets max_user_contexts once in all: NS_CONTEXTS files over the
- * NS_UIDS users, not NS_CONTEXTS each. Before, the limits were keyed on the
- * uid alone, and each mapped uid had them all (NS_UIDS * NS_CONTEXTS).
+ * NS_UIDS users, not NS_CONTEXTS each. Fails if: the limits are keyed on the
+ * uid alone (each mapped uid then has them all: NS_UIDS * NS_CONTEXTS).
  * Skipped on a kernel without user namespaces.
  */
 CASE(test_user_limit_across_user_namespaces)
@@ -1988,9 +1989,9 @@ static int copy_limit_kid(void *unused)
 /*
  * max_user_copy_bytes bounds the kernel copies of batch arrays a user's
  * calls hold at once (and cancel by cookie's table): a batch whose copy
- * would go past it fails with ENOSPC and changes nothing. Before, a call
- * copied up to max_timers elements (tens of MiB) whatever the user's other
- * calls held.
+ * would go past it fails with ENOSPC and changes nothing. Fails if: a call
+ * copies up to max_timers elements (tens of MiB) whatever the user's other
+ * calls hold.
  */
 CASE(test_user_limit_copy_bytes)
 {
@@ -2134,8 +2135,8 @@ static int memcg_kid(void *unused)
  * Everything allocated for a file is charged to the opener's memory cgroup,
  * and a memory.max makes TEMPO_IOC_TIMER_ARM fail with ENOMEM or ENOSPC: the
  * OOM killer never runs (memory.events: oom_kill 0) and the child lives.
- * Today the timer table's vmalloc pages hit the limit and the memcg OOM
- * killer kills the child.
+ * Fails if: the timer table's pages are allocated so that hitting the limit
+ * wakes the memcg OOM killer, which kills the child.
  */
 CASE(test_memcg_arm_fails_without_oom_kill)
 {
@@ -2311,7 +2312,7 @@ static int nosink_kid(void *unused)
 /*
  * Submission data is freed when its completion runs if there is no sink:
  * unread records cost a record each, not their data (only len is reported).
- * Today each unread record keeps its 64 KiB.
+ * Fails if: each unread record keeps its 64 KiB.
  */
 CASE(test_nosink_data_freed_at_completion)
 {
@@ -2409,8 +2410,9 @@ static int double_fetch_kid(void *unused)
 /*
  * TEMPO_IOC_TIMER_ARM reads the user's array once: a thread flipping
  * TEMPO_ARM_REARM on the elements during the call cannot make it arm more
- * new timers than it counted against max_timers. Today the validation pass
- * and the arm pass each copy the array, and the table grows past the limit.
+ * new timers than it counted against max_timers. Fails if: the validation
+ * pass and the arm pass each copy the array (the table grows past the
+ * limit).
  */
 CASE(test_arm_double_fetch_bounded)
 {
@@ -2506,8 +2508,9 @@ static int abs_range_kid(void *unused)
  * An absolute deadline the wheel cannot hold gets ERANGE and arms nothing:
  * 2^63, 2^63 + 1, U64_MAX - 1, U64_MAX, now + max_delay_ns + a tick. Only a
  * deadline in the past fires at once; a periodic timer of period
- * max_delay_ns is accepted and not early. Today deadlines from 2^63 + now on
- * are taken as negative and fire at once; the others get EINVAL.
+ * max_delay_ns is accepted and not early. Fails if: deadlines from
+ * 2^63 + now on are taken as negative and fire at once, or the others get
+ * EINVAL.
  */
 CASE(test_arm_abs_beyond_range_erange)
 {
@@ -2540,8 +2543,7 @@ static int rel_range_kid(void *unused)
 
 /*
  * A relative delay beyond max_delay_ns gets ERANGE, like a deadline beyond
- * the wheel (the same error for "too far", whichever way it is said). Today:
- * EINVAL.
+ * the wheel (the same error for "too far", whichever way it is said).
  */
 CASE(test_arm_delay_beyond_max_erange)
 {
@@ -2594,8 +2596,8 @@ static int read_midway_kid(void *unused)
 /*
  * read() returns the records it could copy: with the buffer's second record
  * on a PROT_NONE page it returns one record, and the other stays readable.
- * Today both are dequeued, the copy fails, both are lost and read() says
- * EFAULT.
+ * Fails if: both are dequeued before the copy (both are lost and read()
+ * says EFAULT).
  */
 CASE(test_read_fault_midway_loses_nothing)
 {
@@ -2647,8 +2649,8 @@ static int read_unmapped_kid(void *unused)
 /*
  * read() into an unmapped buffer fails with EFAULT and loses nothing: the
  * record stays readable, the one-shot stays cancellable until its record is
- * read, events_lost stays 0. Today the record is dequeued first and lost
- * (events_lost 1), and the id is dead.
+ * read, events_lost stays 0. Fails if: the record is dequeued before the
+ * copy (it is lost, events_lost 1, and the id is dead).
  */
 CASE(test_read_unmapped_efault_keeps_record)
 {
@@ -2687,7 +2689,7 @@ static int overrun_kid(void *p)
  * overrun saturates at U32_MAX rather than wrapping: a periodic timer left
  * unread for more than 2^32 periods. Reachable only with min_period_ns
  * lowered to a few ns (2^32 periods of 1 ns: 4.3 s); skipped if the module
- * refuses that. Today the count wraps modulo 2^32.
+ * refuses that. Fails if: the count wraps modulo 2^32.
  */
 CASE(test_periodic_overrun_saturates)
 {
@@ -2771,7 +2773,8 @@ static int batch_kid(void *unused)
  * The out fields of struct tempo_batch (done, error_index, error, affected)
  * are written on the early EINVAL/ENOSPC returns too, as the header says:
  * done 0, error_index the first bad element (count for a batch-level
- * failure), error the errno. Today they keep whatever the caller left there.
+ * failure), error the errno. Fails if: they keep whatever the caller left
+ * there.
  */
 CASE(test_batch_out_fields_on_early_errors)
 {
@@ -2875,9 +2878,9 @@ static int epoll_exclusive_kid(void *unused)
  * A ready record reaches a blocked reader whatever pollers wait: one thread
  * waits in epoll_wait() on an EPOLLEXCLUSIVE registration of the file (made
  * first), another is blocked in read(); a record due in 20 ms must end the
- * read() within 5 s. Today the registration is an exclusive waiter on the
- * readers' wait queue, ahead of the reader, and takes the one wake-up the
- * record gets: the read() sleeps on.
+ * read() within 5 s. Fails if: the registration is an exclusive waiter on
+ * the readers' wait queue, ahead of the reader (it takes the one wake-up the
+ * record gets, and the read() sleeps on).
  */
 CASE(test_epoll_exclusive_spares_blocked_reader)
 {

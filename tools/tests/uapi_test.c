@@ -1038,8 +1038,8 @@ static int test_order_sink_pipe(void)
  * An O_NONBLOCK sink that is full takes nothing and loses nothing: the
  * write would block (EAGAIN), so the completion stays queued (sink_pending,
  * EPOLLOUT) and is not an error; TEMPO_IOC_ORDER_FLUSH says EAGAIN while the
- * pipe is full, and writes it once there is room. Before, EAGAIN counted as
- * a failed write and the data was dropped.
+ * pipe is full, and writes it once there is room. Fails if: EAGAIN counts as
+ * a failed write and the data is dropped.
  */
 static int test_order_sink_full_keeps_data(void)
 {

@@ -429,10 +429,10 @@ static int nowait_child(void)
  * io_uring reads /dev/tempo inline (read_iter with IOCB_NOWAIT, FMODE_NOWAIT)
  * and waits for records by poll, never in a worker: READ, READV and
  * READ_FIXED of a blocking fd complete with whole records, exactly once,
- * and no io-wq worker thread exists afterwards. Before, the file had only
- * .read: io_uring could not read it without blocking and handed every READ
- * that found a record to a worker (iou-wrk-*); READV of iovecs smaller than
- * a record failed with EINVAL.
+ * and no io-wq worker thread exists afterwards. Fails if: the file cannot be
+ * read without blocking (no read_iter, no FMODE_NOWAIT: io_uring hands every
+ * READ that finds a record to a worker, iou-wrk-*), or READV of iovecs
+ * smaller than a record fails with EINVAL.
  */
 static int test_uring_reads_inline(void)
 {
@@ -459,8 +459,9 @@ static int test_uring_reads_inline(void)
  * iovecs that cut records apart: 48 + 47 bytes read one record (the next
  * does not fit in what is left), 20 + 100 bytes two. O_NONBLOCK: EAGAIN. An
  * io_uring READ whose second record would land on a PROT_NONE page reads
- * one; the other stays, and is read once. Before, readv(2) read each iovec
- * with a read() of its own: one smaller than a record failed with EINVAL.
+ * one; the other stays, and is read once. Fails if: readv(2) reads each
+ * iovec with a read() of its own (one smaller than a record fails with
+ * EINVAL).
  */
 static int test_readv_whole_records(void)
 {

@@ -465,12 +465,10 @@ static void hook_cpu0_collects(void)
 }
 
 /*
- * A lazy re-arm decided on a far slot, then the owner collects the slot and
- * claims the timer before the re-arm's cmpxchg: the cmpxchg fails, the arm
- * finds the timer idle and arms it afresh, eagerly. It ran once for its old
- * deadline and runs once more for the new one, both on time.
+ * Two CPUs, a far timer on CPU 0 whose slot comes at BUCKET, the clock a
+ * tick before it, CPU 1 current and @hook parked at the lazy point.
  */
-static void test_lazy_rearm_loses_to_claim(void)
+static struct obj *lazy_race(void (*hook)(void))
 {
 	struct obj *o;
 
@@ -480,7 +478,20 @@ static void test_lazy_rearm_loses_to_claim(void)
 	arm_far_on_cpu0(o);
 	tempo_sim_clock_set(tick_ns(BUCKET - 1));
 	tempo_sim_set_cpu(1);
-	park_hook(TEMPO_TP_WHEEL_LAZY, hook_cpu0_collects_and_claims);
+	park_hook(TEMPO_TP_WHEEL_LAZY, hook);
+	return o;
+}
+
+/*
+ * A lazy re-arm decided on a far slot, then the owner collects the slot and
+ * claims the timer before the re-arm's cmpxchg: the cmpxchg fails, the arm
+ * finds the timer idle and arms it afresh, eagerly. It ran once for its old
+ * deadline and runs once more for the new one, both on time.
+ */
+static void test_lazy_rearm_loses_to_claim(void)
+{
+	struct obj *o = lazy_race(hook_cpu0_collects_and_claims);
+
 	lazy_ret = tempo_timer_arm(&o->timer, tick_ns(BUCKET + 100) - ktime_get_ns());
 	CHECK(race_hook == NULL, "the arm reached its lazy point");
 	CHECK(lazy_ret == 0, "the claim came first: the arm finds the timer idle (%d)", lazy_ret);
@@ -503,15 +514,8 @@ static void test_lazy_rearm_loses_to_claim(void)
  */
 static void test_lazy_rearm_after_collection_pokes_owner(void)
 {
-	struct obj *o;
+	struct obj *o = lazy_race(hook_cpu0_collects);
 
-	setup(2);
-	o = obj_new(false);
-	lazy_obj = o;
-	arm_far_on_cpu0(o);
-	tempo_sim_clock_set(tick_ns(BUCKET - 1));
-	tempo_sim_set_cpu(1);
-	park_hook(TEMPO_TP_WHEEL_LAZY, hook_cpu0_collects);
 	o->deadline = tick_ns(BUCKET + 5);
 	lazy_ret = tempo_timer_arm(&o->timer, o->deadline - ktime_get_ns());
 	CHECK(race_hook == NULL, "the arm reached its lazy point");
@@ -537,15 +541,8 @@ static void test_lazy_rearm_after_collection_pokes_owner(void)
  */
 static void test_lazy_cancel_loses_to_claim(void)
 {
-	struct obj *o;
+	struct obj *o = lazy_race(hook_cpu0_collects_and_claims);
 
-	setup(2);
-	o = obj_new(false);
-	lazy_obj = o;
-	arm_far_on_cpu0(o);
-	tempo_sim_clock_set(tick_ns(BUCKET - 1));
-	tempo_sim_set_cpu(1);
-	park_hook(TEMPO_TP_WHEEL_LAZY, hook_cpu0_collects_and_claims);
 	CHECK(!tempo_timer_cancel(&o->timer), "the callback was claimed: nothing stopped");
 	CHECK(race_hook == NULL, "the cancel reached its lazy point");
 	CHECK(o->fired == 1, "fired %u times", o->fired);
