@@ -120,6 +120,7 @@
 #include <linux/bits.h>
 #include <linux/types.h>
 #include <linux/ktime.h>
+#include <linux/list.h>
 #include <linux/rbtree.h>
 #include <linux/wait.h>
 #include <tempo/timer.h>
@@ -128,20 +129,30 @@ struct tempo_delayq;
 
 /**
  * struct tempo_delayq_node - an item's handle in a delay queue
- * @rb:		in the queue's tree while queued; private.
+ * @rb:		in the queue's tree while queued and sorted; private.
+ * @entry:	in a slot of the queue's wheel while queued and not sorted; private.
  * @q:		the queue the node was last put on; private.
  * @deadline:	when the item becomes available (CLOCK_MONOTONIC). Readable by
  *		the owner of a node it took; set by put.
+ * @seq:	put order, for items of equal deadlines; private.
  * @state:	enum in kmod/delayq.c, under the queue's lock; private.
+ * @level:	the wheel level of a node in @entry; private.
+ * @slot:	its slot on that level; private.
  *
  * Embed it in the item and initialise it with tempo_delayq_node_init() once.
- * 48 bytes on 64-bit kernels.
+ * 56 bytes on 64-bit kernels.
  */
 struct tempo_delayq_node {
-	struct rb_node		rb;
+	union {
+		struct rb_node		rb;
+		struct list_head	entry;
+	};
 	struct tempo_delayq	*q;
 	ktime_t			deadline;
-	u32			state;
+	u64			seq;
+	u8			state;
+	u8			level;
+	u8			slot;
 };
 
 /**
