@@ -366,9 +366,8 @@ static void test_kick_across_levels(void)
  * were re-placed lower, and after they were sorted: each is found once,
  * nothing else is disturbed, and destroy hands back the rest in take()
  * order.
- * Fails if: remove() leaves an emptied slot marked occupied (the kick or a
- * consumer then stops at it for ever: size or order checks below), or a
- * wheel node is unlinked from the tree.
+ * Fails if: destroy hands back only the sorted nodes (not those still in
+ * the wheel), or a remove() of a node in a slot unlinks it from the tree.
  */
 static void test_remove_and_destroy_across_levels(void)
 {
