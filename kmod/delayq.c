@@ -914,6 +914,8 @@ static bool delayq_consume_locked(struct tempo_delayq *q, struct delayq_consumer
 		delayq_unlink(q, node, linked);
 		if (verdict == TEMPO_DELAYQ_AGAIN) {
 			WARN_ON_ONCE(!ktime_after(node->deadline, linked));
+			/* After the items of its new deadline put before now. */
+			node->seq = q->seq++;
 			delayq_link(q, node);
 			delayq_count(q, DELAYQ_STAT_REQUEUED);
 		} else {

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * tempo delay queue: items put with a delay become available to take() once
- * their deadline has passed, in deadline order. The queued items sit in one
- * red-black tree ordered by deadline, under the queue's lock; one tempo timer
- * per queue (the kick), armed for the earliest deadline, wakes a consumer
- * when it passes. No consumer ever does a timed wait to learn when an item
+ * their deadline has passed, in deadline order. Under the queue's lock, items
+ * due within the current tick (about a millisecond) or earlier sit sorted in
+ * a red-black tree; later ones sit unsorted in a hierarchical timing wheel,
+ * which moves them down its levels and into the tree as their time nears.
+ * One tempo timer per queue (the kick), armed for the earliest deadline or
+ * the wheel's next slot, wakes a consumer when an item falls due. No consumer ever does a timed wait to learn when an item
  * expires. The design, its invariants and the node state machine are at the
  * top of kmod/delayq.c.
  *
@@ -67,8 +69,11 @@
  *	    and destroy does not hand that node back; it must return before
  *	    destroy does.
  *
- * Every call but the sleeping part of take*() is one critical section of the
- * queue's spinlock, so each sees the queue at one instant. A consume
+ * Every call but the sleeping part of take*() does what it reports in one
+ * critical section of the queue's spinlock, so each sees the queue at one
+ * instant. A call that looks for due items (take*(), ready(), stats()) or
+ * for the earliest (peek()) may first sort items in from the wheel, a
+ * bounded number per critical section, dropping the lock between. A consume
  * callback runs inside consume's critical section: it must not sleep and
  * must not call into the queue, and nothing it is shown can be taken or
  * removed while it runs. An item it answers TEMPO_DELAYQ_STOP stays queued
@@ -89,11 +94,14 @@
  * sleep; shutdown does not. No critical section does work that grows with
  * the number of items queued beyond O(log n) for one item, except the
  * batches whose size the caller passes (put_many, remove_many, drain,
- * consume's @max).
+ * consume's @max); sorting moves at most 64 items per critical section.
  *
- * Costs: put, remove and taking the earliest item O(log n) in the number of
- * items queued; O(1) for an item due before every other one (a put already
- * due, say) or after every other one (timeouts of one length, put in turn).
+ * Costs: put and remove of an item due after the current tick O(1); of an
+ * item sorted already (due within the current tick or earlier) O(log s) in
+ * the number s of sorted items, O(1) for one due before every other one (a
+ * put already due, say) or after every other one. Each item is moved at
+ * most once per wheel level on its way down and once into the tree;
+ * taking the earliest item is O(log s).
  *
  * Time: CLOCK_MONOTONIC (ktime_get()). An item is never available before its
  * deadline. Items are taken in deadline order, items of equal deadlines in
