@@ -569,7 +569,8 @@ static struct tempo_delayq_node *delayq_next(struct tempo_delayq *q)
 
 /*
  * delayq_next(), catching up with the clock first if the wheel is behind
- * (the lock is dropped between steps): NULL only if nothing is due.
+ * (the lock is dropped between steps): NULL only if nothing is due, or if
+ * the queue was shut down meanwhile.
  */
 static struct tempo_delayq_node *delayq_next_sorted(struct tempo_delayq *q,
 						    unsigned long *flags)
@@ -577,9 +578,9 @@ static struct tempo_delayq_node *delayq_next_sorted(struct tempo_delayq *q,
 {
 	struct tempo_delayq_node *node;
 
-	while (!(node = delayq_next(q)) && delayq_behind(q))
+	while (!(node = delayq_next(q)) && delayq_behind(q) && !q->dead)
 		delayq_catch_up(q, flags);
-	return node;
+	return q->dead ? NULL : node;
 }
 
 /* Take @node, the takeable leftmost. */
@@ -989,6 +990,10 @@ static struct tempo_delayq_node *delayq_wait(struct tempo_delayq *q, ktime_t *en
 				break;
 			}
 		}
+		/* Shut down while the pass caught up with the clock. */
+		err = -ESHUTDOWN;
+		if (q->dead)
+			break;
 		__add_wait_queue_entry_tail_exclusive(&q->wait, &w.wait);
 		set_current_state(TASK_INTERRUPTIBLE);
 		/* First: kthread_stop() also makes signal_pending() true. */
@@ -1087,7 +1092,7 @@ struct tempo_delayq_node *tempo_delayq_try_take(struct tempo_delayq *q)
 		if (node)
 			delayq_take_node(q, node);
 		else
-			node = ERR_PTR(-EAGAIN);
+			node = ERR_PTR(q->dead ? -ESHUTDOWN : -EAGAIN);
 	}
 	delayq_unlock(q, flags);
 	return node;
@@ -1125,6 +1130,10 @@ int tempo_delayq_drain(struct tempo_delayq *q,
 	for (node = delayq_next_sorted(q, &flags); n < max && node; node = delayq_next(q)) {
 		delayq_take_node(q, node);
 		nodes[n++] = node;
+	}
+	if (!n && q->dead) {
+		delayq_unlock(q, flags);
+		return -ESHUTDOWN;
 	}
 	delayq_unlock(q, flags);
 	return n;
@@ -1184,7 +1193,8 @@ int tempo_delayq_consume(struct tempo_delayq *q, tempo_delayq_consume_fn fn, voi
 	if (unlikely(q->dead))
 		ret = -ESHUTDOWN;
 	else
-		ret = delayq_consume_locked(q, &c, &irqflags) ? c.n : -EAGAIN;
+		ret = delayq_consume_locked(q, &c, &irqflags) ? c.n :
+		      q->dead ? -ESHUTDOWN : -EAGAIN;
 	delayq_unlock(q, irqflags);
 	return ret;
 }
