@@ -318,7 +318,7 @@ static bool delayq_before(const struct tempo_delayq_node *a, const struct tempo_
  * on, else a descent from the root. A node linked before q->last_ready is
  * due (its deadline is not after a due node's) and joins the counted prefix.
  */
-static void delayq_tree_link(struct tempo_delayq *q, struct tempo_delayq_node *node)
+static inline void delayq_tree_link(struct tempo_delayq *q, struct tempo_delayq_node *node)
 {
 	struct rb_node **link = &q->tree.rb_root.rb_node, *parent = NULL;
 	struct tempo_delayq_node *first = delayq_first(q), *last = delayq_node(q->last);
@@ -424,8 +424,13 @@ static void delayq_unlink(struct tempo_delayq *q, struct tempo_delayq_node *node
 	if (node->state == DELAYQ_WHEEL) {
 		delayq_wheel_del(q, node);
 	} else {
+		/*
+		 * The rightmost node's predecessor: its left child if it has one
+		 * (a red leaf, the only child a red-black node can have alone),
+		 * else its parent, of which it is the right child.
+		 */
 		if (&node->rb == q->last)
-			q->last = rb_prev(&node->rb);
+			q->last = node->rb.rb_left ?: rb_parent(&node->rb);
 		rb_erase_cached(&node->rb, &q->tree);
 	}
 	q->n--;
@@ -521,6 +526,18 @@ static bool delayq_advance(struct tempo_delayq *q, s64 upto, unsigned int budget
 	return true;
 }
 
+/*
+ * Move q->next_tick past the latest reading where no slot is to be emptied
+ * on the way: no node moves. The check inline, for put() and take().
+ */
+static inline void delayq_advance_free(struct tempo_delayq *q)
+{
+	s64 now_tick = dq_tick(q->now);
+
+	if (q->next_tick <= now_tick)
+		delayq_advance(q, now_tick, 0);
+}
+
 /* Has the clock passed a tick at which a slot is to be emptied? */
 static bool delayq_behind(const struct tempo_delayq *q)
 {
@@ -562,7 +579,7 @@ static struct tempo_delayq_node *delayq_next(struct tempo_delayq *q)
 	if (delayq_takeable(q, first))
 		return first;
 	delayq_clock(q);
-	delayq_advance(q, dq_tick(q->now), 0);
+	delayq_advance_free(q);
 	first = delayq_first(q);
 	return delayq_takeable(q, first) ? first : NULL;
 }
@@ -572,8 +589,8 @@ static struct tempo_delayq_node *delayq_next(struct tempo_delayq *q)
  * (the lock is dropped between steps): NULL only if nothing is due, or if
  * the queue was shut down meanwhile.
  */
-static struct tempo_delayq_node *delayq_next_sorted(struct tempo_delayq *q,
-						    unsigned long *flags)
+static inline struct tempo_delayq_node *delayq_next_sorted(struct tempo_delayq *q,
+							   unsigned long *flags)
 	__must_hold(&q->wait.lock)
 {
 	struct tempo_delayq_node *node;
@@ -596,8 +613,8 @@ static void delayq_take_node(struct tempo_delayq *q, struct tempo_delayq_node *n
  * wheel's slack for the delay left is one tick, else that slack early (the
  * callback arms it again for what is left then). The delay is measured from
  * q->now, which is no later than the wheel's reading, so the slack is
- * never underestimated and the kick never fires after @at's tick. Nothing
- * to do if it is armed for that time or earlier.
+ * never underestimated and the kick never fires after @at's tick. The
+ * caller has checked that it is not armed for @at or earlier.
  */
 static void delayq_kick_arm(struct tempo_delayq *q, ktime_t at)
 {
@@ -605,8 +622,6 @@ static void delayq_kick_arm(struct tempo_delayq *q, ktime_t at)
 	ktime_t fire = at;
 	u64 slack;
 
-	if (q->kick_at != KTIME_MAX && !ktime_before(at, q->kick_for))
-		return;
 	slack = tempo_timer_slack_ns(min(left, tempo_timer_max_delay_ns()));
 	if (slack > tempo_timer_tick_ns())
 		fire = ktime_sub_ns(at, slack);
@@ -646,7 +661,8 @@ static bool delayq_settle(struct tempo_delayq *q)
 		at = first->deadline;
 	if (q->next_work != DQ_NEVER)
 		at = min(at, dq_time(q->next_work));
-	if (at != KTIME_MAX)
+	/* Armed for that time or earlier already: nothing to do. */
+	if (at != KTIME_MAX && (q->kick_at == KTIME_MAX || ktime_before(at, q->kick_for)))
 		delayq_kick_arm(q, at);
 	return edge;
 }
@@ -794,7 +810,7 @@ static unsigned int delayq_put(struct tempo_delayq *q, struct tempo_delayq_node 
 	if (ktime_after(now, q->now))
 		q->now = now;
 	/* Only where no slot is to be emptied: a put moves no other node. */
-	delayq_advance(q, dq_tick(q->now), 0);
+	delayq_advance_free(q);
 	for (i = 0; i < n; i++) {
 		err = delayq_put_locked(q, nodes[i],
 					relative ? ktime_add_ns(now, when[i]) : when[i], now);
