@@ -10,7 +10,7 @@
 #include <linux/types.h>
 #include <tempo/delayq.h>
 #include "wheel_harness.h"
-#include "tap.h"
+#include "harness.h"
 
 #define TICK_NS		1000000ULL
 #define T0		(1000 * TICK_NS)
@@ -52,7 +52,7 @@ static void setup(void)
 static void teardown(void)
 {
 	remove_wait_queue(tempo_delayq_waitqueue(q), &watch.wait);
-	CHECK(tempo_delayq_destroy(q, NULL, NULL) == 0, "items left");
+	EXPECT_EQ(tempo_delayq_destroy(q, NULL, NULL), 0, "items left");
 	tempo_sim_run_all();
 	tempo_delayq_exit();
 	tempo_wheel_exit();
@@ -86,18 +86,18 @@ static void expect_edge_in_tick(struct tempo_delayq_node *node, u64 delay, const
 	unsigned int edges = watch.edges, steps;
 	u64 deadline;
 
-	CHECK(tempo_delayq_put(q, node, delay) == 0, "%s: put", what);
+	EXPECT_EQ(tempo_delayq_put(q, node, delay), 0, "%s: put", what);
 	deadline = ktime_to_ns(node->deadline);
 	steps = drive_to_edge(deadline + 2 * tempo_timer_slack_ns(delay));
-	CHECK(watch.edges == edges + 1, "%s (%llu ns ahead): %u edges", what, delay,
-	      watch.edges - edges);
-	CHECK(watch.at >= deadline, "%s (%llu ns ahead): found due %llu ns early", what, delay,
-	      deadline - watch.at);
-	CHECK(watch.at < deadline + TICK_NS, "%s (%llu ns ahead): found due %llu ns late", what,
-	      delay, watch.at - deadline);
+	EXPECT_EQ(watch.edges, edges + 1, "%s (%llu ns ahead): %u edges", what, delay,
+		  watch.edges - edges);
+	EXPECT_GE(watch.at, deadline, "%s (%llu ns ahead): found due %llu ns early", what, delay,
+		  deadline - watch.at);
+	EXPECT_LT(watch.at, deadline + TICK_NS, "%s (%llu ns ahead): found due %llu ns late", what,
+		  delay, watch.at - deadline);
 	/* One stage per wheel level at most, and the last at the deadline. */
-	CHECK(steps <= 12, "%s (%llu ns ahead): %u kicks", what, delay, steps);
-	CHECK(tempo_delayq_try_take(q) == node, "%s: not takeable at the edge", what);
+	EXPECT_LE(steps, 12, "%s (%llu ns ahead): %u kicks", what, delay, steps);
+	EXPECT_EQ(tempo_delayq_try_take(q), node, "%s: not takeable at the edge", what);
 }
 
 /*
@@ -147,13 +147,13 @@ static void test_kick_follows_the_earliest(void)
 	tempo_delayq_node_init(&a);
 	tempo_delayq_node_init(&b);
 	tempo_delayq_node_init(&c);
-	CHECK(tempo_delayq_put(q, &a, 3000 * TICK_NS) == 0, "put a");
+	EXPECT_EQ(tempo_delayq_put(q, &a, 3000 * TICK_NS), 0, "put a");
 	h_drive_until(ktime_get_ns() + 100 * TICK_NS);
 	expect_edge_in_tick(&b, 10 * TICK_NS + 7, "earlier b");
-	CHECK(tempo_delayq_put(q, &c, 20 * TICK_NS) == 0, "put c");
-	CHECK(tempo_delayq_remove(q, &c), "remove c");
-	CHECK(watch.edges == 1, "%u edges", watch.edges);
-	CHECK(tempo_delayq_remove(q, &a), "remove a");
+	EXPECT_EQ(tempo_delayq_put(q, &c, 20 * TICK_NS), 0, "put c");
+	EXPECT_TRUE(tempo_delayq_remove(q, &c), "remove c");
+	EXPECT_EQ(watch.edges, 1, "%u edges", watch.edges);
+	EXPECT_TRUE(tempo_delayq_remove(q, &a), "remove a");
 	expect_edge_in_tick(&a, 600 * TICK_NS + 3, "a again");
 	teardown();
 }
@@ -175,26 +175,29 @@ static void test_one_edge_per_readiness(void)
 	for (i = 0; i < 4; i++)
 		tempo_delayq_node_init(&n[i]);
 	for (i = 0; i < 3; i++)
-		CHECK(tempo_delayq_put_at(q, &n[i], at) == 0, "put %u", i);
+		EXPECT_EQ(tempo_delayq_put_at(q, &n[i], at), 0, "put %u", i);
 	drive_to_edge(ktime_to_ns(at) + 2 * TICK_NS);
-	CHECK(watch.edges == 1, "%u edges for 3 items due at once", watch.edges);
-	CHECK(tempo_delayq_try_take(q) == &n[0], "first");
-	CHECK(tempo_delayq_try_take(q) == &n[1], "second");
-	CHECK(tempo_delayq_put(q, &n[3], 0) == 0, "put due");
-	CHECK(watch.edges == 1, "%u edges with an item due all along", watch.edges);
-	CHECK(tempo_delayq_try_take(q) == &n[2], "third");
-	CHECK(tempo_delayq_try_take(q) == &n[3], "fourth");
-	CHECK(tempo_delayq_put(q, &n[0], 0) == 0, "put due again");
-	CHECK(watch.edges == 2, "%u edges after the queue ran dry", watch.edges);
-	CHECK(tempo_delayq_try_take(q) == &n[0], "last");
+	EXPECT_EQ(watch.edges, 1, "%u edges for 3 items due at once", watch.edges);
+	EXPECT_EQ(tempo_delayq_try_take(q), &n[0], "first");
+	EXPECT_EQ(tempo_delayq_try_take(q), &n[1], "second");
+	EXPECT_EQ(tempo_delayq_put(q, &n[3], 0), 0, "put due");
+	EXPECT_EQ(watch.edges, 1, "%u edges with an item due all along", watch.edges);
+	EXPECT_EQ(tempo_delayq_try_take(q), &n[2], "third");
+	EXPECT_EQ(tempo_delayq_try_take(q), &n[3], "fourth");
+	EXPECT_EQ(tempo_delayq_put(q, &n[0], 0), 0, "put due again");
+	EXPECT_EQ(watch.edges, 2, "%u edges after the queue ran dry", watch.edges);
+	EXPECT_EQ(tempo_delayq_try_take(q), &n[0], "last");
 	teardown();
 }
 
+static const struct test_case cases[] = {
+	TEST_CASE_VOID(test_kick_stages_within_a_tick),
+	TEST_CASE_VOID(test_kick_follows_the_earliest),
+	TEST_CASE_VOID(test_one_edge_per_readiness),
+	{}
+};
+
 int main(void)
 {
-	tap_begin("delayq_det", 3);
-	tap_run("kick_stages_within_a_tick", test_kick_stages_within_a_tick);
-	tap_run("kick_follows_the_earliest", test_kick_follows_the_earliest);
-	tap_run("one_edge_per_readiness", test_one_edge_per_readiness);
-	return tap_end("delayq_det");
+	return test_run("delayq_det", cases);
 }
