@@ -10,11 +10,12 @@
  * Every 100 ms a signal interrupts whatever sleeps in the kernel (a blocking
  * read() or ticket would otherwise hold its worker for the rest of the run);
  * at the end it does so until the threads are joined. The program prints
- * KTAP; it fails if a thread is still stuck in the kernel a few seconds after
- * the end, or if the process dies. The VM runner fails the run on any kernel
- * report (KASAN, lockdep, WARN) besides. A random sink descriptor must not
- * reach the KTAP output: it is written to a descriptor above any the fuzzer
- * picks, and 0-2 are /dev/null.
+ * KTAP through the test harness (tools/tests/harness.h); it fails if a thread
+ * is still stuck in the kernel a few seconds after the end, or if the process
+ * dies. The VM runner fails the run on any kernel report (KASAN, lockdep,
+ * WARN) besides. A random sink descriptor must not reach the KTAP output: it
+ * is written to a descriptor above any the fuzzer picks, and 0-2 are
+ * /dev/null.
  *
  * Where the kernel has fault injection (the KCSAN kernel of `make check-kcsan`,
  * whose VM init arms failslab and fail_page_alloc for fail-nth), a quarter of
@@ -58,6 +59,8 @@
 
 #include <uapi/tempo.h>
 
+#include "harness.h"
+
 #define NFD	8
 #define MAXT	16
 
@@ -66,7 +69,11 @@ static atomic_bool stop;
 static unsigned long counts[MAXT][10];
 static bool failnth = true;	/* TEMPO_FUZZ_FAILNTH */
 static char *unmapped;	/* a page that is mapped PROT_NONE */
-static FILE *ktap;	/* KTAP output, on a descriptor no sink number reaches */
+/* The options of both passes. */
+static unsigned int opt_secs = 20, opt_threads = 4;
+static uint64_t opt_seed;
+static long opt_uid = 65534;
+static bool first_pass_stuck;
 
 enum { OP_IOCTL, OP_RANDIOCTL, OP_READ, OP_POLL, OP_OPEN, OP_CLOSE, OP_SINK, OP_N };
 
@@ -319,12 +326,11 @@ static void on_signal(int sig)
 }
 
 /*
- * One pass: @nthreads workers for @secs seconds, then KTAP line @num (@name).
- * Returns 0 if every thread came back; if one is stuck in the kernel the
- * process cannot join it and must exit: returns 1 with fds and threads left.
+ * One pass: @nthreads workers for @secs seconds. Returns TEST_PASS if every
+ * thread came back; if one is stuck in the kernel the process cannot join it
+ * and must exit: returns TEST_FAIL with fds and threads left.
  */
-static int fuzz_pass(unsigned int secs, unsigned int nthreads, uint64_t seed, int num,
-		     const char *name)
+static int fuzz_pass(unsigned int secs, unsigned int nthreads, uint64_t seed, const char *name)
 {
 	struct worker w[MAXT];
 	unsigned long total[10] = { 0 };
@@ -335,9 +341,8 @@ static int fuzz_pass(unsigned int secs, unsigned int nthreads, uint64_t seed, in
 	memset(counts, 0, sizeof(counts));
 	for (int i = 0; i < NFD; i++)
 		atomic_store(&fds[i], -1);
-	fprintf(ktap, "# %s: uid %u, %u s, %u threads, seed %#llx, fail-nth %s\n", name, getuid(),
-		secs, nthreads, (unsigned long long)seed, failnth ? "on" : "off");
-	fflush(ktap);
+	test_diag("%s: uid %u, %u s, %u threads, seed %#llx, fail-nth %s", name, getuid(),
+		  secs, nthreads, (unsigned long long)seed, failnth ? "on" : "off");
 	/* A hard stop, should the kernel never let go of a thread. */
 	alarm(secs + 60);
 
@@ -372,7 +377,7 @@ static int fuzz_pass(unsigned int secs, unsigned int nthreads, uint64_t seed, in
 				break;
 		}
 		if (ret == ETIMEDOUT) {
-			fprintf(ktap, "# thread %u is still in the kernel 10 s after the end\n", i);
+			test_diag("thread %u is still in the kernel 10 s after the end", i);
 			stuck++;
 		}
 		for (int k = 0; k < 10; k++)
@@ -384,16 +389,14 @@ static int fuzz_pass(unsigned int secs, unsigned int nthreads, uint64_t seed, in
 			if (atomic_load(&fds[i]) >= 0)
 				close(atomic_exchange(&fds[i], -1));
 
-	fprintf(ktap, "# ioctls %lu, mutated/random %lu, reads %lu (EFAULT %lu), polls %lu, "
-		"opens %lu, closes %lu, sinks %lu\n", total[OP_IOCTL], total[OP_RANDIOCTL],
-		total[OP_READ], total[7], total[OP_POLL], total[OP_OPEN], total[OP_CLOSE],
-		total[OP_SINK]);
+	test_diag("ioctls %lu, mutated/random %lu, reads %lu (EFAULT %lu), polls %lu, "
+		  "opens %lu, closes %lu, sinks %lu", total[OP_IOCTL], total[OP_RANDIOCTL],
+		  total[OP_READ], total[7], total[OP_POLL], total[OP_OPEN], total[OP_CLOSE],
+		  total[OP_SINK]);
 	if (failnth)
-		fprintf(ktap, "# fail-nth armed for %lu operations, a failure injected in %lu\n",
-			total[8], total[9]);
-	fprintf(ktap, "%sok %d %s\n", stuck ? "not " : "", num, name);
-	fflush(ktap);
-	return stuck ? 1 : 0;
+		test_diag("fail-nth armed for %lu operations, a failure injected in %lu",
+			  total[8], total[9]);
+	return stuck ? TEST_FAIL : TEST_PASS;
 }
 
 /* fail-nth is used where the kernel has it, it is writable, and not turned off. */
@@ -404,98 +407,105 @@ static bool failnth_usable(void)
 	return !(env && !strcmp(env, "0")) && !access("/proc/self/fail-nth", W_OK);
 }
 
-/*
- * The second pass, in a child that dropped to @uid: what every local user
- * can do to /dev/tempo (mode 0666). Its own KTAP line, or the parent's if it
- * dies without one.
- */
-static int unprivileged_pass(uid_t uid, unsigned int secs, unsigned int nthreads, uint64_t seed)
+/* The first pass, as the caller (root in the VM). */
+static int fuzz(void)
 {
-	const char *name = "fuzz_unprivileged";
-	int status = 0, said[2];
+	int rc = fuzz_pass(opt_secs, opt_threads, opt_seed, "fuzz");
+
+	first_pass_stuck = rc != TEST_PASS;
+	return rc;
+}
+
+/*
+ * The second pass, in a child that dropped to opt_uid: what every local user
+ * can do to /dev/tempo (mode 0666). The child's exit status is its verdict.
+ */
+static int fuzz_unprivileged(void)
+{
+	uid_t uid = opt_uid;
+	int status = 0;
 	uint64_t end;
 	pid_t pid, r;
-	char c;
 
-	/* The child writes a byte here once its KTAP line is out. */
-	if (pipe2(said, O_NONBLOCK)) {
-		fprintf(ktap, "not ok 2 %s # pipe: %s\n", name, strerror(errno));
-		return 1;
+	/* Stuck threads cannot be joined: no second pass. */
+	if (first_pass_stuck) {
+		test_diag("the first pass is stuck");
+		return TEST_FAIL;
 	}
-	fflush(ktap);
+	fflush(test_file());
 	pid = fork();
 	if (pid < 0) {
-		fprintf(ktap, "not ok 2 %s # fork: %s\n", name, strerror(errno));
-		return 1;
+		test_diag("fork: %s", strerror(errno));
+		return TEST_FAIL;
 	}
 	if (!pid) {
-		int ret;
-
-		close(said[0]);
 		if (setgroups(0, NULL) || setresgid(uid, uid, uid) || setresuid(uid, uid, uid)) {
-			fprintf(ktap, "# cannot drop to uid %u: %s\nnot ok 2 %s\n", uid,
-				strerror(errno), name);
-			_exit(1);
+			test_diag("cannot drop to uid %u: %s", uid, strerror(errno));
+			_exit(TEST_FAIL);
 		}
 		/* Its /proc files (fail-nth) belong to it again; gone with the parent. */
 		prctl(PR_SET_DUMPABLE, 1);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		failnth = failnth && failnth_usable();
-		ret = fuzz_pass(secs, nthreads, seed, 2, name);
-		(void)!write(said[1], "v", 1);
-		_exit(ret);
+		_exit(fuzz_pass(opt_secs, opt_threads, opt_seed * 3 | 1, "fuzz_unprivileged"));
 	}
-	close(said[1]);
 	/* The child's own alarm (secs + 60) ends it; this is the backstop. */
-	end = now_ns() + (secs + 90) * 1000000000ULL;
+	end = now_ns() + (opt_secs + 90) * 1000000000ULL;
 	while ((r = waitpid(pid, &status, WNOHANG)) == 0 && now_ns() < end)
 		usleep(100000);
-	if (r == 0)
+	if (r == 0) {
 		kill(pid, SIGKILL);	/* a thread stuck in the kernel keeps it */
-	if (read(said[0], &c, 1) != 1) {
-		if (r == 0)
-			fprintf(ktap, "not ok 2 %s # still running 90 s after its end\n", name);
-		else
-			fprintf(ktap, "not ok 2 %s # died (signal %d) before its verdict\n", name,
-				r > 0 && WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-		fflush(ktap);
+		test_diag("still running 90 s after its end");
+		return TEST_FAIL;
 	}
-	close(said[0]);
-	return r > 0 && WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : 1;
+	if (r < 0 || !WIFEXITED(status)) {
+		test_diag("died (signal %d) before its verdict",
+			  r > 0 && WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+		return TEST_FAIL;
+	}
+	return WEXITSTATUS(status) ? TEST_FAIL : TEST_PASS;
 }
+
+static struct test_case cases[] = {
+	TEST_CASE(fuzz),
+	TEST_CASE(fuzz_unprivileged),
+	{}
+};
 
 int main(int argc, char **argv)
 {
 	const char *env = getenv("TEMPO_FUZZ_SECS");
-	unsigned int secs = env ? (unsigned int)atoi(env) : 20, nthreads = 4;
-	uint64_t seed = now_ns() | 1;
 	struct sigaction sa = { .sa_handler = on_signal };
-	long uid = 65534;
-	int opt, failed;
+	int opt;
 
+	if (env)
+		opt_secs = (unsigned int)atoi(env);
+	opt_seed = now_ns() | 1;
 	while ((opt = getopt(argc, argv, "t:j:s:u:")) != -1) {
 		switch (opt) {
-		case 't': secs = atoi(optarg); break;
-		case 'j': nthreads = atoi(optarg); break;
-		case 's': seed = strtoull(optarg, NULL, 0) | 1; break;
-		case 'u': uid = strtol(optarg, NULL, 0); break;
+		case 't': opt_secs = atoi(optarg); break;
+		case 'j': opt_threads = atoi(optarg); break;
+		case 's': opt_seed = strtoull(optarg, NULL, 0) | 1; break;
+		case 'u': opt_uid = strtol(optarg, NULL, 0); break;
 		default:
 			fprintf(stderr, "usage: %s [-t SECONDS] [-j THREADS] [-s SEED] [-u UID|-1]\n",
 				argv[0]);
 			return 2;
 		}
 	}
-	if (nthreads < 1 || nthreads > MAXT)
-		nthreads = 4;
+	if (opt_threads < 1 || opt_threads > MAXT)
+		opt_threads = 4;
 	/* The unprivileged pass needs root to drop from; -u -1 turns it off. */
-	if (geteuid() || uid == (long)geteuid())
-		uid = -1;
+	if (geteuid() || opt_uid == (long)geteuid())
+		opt_uid = -1;
+	if (opt_uid < 0)
+		cases[1] = (struct test_case){};
 	failnth = failnth_usable();
 
 	/* KTAP above every fd the fuzzer may name (a sink of random fd 1 would write into it). */
 	opt = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 100);
-	ktap = opt >= 0 ? fdopen(opt, "w") : NULL;
-	if (!ktap)
+	test_out = opt >= 0 ? fdopen(opt, "w") : NULL;
+	if (!test_out)
 		return 2;
 	opt = open("/dev/null", O_RDWR | O_CLOEXEC);
 	for (int i = 0; opt >= 0 && i < 3; i++)
@@ -503,14 +513,8 @@ int main(int argc, char **argv)
 	if (opt > 2)
 		close(opt);
 
-	fprintf(ktap, "KTAP version 1\n1..%d\n", uid >= 0 ? 2 : 1);
-	fflush(ktap);
-	if (access(TEMPO_DEVICE, F_OK)) {
-		fprintf(ktap, "ok 1 fuzz # SKIP no %s\n", TEMPO_DEVICE);
-		if (uid >= 0)
-			fprintf(ktap, "ok 2 fuzz_unprivileged # SKIP no %s\n", TEMPO_DEVICE);
-		return 77;
-	}
+	if (access(TEMPO_DEVICE, F_OK))
+		return test_skip_all("no %s", TEMPO_DEVICE);
 	unmapped = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (unmapped == MAP_FAILED)
 		unmapped = NULL;
@@ -523,15 +527,5 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGXFSZ, SIG_IGN);
 
-	failed = fuzz_pass(secs, nthreads, seed, 1, "fuzz");
-	if (failed) {
-		/* Stuck threads cannot be joined: no second pass. */
-		if (uid >= 0)
-			fprintf(ktap, "not ok 2 fuzz_unprivileged # the first pass is stuck\n");
-		fflush(ktap);
-		_exit(1);
-	}
-	if (uid >= 0)
-		failed |= unprivileged_pass(uid, secs, nthreads, seed * 3 | 1);
-	return failed;
+	return test_run("tempo_fuzz", cases);
 }

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "libtempo.h"
-#include "ktap.h"
+#include "harness.h"
 
 #define MS	1000000ULL	/* ns */
 
@@ -22,7 +22,7 @@ static inline struct tempo_ctx_stats ctx_stats(int fd)
 
 	memset(&st, 0xff, sizeof(st));
 	if (tempo_stats(fd, &st))
-		ktap_diag("TEMPO_IOC_STATS failed");
+		test_diag("TEMPO_IOC_STATS failed");
 	return st.ctx;
 }
 
@@ -32,7 +32,7 @@ static inline struct tempo_mod_stats mod_stats(int fd)
 
 	memset(&st, 0xff, sizeof(st));
 	if (tempo_stats(fd, &st))
-		ktap_diag("TEMPO_IOC_STATS failed");
+		test_diag("TEMPO_IOC_STATS failed");
 	return st.mod;
 }
 

@@ -91,18 +91,18 @@ static int test_readers_no_duplicates_conservation(void)
 	pthread_t th[NREADERS];
 	int i, waited = 0;
 
-	CHECK(s);
+	ASSERT_TRUE(s);
 	gfd = tempo_open(0);
-	CHECK(gfd >= 0);
+	ASSERT_GE(gfd, 0);
 	for (i = 0; i < NREADERS; i++)
-		CHECK(!pthread_create(&th[i], NULL, reader, (void *)(uintptr_t)i));
+		ASSERT_FALSE(pthread_create(&th[i], NULL, reader, (void *)(uintptr_t)i));
 	for (i = 0; i < NTIMERS; i++) {
 		s[i].value = rnd(&seed) % (400 * MS);
 		s[i].cookie = i;
 	}
 	/* arm in batches of 500 while the readers run */
 	for (i = 0; i < NTIMERS; i += 500)
-		CHECK_ERR(tempo_arm(gfd, s + i, 500, NULL), 0);
+		ASSERT_ERRNO(tempo_arm(gfd, s + i, 500, NULL), 0);
 	for (i = 0; i < NTIMERS / 4; i++)
 		ids[i] = s[(rnd(&seed) % (NTIMERS / 4)) * 4 + i % 4].id;
 	tempo_cancel(gfd, ids, NTIMERS / 4, 0, &b);	/* racing the expiries */
@@ -112,22 +112,22 @@ static int test_readers_no_duplicates_conservation(void)
 	usleep(20000);			/* anything extra would show up now */
 	stop_threads(th, NREADERS);
 	st = ctx_stats(gfd);
-	ktap_diag("armed %d = read %llu + cancelled %llu; dups %llu early %llu bad %llu",
+	test_diag("armed %d = read %llu + cancelled %llu; dups %llu early %llu bad %llu",
 		  NTIMERS, (unsigned long long)atomic_load(&received),
 		  (unsigned long long)cancelled, (unsigned long long)atomic_load(&dup_ids),
 		  (unsigned long long)atomic_load(&early),
 		  (unsigned long long)atomic_load(&bad_ids));
-	CHECK(atomic_load(&dup_ids) == 0);
-	CHECK(atomic_load(&bad_ids) == 0);
-	CHECK(atomic_load(&early) == 0);
-	CHECK(atomic_load(&received) + cancelled == NTIMERS);
-	CHECK(st.events_read == atomic_load(&received) && st.cancelled == cancelled);
-	CHECK(st.timers == 0 && st.events_ready == 0);
+	ASSERT_EQ(atomic_load(&dup_ids), 0);
+	ASSERT_EQ(atomic_load(&bad_ids), 0);
+	ASSERT_EQ(atomic_load(&early), 0);
+	ASSERT_EQ(atomic_load(&received) + cancelled, NTIMERS);
+	ASSERT_TRUE(st.events_read == atomic_load(&received) && st.cancelled == cancelled);
+	ASSERT_TRUE(st.timers == 0 && st.events_ready == 0);
 	for (i = 0; i < NTIMERS; i++)
-		CHECK(atomic_load(&seen[i]) <= 1);
+		ASSERT_LE(atomic_load(&seen[i]), 1);
 	close(gfd);
 	free(s);
-	return KTAP_PASS;
+	return TEST_PASS;
 }
 
 static long voluntary_switches(pid_t tid)
@@ -211,16 +211,16 @@ static int test_one_record_wakes_one_reader(void)
 	int i;
 
 	gfd = tempo_open(0);
-	CHECK(gfd >= 0);
+	ASSERT_GE(gfd, 0);
 	atomic_store(&received, 0);
 	for (i = 0; i < NREADERS; i++)
 		atomic_store(&tids[i], 0);
 	for (i = 0; i < NREADERS; i++)
-		CHECK(!pthread_create(&th[i], NULL, counting_reader, (void *)(uintptr_t)i));
-	CHECK_ERR(wait_readers_asleep(), 0);
+		ASSERT_FALSE(pthread_create(&th[i], NULL, counting_reader, (void *)(uintptr_t)i));
+	ASSERT_ERRNO(wait_readers_asleep(), 0);
 	for (i = 0; i < NREADERS; i++)
 		before[i] = voluntary_switches(atomic_load(&tids[i]));
-	CHECK_ERR(tempo_arm_one(gfd, 1, 1 * MS, 0, 0, &id), 0);
+	ASSERT_ERRNO(tempo_arm_one(gfd, 1, 1 * MS, 0, 0, &id), 0);
 	give_up = tempo_now_ns() + 30000 * MS;
 	while (atomic_load(&received) == 0 && tempo_now_ns() < give_up)
 		usleep(1000);
@@ -228,18 +228,18 @@ static int test_one_record_wakes_one_reader(void)
 	 * Every reader woken by that record, whether it got it or not, shows
 	 * "running" until it has slept in read() again, which counts.
 	 */
-	CHECK_ERR(wait_readers_asleep(), 0);
+	ASSERT_ERRNO(wait_readers_asleep(), 0);
 	for (i = 0; i < NREADERS; i++) {
 		v = voluntary_switches(atomic_load(&tids[i]));
-		CHECK(v >= 0 && before[i] >= 0);
+		ASSERT_TRUE(v >= 0 && before[i] >= 0);
 		woken += v != before[i];
 	}
-	CHECK(atomic_load(&received) == 1);
+	ASSERT_EQ(atomic_load(&received), 1);
 	stop_threads(th, NREADERS);
-	ktap_diag("readers woken by one record: %ld of %d", woken, NREADERS);
-	CHECK(woken == 1);
+	test_diag("readers woken by one record: %ld of %d", woken, NREADERS);
+	ASSERT_EQ(woken, 1);
 	close(gfd);
-	return KTAP_PASS;
+	return TEST_PASS;
 }
 
 struct order_check {
@@ -297,13 +297,13 @@ static int run_submitters(void)
 	atomic_store(&submitted, 0);
 	atomic_store(&trashed, 0);
 	for (i = 0; i < NSUBMITTERS; i++)
-		CHECK(!pthread_create(&th[i], NULL, submitter, (void *)(uintptr_t)i));
+		ASSERT_FALSE(pthread_create(&th[i], NULL, submitter, (void *)(uintptr_t)i));
 	for (i = 0; i < NSUBMITTERS; i++) {
 		pthread_join(th[i], &ret);
 		bad += ret != NULL;
 	}
-	CHECK(bad == 0);
-	return KTAP_PASS;
+	ASSERT_EQ(bad, 0);
+	return TEST_PASS;
 }
 
 static int test_submitters_records_in_ticket_order(void)
@@ -313,9 +313,9 @@ static int test_submitters_records_in_ticket_order(void)
 	int n, i, first = 1, bad = 0;
 
 	gfd = tempo_open(O_NONBLOCK);
-	CHECK(gfd >= 0);
-	CHECK(run_submitters() == KTAP_PASS);
-	CHECK_ERR(wait_completed(atomic_load(&submitted)), 0);
+	ASSERT_GE(gfd, 0);
+	ASSERT_EQ(run_submitters(), TEST_PASS);
+	ASSERT_ERRNO(wait_completed(atomic_load(&submitted)), 0);
 	while ((n = tempo_read_events(gfd, ev, 64)) > 0) {
 		for (i = 0; i < n; i++) {
 			if (ev[i].type != TEMPO_EV_ORDER || ev[i].cookie != ev[i].id * 3 ||
@@ -326,14 +326,14 @@ static int test_submitters_records_in_ticket_order(void)
 		}
 		got += n;
 	}
-	ktap_diag("%d threads: %llu submitted, %llu trashed, %llu records in order, %d bad",
+	test_diag("%d threads: %llu submitted, %llu trashed, %llu records in order, %d bad",
 		  NSUBMITTERS, (unsigned long long)atomic_load(&submitted),
 		  (unsigned long long)atomic_load(&trashed), (unsigned long long)got, bad);
-	CHECK(bad == 0);
-	CHECK(got == atomic_load(&submitted));
-	CHECK(ctx_stats(gfd).tickets == (uint64_t)NSUBMITTERS * NSUBMITS);
+	ASSERT_EQ(bad, 0);
+	ASSERT_EQ(got, atomic_load(&submitted));
+	ASSERT_EQ(ctx_stats(gfd).tickets, (uint64_t)NSUBMITTERS * NSUBMITS);
 	close(gfd);
-	return KTAP_PASS;
+	return TEST_PASS;
 }
 
 static int test_submitters_sink_in_ticket_order(void)
@@ -344,9 +344,9 @@ static int test_submitters_sink_in_ticket_order(void)
 	FILE *in;
 
 	gfd = tempo_open(O_NONBLOCK);
-	CHECK(gfd >= 0);
-	CHECK(pipe(p) == 0);
-	CHECK_ERR(tempo_set_sink(gfd, p[1]), 0);
+	ASSERT_GE(gfd, 0);
+	ASSERT_EQ(pipe(p), 0);
+	ASSERT_ERRNO(tempo_set_sink(gfd, p[1]), 0);
 	close(p[1]);		/* the sink holds its own reference */
 	if (fork() == 0) {	/* drain the pipe so that the sink never blocks for long */
 		char buf[4096];
@@ -360,16 +360,16 @@ static int test_submitters_sink_in_ticket_order(void)
 		_exit(0);
 	}
 	close(p[0]);
-	CHECK(run_submitters() == KTAP_PASS);
-	CHECK_ERR(wait_completed(atomic_load(&submitted)), 0);
+	ASSERT_EQ(run_submitters(), TEST_PASS);
+	ASSERT_ERRNO(wait_completed(atomic_load(&submitted)), 0);
 	/* What the scheduler's workqueue completed waits for a flush. */
-	CHECK_ERR(tempo_flush(gfd), 0);
+	ASSERT_ERRNO(tempo_flush(gfd), 0);
 	st = ctx_stats(gfd);
 	close(gfd);		/* drops the sink: the child sees EOF */
 	while (wait(NULL) > 0)
 		;
 	in = fopen("/tmp/tempo_sink.out", "r");
-	CHECK(in);
+	ASSERT_TRUE(in);
 	while (fread(&v, sizeof(v), 1, in) == 1) {
 		if (!first && v <= last)
 			bad++;
@@ -378,13 +378,13 @@ static int test_submitters_sink_in_ticket_order(void)
 		got++;
 	}
 	fclose(in);
-	ktap_diag("sink: %llu values, %llu bytes, %d out of order, %llu errors",
+	test_diag("sink: %llu values, %llu bytes, %d out of order, %llu errors",
 		  (unsigned long long)got, (unsigned long long)st.sink_bytes, bad,
 		  (unsigned long long)st.sink_errors);
-	CHECK(bad == 0);
-	CHECK(got == atomic_load(&submitted));
-	CHECK(st.sink_bytes == got * sizeof(v) && st.sink_errors == 0);
-	return KTAP_PASS;
+	ASSERT_EQ(bad, 0);
+	ASSERT_EQ(got, atomic_load(&submitted));
+	ASSERT_TRUE(st.sink_bytes == got * sizeof(v) && st.sink_errors == 0);
+	return TEST_PASS;
 }
 
 static int test_epoll(void)
@@ -395,16 +395,16 @@ static int test_epoll(void)
 	uint64_t id;
 
 	gfd = tempo_open(O_NONBLOCK);
-	CHECK(ep >= 0 && gfd >= 0);
-	CHECK(epoll_ctl(ep, EPOLL_CTL_ADD, gfd, &e) == 0);
-	CHECK(epoll_wait(ep, &out, 1, 0) == 0);
-	CHECK_ERR(tempo_arm_one(gfd, 1, 3 * MS, 0, 0, &id), 0);
-	CHECK(epoll_wait(ep, &out, 1, 5000) == 1 && (out.events & EPOLLIN));
-	CHECK(tempo_read_events(gfd, &ev, 1) == 1);
-	CHECK(epoll_wait(ep, &out, 1, 0) == 0);	/* level: drained */
+	ASSERT_TRUE(ep >= 0 && gfd >= 0);
+	ASSERT_EQ(epoll_ctl(ep, EPOLL_CTL_ADD, gfd, &e), 0);
+	ASSERT_EQ(epoll_wait(ep, &out, 1, 0), 0);
+	ASSERT_ERRNO(tempo_arm_one(gfd, 1, 3 * MS, 0, 0, &id), 0);
+	ASSERT_TRUE(epoll_wait(ep, &out, 1, 5000) == 1 && (out.events & EPOLLIN));
+	ASSERT_EQ(tempo_read_events(gfd, &ev, 1), 1);
+	ASSERT_EQ(epoll_wait(ep, &out, 1, 0), 0);	/* level: drained */
 	close(gfd);
 	close(ep);
-	return KTAP_PASS;
+	return TEST_PASS;
 }
 
 static int test_never_early_lateness(void)
@@ -415,7 +415,7 @@ static int test_never_early_lateness(void)
 	int i, n, got = 0, bad = 0;
 
 	gfd = tempo_open(0);
-	CHECK(gfd >= 0);
+	ASSERT_GE(gfd, 0);
 	memset(s, 0, sizeof(s));
 	for (i = 0; i < 500; i++) {
 		s[i].value = rnd(&seed) % (100 * MS);
@@ -424,10 +424,10 @@ static int test_never_early_lateness(void)
 			s[i].value += now;
 		}
 	}
-	CHECK_ERR(tempo_arm(gfd, s, 500, NULL), 0);
+	ASSERT_ERRNO(tempo_arm(gfd, s, 500, NULL), 0);
 	while (got < 500) {
 		n = tempo_read_events(gfd, ev, 64);
-		CHECK(n > 0);
+		ASSERT_GT(n, 0);
 		now = tempo_now_ns();
 		for (i = 0; i < n; i++) {
 			if (ev[i].time < ev[i].deadline || now < ev[i].deadline)
@@ -438,11 +438,11 @@ static int test_never_early_lateness(void)
 		}
 		got += n;
 	}
-	ktap_diag("500 timers: lateness mean %llu us, max %llu us, early %d",
+	test_diag("500 timers: lateness mean %llu us, max %llu us, early %d",
 		  (unsigned long long)(sum / 500 / 1000), (unsigned long long)(max / 1000), bad);
-	CHECK(bad == 0);
+	ASSERT_EQ(bad, 0);
 	close(gfd);
-	return KTAP_PASS;
+	return TEST_PASS;
 }
 
 /*
@@ -501,13 +501,13 @@ static int test_one_reader_deadline_order(void)
 	ssize_t n, k;
 
 	gfd = tempo_open(0);
-	CHECK(gfd >= 0);
-	CHECK_ERR(tempo_info(gfd, &in), 0);
+	ASSERT_GE(gfd, 0);
+	ASSERT_ERRNO(tempo_info(gfd, &in), 0);
 	for (i = 0; i < ORD_ARMERS; i++)
-		CHECK(pthread_create(&th[i], NULL, order_armer, (void *)i) == 0);
+		ASSERT_EQ(pthread_create(&th[i], NULL, order_armer, (void *)i), 0);
 	while (got < ORD_ARMERS * ORD_TIMERS) {
 		n = tempo_read_events(gfd, ev, 1 + got % 32);
-		CHECK(n > 0);
+		ASSERT_GT(n, 0);
 		for (k = 0; k < n; k++) {
 			tick = ev[k].deadline / in.tick_ns;
 			if (got + k && tick < prev_tick) {
@@ -528,14 +528,14 @@ static int test_one_reader_deadline_order(void)
 	}
 	for (i = 0; i < ORD_ARMERS; i++) {
 		pthread_join(th[i], &ret);
-		CHECK(!ret);
+		ASSERT_FALSE(ret);
 	}
-	ktap_diag("%llu records from %d CPUs: %llu out of deadline order (to the tick), worst by %llu us; %llu more whose arm batch outlived their deadline",
+	test_diag("%llu records from %d CPUs: %llu out of deadline order (to the tick), worst by %llu us; %llu more whose arm batch outlived their deadline",
 		  (unsigned long long)got, ORD_ARMERS, (unsigned long long)inversions,
 		  (unsigned long long)(worst / 1000), (unsigned long long)late_armed);
-	CHECK(!inversions);
+	ASSERT_FALSE(inversions);
 	close(gfd);
-	return KTAP_PASS;
+	return TEST_PASS;
 }
 
 /*
@@ -578,46 +578,46 @@ static int test_trash_races_skip_conservation(void)
 	int round, i;
 
 	gfd = tempo_open(O_NONBLOCK);
-	CHECK(gfd >= 0);
+	ASSERT_GE(gfd, 0);
 	atomic_store(&race_won, 0);
 	atomic_store(&race_lost, 0);
 	atomic_store(&race_bad, 0);
 	for (round = 0; round < RACE_ROUNDS; round++) {
 		for (i = 0; i < RACE_TICKETS; i++)
-			CHECK_ERR(tempo_ticket(gfd, 0, &race_t[i]), 0);
+			ASSERT_ERRNO(tempo_ticket(gfd, 0, &race_t[i]), 0);
 		taken += RACE_TICKETS;
-		CHECK(!pthread_barrier_init(&race_go, NULL, 2));
-		CHECK(!pthread_create(&th, NULL, race_trasher, NULL));
+		ASSERT_FALSE(pthread_barrier_init(&race_go, NULL, 2));
+		ASSERT_FALSE(pthread_create(&th, NULL, race_trasher, NULL));
 		pthread_barrier_wait(&race_go);
 		/* Some rounds from the far end, some after a head start. */
 		if (round & 1)
 			sched_yield();
-		CHECK_ERR(tempo_skip(gfd, race_t[RACE_TICKETS - 1] + 1, &n), 0);
+		ASSERT_ERRNO(tempo_skip(gfd, race_t[RACE_TICKETS - 1] + 1, &n), 0);
 		skipped += n;
 		pthread_join(th, NULL);
 		pthread_barrier_destroy(&race_go);
 	}
-	ktap_diag("%llu tickets: %llu trashed by trash, %llu by skip, %llu trash calls lost",
+	test_diag("%llu tickets: %llu trashed by trash, %llu by skip, %llu trash calls lost",
 		  (unsigned long long)taken, (unsigned long long)atomic_load(&race_won),
 		  (unsigned long long)skipped, (unsigned long long)atomic_load(&race_lost));
-	CHECK(atomic_load(&race_bad) == 0);
-	CHECK(atomic_load(&race_won) + skipped == taken);
-	CHECK(atomic_load(&race_won) + atomic_load(&race_lost) == taken);
-	CHECK(ctx_stats(gfd).trashed == taken);
+	ASSERT_EQ(atomic_load(&race_bad), 0);
+	ASSERT_EQ(atomic_load(&race_won) + skipped, taken);
+	ASSERT_EQ(atomic_load(&race_won) + atomic_load(&race_lost), taken);
+	ASSERT_EQ(ctx_stats(gfd).trashed, taken);
 	close(gfd);
-	return KTAP_PASS;
+	return TEST_PASS;
 }
 
-static const struct ktap_case cases[] = {
-	KTAP_CASE(test_readers_no_duplicates_conservation),
-	KTAP_CASE(test_one_record_wakes_one_reader),
-	KTAP_CASE(test_submitters_records_in_ticket_order),
-	KTAP_CASE(test_submitters_sink_in_ticket_order),
-	KTAP_CASE(test_epoll),
-	KTAP_CASE(test_never_early_lateness),
-	KTAP_CASE(test_one_reader_deadline_order),
-	KTAP_CASE(test_trash_races_skip_conservation),
-	{ NULL, NULL }
+static const struct test_case cases[] = {
+	TEST_CASE(test_readers_no_duplicates_conservation),
+	TEST_CASE(test_one_record_wakes_one_reader),
+	TEST_CASE(test_submitters_records_in_ticket_order),
+	TEST_CASE(test_submitters_sink_in_ticket_order),
+	TEST_CASE(test_epoll),
+	TEST_CASE(test_never_early_lateness),
+	TEST_CASE(test_one_reader_deadline_order),
+	TEST_CASE(test_trash_races_skip_conservation),
+	{}
 };
 
 int main(void)
@@ -625,11 +625,9 @@ int main(void)
 	struct sigaction sa = { .sa_handler = on_signal };
 	int fd = tempo_open(0);
 
-	if (fd < 0) {
-		printf("KTAP version 1\n1..0 # SKIP no %s: %s\n", TEMPO_DEVICE, strerror(-fd));
-		return 77;
-	}
+	if (fd < 0)
+		return test_skip_all("no %s: %s", TEMPO_DEVICE, strerror(-fd));
 	close(fd);
 	sigaction(SIGUSR1, &sa, NULL);	/* no SA_RESTART: read() returns EINTR */
-	return ktap_run("tempo_mt", cases);
+	return test_run("tempo_mt", cases);
 }

@@ -28,7 +28,7 @@ static int ring_open(struct io_uring *ring)
 	int err = io_uring_queue_init(RING_DEPTH, ring, 0);
 
 	if (err)
-		ktap_diag("io_uring_queue_init: %s", strerror(-err));
+		test_diag("io_uring_queue_init: %s", strerror(-err));
 	return err;
 }
 
@@ -78,8 +78,8 @@ static int test_uring_arm_cancel(void)
 	uint64_t ids[8], cookie = 77;
 	int fd = tempo_open(O_NONBLOCK), i, async;
 
-	CHECK(fd >= 0);
-	CHECK(ring_open(&ring) == 0);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(ring_open(&ring), 0);
 	for (async = 0; async < 2; async++) {
 		memset(s, 0, sizeof(s));
 		for (i = 0; i < 8; i++) {
@@ -89,34 +89,34 @@ static int test_uring_arm_cancel(void)
 		memset(&b, 0, sizeof(b));
 		b.ptr = (uintptr_t)s;
 		b.count = 8;
-		CHECK_ERR(ring_cmd(&ring, fd, TEMPO_URING_CMD_ARM, &b, async), 8);
-		CHECK(b.done == 8 && b.error == 0 && b.error_index == 8);
+		ASSERT_ERRNO(ring_cmd(&ring, fd, TEMPO_URING_CMD_ARM, &b, async), 8);
+		ASSERT_TRUE(b.done == 8 && b.error == 0 && b.error_index == 8);
 		for (i = 0; i < 8; i++) {
-			CHECK(s[i].id != 0);
+			ASSERT_NE(s[i].id, 0);
 			ids[i] = s[i].id;
 		}
-		CHECK(ctx_stats(fd).timers == 8);
+		ASSERT_EQ(ctx_stats(fd).timers, 8);
 
 		sqe = io_uring_get_sqe(&ring);
 		tempo_uring_prep_cancel(sqe, fd, &uc, &b, ids, 2, 0);
 		if (async)
 			sqe->flags |= IOSQE_ASYNC;
-		CHECK_ERR(ring_wait(&ring, NULL), 2);
+		ASSERT_ERRNO(ring_wait(&ring, NULL), 2);
 		/* Again: gone, the batch goes on, the CQE says ENOENT. */
 		ids[2] = ids[0];
 		memset(&b, 0, sizeof(b));
 		b.ptr = (uintptr_t)(ids + 1);
 		b.count = 3;
-		CHECK_ERR(ring_cmd(&ring, fd, TEMPO_URING_CMD_CANCEL, &b, async), -ENOENT);
-		CHECK(b.done == 1 && b.error_index == 0 && b.error == -ENOENT);
+		ASSERT_ERRNO(ring_cmd(&ring, fd, TEMPO_URING_CMD_CANCEL, &b, async), -ENOENT);
+		ASSERT_TRUE(b.done == 1 && b.error_index == 0 && b.error == -ENOENT);
 		memset(&b, 0, sizeof(b));
 		b.ptr = (uintptr_t)&cookie;
 		b.count = 1;
 		b.flags = TEMPO_CANCEL_COOKIE;
-		CHECK_ERR(ring_cmd(&ring, fd, TEMPO_URING_CMD_CANCEL, &b, async), 1);
-		CHECK(b.affected == 4);
-		CHECK(ctx_stats(fd).timers == 1);
-		CHECK_ERR(tempo_cancel_one(fd, s[2].id), 0);	/* the one left */
+		ASSERT_ERRNO(ring_cmd(&ring, fd, TEMPO_URING_CMD_CANCEL, &b, async), 1);
+		ASSERT_EQ(b.affected, 4);
+		ASSERT_EQ(ctx_stats(fd).timers, 1);
+		ASSERT_ERRNO(tempo_cancel_one(fd, s[2].id), 0);	/* the one left */
 	}
 
 	/* Refusals: nothing armed. */
@@ -127,15 +127,15 @@ static int test_uring_arm_cancel(void)
 	tempo_uring_prep_cmd(sqe, fd, TEMPO_URING_CMD_ARM, &uc, &b);
 	uc.flags = 1;
 	memcpy(sqe->cmd, &uc, sizeof(uc));
-	CHECK_ERR(ring_wait(&ring, NULL), -EINVAL);
-	CHECK_ERR(ring_cmd(&ring, fd, 99, &b, false), -ENOTTY);
+	ASSERT_ERRNO(ring_wait(&ring, NULL), -EINVAL);
+	ASSERT_ERRNO(ring_cmd(&ring, fd, 99, &b, false), -ENOTTY);
 	b.count = 0;
-	CHECK_ERR(ring_cmd(&ring, fd, TEMPO_URING_CMD_ARM, &b, false), -EINVAL);
-	CHECK(b.error == -EINVAL);
-	CHECK(ctx_stats(fd).timers == 0 && ctx_stats(fd).armed == 16);
+	ASSERT_ERRNO(ring_cmd(&ring, fd, TEMPO_URING_CMD_ARM, &b, false), -EINVAL);
+	ASSERT_EQ(b.error, -EINVAL);
+	ASSERT_TRUE(ctx_stats(fd).timers == 0 && ctx_stats(fd).armed == 16);
 	io_uring_queue_exit(&ring);
 	close(fd);
-	return KTAP_PASS;
+	return TEST_PASS;
 }
 
 /*
@@ -152,21 +152,21 @@ static int test_uring_arm_grows(void)
 	uint32_t i;
 	int fd = tempo_open(O_NONBLOCK);
 
-	CHECK(s && fd >= 0);
-	CHECK(ring_open(&ring) == 0);
+	ASSERT_TRUE(s && fd >= 0);
+	ASSERT_EQ(ring_open(&ring), 0);
 	for (i = 0; i < n; i++)
 		s[i].value = 10 * 1000 * MS;
 	memset(&b, 0, sizeof(b));
 	b.ptr = (uintptr_t)s;
 	b.count = n;
-	CHECK_ERR(ring_cmd(&ring, fd, TEMPO_URING_CMD_ARM, &b, false), (int)n);
-	CHECK(ctx_stats(fd).timers == n && ctx_stats(fd).armed == n);
+	ASSERT_ERRNO(ring_cmd(&ring, fd, TEMPO_URING_CMD_ARM, &b, false), (int)n);
+	ASSERT_TRUE(ctx_stats(fd).timers == n && ctx_stats(fd).armed == n);
 	for (i = 1; i < n; i++)
-		CHECK(s[i].id != s[i - 1].id);
+		ASSERT_NE(s[i].id, s[i - 1].id);
 	io_uring_queue_exit(&ring);
 	close(fd);
 	free(s);
-	return KTAP_PASS;
+	return TEST_PASS;
 }
 
 #define RD_TIMERS	256
@@ -193,8 +193,8 @@ static int test_uring_read_exactly_once(void)
 	uint64_t ud, got = 0, early = 0, dup = 0, inflight = 0, t0;
 	int fd = tempo_open(0), i, res, k;
 
-	CHECK(fd >= 0);
-	CHECK(ring_open(&ring) == 0);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(ring_open(&ring), 0);
 	memset(seen, 0, sizeof(seen));
 	for (i = 0; i < RD_READS; i++) {
 		sqe = io_uring_get_sqe(&ring);
@@ -217,15 +217,15 @@ static int test_uring_read_exactly_once(void)
 	while (got < RD_TIMERS) {
 		res = ring_wait(&ring, &ud);
 		if (ud == 100) {
-			CHECK_ERR(res, RD_TIMERS);
+			ASSERT_ERRNO(res, RD_TIMERS);
 			continue;
 		}
-		CHECK(res > 0 && res % sizeof(struct tempo_event) == 0);
+		ASSERT_TRUE(res > 0 && res % sizeof(struct tempo_event) == 0);
 		inflight--;
 		for (k = 0; k < res / (int)sizeof(struct tempo_event); k++) {
 			struct tempo_event *e = &ev[ud][k];
 
-			CHECK(e->type == TEMPO_EV_TIMER && e->cookie < RD_TIMERS);
+			ASSERT_TRUE(e->type == TEMPO_EV_TIMER && e->cookie < RD_TIMERS);
 			dup += seen[e->cookie]++ > 0;
 			early += e->time < e->deadline || e->deadline < t0 + MS;
 			got++;
@@ -239,17 +239,17 @@ static int test_uring_read_exactly_once(void)
 			inflight++;
 		}
 	}
-	ktap_diag("%llu records, %llu duplicates, %llu early, %llu reads left in flight",
+	test_diag("%llu records, %llu duplicates, %llu early, %llu reads left in flight",
 		  (unsigned long long)got, (unsigned long long)dup,
 		  (unsigned long long)early, (unsigned long long)inflight);
-	CHECK(got == RD_TIMERS && !dup && !early);
+	ASSERT_TRUE(got == RD_TIMERS && !dup && !early);
 	for (i = 0; i < RD_TIMERS; i++)
-		CHECK(seen[i] == 1);
-	CHECK(ctx_stats(fd).timers == 0 && ctx_stats(fd).events_read == RD_TIMERS);
+		ASSERT_EQ(seen[i], 1);
+	ASSERT_TRUE(ctx_stats(fd).timers == 0 && ctx_stats(fd).events_read == RD_TIMERS);
 	/* Reads still in flight end with the ring (the fd closes after). */
 	io_uring_queue_exit(&ring);
 	close(fd);
-	return KTAP_PASS;
+	return TEST_PASS;
 }
 
 /*
@@ -268,40 +268,40 @@ static int test_uring_poll(void)
 	uint64_t id, t0;
 	int fd = tempo_open(O_NONBLOCK), res, async;
 
-	CHECK(fd >= 0);
-	CHECK(ring_open(&ring) == 0);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(ring_open(&ring), 0);
 	for (async = 0; async < 2; async++) {
 		sqe = io_uring_get_sqe(&ring);
 		io_uring_prep_poll_add(sqe, fd, POLLIN);
 		io_uring_submit(&ring);
 		usleep(20000);
-		CHECK(io_uring_peek_cqe(&ring, &cqe) == -EAGAIN);	/* nothing ready */
+		ASSERT_EQ(io_uring_peek_cqe(&ring, &cqe), -EAGAIN);	/* nothing ready */
 		t0 = tempo_now_ns();
-		CHECK_ERR(tempo_arm_one(fd, 5, 10 * MS, 0, 0, &id), 0);
+		ASSERT_ERRNO(tempo_arm_one(fd, 5, 10 * MS, 0, 0, &id), 0);
 		res = ring_wait(&ring, NULL);
-		CHECK(res > 0 && (res & POLLIN));
-		CHECK(tempo_now_ns() >= t0 + 10 * MS);
+		ASSERT_TRUE(res > 0 && (res & POLLIN));
+		ASSERT_GE(tempo_now_ns(), t0 + 10 * MS);
 		sqe = io_uring_get_sqe(&ring);
 		tempo_uring_prep_read(sqe, fd, &ev, 1);
 		if (async)
 			sqe->flags |= IOSQE_ASYNC;
-		CHECK_ERR(ring_wait(&ring, NULL), (int)sizeof(ev));
-		CHECK(ev.id == id && ev.cookie == 5 && (ev.flags & TEMPO_EVF_FINAL));
+		ASSERT_ERRNO(ring_wait(&ring, NULL), (int)sizeof(ev));
+		ASSERT_TRUE(ev.id == id && ev.cookie == 5 && (ev.flags & TEMPO_EVF_FINAL));
 		sqe = io_uring_get_sqe(&ring);
 		tempo_uring_prep_read(sqe, fd, &ev, 1);
 		if (async)
 			sqe->flags |= IOSQE_ASYNC;
 		io_uring_submit(&ring);
 		usleep(20000);
-		CHECK(io_uring_peek_cqe(&ring, &cqe) == -EAGAIN);	/* waits for a record */
-		CHECK(read(fd, &ev, sizeof(ev)) == -1 && errno == EAGAIN);
-		CHECK_ERR(tempo_arm_one(fd, 6, 10 * MS, 0, 0, &id), 0);
-		CHECK_ERR(ring_wait(&ring, NULL), (int)sizeof(ev));
-		CHECK(ev.id == id && ev.cookie == 6);
+		ASSERT_EQ(io_uring_peek_cqe(&ring, &cqe), -EAGAIN);	/* waits for a record */
+		ASSERT_TRUE(read(fd, &ev, sizeof(ev)) == -1 && errno == EAGAIN);
+		ASSERT_ERRNO(tempo_arm_one(fd, 6, 10 * MS, 0, 0, &id), 0);
+		ASSERT_ERRNO(ring_wait(&ring, NULL), (int)sizeof(ev));
+		ASSERT_TRUE(ev.id == id && ev.cookie == 6);
 	}
 	io_uring_queue_exit(&ring);
 	close(fd);
-	return KTAP_PASS;
+	return TEST_PASS;
 }
 
 /* io_uring's worker threads of this process (named iou-wrk-<pid>), or -1. */
@@ -376,7 +376,7 @@ static int nowait_child(void)
 		return __LINE__;
 	res = iowq_workers();
 	if (res) {
-		ktap_diag("a READ of records ready: %d io_uring worker threads", res);
+		test_diag("a READ of records ready: %d io_uring worker threads", res);
 		return __LINE__;
 	}
 	/* READV: 40 + 60 + 44 bytes hold three records, cut across the iovecs. */
@@ -420,7 +420,7 @@ static int nowait_child(void)
 	io_uring_queue_exit(&ring);
 	close(fd);
 	if (res)
-		ktap_diag("after READ, READV, READ_FIXED and a READ that waited: %d io_uring worker threads",
+		test_diag("after READ, READV, READ_FIXED and a READ that waited: %d io_uring worker threads",
 			  res);
 	return res ? __LINE__ : 0;
 }
@@ -441,17 +441,17 @@ static int test_uring_reads_inline(void)
 
 	fflush(NULL);
 	pid = fork();
-	CHECK(pid >= 0);
+	ASSERT_GE(pid, 0);
 	if (!pid) {
 		line = nowait_child();
 		if (line)
-			ktap_diag("%s:%d: failed", __FILE__, line);
+			test_diag("%s:%d: failed", __FILE__, line);
 		fflush(NULL);
 		_exit(line ? 1 : 0);
 	}
-	CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status));
-	CHECK(WEXITSTATUS(status) == 0);
-	return KTAP_PASS;
+	ASSERT_TRUE(waitpid(pid, &status, 0) == pid && WIFEXITED(status));
+	ASSERT_EQ(WEXITSTATUS(status), 0);
+	return TEST_PASS;
 }
 
 /*
@@ -474,47 +474,47 @@ static int test_readv_whole_records(void)
 	char *region;
 	int fd = tempo_open(O_NONBLOCK), i;
 
-	CHECK(fd >= 0);
-	CHECK(ring_open(&ring) == 0);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(ring_open(&ring), 0);
 	for (i = 0; i < 3; i++)
-		CHECK(arm_in(fd, i, 0));
-	CHECK_ERR(wait_ready(fd, 3, 5000), 0);
+		ASSERT_TRUE(arm_in(fd, i, 0));
+	ASSERT_ERRNO(wait_ready(fd, 3, 5000), 0);
 	iov[0] = (struct iovec){ buf, 48 };
 	iov[1] = (struct iovec){ buf + 48, 47 };
-	CHECK(readv(fd, iov, 2) == (ssize_t)sizeof(rec[0]));
+	ASSERT_EQ(readv(fd, iov, 2), (ssize_t)sizeof(rec[0]));
 	memcpy(rec, buf, sizeof(rec[0]));
 	seen |= 1ULL << rec[0].cookie;
 	iov[0] = (struct iovec){ buf, 20 };
 	iov[1] = (struct iovec){ buf + 20, 100 };
 	sqe = io_uring_get_sqe(&ring);
 	io_uring_prep_readv(sqe, fd, iov, 2, 0);
-	CHECK_ERR(ring_wait(&ring, NULL), 2 * (int)sizeof(rec[0]));
+	ASSERT_ERRNO(ring_wait(&ring, NULL), 2 * (int)sizeof(rec[0]));
 	memcpy(rec, buf, 2 * sizeof(rec[0]));
 	for (i = 0; i < 2; i++) {
-		CHECK(rec[i].type == TEMPO_EV_TIMER && rec[i].cookie < 3);
-		CHECK(!(seen & (1ULL << rec[i].cookie)));
+		ASSERT_TRUE(rec[i].type == TEMPO_EV_TIMER && rec[i].cookie < 3);
+		ASSERT_FALSE(seen & (1ULL << rec[i].cookie));
 		seen |= 1ULL << rec[i].cookie;
 	}
-	CHECK(seen == 7);
-	CHECK(readv(fd, iov, 2) == -1 && errno == EAGAIN);
+	ASSERT_EQ(seen, 7);
+	ASSERT_TRUE(readv(fd, iov, 2) == -1 && errno == EAGAIN);
 
 	region = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	CHECK(region != MAP_FAILED);
-	CHECK(mprotect(region + 4096, 4096, PROT_NONE) == 0);
+	ASSERT_NE(region, MAP_FAILED);
+	ASSERT_EQ(mprotect(region + 4096, 4096, PROT_NONE), 0);
 	for (i = 0; i < 2; i++)
-		CHECK(arm_in(fd, 10 + i, 0));
-	CHECK_ERR(wait_ready(fd, 2, 5000), 0);
+		ASSERT_TRUE(arm_in(fd, 10 + i, 0));
+	ASSERT_ERRNO(wait_ready(fd, 2, 5000), 0);
 	sqe = io_uring_get_sqe(&ring);
 	io_uring_prep_read(sqe, fd, region + 4096 - sizeof(ev), 2 * sizeof(ev), 0);
-	CHECK_ERR(ring_wait(&ring, NULL), (int)sizeof(ev));
+	ASSERT_ERRNO(ring_wait(&ring, NULL), (int)sizeof(ev));
 	memcpy(rec, region + 4096 - sizeof(ev), sizeof(ev));
-	CHECK(read(fd, &ev, sizeof(ev)) == sizeof(ev));
-	CHECK(rec[0].cookie + ev.cookie == 21 && ctx_stats(fd).events_lost == 0);
-	CHECK(ctx_stats(fd).timers == 0 && ctx_stats(fd).events_read == 5);
+	ASSERT_EQ(read(fd, &ev, sizeof(ev)), sizeof(ev));
+	ASSERT_TRUE(rec[0].cookie + ev.cookie == 21 && ctx_stats(fd).events_lost == 0);
+	ASSERT_TRUE(ctx_stats(fd).timers == 0 && ctx_stats(fd).events_read == 5);
 	munmap(region, 8192);
 	io_uring_queue_exit(&ring);
 	close(fd);
-	return KTAP_PASS;
+	return TEST_PASS;
 }
 
 /*
@@ -531,49 +531,49 @@ static int test_uring_poll_multishot(void)
 	int fd = tempo_open(O_NONBLOCK), round, done = 0;
 	uint64_t id;
 
-	CHECK(fd >= 0);
-	CHECK(ring_open(&ring) == 0);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(ring_open(&ring), 0);
 	sqe = io_uring_get_sqe(&ring);
 	io_uring_prep_poll_multishot(sqe, fd, POLLIN);
 	io_uring_sqe_set_data64(sqe, 1);
 	io_uring_submit(&ring);
 	for (round = 0; round < 3; round++) {
 		id = arm_in(fd, round, 5 * MS);
-		CHECK(id);
-		CHECK(io_uring_wait_cqe(&ring, &cqe) == 0);
-		CHECK(cqe->user_data == 1 && cqe->res > 0 && (cqe->res & POLLIN));
-		CHECK(cqe->flags & IORING_CQE_F_MORE);
+		ASSERT_TRUE(id);
+		ASSERT_EQ(io_uring_wait_cqe(&ring, &cqe), 0);
+		ASSERT_TRUE(cqe->user_data == 1 && cqe->res > 0 && (cqe->res & POLLIN));
+		ASSERT_TRUE(cqe->flags & IORING_CQE_F_MORE);
 		io_uring_cqe_seen(&ring, cqe);
-		CHECK(read(fd, &ev, sizeof(ev)) == sizeof(ev) && ev.id == id);
-		CHECK(read(fd, &ev, sizeof(ev)) == -1 && errno == EAGAIN);
+		ASSERT_TRUE(read(fd, &ev, sizeof(ev)) == sizeof(ev) && ev.id == id);
+		ASSERT_TRUE(read(fd, &ev, sizeof(ev)) == -1 && errno == EAGAIN);
 	}
 	sqe = io_uring_get_sqe(&ring);
 	io_uring_prep_poll_remove(sqe, 1);
 	io_uring_sqe_set_data64(sqe, 2);
 	io_uring_submit(&ring);
 	while (done < 2) {
-		CHECK(io_uring_wait_cqe(&ring, &cqe) == 0);
+		ASSERT_EQ(io_uring_wait_cqe(&ring, &cqe), 0);
 		if (cqe->user_data == 1)
-			CHECK(!(cqe->flags & IORING_CQE_F_MORE));
+			ASSERT_FALSE(cqe->flags & IORING_CQE_F_MORE);
 		else
-			CHECK(cqe->user_data == 2 && cqe->res == 0);
+			ASSERT_TRUE(cqe->user_data == 2 && cqe->res == 0);
 		io_uring_cqe_seen(&ring, cqe);
 		done++;
 	}
 	io_uring_queue_exit(&ring);
 	close(fd);
-	return KTAP_PASS;
+	return TEST_PASS;
 }
 
-static const struct ktap_case cases[] = {
-	KTAP_CASE(test_uring_arm_cancel),
-	KTAP_CASE(test_uring_arm_grows),
-	KTAP_CASE(test_uring_read_exactly_once),
-	KTAP_CASE(test_uring_poll),
-	KTAP_CASE(test_uring_reads_inline),
-	KTAP_CASE(test_readv_whole_records),
-	KTAP_CASE(test_uring_poll_multishot),
-	{ NULL, NULL }
+static const struct test_case cases[] = {
+	TEST_CASE(test_uring_arm_cancel),
+	TEST_CASE(test_uring_arm_grows),
+	TEST_CASE(test_uring_read_exactly_once),
+	TEST_CASE(test_uring_poll),
+	TEST_CASE(test_uring_reads_inline),
+	TEST_CASE(test_readv_whole_records),
+	TEST_CASE(test_uring_poll_multishot),
+	{}
 };
 
 int main(void)
@@ -581,15 +581,11 @@ int main(void)
 	struct io_uring ring;
 	int fd = tempo_open(0);
 
-	if (fd < 0) {
-		printf("KTAP version 1\n1..0 # SKIP no %s: %s\n", TEMPO_DEVICE, strerror(-fd));
-		return 77;
-	}
+	if (fd < 0)
+		return test_skip_all("no %s: %s", TEMPO_DEVICE, strerror(-fd));
 	close(fd);
-	if (io_uring_queue_init(2, &ring, 0)) {
-		printf("KTAP version 1\n1..0 # SKIP no io_uring\n");
-		return 77;
-	}
+	if (io_uring_queue_init(2, &ring, 0))
+		return test_skip_all("no io_uring");
 	io_uring_queue_exit(&ring);
-	return ktap_run("tempo_uring", cases);
+	return test_run("tempo_uring", cases);
 }

@@ -10,7 +10,7 @@
 #include <linux/types.h>
 #include <tempo/delayq.h>
 #include "wheel_harness.h"
-#include "tap.h"
+#include "harness.h"
 
 #define TICK_NS		1000000ULL
 #define T0		(1000 * TICK_NS)
@@ -65,7 +65,7 @@ static void setup(void)
 static void teardown(void)
 {
 	remove_wait_queue(tempo_delayq_waitqueue(q), &watch.wait);
-	CHECK(tempo_delayq_destroy(q, NULL, NULL) == 0, "items left");
+	EXPECT_EQ(tempo_delayq_destroy(q, NULL, NULL), 0, "items left");
 	tempo_sim_run_all();
 	tempo_delayq_exit();
 	tempo_wheel_exit();
@@ -99,18 +99,18 @@ static void expect_edge_in_tick(struct tempo_delayq_node *node, u64 delay, const
 	unsigned int edges = watch.edges, steps;
 	u64 deadline;
 
-	CHECK(tempo_delayq_put(q, node, delay) == 0, "%s: put", what);
+	EXPECT_EQ(tempo_delayq_put(q, node, delay), 0, "%s: put", what);
 	deadline = ktime_to_ns(node->deadline);
 	steps = drive_to_edge(deadline + 2 * tempo_timer_slack_ns(delay));
-	CHECK(watch.edges == edges + 1, "%s (%llu ns ahead): %u edges", what, delay,
-	      watch.edges - edges);
-	CHECK(watch.at >= deadline, "%s (%llu ns ahead): found due %llu ns early", what, delay,
-	      deadline - watch.at);
-	CHECK(watch.at < deadline + TICK_NS, "%s (%llu ns ahead): found due %llu ns late", what,
-	      delay, watch.at - deadline);
+	EXPECT_EQ(watch.edges, edges + 1, "%s (%llu ns ahead): %u edges", what, delay,
+		  watch.edges - edges);
+	EXPECT_GE(watch.at, deadline, "%s (%llu ns ahead): found due %llu ns early", what, delay,
+		  deadline - watch.at);
+	EXPECT_LT(watch.at, deadline + TICK_NS, "%s (%llu ns ahead): found due %llu ns late", what,
+		  delay, watch.at - deadline);
 	/* One stage per wheel level at most, and the last at the deadline. */
-	CHECK(steps <= 12, "%s (%llu ns ahead): %u kicks", what, delay, steps);
-	CHECK(tempo_delayq_try_take(q) == node, "%s: not takeable at the edge", what);
+	EXPECT_LE(steps, 12, "%s (%llu ns ahead): %u kicks", what, delay, steps);
+	EXPECT_EQ(tempo_delayq_try_take(q), node, "%s: not takeable at the edge", what);
 }
 
 /*
@@ -160,13 +160,13 @@ static void test_kick_follows_the_earliest(void)
 	tempo_delayq_node_init(&a);
 	tempo_delayq_node_init(&b);
 	tempo_delayq_node_init(&c);
-	CHECK(tempo_delayq_put(q, &a, 3000 * TICK_NS) == 0, "put a");
+	EXPECT_EQ(tempo_delayq_put(q, &a, 3000 * TICK_NS), 0, "put a");
 	h_drive_until(ktime_get_ns() + 100 * TICK_NS);
 	expect_edge_in_tick(&b, 10 * TICK_NS + 7, "earlier b");
-	CHECK(tempo_delayq_put(q, &c, 20 * TICK_NS) == 0, "put c");
-	CHECK(tempo_delayq_remove(q, &c), "remove c");
-	CHECK(watch.edges == 1, "%u edges", watch.edges);
-	CHECK(tempo_delayq_remove(q, &a), "remove a");
+	EXPECT_EQ(tempo_delayq_put(q, &c, 20 * TICK_NS), 0, "put c");
+	EXPECT_TRUE(tempo_delayq_remove(q, &c), "remove c");
+	EXPECT_EQ(watch.edges, 1, "%u edges", watch.edges);
+	EXPECT_TRUE(tempo_delayq_remove(q, &a), "remove a");
 	expect_edge_in_tick(&a, 600 * TICK_NS + 3, "a again");
 	teardown();
 }
@@ -188,18 +188,18 @@ static void test_one_edge_per_readiness(void)
 	for (i = 0; i < 4; i++)
 		tempo_delayq_node_init(&n[i]);
 	for (i = 0; i < 3; i++)
-		CHECK(tempo_delayq_put_at(q, &n[i], at) == 0, "put %u", i);
+		EXPECT_EQ(tempo_delayq_put_at(q, &n[i], at), 0, "put %u", i);
 	drive_to_edge(ktime_to_ns(at) + 2 * TICK_NS);
-	CHECK(watch.edges == 1, "%u edges for 3 items due at once", watch.edges);
-	CHECK(tempo_delayq_try_take(q) == &n[0], "first");
-	CHECK(tempo_delayq_try_take(q) == &n[1], "second");
-	CHECK(tempo_delayq_put(q, &n[3], 0) == 0, "put due");
-	CHECK(watch.edges == 1, "%u edges with an item due all along", watch.edges);
-	CHECK(tempo_delayq_try_take(q) == &n[2], "third");
-	CHECK(tempo_delayq_try_take(q) == &n[3], "fourth");
-	CHECK(tempo_delayq_put(q, &n[0], 0) == 0, "put due again");
-	CHECK(watch.edges == 2, "%u edges after the queue ran dry", watch.edges);
-	CHECK(tempo_delayq_try_take(q) == &n[0], "last");
+	EXPECT_EQ(watch.edges, 1, "%u edges for 3 items due at once", watch.edges);
+	EXPECT_EQ(tempo_delayq_try_take(q), &n[0], "first");
+	EXPECT_EQ(tempo_delayq_try_take(q), &n[1], "second");
+	EXPECT_EQ(tempo_delayq_put(q, &n[3], 0), 0, "put due");
+	EXPECT_EQ(watch.edges, 1, "%u edges with an item due all along", watch.edges);
+	EXPECT_EQ(tempo_delayq_try_take(q), &n[2], "third");
+	EXPECT_EQ(tempo_delayq_try_take(q), &n[3], "fourth");
+	EXPECT_EQ(tempo_delayq_put(q, &n[0], 0), 0, "put due again");
+	EXPECT_EQ(watch.edges, 2, "%u edges after the queue ran dry", watch.edges);
+	EXPECT_EQ(tempo_delayq_try_take(q), &n[0], "last");
 	teardown();
 }
 
@@ -278,8 +278,8 @@ static unsigned int put_on_every_level(struct tempo_delayq_node *node, unsigned 
 	}
 	for (i = 0; i < n; i++) {
 		tempo_delayq_node_init(&node[idx[i]]);
-		CHECK(tempo_delayq_put(q, &node[idx[i]], delay[idx[i]]) == 0, "put %llu ns ahead",
-		      delay[idx[i]]);
+		EXPECT_EQ(tempo_delayq_put(q, &node[idx[i]], delay[idx[i]]), 0, "put %llu ns ahead",
+			  delay[idx[i]]);
 		rank[idx[i]] = i;
 	}
 	for (i = 0; i < n; i++)
@@ -310,17 +310,17 @@ static void test_consumer_across_levels(void)
 		if (deadline > ktime_get_ns()) {
 			tempo_sim_clock_set(deadline - 1);
 			got = tempo_delayq_try_take(q);
-			CHECK(got == ERR_PTR(-EAGAIN), "item %u (%llu ns ahead): taken 1 ns early",
-			      i, deadline - T0);
+			EXPECT_EQ(got, ERR_PTR(-EAGAIN), "item %u (%llu ns ahead): taken 1 ns early",
+				  i, deadline - T0);
 			tempo_sim_clock_set(deadline);
 		}
 		got = tempo_delayq_try_take(q);
-		CHECK(got == &node[idx[i]], "item %u: got %ld, want node %u", i,
-		      IS_ERR(got) ? PTR_ERR(got) : (long)(got - node), idx[i]);
+		EXPECT_EQ(got, &node[idx[i]], "item %u: got %ld, want node %u", i,
+			  IS_ERR(got) ? PTR_ERR(got) : (long)(got - node), idx[i]);
 		if (got != &node[idx[i]])
 			break;
 	}
-	CHECK(tempo_delayq_size(q) == 0, "%u left", tempo_delayq_size(q));
+	EXPECT_EQ(tempo_delayq_size(q), 0, "%u left", tempo_delayq_size(q));
 	teardown();
 }
 
@@ -345,19 +345,19 @@ static void test_kick_across_levels(void)
 		deadline = ktime_to_ns(node[idx[i]].deadline);
 		if (deadline > ktime_get_ns()) {
 			drive_to_edge(deadline + 2 * DQ_TICK);
-			CHECK(watch.at >= deadline && watch.at < deadline + TICK_NS,
-			      "item %u: edge at %lld ns from its deadline", i,
-			      (long long)(watch.at - deadline));
+			EXPECT_TRUE(watch.at >= deadline && watch.at < deadline + TICK_NS,
+				    "item %u: edge at %lld ns from its deadline", i,
+				    (long long)(watch.at - deadline));
 		}
 		while (i < n && !IS_ERR(got = tempo_delayq_try_take(q))) {
-			CHECK(got == &node[idx[i]], "item %u: node %ld, want %u", i,
-			      (long)(got - node), idx[i]);
+			EXPECT_EQ(got, &node[idx[i]], "item %u: node %ld, want %u", i,
+				  (long)(got - node), idx[i]);
 			i++;
 		}
 		if (ktime_get_ns() < deadline)
 			break;
 	}
-	CHECK(i == n, "%u of %u taken", i, n);
+	EXPECT_EQ(i, n, "%u of %u taken", i, n);
 	teardown();
 }
 
@@ -380,23 +380,23 @@ static void test_remove_and_destroy_across_levels(void)
 	n = put_on_every_level(node, idx);
 	/* Every third item now, from the wheel. */
 	for (i = 0; i < n; i += 3)
-		CHECK(tempo_delayq_remove(q, &node[idx[i]]), "remove %u", i);
+		EXPECT_TRUE(tempo_delayq_remove(q, &node[idx[i]]), "remove %u", i);
 	/* Sort ahead to the earliest left: peek() re-places down the levels. */
-	CHECK(tempo_delayq_peek(q, &d) && d == node[idx[1]].deadline, "peek");
+	EXPECT_TRUE(tempo_delayq_peek(q, &d) && d == node[idx[1]].deadline, "peek");
 	for (i = 1; i < n; i += 3)
-		CHECK(tempo_delayq_remove(q, &node[idx[i]]), "remove %u", i);
+		EXPECT_TRUE(tempo_delayq_remove(q, &node[idx[i]]), "remove %u", i);
 	for (i = 0; i < n; i += 3)
-		CHECK(!tempo_delayq_remove(q, &node[idx[i]]), "removed %u twice", i);
-	CHECK(tempo_delayq_size(q) == n - (n + 2) / 3 - (n + 1) / 3, "size %u",
-	      tempo_delayq_size(q));
+		EXPECT_FALSE(tempo_delayq_remove(q, &node[idx[i]]), "removed %u twice", i);
+	EXPECT_EQ(tempo_delayq_size(q), n - (n + 2) / 3 - (n + 1) / 3, "size %u",
+		  tempo_delayq_size(q));
 	for (i = 2; i < n; i += 3)
 		back[kept++] = &node[idx[i]];
 	tempo_sim_clock_advance(DQ_TICK * 5);
 	remove_wait_queue(tempo_delayq_waitqueue(q), &watch.wait);
-	CHECK(tempo_delayq_destroy(q, dq_collect_release, NULL) == kept, "destroy");
-	CHECK(collected == kept, "%u handed back, want %u", collected, kept);
+	EXPECT_EQ(tempo_delayq_destroy(q, dq_collect_release, NULL), kept, "destroy");
+	EXPECT_EQ(collected, kept, "%u handed back, want %u", collected, kept);
 	for (i = 0; i < kept && i < collected; i++)
-		CHECK(collect[i] == back[i], "hand-back %u out of take() order", i);
+		EXPECT_EQ(collect[i], back[i], "hand-back %u out of take() order", i);
 	q = tempo_delayq_create();
 	add_wait_queue(tempo_delayq_waitqueue(q), &watch.wait);
 	teardown();
@@ -419,14 +419,14 @@ static void test_equal_deadlines_across_levels(void)
 	tempo_delayq_node_init(&b);
 	tempo_delayq_node_init(&c);
 	at = ns_to_ktime((ktime_get_ns() / DQ_TICK + 5000) * DQ_TICK + 77);
-	CHECK(tempo_delayq_put_at(q, &a, at) == 0, "put a");
+	EXPECT_EQ(tempo_delayq_put_at(q, &a, at), 0, "put a");
 	tempo_sim_clock_set(ktime_to_ns(at) - 10 * DQ_TICK);
-	CHECK(tempo_delayq_put_at(q, &b, at) == 0, "put b");
-	CHECK(tempo_delayq_put_at(q, &c, ktime_add_ns(at, 1)) == 0, "put c");
+	EXPECT_EQ(tempo_delayq_put_at(q, &b, at), 0, "put b");
+	EXPECT_EQ(tempo_delayq_put_at(q, &c, ktime_add_ns(at, 1)), 0, "put c");
 	tempo_sim_clock_set(ktime_to_ns(at) + 1);
-	CHECK(tempo_delayq_try_take(q) == &a, "a, put first, not first");
-	CHECK(tempo_delayq_try_take(q) == &b, "b not second");
-	CHECK(tempo_delayq_try_take(q) == &c, "c not last");
+	EXPECT_EQ(tempo_delayq_try_take(q), &a, "a, put first, not first");
+	EXPECT_EQ(tempo_delayq_try_take(q), &b, "b not second");
+	EXPECT_EQ(tempo_delayq_try_take(q), &c, "c not last");
 	teardown();
 }
 
@@ -452,7 +452,7 @@ static void test_big_slot(void)
 	at = ns_to_ktime((ktime_get_ns() / DQ_TICK + 300) * DQ_TICK + 5);
 	for (i = 0; i < ARRAY_SIZE(node); i++) {
 		tempo_delayq_node_init(&node[i]);
-		CHECK(tempo_delayq_put_at(q, &node[i], at) == 0, "put %u", i);
+		EXPECT_EQ(tempo_delayq_put_at(q, &node[i], at), 0, "put %u", i);
 	}
 	while (!due && edges < 10) {
 		drive_to_edge(ktime_to_ns(at) + 2 * DQ_TICK);
@@ -462,28 +462,31 @@ static void test_big_slot(void)
 		if (tempo_delayq_ready(q))
 			due = ktime_get_ns();
 	}
-	CHECK(due >= ktime_to_ns(at) && due < ktime_to_ns(at) + TICK_NS,
-	      "found due %lld ns from the deadline, after %u edges",
-	      (long long)(due - ktime_to_ns(at)), edges);
+	EXPECT_TRUE(due >= ktime_to_ns(at) && due < ktime_to_ns(at) + TICK_NS,
+		    "found due %lld ns from the deadline, after %u edges",
+		    (long long)(due - ktime_to_ns(at)), edges);
 	for (i = 0; i < ARRAY_SIZE(node); i++) {
 		got = tempo_delayq_try_take(q);
-		CHECK(got == &node[i], "item %u: %ld", i, IS_ERR(got) ? PTR_ERR(got) : 0L);
+		EXPECT_EQ(got, &node[i], "item %u: %ld", i, IS_ERR(got) ? PTR_ERR(got) : 0L);
 		if (got != &node[i])
 			break;
 	}
 	teardown();
 }
 
+static const struct test_case cases[] = {
+	TEST_CASE_VOID(test_kick_stages_within_a_tick),
+	TEST_CASE_VOID(test_kick_follows_the_earliest),
+	TEST_CASE_VOID(test_one_edge_per_readiness),
+	TEST_CASE_VOID(test_consumer_across_levels),
+	TEST_CASE_VOID(test_kick_across_levels),
+	TEST_CASE_VOID(test_remove_and_destroy_across_levels),
+	TEST_CASE_VOID(test_equal_deadlines_across_levels),
+	TEST_CASE_VOID(test_big_slot),
+	{}
+};
+
 int main(void)
 {
-	tap_begin("delayq_det", 8);
-	tap_run("kick_stages_within_a_tick", test_kick_stages_within_a_tick);
-	tap_run("kick_follows_the_earliest", test_kick_follows_the_earliest);
-	tap_run("one_edge_per_readiness", test_one_edge_per_readiness);
-	tap_run("consumer_across_levels", test_consumer_across_levels);
-	tap_run("kick_across_levels", test_kick_across_levels);
-	tap_run("remove_and_destroy_across_levels", test_remove_and_destroy_across_levels);
-	tap_run("equal_deadlines_across_levels", test_equal_deadlines_across_levels);
-	tap_run("big_slot", test_big_slot);
-	return tap_end("delayq_det");
+	return test_run("delayq_det", cases);
 }

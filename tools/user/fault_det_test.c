@@ -14,7 +14,7 @@
 #include <tempo/order.h>
 #include "internal.h"
 #include "sim.h"
-#include "tap.h"
+#include "harness.h"
 
 #define MAX_NTH	64
 
@@ -31,23 +31,23 @@ static void order_create_window(u32 window)
 		left = tempo_fail_nth;
 		tempo_fail_nth = 0;
 		if (IS_ERR(o)) {
-			CHECK(PTR_ERR(o) == -ENOMEM, "window %u nth %u: %ld", window, nth, PTR_ERR(o));
-			CHECK(left == 0, "window %u nth %u: error without a failure", window, nth);
+			EXPECT_EQ(PTR_ERR(o), -ENOMEM, "window %u nth %u: %ld", window, nth, PTR_ERR(o));
+			EXPECT_EQ(left, 0, "window %u nth %u: error without a failure", window, nth);
 			failed++;
 			continue;
 		}
-		CHECK(o != NULL, "window %u nth %u", window, nth);
+		EXPECT_NE(o, NULL, "window %u nth %u", window, nth);
 		if (!o)
 			break;
-		CHECK(tempo_order_ticket_try(o, &ticket) == 0 && ticket == 5, "nth %u", nth);
-		CHECK(tempo_order_trash(o, ticket) == 1, "nth %u: the head drains itself", nth);
+		EXPECT_TRUE(tempo_order_ticket_try(o, &ticket) == 0 && ticket == 5, "nth %u", nth);
+		EXPECT_EQ(tempo_order_trash(o, ticket), 1, "nth %u: the head drains itself", nth);
 		tempo_order_destroy(o);
 		if (left)
 			break;
 	}
-	CHECK(left > 0, "window %u: still failing at nth %u", window, MAX_NTH);
-	CHECK(failed >= 3, "window %u: only %u failures (kzalloc, ring, percpu expected)",
-	      window, failed);
+	EXPECT_GT(left, 0, "window %u: still failing at nth %u", window, MAX_NTH);
+	EXPECT_GE(failed, 3, "window %u: only %u failures (kzalloc, ring, percpu expected)",
+		  window, failed);
 	printf("    # order_create(%u): %u allocations, %u -> -ENOMEM\n", window, nth - 1, failed);
 }
 
@@ -65,29 +65,35 @@ static void delayq_create(void)
 		left = tempo_fail_nth;
 		tempo_fail_nth = 0;
 		if (!q) {
-			CHECK(left == 0, "nth %u: NULL without a failure", nth);
+			EXPECT_EQ(left, 0, "nth %u: NULL without a failure", nth);
 			failed++;
 			continue;
 		}
-		CHECK(tempo_delayq_destroy(q, NULL, NULL) == 0, "nth %u", nth);
+		EXPECT_EQ(tempo_delayq_destroy(q, NULL, NULL), 0, "nth %u", nth);
 		if (left)
 			break;
 	}
-	CHECK(left > 0 && failed >= 1, "left %u failed %u", left, failed);
+	EXPECT_TRUE(left > 0 && failed >= 1, "left %u failed %u", left, failed);
 	printf("    # delayq_create: %u allocations, %u -> NULL\n", nth - 1, failed);
 }
 
+static const struct test_case cases[] = {
+	TEST_CASE_VOID(order_create_small),
+	TEST_CASE_VOID(order_create_large),
+	TEST_CASE_VOID(delayq_create),
+	{}
+};
+
 int main(void)
 {
+	int rc;
+
 	tempo_sim_init(2, true, false);
 	if (tempo_wheel_init(100000, 10) || tempo_order_init() || tempo_delayq_init())
 		return 1;
-	tap_begin("fault_det", 3);
-	tap_run("order_create_small", order_create_small);
-	tap_run("order_create_large", order_create_large);
-	tap_run("delayq_create", delayq_create);
+	rc = test_run("fault_det", cases);
 	tempo_delayq_exit();
 	tempo_order_exit();
 	tempo_wheel_exit();
-	return tap_end("fault_det");
+	return rc;
 }

@@ -18,7 +18,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include "sim.h"
-#include "tap.h"
+#include "harness.h"
 
 #define LD(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
 #define ST(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
@@ -106,8 +106,8 @@ static u64 setup(void)
 	ST(o, tempo_order_create(4, &opts));
 	ndone = 0;
 	memset(holds, 0, sizeof(holds));
-	CHECK(!tempo_order_ticket_try(o, &a) && !tempo_order_ticket_try(o, &b), "tickets");
-	CHECK(a == U64_MAX && b == 0, "a=%llu b=%llu", a, b);
+	EXPECT_TRUE(!tempo_order_ticket_try(o, &a) && !tempo_order_ticket_try(o, &b), "tickets");
+	EXPECT_TRUE(a == U64_MAX && b == 0, "a=%llu b=%llu", a, b);
 	return a;
 }
 
@@ -116,14 +116,14 @@ static void teardown(u64 t)
 	struct tempo_order_stats st;
 	u64 c;
 
-	CHECK(ndone == 2, "%d completions ran", ndone);
-	CHECK(ndone < 1 || done_log[0] == t, "first completion %llu", done_log[0]);
-	CHECK(ndone < 2 || done_log[1] == t + 1, "second completion %llu", done_log[1]);
+	EXPECT_EQ(ndone, 2, "%d completions ran", ndone);
+	EXPECT_TRUE(ndone < 1 || done_log[0] == t, "first completion %llu", done_log[0]);
+	EXPECT_TRUE(ndone < 2 || done_log[1] == t + 1, "second completion %llu", done_log[1]);
 	/* The head moved past both: the next ticket is the head, TAIL. */
-	CHECK(!tempo_order_ticket_try(o, &c), "take");
-	CHECK(tempo_order_run(o, c, fn, (void *)(uintptr_t)c) == 1, "t+2 is the head");
+	EXPECT_FALSE(tempo_order_ticket_try(o, &c), "take");
+	EXPECT_EQ(tempo_order_run(o, c, fn, (void *)(uintptr_t)c), 1, "t+2 is the head");
 	tempo_order_stats(o, &st);
-	CHECK(st.completed == 3 && !st.pending, "completed %llu pending %llu", st.completed, st.pending);
+	EXPECT_TRUE(st.completed == 3 && !st.pending, "completed %llu pending %llu", st.completed, st.pending);
 	tempo_order_destroy(o);
 }
 
@@ -140,8 +140,8 @@ static void owner_seen_empty_drainer_wins(void)
 	pthread_join(drn.th, NULL);
 	hold_release(0);
 	pthread_join(own.th, NULL);
-	CHECK(drn.ret == 1, "drainer %d", drn.ret);
-	CHECK(own.ret == 1, "owner must run itself: %d", own.ret);
+	EXPECT_EQ(drn.ret, 1, "drainer %d", drn.ret);
+	EXPECT_EQ(own.ret, 1, "owner must run itself: %d", own.ret);
 	teardown(t);
 }
 
@@ -158,8 +158,8 @@ static void drainer_seen_empty_owner_wins(void)
 	pthread_join(own.th, NULL);
 	hold_release(0);
 	pthread_join(drn.th, NULL);
-	CHECK(own.ret == 0, "owner must park: %d", own.ret);
-	CHECK(drn.ret == 1, "drainer %d", drn.ret);
+	EXPECT_EQ(own.ret, 0, "owner must park: %d", own.ret);
+	EXPECT_EQ(drn.ret, 1, "drainer %d", drn.ret);
 	teardown(t);
 }
 
@@ -176,8 +176,8 @@ static void owner_writing_drainer_wins(void)
 	pthread_join(drn.th, NULL);
 	hold_release(0);
 	pthread_join(own.th, NULL);
-	CHECK(drn.ret == 1, "drainer %d", drn.ret);
-	CHECK(own.ret == 1, "owner must run itself: %d", own.ret);
+	EXPECT_EQ(drn.ret, 1, "drainer %d", drn.ret);
+	EXPECT_EQ(own.ret, 1, "owner must run itself: %d", own.ret);
 	teardown(t);
 }
 
@@ -197,22 +197,28 @@ static void drainer_seen_writing_owner_wins(void)
 	pthread_join(own.th, NULL);
 	hold_release(1);
 	pthread_join(drn.th, NULL);
-	CHECK(own.ret == 0, "owner must park: %d", own.ret);
-	CHECK(drn.ret == 1, "drainer %d", drn.ret);
+	EXPECT_EQ(own.ret, 0, "owner must park: %d", own.ret);
+	EXPECT_EQ(drn.ret, 1, "drainer %d", drn.ret);
 	teardown(t);
 }
 
+static const struct test_case cases[] = {
+	TEST_CASE_VOID(owner_seen_empty_drainer_wins),
+	TEST_CASE_VOID(drainer_seen_empty_owner_wins),
+	TEST_CASE_VOID(owner_writing_drainer_wins),
+	TEST_CASE_VOID(drainer_seen_writing_owner_wins),
+	{}
+};
+
 int main(void)
 {
+	int rc;
+
 	tempo_sim_init(2, true, false);
 	if (tempo_wheel_init(100000, 10) || tempo_order_init())
 		return 1;
-	tap_begin("order_det", 4);
-	tap_run("owner_seen_empty_drainer_wins", owner_seen_empty_drainer_wins);
-	tap_run("drainer_seen_empty_owner_wins", drainer_seen_empty_owner_wins);
-	tap_run("owner_writing_drainer_wins", owner_writing_drainer_wins);
-	tap_run("drainer_seen_writing_owner_wins", drainer_seen_writing_owner_wins);
+	rc = test_run("order_det", cases);
 	tempo_order_exit();
 	tempo_wheel_exit();
-	return tap_end("order_det");
+	return rc;
 }

@@ -17,15 +17,18 @@ USER_STRESS_SECS ?= 3
 USER_FUZZ_SECS ?= 60
 USER_ORDER_FUZZ_SECS ?= 20
 USER_KSRC := $(USER_OUT)/ksrc
+# The tests use the one test harness, tools/tests/harness.h; a case during
+# which the shim's WARN() fires fails (TEST_WARN_COUNT).
 USER_CFLAGS := -std=gnu11 -g -O1 -Wall -Wno-unused-function -fno-omit-frame-pointer \
-	-I$(USER_DIR)/include -Iinclude -Ikmod -I$(USER_DIR) -I$(USER_KSRC)
+	-I$(USER_DIR)/include -Iinclude -Ikmod -I$(USER_DIR) -I$(USER_KSRC) -Itools/tests \
+	-DTEST_WARN_COUNT=tempo_user_warnings
 USER_ASAN := -fsanitize=address,undefined -fno-sanitize=pointer-overflow \
 	-fno-sanitize-recover=undefined
 USER_TSAN := -fsanitize=thread
 USER_FUZZ := -fsanitize=fuzzer,address,undefined -fno-sanitize=pointer-overflow
 USER_SIM := $(USER_DIR)/sim.c
 USER_HDRS := $(wildcard $(USER_DIR)/*.h $(USER_DIR)/include/*.h \
-	$(USER_DIR)/include/*/*.h) kmod/wheel.h include/tempo/timer.h
+	$(USER_DIR)/include/*/*.h) kmod/wheel.h include/tempo/timer.h tools/tests/harness.h
 USER_WHEEL := kmod/wheel.c
 USER_HDRS += include/tempo/order.h include/tempo/delayq.h kmod/internal.h
 # The det and stress tests see the cores' test points (kmod/testing.h) and

@@ -8,7 +8,7 @@
 #include <linux/types.h>
 #include "wheel_harness.h"
 #include "wheel.h"
-#include "tap.h"
+#include "harness.h"
 #include "testing.h"
 
 #define TICK_NS		1000000ULL
@@ -63,15 +63,15 @@ static void obj_fn(struct tempo_timer *t)
 	o->fired++;
 	o->cpu = smp_processor_id();
 	o->fired_at = ktime_get_ns();
-	CHECK(ktime_get_ns() >= o->deadline, "fired %llu ns early",
-	      o->deadline - ktime_get_ns());
+	EXPECT_GE(ktime_get_ns(), o->deadline, "fired %llu ns early",
+		  o->deadline - ktime_get_ns());
 	/*
 	 * The contract (include/tempo/timer.h): "The callback may re-arm its
 	 * own timer, and may free it." So when it runs, no base may still
 	 * hold the timer: neither on a list (LINKED) nor on an inbox (QUEUED).
 	 */
-	CHECK(!(st & H_TT_HELD),
-	      "callback runs while a base still holds the timer (state %#lx)", st);
+	EXPECT_FALSE(st & H_TT_HELD,
+		     "callback runs while a base still holds the timer (state %#lx)", st);
 	if (o->free_in_callback && !(st & H_TT_HELD)) {
 		freed_total++;
 		free(o);	/* under ASan, a later touch is a use-after-free */
@@ -103,8 +103,8 @@ static void teardown(void)
 	tempo_sim_run_all();
 	/* Every timer a base took hold of has fired or been let go of. */
 	tempo_wheel_totals(&taken, &fired, &released);
-	CHECK(taken == fired + released, "taken %llu fired %llu released %llu",
-	      taken, fired, released);
+	EXPECT_EQ(taken, fired + released, "taken %llu fired %llu released %llu",
+		  taken, fired, released);
 	tempo_sim_set_cpu(0);
 	tempo_wheel_exit();
 }
@@ -118,11 +118,11 @@ static void test_fires_once_on_time(void)
 	o = obj_new(false);
 	tempo_sim_set_cpu(0);
 	o->deadline = ktime_get_ns() + 5 * TICK_NS;
-	CHECK(tempo_timer_arm(&o->timer, 5 * TICK_NS) == 0, "idle timer");
+	EXPECT_EQ(tempo_timer_arm(&o->timer, 5 * TICK_NS), 0, "idle timer");
 	h_drive_until(o->deadline - 1);
-	CHECK(o->fired == 0, "fired early");
+	EXPECT_EQ(o->fired, 0, "fired early");
 	h_drive_until(o->deadline + tempo_timer_slack_ns(5 * TICK_NS));
-	CHECK(o->fired == 1, "fired %u times", o->fired);
+	EXPECT_EQ(o->fired, 1, "fired %u times", o->fired);
 	teardown();
 	free(o);
 }
@@ -151,23 +151,23 @@ static void test_claim_with_remote_rearm_in_flight(void)
 	o = obj_new(true);
 	tempo_sim_set_cpu(0);
 	o->deadline = ktime_get_ns() + 5 * TICK_NS;
-	CHECK(tempo_timer_arm(&o->timer, 5 * TICK_NS) == 0, "idle timer");
+	EXPECT_EQ(tempo_timer_arm(&o->timer, 5 * TICK_NS), 0, "idle timer");
 
 	tempo_sim_clock_advance(5 * TICK_NS);
-	CHECK(tempo_sim_run_hrtimers() == 1, "CPU 0's hrtimer collects t");
-	CHECK(fired_total == 0, "nothing runs in hardirq");
+	EXPECT_EQ(tempo_sim_run_hrtimers(), 1, "CPU 0's hrtimer collects t");
+	EXPECT_EQ(fired_total, 0, "nothing runs in hardirq");
 
 	tempo_sim_set_cpu(1);
 	o->deadline = ktime_get_ns();
-	CHECK(tempo_timer_arm(&o->timer, 0) == 1, "re-arm of a collected timer: pending");
-	CHECK(tempo_sim_pending_csds(0) == 1, "the message to CPU 0 is in flight");
+	EXPECT_EQ(tempo_timer_arm(&o->timer, 0), 1, "re-arm of a collected timer: pending");
+	EXPECT_EQ(tempo_sim_pending_csds(0), 1, "the message to CPU 0 is in flight");
 
 	tempo_sim_set_cpu(0);
 	tempo_sim_run_works();		/* the claim, IPI still in flight */
 	tempo_sim_run_csds();		/* the IPI: the inbox drains */
 	h_drive_until(ktime_get_ns() + 2 * TICK_NS);
-	CHECK(fired_total == 1, "fired %u times", fired_total);
-	CHECK(freed_total == 1, "freed %u times", freed_total);
+	EXPECT_EQ(fired_total, 1, "fired %u times", fired_total);
+	EXPECT_EQ(freed_total, 1, "freed %u times", freed_total);
 	teardown();
 }
 
@@ -184,14 +184,14 @@ static void test_claim_with_remote_cancel_in_flight(void)
 	tempo_sim_clock_advance(3 * TICK_NS);
 	tempo_sim_run_hrtimers();
 	tempo_sim_set_cpu(1);
-	CHECK(tempo_timer_cancel(&o->timer), "cancel of a collected timer stops it");
+	EXPECT_TRUE(tempo_timer_cancel(&o->timer), "cancel of a collected timer stops it");
 	tempo_sim_set_cpu(0);
 	tempo_sim_run_works();
-	CHECK(o->fired == 0, "cancelled timer ran");
+	EXPECT_EQ(o->fired, 0, "cancelled timer ran");
 	tempo_sim_run_csds();
-	CHECK(!(h_state(&o->timer) & H_TT_HELD), "still held");
+	EXPECT_FALSE(h_state(&o->timer) & H_TT_HELD, "still held");
 	tempo_sim_set_cpu(1);
-	CHECK(!tempo_timer_cancel_sync(&o->timer), "nothing left to stop");
+	EXPECT_FALSE(tempo_timer_cancel_sync(&o->timer), "nothing left to stop");
 	teardown();
 	free(o);
 }
@@ -206,16 +206,16 @@ static void test_arm_on_moves_while_in_flight(void)
 	tempo_sim_set_cpu(0);
 	tempo_timer_arm(&o->timer, 10 * TICK_NS);
 	tempo_sim_set_cpu(2);
-	CHECK(tempo_timer_arm_on(&o->timer, 1, 4 * TICK_NS) == 1, "pending");
+	EXPECT_EQ(tempo_timer_arm_on(&o->timer, 1, 4 * TICK_NS), 1, "pending");
 	tempo_sim_set_cpu(0);
 	tempo_sim_run_csds();		/* CPU 0 forwards to CPU 1 */
 	tempo_sim_set_cpu(2);
 	o->deadline = ktime_get_ns() + 2 * TICK_NS;
-	CHECK(tempo_timer_arm(&o->timer, 2 * TICK_NS) == 1, "pending");
+	EXPECT_EQ(tempo_timer_arm(&o->timer, 2 * TICK_NS), 1, "pending");
 	h_drive_until(o->deadline - 1);
-	CHECK(fired_total == 0, "early");
+	EXPECT_EQ(fired_total, 0, "early");
 	h_drive_until(o->deadline + 2 * TICK_NS);
-	CHECK(fired_total == 1 && freed_total == 1, "fired %u", fired_total);
+	EXPECT_TRUE(fired_total == 1 && freed_total == 1, "fired %u", fired_total);
 	teardown();
 }
 
@@ -242,7 +242,7 @@ static struct obj *hook_b;
 static void hook_cancel_b_from_cpu1(void)
 {
 	tempo_sim_set_cpu(1);
-	CHECK(tempo_timer_cancel(&hook_b->timer), "b was pending");
+	EXPECT_TRUE(tempo_timer_cancel(&hook_b->timer), "b was pending");
 	tempo_sim_run_irqs();
 	tempo_sim_set_cpu(0);
 }
@@ -263,17 +263,17 @@ static void test_offline_with_remote_cancel_racing_evacuation(void)
 	hook_b = b;
 	race_hook = hook_cancel_b_from_cpu1;
 	tempo_sim_cpu_down(0);
-	CHECK(race_hook == NULL, "the evacuation reached the race point");
-	CHECK(tempo_wheel_cpu_quiet(0, &armed), "CPU 0's wheel is not empty after offline");
-	CHECK(!armed, "CPU 0's hrtimer still armed after offline");
-	CHECK(!(h_state(&b->timer) & (H_TT_HELD | H_TT_PENDING)),
-	      "b still held: state %#lx", h_state(&b->timer));
+	EXPECT_EQ(race_hook, NULL, "the evacuation reached the race point");
+	EXPECT_TRUE(tempo_wheel_cpu_quiet(0, &armed), "CPU 0's wheel is not empty after offline");
+	EXPECT_FALSE(armed, "CPU 0's hrtimer still armed after offline");
+	EXPECT_FALSE(h_state(&b->timer) & (H_TT_HELD | H_TT_PENDING),
+		     "b still held: state %#lx", h_state(&b->timer));
 
 	tempo_sim_set_cpu(1);
 	h_drive_until(a->deadline + 2 * TICK_NS);
-	CHECK(a->fired == 1 && b->fired == 0, "a fired %u, b fired %u", a->fired, b->fired);
+	EXPECT_TRUE(a->fired == 1 && b->fired == 0, "a fired %u, b fired %u", a->fired, b->fired);
 	tempo_sim_cpu_up(0);
-	CHECK(tempo_wheel_cpu_quiet(0, &armed), "CPU 0 came online with timers");
+	EXPECT_TRUE(tempo_wheel_cpu_quiet(0, &armed), "CPU 0 came online with timers");
 	teardown();
 	free(a);
 	free(b);
@@ -284,7 +284,7 @@ static void hook_rearm_b_from_cpu1(void)
 {
 	tempo_sim_set_cpu(1);
 	hook_b->deadline = ktime_get_ns() + 3 * TICK_NS;
-	CHECK(tempo_timer_arm(&hook_b->timer, 3 * TICK_NS) == 1, "b was pending");
+	EXPECT_EQ(tempo_timer_arm(&hook_b->timer, 3 * TICK_NS), 1, "b was pending");
 	tempo_sim_run_irqs();
 	tempo_sim_set_cpu(0);
 }
@@ -305,15 +305,15 @@ static void test_offline_with_remote_rearm_racing_evacuation(void)
 	hook_b = b;
 	race_hook = hook_rearm_b_from_cpu1;
 	tempo_sim_cpu_down(0);
-	CHECK(race_hook == NULL, "the evacuation reached the race point");
-	CHECK(tempo_wheel_cpu_quiet(0, &armed), "CPU 0's wheel is not empty after offline");
+	EXPECT_EQ(race_hook, NULL, "the evacuation reached the race point");
+	EXPECT_TRUE(tempo_wheel_cpu_quiet(0, &armed), "CPU 0's wheel is not empty after offline");
 
 	tempo_sim_set_cpu(1);
 	h_drive_until(b->deadline + 2 * TICK_NS);
-	CHECK(a->fired == 1, "a fired %u times", a->fired);
-	CHECK(freed_total == 1, "b fired %u times", freed_total);	/* b freed itself */
+	EXPECT_EQ(a->fired, 1, "a fired %u times", a->fired);
+	EXPECT_EQ(freed_total, 1, "b fired %u times", freed_total);	/* b freed itself */
 	tempo_sim_cpu_up(0);
-	CHECK(tempo_wheel_cpu_quiet(0, &armed), "CPU 0 came online with timers");
+	EXPECT_TRUE(tempo_wheel_cpu_quiet(0, &armed), "CPU 0 came online with timers");
 	teardown();
 	free(a);
 }
@@ -347,8 +347,8 @@ static void hook_arm_parked_from_cpu1(void)
 {
 	tempo_sim_set_cpu(1);
 	park_obj->deadline = ktime_get_ns() + 5 * TICK_NS;
-	CHECK(tempo_timer_arm(&park_obj->timer, 5 * TICK_NS) == 0, "parked timer is idle");
-	CHECK(h_state(&park_obj->timer) & H_TT_QUEUED, "arm of a parked timer messages its owner");
+	EXPECT_EQ(tempo_timer_arm(&park_obj->timer, 5 * TICK_NS), 0, "parked timer is idle");
+	EXPECT_TRUE(h_state(&park_obj->timer) & H_TT_QUEUED, "arm of a parked timer messages its owner");
 	tempo_sim_set_cpu(0);
 }
 
@@ -361,14 +361,14 @@ static void test_remote_arm_while_parking(void)
 	o = obj_new(false);
 	park_obj = o;
 	tempo_sim_set_cpu(0);
-	CHECK(tempo_timer_arm(&o->timer, 100 * TICK_NS) == 0, "idle timer");
+	EXPECT_EQ(tempo_timer_arm(&o->timer, 100 * TICK_NS), 0, "idle timer");
 	park_hook(TEMPO_TP_WHEEL_PARKED, hook_arm_parked_from_cpu1);
-	CHECK(tempo_timer_cancel(&o->timer), "cancel stops the pending timer");
-	CHECK(race_hook == NULL, "the cancel reached its parked point");
+	EXPECT_TRUE(tempo_timer_cancel(&o->timer), "cancel stops the pending timer");
+	EXPECT_EQ(race_hook, NULL, "the cancel reached its parked point");
 	h_drive_until(o->deadline + tempo_timer_slack_ns(5 * TICK_NS));
-	CHECK(o->fired == 1, "fired %u times", o->fired);
-	CHECK(o->cpu == 0, "fired on CPU %d, not on its holder", o->cpu);
-	CHECK(tempo_wheel_cpu_quiet(1, &armed), "CPU 1's wheel holds the entry");
+	EXPECT_EQ(o->fired, 1, "fired %u times", o->fired);
+	EXPECT_EQ(o->cpu, 0, "fired on CPU %d, not on its holder", o->cpu);
+	EXPECT_TRUE(tempo_wheel_cpu_quiet(1, &armed), "CPU 1's wheel holds the entry");
 	teardown();
 	free(o);
 }
@@ -386,31 +386,31 @@ static void test_parked_rearm_and_cancel_sync(void)
 	o = obj_new(false);
 	tempo_sim_set_cpu(0);
 	tempo_timer_arm(&o->timer, 100 * TICK_NS);
-	CHECK(tempo_timer_cancel(&o->timer), "cancel stops it");
-	CHECK((h_state(&o->timer) & (H_TT_HELD | H_TT_PENDING)) == H_TT_PARKED,
-	      "a local cancel parks: state %#lx", h_state(&o->timer));
+	EXPECT_TRUE(tempo_timer_cancel(&o->timer), "cancel stops it");
+	EXPECT_EQ((h_state(&o->timer) & (H_TT_HELD | H_TT_PENDING)), H_TT_PARKED,
+		  "a local cancel parks: state %#lx", h_state(&o->timer));
 	o->deadline = ktime_get_ns() + 4 * TICK_NS;
-	CHECK(tempo_timer_arm(&o->timer, 4 * TICK_NS) == 0, "parked timer is idle");
-	CHECK((h_state(&o->timer) & (H_TT_HELD | H_TT_PENDING)) == (H_TT_LINKED | H_TT_PENDING),
-	      "re-armed in place: state %#lx", h_state(&o->timer));
+	EXPECT_EQ(tempo_timer_arm(&o->timer, 4 * TICK_NS), 0, "parked timer is idle");
+	EXPECT_EQ((h_state(&o->timer) & (H_TT_HELD | H_TT_PENDING)), (H_TT_LINKED | H_TT_PENDING),
+		  "re-armed in place: state %#lx", h_state(&o->timer));
 	h_drive_until(o->deadline + tempo_timer_slack_ns(4 * TICK_NS));
-	CHECK(o->fired == 1, "fired %u times", o->fired);
+	EXPECT_EQ(o->fired, 1, "fired %u times", o->fired);
 
 	tempo_timer_arm(&o->timer, 100 * TICK_NS);
 	tempo_timer_cancel(&o->timer);
-	CHECK(!tempo_timer_cancel_sync(&o->timer), "nothing left to stop");
-	CHECK(!(h_state(&o->timer) & H_TT_HELD), "cancel_sync on the owner: state %#lx",
-	      h_state(&o->timer));
+	EXPECT_FALSE(tempo_timer_cancel_sync(&o->timer), "nothing left to stop");
+	EXPECT_FALSE(h_state(&o->timer) & H_TT_HELD, "cancel_sync on the owner: state %#lx",
+		     h_state(&o->timer));
 
 	tempo_timer_arm(&o->timer, 100 * TICK_NS);
 	tempo_timer_cancel(&o->timer);
 	tempo_sim_set_cpu(1);
-	CHECK(!tempo_timer_cancel_sync(&o->timer), "nothing left to stop");
-	CHECK(!(h_state(&o->timer) & H_TT_HELD), "cancel_sync elsewhere: state %#lx",
-	      h_state(&o->timer));
+	EXPECT_FALSE(tempo_timer_cancel_sync(&o->timer), "nothing left to stop");
+	EXPECT_FALSE(h_state(&o->timer) & H_TT_HELD, "cancel_sync elsewhere: state %#lx",
+		     h_state(&o->timer));
 	tempo_sim_set_cpu(0);
 	teardown();
-	CHECK(o->fired == 1, "fired %u times", o->fired);
+	EXPECT_EQ(o->fired, 1, "fired %u times", o->fired);
 	free(o);
 }
 
@@ -438,8 +438,8 @@ static void arm_far_on_cpu0(struct obj *o)
 {
 	tempo_sim_set_cpu(0);
 	o->deadline = ktime_get_ns() + FAR_TICKS * TICK_NS;
-	CHECK(tempo_timer_arm(&o->timer, FAR_TICKS * TICK_NS) == 0, "idle timer");
-	CHECK(o->timer.bucket == BUCKET, "placed in a far slot: bucket %llu", o->timer.bucket);
+	EXPECT_EQ(tempo_timer_arm(&o->timer, FAR_TICKS * TICK_NS), 0, "idle timer");
+	EXPECT_EQ(o->timer.bucket, BUCKET, "placed in a far slot: bucket %llu", o->timer.bucket);
 }
 
 /* CPU 0 reaches BUCKET: its hrtimer collects the slot; its work item not yet. */
@@ -447,14 +447,14 @@ static void cpu0_collects(void)
 {
 	tempo_sim_set_cpu(0);
 	tempo_sim_clock_set(tick_ns(BUCKET));
-	CHECK(tempo_sim_run_hrtimers() == 1, "CPU 0's hrtimer runs at the bucket");
+	EXPECT_EQ(tempo_sim_run_hrtimers(), 1, "CPU 0's hrtimer runs at the bucket");
 }
 
 static void hook_cpu0_collects_and_claims(void)
 {
 	cpu0_collects();
-	CHECK(tempo_sim_run_works() == 1, "the claim runs");
-	CHECK(lazy_obj->fired == 1, "the timer ran for its first deadline");
+	EXPECT_EQ(tempo_sim_run_works(), 1, "the claim runs");
+	EXPECT_EQ(lazy_obj->fired, 1, "the timer ran for its first deadline");
 	tempo_sim_set_cpu(1);
 }
 
@@ -493,11 +493,11 @@ static void test_lazy_rearm_loses_to_claim(void)
 	struct obj *o = lazy_race(hook_cpu0_collects_and_claims);
 
 	lazy_ret = tempo_timer_arm(&o->timer, tick_ns(BUCKET + 100) - ktime_get_ns());
-	CHECK(race_hook == NULL, "the arm reached its lazy point");
-	CHECK(lazy_ret == 0, "the claim came first: the arm finds the timer idle (%d)", lazy_ret);
+	EXPECT_EQ(race_hook, NULL, "the arm reached its lazy point");
+	EXPECT_EQ(lazy_ret, 0, "the claim came first: the arm finds the timer idle (%d)", lazy_ret);
 	o->deadline = tick_ns(BUCKET + 100);
 	h_drive_until(o->deadline + tempo_timer_slack_ns(100 * TICK_NS));
-	CHECK(o->fired == 2, "fired %u times", o->fired);
+	EXPECT_EQ(o->fired, 2, "fired %u times", o->fired);
 	teardown();
 	free(o);
 }
@@ -518,17 +518,17 @@ static void test_lazy_rearm_after_collection_pokes_owner(void)
 
 	o->deadline = tick_ns(BUCKET + 5);
 	lazy_ret = tempo_timer_arm(&o->timer, o->deadline - ktime_get_ns());
-	CHECK(race_hook == NULL, "the arm reached its lazy point");
-	CHECK(lazy_ret == 1, "re-arm of a pending timer (%d)", lazy_ret);
-	CHECK(tempo_sim_pending_csds(0) == 1, "the owner is told to re-place it");
+	EXPECT_EQ(race_hook, NULL, "the arm reached its lazy point");
+	EXPECT_EQ(lazy_ret, 1, "re-arm of a pending timer (%d)", lazy_ret);
+	EXPECT_EQ(tempo_sim_pending_csds(0), 1, "the owner is told to re-place it");
 	tempo_sim_set_cpu(0);
 	tempo_sim_run_irqs();		/* the message, not the dispatcher */
-	CHECK(!(h_state(&o->timer) & H_TT_MOVED) && o->timer.idx != TEMPO_IDX_EXPIRED,
-	      "re-placed in a slot by the interrupt: state %#lx", h_state(&o->timer));
+	EXPECT_TRUE(!(h_state(&o->timer) & H_TT_MOVED) && o->timer.idx != TEMPO_IDX_EXPIRED,
+		    "re-placed in a slot by the interrupt: state %#lx", h_state(&o->timer));
 	tempo_sim_run_works();		/* the dispatcher finds nothing to run */
-	CHECK(o->fired == 0, "ran for a deadline it no longer has");
+	EXPECT_EQ(o->fired, 0, "ran for a deadline it no longer has");
 	h_drive_until(o->deadline + tempo_timer_slack_ns(6 * TICK_NS));
-	CHECK(o->fired == 1, "fired %u times", o->fired);
+	EXPECT_EQ(o->fired, 1, "fired %u times", o->fired);
 	teardown();
 	free(o);
 }
@@ -543,11 +543,11 @@ static void test_lazy_cancel_loses_to_claim(void)
 {
 	struct obj *o = lazy_race(hook_cpu0_collects_and_claims);
 
-	CHECK(!tempo_timer_cancel(&o->timer), "the callback was claimed: nothing stopped");
-	CHECK(race_hook == NULL, "the cancel reached its lazy point");
-	CHECK(o->fired == 1, "fired %u times", o->fired);
-	CHECK(!(h_state(&o->timer) & (H_TT_HELD | H_TT_PENDING)), "state %#lx",
-	      h_state(&o->timer));
+	EXPECT_FALSE(tempo_timer_cancel(&o->timer), "the callback was claimed: nothing stopped");
+	EXPECT_EQ(race_hook, NULL, "the cancel reached its lazy point");
+	EXPECT_EQ(o->fired, 1, "fired %u times", o->fired);
+	EXPECT_FALSE(h_state(&o->timer) & (H_TT_HELD | H_TT_PENDING), "state %#lx",
+		     h_state(&o->timer));
 	teardown();
 	free(o);
 }
@@ -561,18 +561,18 @@ static void test_lazy_cancel_then_collection_drops_it(void)
 	o = obj_new(false);
 	arm_far_on_cpu0(o);
 	tempo_sim_set_cpu(1);
-	CHECK(tempo_timer_cancel(&o->timer), "cancel stops the pending timer");
-	CHECK((h_state(&o->timer) & (H_TT_HELD | H_TT_PENDING)) == H_TT_LINKED,
-	      "a far timer's cancel leaves it in its slot: state %#lx", h_state(&o->timer));
-	CHECK(tempo_sim_pending_csds(0) == 0, "a lazy cancel sends no message");
-	CHECK(!tempo_timer_pending(&o->timer), "pending after cancel");
-	CHECK(!tempo_timer_cancel(&o->timer), "a second cancel stops nothing");
+	EXPECT_TRUE(tempo_timer_cancel(&o->timer), "cancel stops the pending timer");
+	EXPECT_EQ((h_state(&o->timer) & (H_TT_HELD | H_TT_PENDING)), H_TT_LINKED,
+		  "a far timer's cancel leaves it in its slot: state %#lx", h_state(&o->timer));
+	EXPECT_EQ(tempo_sim_pending_csds(0), 0, "a lazy cancel sends no message");
+	EXPECT_FALSE(tempo_timer_pending(&o->timer), "pending after cancel");
+	EXPECT_FALSE(tempo_timer_cancel(&o->timer), "a second cancel stops nothing");
 	cpu0_collects();
-	CHECK(!(h_state(&o->timer) & H_TT_HELD), "the collection let go of it: state %#lx",
-	      h_state(&o->timer));
-	CHECK(tempo_sim_run_works() == 0, "garbage costs a work item");
-	CHECK(tempo_wheel_cpu_quiet(0, &armed) && !armed, "CPU 0 still holds or ticks");
-	CHECK(o->fired == 0, "a cancelled timer ran");
+	EXPECT_FALSE(h_state(&o->timer) & H_TT_HELD, "the collection let go of it: state %#lx",
+		     h_state(&o->timer));
+	EXPECT_EQ(tempo_sim_run_works(), 0, "garbage costs a work item");
+	EXPECT_TRUE(tempo_wheel_cpu_quiet(0, &armed) && !armed, "CPU 0 still holds or ticks");
+	EXPECT_EQ(o->fired, 0, "a cancelled timer ran");
 	teardown();
 	free(o);
 }
@@ -589,8 +589,8 @@ static void hook_eager_rearm_from_cpu2(void)
 {
 	tempo_sim_set_cpu(2);
 	eager_obj->deadline = ktime_get_ns() + 5 * TICK_NS;
-	CHECK(tempo_timer_arm(&eager_obj->timer, 5 * TICK_NS) == 1, "pending");
-	CHECK(h_state(&eager_obj->timer) & H_TT_QUEUED, "an early re-arm messages the owner");
+	EXPECT_EQ(tempo_timer_arm(&eager_obj->timer, 5 * TICK_NS), 1, "pending");
+	EXPECT_TRUE(h_state(&eager_obj->timer) & H_TT_QUEUED, "an early re-arm messages the owner");
 	tempo_sim_set_cpu(1);
 }
 
@@ -604,11 +604,11 @@ static void test_lazy_cancel_races_remote_eager_arm(void)
 	arm_far_on_cpu0(o);
 	tempo_sim_set_cpu(1);
 	park_hook(TEMPO_TP_WHEEL_LAZY, hook_eager_rearm_from_cpu2);
-	CHECK(tempo_timer_cancel(&o->timer), "cancel stops the pending timer");
-	CHECK(race_hook == NULL, "the cancel reached its lazy point");
+	EXPECT_TRUE(tempo_timer_cancel(&o->timer), "cancel stops the pending timer");
+	EXPECT_EQ(race_hook, NULL, "the cancel reached its lazy point");
 	h_drive_until(ktime_get_ns() + 2 * FAR_TICKS * TICK_NS);
-	CHECK(o->fired == 0, "the cancel came last, yet the timer ran");
-	CHECK(!(h_state(&o->timer) & H_TT_HELD), "still held: state %#lx", h_state(&o->timer));
+	EXPECT_EQ(o->fired, 0, "the cancel came last, yet the timer ran");
+	EXPECT_FALSE(h_state(&o->timer) & H_TT_HELD, "still held: state %#lx", h_state(&o->timer));
 	teardown();
 	free(o);
 }
@@ -625,12 +625,12 @@ static void test_lazy_rearm_races_remote_eager_arm(void)
 	tempo_sim_set_cpu(1);
 	park_hook(TEMPO_TP_WHEEL_LAZY, hook_eager_rearm_from_cpu2);
 	last = ktime_get_ns() + (FAR_TICKS + 300) * TICK_NS;
-	CHECK(tempo_timer_arm(&o->timer, (FAR_TICKS + 300) * TICK_NS) == 1, "pending");
-	CHECK(race_hook == NULL, "the arm reached its lazy point");
+	EXPECT_EQ(tempo_timer_arm(&o->timer, (FAR_TICKS + 300) * TICK_NS), 1, "pending");
+	EXPECT_EQ(race_hook, NULL, "the arm reached its lazy point");
 	o->deadline = last;	/* the lazy arm committed last */
 	h_drive_until(last + tempo_timer_slack_ns((FAR_TICKS + 300) * TICK_NS));
-	CHECK(o->fired == 1, "fired %u times", o->fired);
-	CHECK(o->cpu == 0, "fired on CPU %d, not on its holder", o->cpu);
+	EXPECT_EQ(o->fired, 1, "fired %u times", o->fired);
+	EXPECT_EQ(o->cpu, 0, "fired on CPU %d, not on its holder", o->cpu);
 	teardown();
 	free(o);
 }
@@ -648,13 +648,13 @@ static void hook_lazy_op_on_b_from_cpu1(void)
 {
 	tempo_sim_set_cpu(1);
 	if (evac_cancel) {
-		CHECK(tempo_timer_cancel(&hook_b->timer), "b was pending");
+		EXPECT_TRUE(tempo_timer_cancel(&hook_b->timer), "b was pending");
 	} else {
 		hook_b->deadline = ktime_get_ns() + (FAR_TICKS + 200) * TICK_NS;
-		CHECK(tempo_timer_arm(&hook_b->timer, (FAR_TICKS + 200) * TICK_NS) == 1,
-		      "b was pending");
+		EXPECT_EQ(tempo_timer_arm(&hook_b->timer, (FAR_TICKS + 200) * TICK_NS), 1,
+			  "b was pending");
 	}
-	CHECK(tempo_sim_pending_csds(0) == 0, "a lazy operation sends no message");
+	EXPECT_EQ(tempo_sim_pending_csds(0), 0, "a lazy operation sends no message");
 	tempo_sim_set_cpu(0);
 }
 
@@ -677,18 +677,18 @@ static void lazy_op_races_evacuation(bool cancel)
 	park_hook(TEMPO_TP_WHEEL_SETTLE, hook_lazy_op_on_b_from_cpu1);
 	park_timer = &b->timer;
 	tempo_sim_cpu_down(0);
-	CHECK(race_hook == NULL, "the evacuation reached the race point");
-	CHECK(tempo_wheel_cpu_quiet(0, &armed), "CPU 0's wheel is not empty after offline");
+	EXPECT_EQ(race_hook, NULL, "the evacuation reached the race point");
+	EXPECT_TRUE(tempo_wheel_cpu_quiet(0, &armed), "CPU 0's wheel is not empty after offline");
 
 	tempo_sim_set_cpu(1);
 	h_drive_until(b->deadline + tempo_timer_slack_ns((FAR_TICKS + 200) * TICK_NS));
-	CHECK(a->fired == 1, "a fired %u times", a->fired);
-	CHECK(b->fired == (cancel ? 0 : 1), "b fired %u times", b->fired);
+	EXPECT_EQ(a->fired, 1, "a fired %u times", a->fired);
+	EXPECT_EQ(b->fired, (cancel ? 0 : 1), "b fired %u times", b->fired);
 	if (!cancel)
-		CHECK(b->cpu == 1, "b fired on CPU %d", b->cpu);
-	CHECK(!(h_state(&b->timer) & H_TT_HELD), "b still held: state %#lx", h_state(&b->timer));
+		EXPECT_EQ(b->cpu, 1, "b fired on CPU %d", b->cpu);
+	EXPECT_FALSE(h_state(&b->timer) & H_TT_HELD, "b still held: state %#lx", h_state(&b->timer));
 	tempo_sim_cpu_up(0);
-	CHECK(tempo_wheel_cpu_quiet(0, &armed), "CPU 0 came online with timers");
+	EXPECT_TRUE(tempo_wheel_cpu_quiet(0, &armed), "CPU 0 came online with timers");
 	teardown();
 	free(a);
 	free(b);
@@ -723,21 +723,21 @@ static void test_sync_after_lazy_cancel(void)
 			o = obj_new(false);
 			arm_far_on_cpu0(o);
 			tempo_sim_set_cpu(cpu);
-			CHECK(tempo_timer_cancel(&o->timer), "cancel stops the pending timer");
-			CHECK(h_state(&o->timer) & H_TT_LINKED, "left in its slot");
-			CHECK(shutdown ? !tempo_timer_shutdown_sync(&o->timer) :
+			EXPECT_TRUE(tempo_timer_cancel(&o->timer), "cancel stops the pending timer");
+			EXPECT_TRUE(h_state(&o->timer) & H_TT_LINKED, "left in its slot");
+			EXPECT_TRUE(shutdown ? !tempo_timer_shutdown_sync(&o->timer) :
 					 !tempo_timer_cancel_sync(&o->timer),
-			      "nothing left to stop");
-			CHECK(ktime_get_ns() < o->deadline, "waited for the slot");
-			CHECK(!(h_state(&o->timer) & H_TT_HELD),
-			      "still held after %s on CPU %u: state %#lx",
-			      shutdown ? "shutdown_sync" : "cancel_sync", cpu, h_state(&o->timer));
-			CHECK(tempo_wheel_cpu_quiet(0, &armed), "CPU 0's wheel still holds it");
+				    "nothing left to stop");
+			EXPECT_LT(ktime_get_ns(), o->deadline, "waited for the slot");
+			EXPECT_FALSE(h_state(&o->timer) & H_TT_HELD,
+				     "still held after %s on CPU %u: state %#lx",
+				     shutdown ? "shutdown_sync" : "cancel_sync", cpu, h_state(&o->timer));
+			EXPECT_TRUE(tempo_wheel_cpu_quiet(0, &armed), "CPU 0's wheel still holds it");
 			if (shutdown)
-				CHECK(tempo_timer_arm(&o->timer, TICK_NS) == -ESHUTDOWN, "armed");
+				EXPECT_EQ(tempo_timer_arm(&o->timer, TICK_NS), -ESHUTDOWN, "armed");
 			tempo_sim_set_cpu(0);
 			teardown();
-			CHECK(o->fired == 0, "fired %u times", o->fired);
+			EXPECT_EQ(o->fired, 0, "fired %u times", o->fired);
 			free(o);
 		}
 	}
@@ -774,24 +774,24 @@ static void test_postpone_chain_bound(void)
 			tempo_sim_set_cpu(1);
 			o[i]->deadline = ktime_get_ns() + d;
 			last_d[i] = d;
-			CHECK(tempo_timer_arm(&o[i]->timer, d) == 1, "pending");
-			CHECK(h_state(&o[i]->timer) & H_TT_MOVED, "a postpone in the slot is lazy");
-			CHECK(o[i]->timer.bucket == BUCKET, "still in its slot");
+			EXPECT_EQ(tempo_timer_arm(&o[i]->timer, d), 1, "pending");
+			EXPECT_TRUE(h_state(&o[i]->timer) & H_TT_MOVED, "a postpone in the slot is lazy");
+			EXPECT_EQ(o[i]->timer.bucket, BUCKET, "still in its slot");
 		}
 	}
 	h_drive_until(o[0]->deadline - 1);
-	CHECK(o[0]->fired == 0, "early");
-	CHECK(BUCKET * TICK_NS - o[0]->deadline < tempo_timer_slack_ns(last_d[0]),
-	      "the test's slot is too late for its last delay");
+	EXPECT_EQ(o[0]->fired, 0, "early");
+	EXPECT_LT(BUCKET * TICK_NS - o[0]->deadline, tempo_timer_slack_ns(last_d[0]),
+		  "the test's slot is too late for its last delay");
 	h_drive_until(o[0]->deadline + tempo_timer_slack_ns(last_d[0]));
-	CHECK(o[0]->fired == 1, "o[0] fired %u times", o[0]->fired);
+	EXPECT_EQ(o[0]->fired, 1, "o[0] fired %u times", o[0]->fired);
 	/* Due when its slot is collected: it goes to the expired list there. */
-	CHECK(o[0]->fired_at == BUCKET * TICK_NS, "o[0] fired at tick %llu, its slot is %llu",
-	      o[0]->fired_at / TICK_NS, BUCKET);
+	EXPECT_EQ(o[0]->fired_at, BUCKET * TICK_NS, "o[0] fired at tick %llu, its slot is %llu",
+		  o[0]->fired_at / TICK_NS, BUCKET);
 	h_drive_until(o[1]->deadline - 1);
-	CHECK(o[1]->fired == 0, "early");
+	EXPECT_EQ(o[1]->fired, 0, "early");
 	h_drive_until(o[1]->deadline + 2 * TICK_NS);
-	CHECK(o[1]->fired == 1, "o[1] fired %u times, not on time", o[1]->fired);
+	EXPECT_EQ(o[1]->fired, 1, "o[1] fired %u times, not on time", o[1]->fired);
 	teardown();
 	free(o[0]);
 	free(o[1]);
@@ -813,14 +813,14 @@ static void test_garbage_costs_one_expiry_per_slot(void)
 	tempo_sim_set_cpu(0);
 	for (i = 0; i < 64; i++) {
 		o[i] = obj_new(false);
-		CHECK(tempo_timer_arm(&o[i]->timer, (600 + 37 * i) * TICK_NS) == 0, "idle");
+		EXPECT_EQ(tempo_timer_arm(&o[i]->timer, (600 + 37 * i) * TICK_NS), 0, "idle");
 		if (o[i]->timer.bucket != last)
 			slots++;
 		last = o[i]->timer.bucket;
 	}
 	for (i = 0; i < 64; i++) {
 		tempo_sim_set_cpu(i & 1);
-		CHECK(tempo_timer_cancel(&o[i]->timer), "pending");
+		EXPECT_TRUE(tempo_timer_cancel(&o[i]->timer), "pending");
 	}
 	tempo_sim_set_cpu(0);
 	for (;;) {
@@ -832,40 +832,40 @@ static void test_garbage_costs_one_expiry_per_slot(void)
 		expiries += tempo_sim_run_hrtimers();
 		works += tempo_sim_run_works();
 	}
-	CHECK(expiries == slots, "%u expiries for %u slots of garbage", expiries, slots);
-	CHECK(works == 0, "%u work items for garbage", works);
-	CHECK(tempo_wheel_cpu_quiet(0, &armed) && !armed, "CPU 0 still holds or ticks");
+	EXPECT_EQ(expiries, slots, "%u expiries for %u slots of garbage", expiries, slots);
+	EXPECT_EQ(works, 0, "%u work items for garbage", works);
+	EXPECT_TRUE(tempo_wheel_cpu_quiet(0, &armed) && !armed, "CPU 0 still holds or ticks");
 	teardown();
 	for (i = 0; i < 64; i++) {
-		CHECK(o[i]->fired == 0, "a cancelled timer ran");
+		EXPECT_EQ(o[i]->fired, 0, "a cancelled timer ran");
 		free(o[i]);
 	}
 }
 
+static const struct test_case cases[] = {
+	TEST_CASE_VOID(test_fires_once_on_time),
+	TEST_CASE_VOID(test_claim_with_remote_rearm_in_flight),
+	TEST_CASE_VOID(test_claim_with_remote_cancel_in_flight),
+	TEST_CASE_VOID(test_arm_on_moves_while_in_flight),
+	TEST_CASE_VOID(test_offline_with_remote_cancel_racing_evacuation),
+	TEST_CASE_VOID(test_offline_with_remote_rearm_racing_evacuation),
+	TEST_CASE_VOID(test_remote_arm_while_parking),
+	TEST_CASE_VOID(test_parked_rearm_and_cancel_sync),
+	TEST_CASE_VOID(test_lazy_rearm_loses_to_claim),
+	TEST_CASE_VOID(test_lazy_rearm_after_collection_pokes_owner),
+	TEST_CASE_VOID(test_lazy_cancel_loses_to_claim),
+	TEST_CASE_VOID(test_lazy_cancel_then_collection_drops_it),
+	TEST_CASE_VOID(test_lazy_cancel_races_remote_eager_arm),
+	TEST_CASE_VOID(test_lazy_rearm_races_remote_eager_arm),
+	TEST_CASE_VOID(test_lazy_rearm_races_evacuation),
+	TEST_CASE_VOID(test_lazy_cancel_races_evacuation),
+	TEST_CASE_VOID(test_sync_after_lazy_cancel),
+	TEST_CASE_VOID(test_postpone_chain_bound),
+	TEST_CASE_VOID(test_garbage_costs_one_expiry_per_slot),
+	{}
+};
+
 int main(void)
 {
-	tap_begin("wheel_det", 19);
-	tap_run("fires_once_on_time", test_fires_once_on_time);
-	tap_run("claim_with_remote_rearm_in_flight", test_claim_with_remote_rearm_in_flight);
-	tap_run("claim_with_remote_cancel_in_flight", test_claim_with_remote_cancel_in_flight);
-	tap_run("arm_on_moves_while_in_flight", test_arm_on_moves_while_in_flight);
-	tap_run("offline_with_remote_cancel_racing_evacuation",
-		test_offline_with_remote_cancel_racing_evacuation);
-	tap_run("offline_with_remote_rearm_racing_evacuation",
-		test_offline_with_remote_rearm_racing_evacuation);
-	tap_run("remote_arm_while_parking", test_remote_arm_while_parking);
-	tap_run("parked_rearm_and_cancel_sync", test_parked_rearm_and_cancel_sync);
-	tap_run("lazy_rearm_loses_to_claim", test_lazy_rearm_loses_to_claim);
-	tap_run("lazy_rearm_after_collection_pokes_owner",
-		test_lazy_rearm_after_collection_pokes_owner);
-	tap_run("lazy_cancel_loses_to_claim", test_lazy_cancel_loses_to_claim);
-	tap_run("lazy_cancel_then_collection_drops_it", test_lazy_cancel_then_collection_drops_it);
-	tap_run("lazy_cancel_races_remote_eager_arm", test_lazy_cancel_races_remote_eager_arm);
-	tap_run("lazy_rearm_races_remote_eager_arm", test_lazy_rearm_races_remote_eager_arm);
-	tap_run("lazy_rearm_races_evacuation", test_lazy_rearm_races_evacuation);
-	tap_run("lazy_cancel_races_evacuation", test_lazy_cancel_races_evacuation);
-	tap_run("sync_after_lazy_cancel", test_sync_after_lazy_cancel);
-	tap_run("postpone_chain_bound", test_postpone_chain_bound);
-	tap_run("garbage_costs_one_expiry_per_slot", test_garbage_costs_one_expiry_per_slot);
-	return tap_end("wheel_det");
+	return test_run("wheel_det", cases);
 }

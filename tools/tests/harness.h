@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one harness of tempo's userspace tests: the /dev/tempo programs run in
+ * the test VM (tools/tests/), the ioctl fuzzer (tools/fuzz/) and the
+ * deterministic tests of the cores built in userspace (tools/user/). Its
+ * shape is the kernel's tools/testing/selftests/kselftest_harness.h: KTAP
+ * out, ASSERT_*() and EXPECT_*() that print the failing expression and its
+ * values, a "# Totals:" line and an exit status that says whether anything
+ * failed. Cases sit in a table, as KUnit's do:
+ *
+ *	static int test_foo(void)
+ *	{
+ *		ASSERT_ERRNO(tempo_cancel_one(fd, id), -ENOENT);
+ *		EXPECT_EQ(st.timers, 0, "after %u rounds", n);
+ *		return TEST_PASS;
+ *	}
+ *
+ *	static const struct test_case cases[] = { TEST_CASE(test_foo), {} };
+ *
+ *	int main(void) { return test_run("tempo_uapi", cases); }
+ *
+ * A case returns TEST_PASS, TEST_FAIL or TEST_SKIP (SKIP() gives a reason).
+ * A case that returns void (TEST_CASE_VOID()) passes unless an expectation
+ * fails. Either fails if any EXPECT_*() or ASSERT_*() failed while it ran.
+ * ASSERT_*() ends the function it is in with "return TEST_FAIL"; EXPECT_*()
+ * records the failure and goes on, so one run reports every broken
+ * expectation. Each takes an optional printf-style message after its
+ * operands. They may be used from any thread of the process; a forked child
+ * reports through its exit status.
+ *
+ * Output (the VM indents it under the program's own result line and
+ * kunit.py parses it; tools/user/run.sh reads the exit status):
+ *
+ *	KTAP version 1
+ *	# Subtest: tempo_uapi
+ *	1..3
+ *	# uapi_test.c:42: Expected st.timers (2) == 0 (0): after 5 rounds
+ *	not ok 1 test_foo
+ *	ok 2 test_bar
+ *	ok 3 test_baz # SKIP no AF_UNIX sockets
+ *	# Totals: pass:1 fail:1 skip:1
+ *
+ * Exit status: 0 if no case failed and one passed, TEST_SKIP (77, what the
+ * VM runner and automake read as "skipped") if every case skipped, 1 if any
+ * failed.
+ *
+ * The userspace build of the cores counts its WARN()s (tools/user/sim.c);
+ * it defines TEST_WARN_COUNT as that counter (tools/user/user.mk), and a
+ * case during which the counter grows fails.
+ */
+#ifndef TEMPO_TEST_HARNESS_H
+#define TEMPO_TEST_HARNESS_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+enum { TEST_PASS = 0, TEST_FAIL = 1, TEST_SKIP = 77 };
+
+struct test_case {
+	const char *name;
+	int (*fn)(void);	/* returns TEST_PASS, TEST_FAIL or TEST_SKIP */
+	void (*run)(void);	/* or this: passes unless an expectation fails */
+};
+
+#define TEST_CASE(f)		{ .name = #f, .fn = f }
+#define TEST_CASE_VOID(f)	{ .name = #f, .run = f }
+
+/* Where KTAP goes: stdout unless the program points it elsewhere. */
+static FILE *test_out;
+static unsigned long test_failures;	/* failed expectations, all cases */
+static char test_skip_reason[128];
+
+#ifdef TEST_WARN_COUNT
+extern unsigned long TEST_WARN_COUNT;
+#endif
+
+static inline FILE *test_file(void)
+{
+	return test_out ? test_out : stdout;
+}
+
+/* A "# ..." diagnostic line. */
+static inline __attribute__((format(printf, 1, 2))) void test_diag(const char *fmt, ...)
+{
+	FILE *f = test_file();
+	va_list ap;
+
+	flockfile(f);
+	fputs("# ", f);
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fputc('\n', f);
+	fflush(f);
+	funlockfile(f);
+}
+
+/*
+ * A failed expectation: "# file:line: Expected ...", then the caller's
+ * message, if any (test_fail_msg()), then test_fail_end() ends the line.
+ * The stream stays locked in between, so threads do not interleave.
+ */
+static inline __attribute__((format(printf, 3, 4)))
+void test_fail_begin(const char *file, int line, const char *fmt, ...)
+{
+	const char *base = strrchr(file, '/');
+	FILE *f = test_file();
+	va_list ap;
+
+	__atomic_fetch_add(&test_failures, 1, __ATOMIC_RELAXED);
+	flockfile(f);
+	fprintf(f, "# %s:%d: ", base ? base + 1 : file, line);
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+}
+
+static inline __attribute__((format(printf, 1, 2))) void test_fail_msg(const char *fmt, ...)
+{
+	FILE *f = test_file();
+	va_list ap;
+
+	fputs(": ", f);
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+}
+
+static inline void test_fail_end(void)
+{
+	FILE *f = test_file();
+
+	fputc('\n', f);
+	fflush(f);
+	funlockfile(f);
+}
+
+static inline void test_fail_cmp(const char *file, int line, const char *a, const char *op,
+				 const char *b, int a_signed, unsigned long long va,
+				 int b_signed, unsigned long long vb)
+{
+	char sa[24], sb[24];
+
+	snprintf(sa, sizeof(sa), a_signed ? "%lld" : "%llu", va);
+	snprintf(sb, sizeof(sb), b_signed ? "%lld" : "%llu", vb);
+	test_fail_begin(file, line, "Expected %s (%s) %s %s (%s)", a, sa, op, b, sb);
+}
+
+static inline void test_fail_errno(const char *file, int line, const char *expr, long got,
+				   const char *wexpr, long want)
+{
+	test_fail_begin(file, line, "Expected %s (%ld%s%s) == %s (%ld%s%s)", expr, got,
+			got < 0 ? " " : "", got < 0 ? strerror((int)-got) : "", wexpr, want,
+			want < 0 ? " " : "", want < 0 ? strerror((int)-want) : "");
+}
+
+#define __TEST_SIGNED(x)						\
+	_Generic((x), signed char: 1, short: 1, int: 1, long: 1, long long: 1, default: 0)
+
+/* What a failed check does after its report: ASSERT ends the function. */
+#define __TEST_ON_FAIL_ASSERT	return TEST_FAIL
+#define __TEST_ON_FAIL_EXPECT	do { } while (0)
+
+#define __TEST_BOOL(cond, text, expected, on_fail, ...) do {		\
+	if (!(cond) != !(expected)) {					\
+		test_fail_begin(__FILE__, __LINE__, (expected) ?	\
+				"Expected %s" : "Expected !(%s)", text); \
+		__VA_OPT__(test_fail_msg(__VA_ARGS__);)			\
+		test_fail_end();					\
+		on_fail;						\
+	}								\
+} while (0)
+
+/*
+ * Each operand is evaluated once; the comparison is the one the operands'
+ * own types give, as if written out (an int constant against an unsigned
+ * value raises no sign warning there, hence the pragma).
+ */
+#define __TEST_CMP(a, op, b, text_a, text_b, on_fail, ...) do {		\
+	__typeof__(a) __a = (a);					\
+	__typeof__(b) __b = (b);					\
+	int __ok;							\
+	_Pragma("GCC diagnostic push")					\
+	_Pragma("GCC diagnostic ignored \"-Wsign-compare\"")		\
+	__ok = __a op __b;						\
+	_Pragma("GCC diagnostic pop")					\
+	if (!__ok) {							\
+		test_fail_cmp(__FILE__, __LINE__, text_a, #op, text_b,	\
+			      __TEST_SIGNED(__a), (unsigned long long)__a, \
+			      __TEST_SIGNED(__b), (unsigned long long)__b); \
+		__VA_OPT__(test_fail_msg(__VA_ARGS__);)			\
+		test_fail_end();					\
+		on_fail;						\
+	}								\
+} while (0)
+
+/* A call that returns 0 or -errno (libtempo) gives @want; both printed with strerror(). */
+#define __TEST_ERRNO(expr, want, text_e, text_w, on_fail, ...) do {	\
+	long __r = (long)(expr), __w = (long)(want);			\
+	if (__r != __w) {						\
+		test_fail_errno(__FILE__, __LINE__, text_e, __r, text_w, __w); \
+		__VA_OPT__(test_fail_msg(__VA_ARGS__);)			\
+		test_fail_end();					\
+		on_fail;						\
+	}								\
+} while (0)
+
+#define ASSERT_TRUE(c, ...)	__TEST_BOOL(c, #c, 1, __TEST_ON_FAIL_ASSERT, ##__VA_ARGS__)
+#define ASSERT_FALSE(c, ...)	__TEST_BOOL(c, #c, 0, __TEST_ON_FAIL_ASSERT, ##__VA_ARGS__)
+#define ASSERT_EQ(a, b, ...)	__TEST_CMP(a, ==, b, #a, #b, __TEST_ON_FAIL_ASSERT, ##__VA_ARGS__)
+#define ASSERT_NE(a, b, ...)	__TEST_CMP(a, !=, b, #a, #b, __TEST_ON_FAIL_ASSERT, ##__VA_ARGS__)
+#define ASSERT_LT(a, b, ...)	__TEST_CMP(a, <, b, #a, #b, __TEST_ON_FAIL_ASSERT, ##__VA_ARGS__)
+#define ASSERT_LE(a, b, ...)	__TEST_CMP(a, <=, b, #a, #b, __TEST_ON_FAIL_ASSERT, ##__VA_ARGS__)
+#define ASSERT_GT(a, b, ...)	__TEST_CMP(a, >, b, #a, #b, __TEST_ON_FAIL_ASSERT, ##__VA_ARGS__)
+#define ASSERT_GE(a, b, ...)	__TEST_CMP(a, >=, b, #a, #b, __TEST_ON_FAIL_ASSERT, ##__VA_ARGS__)
+#define ASSERT_ERRNO(e, w, ...)	__TEST_ERRNO(e, w, #e, #w, __TEST_ON_FAIL_ASSERT, ##__VA_ARGS__)
+
+#define EXPECT_TRUE(c, ...)	__TEST_BOOL(c, #c, 1, __TEST_ON_FAIL_EXPECT, ##__VA_ARGS__)
+#define EXPECT_FALSE(c, ...)	__TEST_BOOL(c, #c, 0, __TEST_ON_FAIL_EXPECT, ##__VA_ARGS__)
+#define EXPECT_EQ(a, b, ...)	__TEST_CMP(a, ==, b, #a, #b, __TEST_ON_FAIL_EXPECT, ##__VA_ARGS__)
+#define EXPECT_NE(a, b, ...)	__TEST_CMP(a, !=, b, #a, #b, __TEST_ON_FAIL_EXPECT, ##__VA_ARGS__)
+#define EXPECT_LT(a, b, ...)	__TEST_CMP(a, <, b, #a, #b, __TEST_ON_FAIL_EXPECT, ##__VA_ARGS__)
+#define EXPECT_LE(a, b, ...)	__TEST_CMP(a, <=, b, #a, #b, __TEST_ON_FAIL_EXPECT, ##__VA_ARGS__)
+#define EXPECT_GT(a, b, ...)	__TEST_CMP(a, >, b, #a, #b, __TEST_ON_FAIL_EXPECT, ##__VA_ARGS__)
+#define EXPECT_GE(a, b, ...)	__TEST_CMP(a, >=, b, #a, #b, __TEST_ON_FAIL_EXPECT, ##__VA_ARGS__)
+#define EXPECT_ERRNO(e, w, ...)	__TEST_ERRNO(e, w, #e, #w, __TEST_ON_FAIL_EXPECT, ##__VA_ARGS__)
+
+/* Skip the current case, with a reason for its result line: SKIP(return TEST_SKIP, "no %s", x). */
+#define SKIP(statement, fmt, ...) do {					\
+	snprintf(test_skip_reason, sizeof(test_skip_reason), fmt, ##__VA_ARGS__); \
+	statement;							\
+} while (0)
+
+/* The whole program skips (no device, not root): KTAP that says so, and TEST_SKIP. */
+static inline __attribute__((format(printf, 1, 2))) int test_skip_all(const char *fmt, ...)
+{
+	FILE *f = test_file();
+	va_list ap;
+
+	fputs("KTAP version 1\n1..0 # SKIP ", f);
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fputc('\n', f);
+	fflush(f);
+	return TEST_SKIP;
+}
+
+static inline int test_run(const char *suite, const struct test_case *cases)
+{
+	unsigned int n = 0, i, failed = 0, skipped = 0;
+	unsigned long fails;
+	FILE *f = test_file();
+	int rc;
+
+	while (cases[n].name)
+		n++;
+	fprintf(f, "KTAP version 1\n# Subtest: %s\n1..%u\n", suite, n);
+	fflush(f);
+	for (i = 0; i < n; i++) {
+#ifdef TEST_WARN_COUNT
+		unsigned long warns = TEST_WARN_COUNT;
+#endif
+
+		fails = __atomic_load_n(&test_failures, __ATOMIC_RELAXED);
+		test_skip_reason[0] = '\0';
+		if (cases[i].fn) {
+			rc = cases[i].fn();
+		} else {
+			cases[i].run();
+			rc = TEST_PASS;
+		}
+#ifdef TEST_WARN_COUNT
+		if (warns != TEST_WARN_COUNT) {
+			test_diag("%lu WARN(s) from the core", TEST_WARN_COUNT - warns);
+			rc = TEST_FAIL;
+		}
+#endif
+		if (__atomic_load_n(&test_failures, __ATOMIC_RELAXED) != fails)
+			rc = TEST_FAIL;
+		if (rc == TEST_SKIP) {
+			fprintf(f, "ok %u %s # SKIP%s%s\n", i + 1, cases[i].name,
+				test_skip_reason[0] ? " " : "", test_skip_reason);
+			skipped++;
+		} else if (rc == TEST_PASS) {
+			fprintf(f, "ok %u %s\n", i + 1, cases[i].name);
+		} else {
+			fprintf(f, "not ok %u %s\n", i + 1, cases[i].name);
+			failed++;
+		}
+		fflush(f);
+	}
+	fprintf(f, "# Totals: pass:%u fail:%u skip:%u\n", n - failed - skipped, failed, skipped);
+	fflush(f);
+	if (failed)
+		return TEST_FAIL;
+	return skipped == n ? TEST_SKIP : TEST_PASS;
+}
+
+#endif /* TEMPO_TEST_HARNESS_H */
