@@ -23,6 +23,14 @@
  *    64^k <= t - q->next_tick < 64^(k+1), in slot (t >> 6k) & 63: O(1) to
  *    put and to remove.
  *
+ * Why two structures: the tree alone (O(log n) put and remove, exact order)
+ * makes every put and every remove of a far item, the timeout that is
+ * usually cancelled before it fires, descend a tree of everything queued;
+ * the wheel alone (O(1) both) orders only to its tick, and an item put
+ * already due could not be taken before its tick ended. Here far items
+ * never touch the tree, and the tree holds only what falls due within about
+ * a tick, in exact order.
+ *
  * Sorting is moving q->next_tick on (delayq_advance()). When it reaches a
  * tick T, every slot whose time has come at T is emptied, the highest level
  * first (delayq_collect()): a level-k slot at a T that is a multiple of

@@ -2240,6 +2240,74 @@ static void dq_release_many(struct tempo_delayq_node *node, void *arg)
 	kfree(dq_item_of(node));
 }
 
+/* The queue's tick (kmod/delayq.c: DQ_TICK_SHIFT) and the ticks level k starts at. */
+#define DQ_WHEEL_TICK	(1ULL << 20)
+#define DQ_WHEEL_LVL(k)	(1ULL << (6 * (k)))
+#define DQ_LEVEL_ITEMS	(5 * 3 * 3)
+
+static void dq_release_level(struct tempo_delayq_node *node, void *arg)
+{
+	struct dq_many_ctx *ctx = arg;
+
+	/* Equal deadlines leave in put order: ids were given in put order. */
+	ctx->out_of_order += ktime_before(node->deadline, ctx->prev) ||
+			     (node->deadline == ctx->prev && dq_item_of(node)->id < ctx->n);
+	ctx->prev = node->deadline;
+	ctx->n = dq_item_of(node)->id;
+}
+
+/*
+ * Items on every level of the queue's wheel, with deadlines on both sides of
+ * each level's start and at, just after and at the end of a tick, put in a
+ * scrambled order: peek() sorts ahead to the earliest item and remove()
+ * takes it out, so the walk moves items down every level as time would;
+ * it meets them in deadline order. destroy() hands back the rest, still on
+ * their levels, in the same order.
+ * Fails if: a slot's items are re-placed on a wrong level (met out of order
+ * or not at all), or destroy hands back the wheel's items unsorted.
+ */
+static void delayq_every_level_in_order(struct kunit *test)
+{
+	static const s64 near[] = { -1, 0, 1 };
+	static const u64 off[] = { 0, 1, DQ_WHEEL_TICK - 1 };
+	const unsigned int n = DQ_LEVEL_ITEMS;
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *items = dq_items(test, n);
+	struct dq_many_ctx ctx = { .prev = KTIME_MIN };
+	ktime_t deadline[DQ_LEVEL_ITEMS], d, want;
+	unsigned int i, j, k, m = 0, walked;
+	u64 base = (ktime_get_ns() / DQ_WHEEL_TICK + 1) * DQ_WHEEL_TICK;
+
+	for (k = 1; k <= 5; k++)
+		for (i = 0; i < ARRAY_SIZE(near); i++)
+			for (j = 0; j < ARRAY_SIZE(off); j++)
+				deadline[m++] = base + (DQ_WHEEL_LVL(k) + near[i]) * DQ_WHEEL_TICK +
+						off[j];
+	/* Put in a scrambled order; item ids are put order. */
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, tempo_delayq_put_at(q, &items[i].node,
+							  deadline[(i * 17) % n]), 0);
+	/* Walk the first two levels' worth and a little: 20 items, each the earliest left. */
+	for (walked = 0; walked < 20; walked++) {
+		want = KTIME_MAX;
+		for (i = 0; i < n; i++)
+			if (!items[i].removed && ktime_before(items[i].node.deadline, want))
+				want = items[i].node.deadline;
+		KUNIT_ASSERT_TRUE(test, tempo_delayq_peek(q, &d));
+		KUNIT_ASSERT_EQ_MSG(test, d, want, "walk %u: peek %lld ns from the earliest",
+				    walked, ktime_to_ns(ktime_sub(d, want)));
+		for (i = 0; i < n; i++)
+			if (!items[i].removed && items[i].node.deadline == want)
+				break;
+		KUNIT_ASSERT_TRUE(test, tempo_delayq_remove(q, &items[i].node));
+		items[i].removed = true;
+	}
+	KUNIT_EXPECT_EQ(test, tempo_delayq_size(q), n - walked);
+	ctx.n = 0;
+	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, dq_release_level, &ctx), n - walked);
+	KUNIT_EXPECT_EQ(test, ctx.out_of_order, 0U);
+}
+
 /*
  * destroy() of a queue of 2000 items, half due and half pending (deadlines
  * spread over 10 s, put in a scrambled order), with a remove() now and
@@ -2317,6 +2385,7 @@ static struct kunit_case tempo_delayq_cases[] = {
 	KUNIT_CASE(delayq_ready_count_in_steps),
 	KUNIT_CASE(delayq_exclusive_poller_spares_consumers),
 	KUNIT_CASE(delayq_destroy_many),
+	KUNIT_CASE(delayq_every_level_in_order),
 	{}
 };
 

@@ -95,6 +95,12 @@
  * the number of items queued beyond O(log n) for one item, except the
  * batches whose size the caller passes (put_many, remove_many, drain,
  * consume's @max); sorting moves at most 64 items per critical section.
+ * A call that looks for due items while the wheel is behind the clock sorts
+ * it first: for a wheel slot of m items, O(m) work in steps of 64 items,
+ * the lock dropped (and the caller's interrupt state restored) between
+ * steps. The kick does one step per expiry and leaves the rest to the
+ * consumers and watchers it wakes, so it never does a queue's bulk work on
+ * the timer workqueue.
  *
  * Costs: put and remove of an item due after the current tick O(1); of an
  * item sorted already (due within the current tick or earlier) O(log s) in
