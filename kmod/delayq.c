@@ -32,11 +32,11 @@
  * a tick, in exact order.
  *
  * Sorting is moving q->next_tick on (delayq_advance()). When it reaches a
- * tick T, every slot whose time has come at T is emptied, the highest level
- * first (delayq_collect()): a level-k slot at a T that is a multiple of
- * 64^k, its nodes re-placed on lower levels (their ticks are within 64^k of
- * T), and last the level-0 slot of T, whose nodes all have tick T, into the
- * tree. Only then does q->next_tick pass T. q->next_work is a lower bound on
+ * tick T, every slot whose time has come at T is emptied (delayq_collect()):
+ * a level-k slot at a T that is a multiple of 64^k, its nodes re-placed on
+ * lower levels (their ticks are within 64^k of T, so none lands on a slot
+ * emptied before), and last the level-0 slot of T, whose nodes all have
+ * tick T, into the tree. Only then does q->next_tick pass T. q->next_work is a lower bound on
  * the first tick with a slot to empty, so the ticks before it are passed in
  * one step. Moving nodes is work a caller sizes (any number may share a
  * slot), so it is done at most DQ_STEP nodes per critical section, and the
@@ -474,9 +474,9 @@ static bool delayq_empty_slot(struct tempo_delayq *q, unsigned int lvl, unsigned
 }
 
 /*
- * Empty the slots whose time has come at tick T = q->next_tick, the highest
- * level first, so that the nodes a level re-places lower are moved on in
- * the same pass. Return: false if *@budget ran out first.
+ * Empty the slots whose time has come at tick T = q->next_tick: the coarse
+ * ones first, then T's level-0 slot, where a coarse slot's nodes of tick T
+ * land. Return: false if *@budget ran out first.
  */
 static bool delayq_collect(struct tempo_delayq *q, unsigned int *budget)
 {
