@@ -2233,7 +2233,7 @@ static void dq_release_many(struct tempo_delayq_node *node, void *arg)
 /* The queue's tick (kmod/delayq.c: DQ_TICK_SHIFT) and the ticks level k starts at. */
 #define DQ_WHEEL_TICK	(1ULL << 20)
 #define DQ_WHEEL_LVL(k)	(1ULL << (6 * (k)))
-#define DQ_LEVEL_ITEMS	(5 * 3 * 3)
+#define DQ_LEVEL_ITEMS	(2 * 5 * 3 * 3)
 
 static void dq_release_level(struct tempo_delayq_node *node, void *arg)
 {
@@ -2248,13 +2248,15 @@ static void dq_release_level(struct tempo_delayq_node *node, void *arg)
 
 /*
  * Items on every level of the queue's wheel, with deadlines on both sides of
- * each level's start and at, just after and at the end of a tick, put in a
+ * each level's start, and of a tick where its slots are emptied (a multiple
+ * of 64^k ticks), each at, just after and at the end of a tick, put in a
  * scrambled order: peek() sorts ahead to the earliest item and remove()
  * takes it out, so the walk moves items down every level as time would;
  * it meets them in deadline order. destroy() hands back the rest, still on
  * their levels, in the same order.
- * Fails if: a slot's items are re-placed on a wrong level (met out of order
- * or not at all), or destroy hands back the wheel's items unsorted.
+ * Fails if: a slot's items are re-placed on a wrong level, or on a slot
+ * emptied before them (met out of order or not at all), or destroy hands
+ * back the wheel's items unsorted.
  */
 static void delayq_every_level_in_order(struct kunit *test)
 {
@@ -2264,21 +2266,29 @@ static void delayq_every_level_in_order(struct kunit *test)
 	struct tempo_delayq *q = dq_create(test);
 	struct dq_item *items = dq_items(test, n);
 	struct dq_many_ctx ctx = { .prev = KTIME_MIN };
-	ktime_t deadline[DQ_LEVEL_ITEMS], d, want;
+	ktime_t *deadline = kunit_kcalloc(test, n, sizeof(*deadline), GFP_KERNEL), d, want;
 	unsigned int i, j, k, m = 0, walked;
-	u64 base = (ktime_get_ns() / DQ_WHEEL_TICK + 1) * DQ_WHEEL_TICK;
+	u64 now = ktime_get_ns() / DQ_WHEEL_TICK, base = (now + 1) * DQ_WHEEL_TICK, aligned;
 
-	for (k = 1; k <= 5; k++)
+	for (k = 1; k <= 5; k++) {
+		/* A multiple of 64^k ticks, where level k's slots are emptied. */
+		aligned = (now / DQ_WHEEL_LVL(k) + 2) * DQ_WHEEL_LVL(k);
 		for (i = 0; i < ARRAY_SIZE(near); i++)
-			for (j = 0; j < ARRAY_SIZE(off); j++)
+			for (j = 0; j < ARRAY_SIZE(off); j++) {
+				/* Either side of where level k starts, from now... */
 				deadline[m++] = base + (DQ_WHEEL_LVL(k) + near[i]) * DQ_WHEEL_TICK +
 						off[j];
+				/* ...and of where its slots are emptied. */
+				deadline[m++] = (aligned + near[i]) * DQ_WHEEL_TICK + off[j];
+			}
+	}
 	/* Put in a scrambled order; item ids are put order. */
+	KUNIT_ASSERT_NOT_NULL(test, deadline);
 	for (i = 0; i < n; i++)
 		KUNIT_ASSERT_EQ(test, tempo_delayq_put_at(q, &items[i].node,
 							  deadline[(i * 17) % n]), 0);
-	/* Walk the first two levels' worth and a little: 20 items, each the earliest left. */
-	for (walked = 0; walked < 20; walked++) {
+	/* Walk the first levels' worth: 40 items, each the earliest left. */
+	for (walked = 0; walked < 40; walked++) {
 		want = KTIME_MAX;
 		for (i = 0; i < n; i++)
 			if (!items[i].removed && ktime_before(items[i].node.deadline, want))

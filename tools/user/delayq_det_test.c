@@ -218,22 +218,29 @@ static u32 det_rand(void)
 }
 
 /*
- * Delays on both sides of every level's start, in the queue's ticks from a
- * tick boundary, each at, just after and inside a tick: the nodes land on
- * every level, and each is re-placed on every level below it on its way.
+ * Deadlines on both sides of every level's start (counted from @base, a
+ * tick boundary) and of a tick where that level's slots are emptied (a
+ * multiple of 64^k ticks), each at, just after and inside a tick: the nodes
+ * land on every level, and each is re-placed on every level below it on
+ * its way.
  */
-static unsigned int level_delays(u64 *delay, unsigned int max)
+static unsigned int level_deadlines(u64 *deadline, unsigned int max, u64 base)
 {
 	static const s64 near[] = { -1, 0, 1 };
 	static const u64 off[] = { 0, 1, DQ_TICK / 2, DQ_TICK - 1 };
 	unsigned int k, i, j, n = 0;
+	u64 aligned;
 
-	for (k = 1; k <= 5; k++)
+	for (k = 1; k <= 5; k++) {
+		aligned = (base / DQ_TICK / DQ_LVL(k) + 2) * DQ_LVL(k);
 		for (i = 0; i < ARRAY_SIZE(near); i++)
-			for (j = 0; j < ARRAY_SIZE(off) && n < max; j++)
-				delay[n++] = (DQ_LVL(k) + near[i]) * DQ_TICK + off[j];
+			for (j = 0; j < ARRAY_SIZE(off) && n + 1 < max; j++) {
+				deadline[n++] = base + (DQ_LVL(k) + near[i]) * DQ_TICK + off[j];
+				deadline[n++] = (aligned + near[i]) * DQ_TICK + off[j];
+			}
+	}
 	for (j = 0; j < 8 && n < max; j++)
-		delay[n++] = det_rand() % (3 * DQ_TICK);
+		deadline[n++] = base + det_rand() % (3 * DQ_TICK);
 	return n;
 }
 
@@ -256,18 +263,19 @@ static void sort_by_deadline(unsigned int *idx, unsigned int n, struct tempo_del
 		}
 }
 
-#define NLVL	80
+#define NLVL	128
 
-/* Put the level_delays() nodes in a random order; @idx receives take() order. */
+/* Put the level_deadlines() nodes in a random order; @idx receives take() order. */
 static unsigned int put_on_every_level(struct tempo_delayq_node *node, unsigned int *idx)
 {
-	static u64 delay[NLVL];
-	unsigned int rank[NLVL], n = level_delays(delay, NLVL), i, j, t;
+	static u64 deadline[NLVL];
+	unsigned int rank[NLVL], n, i, j, t;
 	u64 base;
 
-	/* A tick boundary, so that the delays above are distances in ticks. */
+	/* A tick boundary, so that distances from it are in ticks. */
 	base = (ktime_get_ns() / DQ_TICK + 1) * DQ_TICK;
 	tempo_sim_clock_set(base);
+	n = level_deadlines(deadline, NLVL, base);
 	for (i = 0; i < n; i++)
 		idx[i] = i;
 	for (i = n - 1; i > 0; i--) {
@@ -278,8 +286,8 @@ static unsigned int put_on_every_level(struct tempo_delayq_node *node, unsigned 
 	}
 	for (i = 0; i < n; i++) {
 		tempo_delayq_node_init(&node[idx[i]]);
-		EXPECT_EQ(tempo_delayq_put(q, &node[idx[i]], delay[idx[i]]), 0, "put %llu ns ahead",
-			  delay[idx[i]]);
+		EXPECT_EQ(tempo_delayq_put_at(q, &node[idx[i]], deadline[idx[i]]), 0,
+			  "put %llu ns ahead", deadline[idx[i]] - base);
 		rank[idx[i]] = i;
 	}
 	for (i = 0; i < n; i++)
