@@ -217,7 +217,7 @@ enum delayq_counter {
 
 #define DQ_TICK_SHIFT	20		/* a tick: 2^20 ns, about 1 ms */
 #define DQ_LVL_BITS	6
-#define DQ_SLOTS	(1 << DQ_LVL_BITS)
+#define DQ_SLOTS	BIT(DQ_LVL_BITS)
 #define DQ_SLOT_MASK	(DQ_SLOTS - 1)
 #define DQ_LEVELS	6
 /* Ticks ahead the wheel places by their own tick: 2^36, over 2 years. */
@@ -515,15 +515,15 @@ static s64 delayq_next_work(const struct tempo_delayq *q)
 }
 
 /*
- * Sort up to tick @upto: move q->next_tick past it, emptying the slots on
+ * Sort up to tick @last: move q->next_tick past it, emptying the slots on
  * the way, at most @budget nodes moved. Return: true once q->next_tick is
- * past @upto.
+ * past @last.
  */
-static bool delayq_advance(struct tempo_delayq *q, s64 upto, unsigned int budget)
+static bool delayq_advance(struct tempo_delayq *q, s64 last, unsigned int budget)
 {
-	while (q->next_tick <= upto) {
+	while (q->next_tick <= last) {
 		if (q->next_work > q->next_tick) {
-			q->next_tick = min(upto + 1, q->next_work);
+			q->next_tick = min(last + 1, q->next_work);
 			continue;
 		}
 		if (!delayq_collect(q, &budget))

@@ -2231,7 +2231,7 @@ static void dq_release_many(struct tempo_delayq_node *node, void *arg)
 }
 
 /* The queue's tick (kmod/delayq.c: DQ_TICK_SHIFT) and the ticks level k starts at. */
-#define DQ_WHEEL_TICK	(1ULL << 20)
+#define DQ_WHEEL_TICK	BIT_ULL(20)
 #define DQ_WHEEL_LVL(k)	(1ULL << (6 * (k)))
 #define DQ_LEVEL_ITEMS	(2 * 5 * 3 * 3)
 

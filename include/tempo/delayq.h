@@ -6,9 +6,10 @@
  * a red-black tree; later ones sit unsorted in a hierarchical timing wheel,
  * which moves them down its levels and into the tree as their time nears.
  * One tempo timer per queue (the kick), armed for the earliest deadline or
- * the wheel's next slot, wakes a consumer when an item falls due. No consumer ever does a timed wait to learn when an item
- * expires. The design, its invariants and the node state machine are at the
- * top of kmod/delayq.c.
+ * the wheel's next slot, wakes a consumer when an item falls due. No
+ * consumer ever does a timed wait to learn when an item expires. The
+ * design, its invariants and the node state machine are at the top of
+ * kmod/delayq.c.
  *
  *	struct foo {
  *		struct tempo_delayq_node dq;
