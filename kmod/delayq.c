@@ -326,7 +326,7 @@ static bool delayq_before(const struct tempo_delayq_node *a, const struct tempo_
  * on, else a descent from the root. A node linked before q->last_ready is
  * due (its deadline is not after a due node's) and joins the counted prefix.
  */
-static inline void delayq_tree_link(struct tempo_delayq *q, struct tempo_delayq_node *node)
+static void delayq_tree_link(struct tempo_delayq *q, struct tempo_delayq_node *node)
 {
 	struct rb_node **link = &q->tree.rb_root.rb_node, *parent = NULL;
 	struct tempo_delayq_node *first = delayq_first(q), *last = delayq_node(q->last);
@@ -597,8 +597,8 @@ static struct tempo_delayq_node *delayq_next(struct tempo_delayq *q)
  * (the lock is dropped between steps): NULL only if nothing is due, or if
  * the queue was shut down meanwhile.
  */
-static inline struct tempo_delayq_node *delayq_next_sorted(struct tempo_delayq *q,
-							   unsigned long *flags)
+static struct tempo_delayq_node *delayq_next_sorted(struct tempo_delayq *q,
+						    unsigned long *flags)
 	__must_hold(&q->wait.lock)
 {
 	struct tempo_delayq_node *node;
