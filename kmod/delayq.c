@@ -7,107 +7,149 @@
  *
  * Model
  * -----
- * One spinlock, q->wait.lock, guards all of a queue, and every call is one
- * critical section of it (take*() one per pass between its sleeps). The
- * queued nodes sit in one red-black tree, q->tree, ordered by deadline and,
- * for equal deadlines, by put order (a node goes right of its equals); its
- * leftmost node is cached by the rbtree, its rightmost kept in q->last, so
- * a node due before every other one (put already due) or after every other
- * one (timeouts of one length) is linked in O(1), any other in O(log n).
+ * One spinlock, q->wait.lock, guards all of a queue. Time is cut into ticks
+ * of 2^DQ_TICK_SHIFT ns of CLOCK_MONOTONIC (dq_tick()), and q->next_tick
+ * splits the queued nodes in two:
  *
- * q->now is the latest clock reading taken under the lock. A node is due
- * when its deadline is not after q->now, so the due nodes are a prefix of
- * the tree, and a consumer takes the leftmost node if it is due, reading the
- * clock first if it is not (delayq_next()). Items thus leave in deadline
- * order, exactly, and never early; consume() reports q->now as the time
- * each item was found due: at or after its deadline, and taken no later than
- * consume's own critical section.
+ *  - the sorted part, q->tree: a red-black tree ordered by deadline and then
+ *    put order (node->seq), holding every node whose tick is before
+ *    q->next_tick. Its leftmost node is cached by the rbtree and its
+ *    rightmost kept in q->last, so a node due before every other one (put
+ *    already due) or after every other one (timeouts of one length) is
+ *    linked in O(1), any other in O(log n) of the tree;
+ *  - the unsorted part, q->wheel: a hierarchical timing wheel of DQ_LEVELS
+ *    levels of 64 FIFO slots, the kernel's before 4.8 and Kafka's, holding
+ *    every other node. A node of tick t goes to level k, where
+ *    64^k <= t - q->next_tick < 64^(k+1), in slot (t >> 6k) & 63: O(1) to
+ *    put and to remove.
  *
- * Why a tree and not a cascading wheel (O(1) put and remove, order to the
- * tick): a wheel re-places the nodes of a coarse slot as its time comes,
- * all at once, and a caller can put any number into one slot: work a
- * caller sizes, with interrupts off. The tree's worst step is O(log n) for one
- * node.
+ * Why two structures: the tree alone (O(log n) put and remove, exact order)
+ * makes every put and every remove of a far item, the timeout that is
+ * usually cancelled before it fires, descend a tree of everything queued;
+ * the wheel alone (O(1) both) orders only to its tick, and an item put
+ * already due could not be taken before its tick ended. Here far items
+ * never touch the tree, and the tree holds only what falls due within about
+ * a tick, in exact order.
+ *
+ * Sorting is moving q->next_tick on (delayq_advance()). When it reaches a
+ * tick T, every slot whose time has come at T is emptied (delayq_collect()):
+ * a level-k slot at a T that is a multiple of 64^k, its nodes re-placed on
+ * lower levels (their ticks are within 64^k of T, so none lands on a slot
+ * emptied before), and last the level-0 slot of T, whose nodes all have
+ * tick T, into the tree. Only then does q->next_tick pass T. q->next_work is a lower bound on
+ * the first tick with a slot to empty, so the ticks before it are passed in
+ * one step. Moving nodes is work a caller sizes (any number may share a
+ * slot), so it is done at most DQ_STEP nodes per critical section, and the
+ * callers that can wait drop the lock between steps (delayq_catch_up()).
+ *
+ * q->now is the latest clock reading taken under the lock. A node is
+ * takeable when it is the leftmost of the tree, its tick is before
+ * q->next_tick and its deadline is not after q->now (delayq_takeable()).
+ * Every wheel node's tick is at or after q->next_tick, later than a
+ * takeable node's, so items leave in deadline order, exactly, and never
+ * early, wherever q->next_tick stands: behind the clock (then the wheel is
+ * "behind", delayq_behind(), and a consumer catches up before it says that
+ * nothing is due), or ahead of it (peek() and destroy() sort ahead). A
+ * consumer reads the clock when the leftmost node is not takeable
+ * (delayq_next()); consume() reports q->now as the time each item was found
+ * due: at or after its deadline, and taken no later than consume's own
+ * critical section.
  *
  * The kick
  * --------
  * One tempo timer per queue, q->kick, makes time pass for consumers that
- * sleep: whenever the leftmost node is not due, the kick is armed for its
- * deadline or earlier (delayq_settle()), and its callback reads the clock
+ * sleep: whenever nothing is takeable, it is armed for the leftmost node's
+ * deadline or the start of q->next_work, whichever is first, or earlier
+ * (delayq_settle()). Its callback reads the clock and sorts one step
  * (delayq_kick()). The wheel fires a timer up to its level's slack late
  * (tempo_timer_slack_ns()), so for a long delay the kick is aimed that much
  * early, and re-armed from its callback for the delay that is left, until
  * the slack is one tick (delayq_kick_arm()): a consumer asleep is woken
  * less than a tick after the deadline, plus the timer workqueue's latency.
  * A kick armed for a node that has left since is not cancelled: it fires
- * and finds less to do.
+ * and finds less to do. A slot larger than DQ_STEP is left to the consumers
+ * the kick wakes, in their own context.
  *
  * Wake-ups
  * --------
- * Consumers sleep on q->wait as exclusive waiters, FIFO. delayq_settle(),
- * at the end of every critical section (delayq_unlock()), wakes one if the
- * leftmost node is due and none is woken already (q->woken: set by the wake
- * function that selects a consumer, cleared by that consumer as it runs).
- * So a consumer that leaves nodes due wakes the next: the kernel's rule for
- * exclusive waiters (one a wake-up selected consumes the condition or
- * passes the wake-up on) holds by construction, with no herd. A consumer
- * leaves (signal, kthread_stop(), timeout, shutdown) only in a critical
- * section in which it found nothing due.
+ * The queue is ready when a node is takeable or the wheel is behind the
+ * clock. Consumers sleep on q->wait as exclusive waiters, FIFO.
+ * delayq_settle(), at the end of every critical section (delayq_unlock()),
+ * wakes one if the queue is ready and none is woken already (q->woken: set
+ * by the wake function that selects a consumer, cleared by that consumer as
+ * it runs). So a consumer that leaves nodes due wakes the next: the
+ * kernel's rule for exclusive waiters (one a wake-up selected consumes the
+ * condition or passes the wake-up on) holds by construction, with no herd.
+ * A consumer leaves (signal, kthread_stop(), timeout, shutdown) only in a
+ * critical section in which it found nothing due.
  *
  * Watchers, waiters that only want to learn that items are due, wait on a
  * queue of their own, q->watch, which no consumer is on: at each readiness
- * edge (the leftmost node due where before none was: q->takeable)
- * delayq_unlock() wakes all of them, after the lock is dropped, with the
- * poll key EPOLLIN | EPOLLRDNORM ("readable") that wake functions filter
- * on. An exclusive watcher takes the wake-up of other watchers only. No
- * wake-up is lost: a watcher adds itself to q->watch and then asks
- * tempo_delayq_ready(), which takes the lock; the edge is either seen
- * there, or is made in a later critical section, whose waker then sees the
- * watcher on q->watch (the lock orders the two).
+ * edge (ready where before it was not: q->ready) delayq_unlock() wakes all
+ * of them, after the lock is dropped, with the poll key EPOLLIN |
+ * EPOLLRDNORM ("readable") that wake functions filter on. An exclusive
+ * watcher takes the wake-up of other watchers only. No wake-up is lost: a
+ * watcher adds itself to q->watch and then asks tempo_delayq_ready(), which
+ * takes the lock (and catches up); the edge is either seen there, or is
+ * made in a later critical section, whose waker then sees the watcher on
+ * q->watch (the lock orders the two).
  *
  * The ready count
  * ---------------
  * stats() tells how many nodes are due. Counting them on each clock reading
  * would be O(due nodes) in one critical section, so the count is of a
- * prefix: q->nready nodes, from the leftmost up to q->last_ready, each in
- * state READY. A node linked before q->last_ready joins it; one unlinked
- * leaves it. stats() moves q->last_ready on over the due nodes after it,
- * DQ_COUNT_STEP nodes per critical section, dropping the lock in between.
- * A node is counted as expired once per deadline: as it joins the prefix,
- * or, if it never did, as it leaves the queue due.
+ * prefix of the tree: q->nready nodes, from the leftmost up to
+ * q->last_ready, each in state READY. A node linked before q->last_ready
+ * joins it; one unlinked leaves it. stats() catches up, then moves
+ * q->last_ready on over the due nodes after it, DQ_STEP nodes per critical
+ * section, dropping the lock in between. A node is counted as expired once
+ * per deadline: as it joins the prefix, or, if it never did, as it leaves
+ * the queue due.
  *
  * Node state machine (node->state; under the lock of node->q)
  * -------------------------------------------------------------
  *
- *	IDLE     --put---------------------------->  PENDING (READY if linked
- *	                                              before q->last_ready)
+ *	IDLE     --put---------------------------->  WHEEL, or PENDING (READY
+ *	                                              if linked before
+ *	                                              q->last_ready) in the tree
+ *	WHEEL    --its slot emptied, lower level-->  WHEEL
+ *	WHEEL    --its slot emptied, level 0------>  PENDING or READY
  *	PENDING  --stats() counts it-------------->  READY
- *	PENDING, READY  --take, TAKE, remove,----->  IDLE
- *	                  destroy's hand-back
- *	PENDING, READY  --AGAIN------------------->  PENDING or READY, by its
- *	                                              new deadline
- *	PENDING, READY  --STOP-------------------->  unchanged
+ *	any queued  --take, TAKE, remove,--------->  IDLE
+ *	              destroy's hand-back
+ *	any queued  --AGAIN----------------------->  linked again by its new
+ *	                                              deadline, as a put
+ *	any queued  --STOP------------------------>  unchanged
  *
  * A node is queued on q iff node->q == q and its state is not IDLE. AGAIN
  * unlinks and links the node in one critical section: no other CPU ever sees
- * it out of the tree. put() of a node reads its state without the lock of
+ * it out of the queue. put() of a node reads its state without the lock of
  * the queue the node was last on (READ_ONCE, for -EBUSY); every other access
  * to a node is under its queue's lock.
  *
  * Invariants, whenever the lock is free
  * -------------------------------------
- *  - the tree holds exactly the queued nodes, q->n of them, by deadline and
- *    then put order; q->last is its rightmost node (NULL if empty);
+ *  - the tree and the wheel hold exactly the queued nodes, q->n of them;
+ *    the tree is ordered by (deadline, seq), q->last is its rightmost node;
+ *  - every wheel node's tick is >= q->next_tick, and it sits at the level
+ *    and slot it was placed at for the q->next_tick of then; a level's
+ *    q->occupied bit is set iff its slot is not empty;
+ *  - a tree node's tick is < q->next_tick, except, while the level-0 slot of
+ *    tick T = q->next_tick is being emptied, the nodes of tick T moved so
+ *    far; every node leaves that slot before q->next_tick passes T;
+ *  - q->next_tick <= q->next_work <= the tick at which a wheel slot that is
+ *    not empty is next emptied (DQ_NEVER for an empty wheel);
  *  - q->now only grows, and is a clock reading: a due node is past its
  *    deadline;
  *  - the READY nodes are the first q->nready of the tree, q->last_ready the
  *    last of them (NULL if none), and all are due;
- *  - q->takeable is whether the leftmost node is due;
- *  - if the queue is not dead and the leftmost node is not due, the kick is
- *    armed for its deadline or earlier (q->kick_at), or its callback is on
- *    its way, and will arm it again;
- *  - if the leftmost node is due and a consumer sleeps on q->wait, a
- *    consumer was woken and has not yet run its pass (q->woken);
+ *  - q->ready is whether the queue was ready at the end of the last
+ *    critical section;
+ *  - if the queue is not dead and not ready, the kick is armed for the
+ *    leftmost deadline and q->next_work's start or earlier (q->kick_at), or
+ *    its callback is on its way, and will arm it again;
+ *  - if the queue is ready and a consumer sleeps on q->wait, a consumer was
+ *    woken and has not yet run its pass (q->woken);
  *  - put = taken + removed + flushed + q->n (the counters); AGAIN changes
  *    none of them and counts as requeued;
  *  - once q->dead is set, take*() return -ESHUTDOWN and put() refuses, so
@@ -115,11 +157,11 @@
  *    edge is signalled or kick armed.
  *
  * Concurrency and memory ordering: any two calls may run at once (the
- * contract in include/tempo/delayq.h), each one critical section (or one
- * per pass of take*()), so the lock orders everything and this file has no
- * barrier of its own. The kick's callback reaches @q through its timer, and
- * destroy shuts the kick down (tempo_timer_shutdown_sync()) before it frees
- * @q.
+ * contract in include/tempo/delayq.h), each a sequence of critical
+ * sections, the last of which does what the call reports; the lock orders
+ * everything and this file has no barrier of its own. The kick's callback
+ * reaches @q through its timer, and destroy shuts the kick down
+ * (tempo_timer_shutdown_sync()) before it frees @q.
  *
  * Not guaranteed: fairness beyond the FIFO order of exclusive waiters (a
  * consumer woken by a signal, a timeout or spuriously goes back to the
@@ -131,6 +173,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitops.h>
 #include <linux/bug.h>
 #include <linux/debugfs.h>
 #include <linux/err.h>
@@ -138,6 +181,7 @@
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
 #include <linux/list.h>
+#include <linux/minmax.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/rbtree.h>
@@ -155,8 +199,9 @@
 
 enum delayq_state {
 	DELAYQ_IDLE = 0,	/* not queued */
-	DELAYQ_PENDING,		/* queued, not in the counted prefix */
-	DELAYQ_READY,		/* queued, in the counted prefix: due */
+	DELAYQ_WHEEL,		/* queued, in a wheel slot */
+	DELAYQ_PENDING,		/* queued, in the tree, not in the counted prefix */
+	DELAYQ_READY,		/* queued, in the tree, in the counted prefix: due */
 };
 
 enum delayq_counter {
@@ -170,27 +215,41 @@ enum delayq_counter {
 	DELAYQ_NR_STATS
 };
 
-/* Nodes stats() counts per critical section. */
-#define DQ_COUNT_STEP	64
+#define DQ_TICK_SHIFT	20		/* a tick: 2^20 ns, about 1 ms */
+#define DQ_LVL_BITS	6
+#define DQ_SLOTS	BIT(DQ_LVL_BITS)
+#define DQ_SLOT_MASK	(DQ_SLOTS - 1)
+#define DQ_LEVELS	6
+/* Ticks ahead the wheel places by their own tick: 2^36, over 2 years. */
+#define DQ_SPAN		(1ULL << (DQ_LVL_BITS * DQ_LEVELS))
+#define DQ_NEVER	S64_MAX		/* q->next_work of an empty wheel */
+
+/* Nodes moved, or counted by stats(), per critical section. */
+#define DQ_STEP		64
 
 struct tempo_delayq {
 	wait_queue_head_t	wait;		/* consumers; .lock guards all below */
 	wait_queue_head_t	watch;		/* watchers: woken at readiness edges */
-	struct rb_root_cached	tree;		/* queued nodes, by deadline */
+	struct rb_root_cached	tree;		/* the sorted nodes */
 	struct rb_node		*last;		/* the tree's rightmost node */
 	struct tempo_delayq_node *last_ready;	/* end of the counted prefix */
 	ktime_t			now;		/* latest clock reading */
+	s64			next_tick;	/* the first tick not sorted */
+	s64			next_work;	/* no slot to empty before this tick */
+	u64			seq;		/* put order */
 	ktime_t			kick_at;	/* where the kick is armed, or KTIME_MAX */
-	ktime_t			kick_for;	/* the deadline it was armed for */
+	ktime_t			kick_for;	/* the time it was armed for */
 	struct tempo_timer	kick;
 	unsigned int		n;		/* queued nodes */
 	unsigned int		nready;		/* READY nodes */
 	unsigned int		nwaiters;	/* consumers in delayq_wait() */
 	bool			woken;		/* a selected consumer has not looked yet */
-	bool			takeable;	/* the leftmost node was due */
+	bool			ready;		/* ready at the last settle */
 	bool			dead;		/* shut down */
 	u64			count[DELAYQ_NR_STATS];
 	struct list_head	list;		/* on delayq_list */
+	u64			occupied[DQ_LEVELS];	/* slots not empty, a bit each */
+	struct list_head	wheel[DQ_LEVELS][DQ_SLOTS];
 };
 
 /* Module totals (debugfs): the live queues, and what destroyed ones counted. */
@@ -212,6 +271,16 @@ static const char * const delayq_counter_names[DELAYQ_NR_STATS] = {
 static void delayq_count(struct tempo_delayq *q, enum delayq_counter c)
 {
 	q->count[c]++;
+}
+
+static s64 dq_tick(ktime_t t)
+{
+	return ktime_to_ns(t) >> DQ_TICK_SHIFT;
+}
+
+static ktime_t dq_time(s64 tick)
+{
+	return ns_to_ktime(tick << DQ_TICK_SHIFT);
 }
 
 static struct tempo_delayq_node *delayq_node(struct rb_node *rb)
@@ -245,31 +314,36 @@ static void delayq_clock(struct tempo_delayq *q)
 		q->now = now;
 }
 
+/* The tree's order: by deadline, then put order. */
+static bool delayq_before(const struct tempo_delayq_node *a, const struct tempo_delayq_node *b)
+{
+	return ktime_before(a->deadline, b->deadline) ||
+	       (a->deadline == b->deadline && a->seq < b->seq);
+}
+
 /*
- * Link @node by node->deadline: right of its equals, so equal deadlines keep
- * put order. O(1) before the leftmost or from the rightmost on, else a
- * descent from the root. A node linked before q->last_ready is due (its
- * deadline is earlier than a due node's) and joins the counted prefix.
+ * Link @node into the tree. O(1) before the leftmost or from the rightmost
+ * on, else a descent from the root. A node linked before q->last_ready is
+ * due (its deadline is not after a due node's) and joins the counted prefix.
  */
-static void delayq_link(struct tempo_delayq *q, struct tempo_delayq_node *node)
+static void delayq_tree_link(struct tempo_delayq *q, struct tempo_delayq_node *node)
 {
 	struct rb_node **link = &q->tree.rb_root.rb_node, *parent = NULL;
 	struct tempo_delayq_node *first = delayq_first(q), *last = delayq_node(q->last);
 	bool leftmost = true, rightmost = true;
 
-	lockdep_assert_held(&q->wait.lock);
-	if (first && ktime_before(node->deadline, first->deadline)) {
+	if (first && delayq_before(node, first)) {
 		parent = &first->rb;
 		link = &parent->rb_left;
 		rightmost = false;
-	} else if (last && !ktime_before(node->deadline, last->deadline)) {
+	} else if (last && !delayq_before(node, last)) {
 		parent = &last->rb;
 		link = &parent->rb_right;
 		leftmost = false;
 	} else {
 		while (*link) {
 			parent = *link;
-			if (ktime_before(node->deadline, delayq_node(parent)->deadline)) {
+			if (delayq_before(node, delayq_node(parent))) {
 				link = &parent->rb_left;
 				rightmost = false;
 			} else {
@@ -282,14 +356,61 @@ static void delayq_link(struct tempo_delayq *q, struct tempo_delayq_node *node)
 	rb_insert_color_cached(&node->rb, &q->tree, leftmost);
 	if (rightmost)
 		q->last = &node->rb;
-	q->n++;
-	if (q->last_ready && ktime_before(node->deadline, q->last_ready->deadline)) {
+	if (q->last_ready && delayq_before(node, q->last_ready)) {
 		delayq_set_state(node, DELAYQ_READY);
 		q->nready++;
 		delayq_count(q, DELAYQ_STAT_EXPIRED);
 	} else {
 		delayq_set_state(node, DELAYQ_PENDING);
 	}
+}
+
+/*
+ * Place @node, of a tick at or after q->next_tick, in the wheel: at the
+ * level of its distance from q->next_tick, in the slot of its tick there.
+ * A tick DQ_SPAN or more ahead is placed as the last tick the wheel
+ * reaches, and placed again by its own tick when that slot is emptied.
+ */
+static void delayq_wheel_add(struct tempo_delayq *q, struct tempo_delayq_node *node)
+{
+	s64 tick = dq_tick(node->deadline);
+	u64 ahead = tick - q->next_tick;
+	unsigned int lvl = 0, shift;
+
+	if (ahead >= DQ_SPAN) {
+		ahead = DQ_SPAN - 1;
+		tick = q->next_tick + ahead;
+	}
+	if (ahead >= DQ_SLOTS)
+		lvl = (fls64(ahead) - 1) / DQ_LVL_BITS;
+	shift = lvl * DQ_LVL_BITS;
+	node->level = lvl;
+	node->slot = (tick >> shift) & DQ_SLOT_MASK;
+	list_add_tail(&node->entry, &q->wheel[lvl][node->slot]);
+	q->occupied[lvl] |= BIT_ULL(node->slot);
+	/* Emptied when q->next_tick reaches the start of its 64^lvl ticks. */
+	q->next_work = min(q->next_work, (tick >> shift) << shift);
+	delayq_set_state(node, DELAYQ_WHEEL);
+}
+
+static void delayq_wheel_del(struct tempo_delayq *q, struct tempo_delayq_node *node)
+{
+	struct list_head *slot = &q->wheel[node->level][node->slot];
+
+	list_del(&node->entry);
+	if (list_empty(slot))
+		q->occupied[node->level] &= ~BIT_ULL(node->slot);
+}
+
+/* Link @node, in the tree if its tick is sorted already, else in the wheel. */
+static void delayq_link(struct tempo_delayq *q, struct tempo_delayq_node *node)
+{
+	lockdep_assert_held(&q->wait.lock);
+	if (dq_tick(node->deadline) < q->next_tick)
+		delayq_tree_link(q, node);
+	else
+		delayq_wheel_add(q, node);
+	q->n++;
 }
 
 /*
@@ -308,90 +429,249 @@ static void delayq_unlink(struct tempo_delayq *q, struct tempo_delayq_node *node
 	} else if (delayq_due(q, deadline)) {
 		delayq_count(q, DELAYQ_STAT_EXPIRED);
 	}
-	if (&node->rb == q->last)
-		q->last = rb_prev(&node->rb);
-	rb_erase_cached(&node->rb, &q->tree);
+	if (node->state == DELAYQ_WHEEL) {
+		delayq_wheel_del(q, node);
+	} else {
+		/*
+		 * The rightmost node's predecessor: its left child if it has one
+		 * (a red leaf, the only child a red-black node can have alone),
+		 * else its parent, of which it is the right child.
+		 */
+		if (&node->rb == q->last)
+			q->last = node->rb.rb_left ?: rb_parent(&node->rb);
+		rb_erase_cached(&node->rb, &q->tree);
+	}
 	q->n--;
 }
 
 /*
- * The node a consumer takes next: the leftmost, if it is due, reading the
- * clock if the latest reading does not make it so; or NULL.
+ * Empty wheel slot @slot of level @lvl, whose time has come at tick
+ * q->next_tick: re-place its nodes on lower levels, or, at level 0, link
+ * them into the tree. At most *@budget nodes. Return: true if it is empty.
+ */
+static bool delayq_empty_slot(struct tempo_delayq *q, unsigned int lvl, unsigned int slot,
+			      unsigned int *budget)
+{
+	struct list_head *head = &q->wheel[lvl][slot];
+	struct tempo_delayq_node *node;
+
+	if (!(q->occupied[lvl] & BIT_ULL(slot)))
+		return true;
+	while (!list_empty(head)) {
+		if (!*budget)
+			return false;
+		(*budget)--;
+		node = list_first_entry(head, struct tempo_delayq_node, entry);
+		list_del(&node->entry);
+		/* Its tick is within 64^lvl of q->next_tick: a lower level. */
+		if (lvl)
+			delayq_wheel_add(q, node);
+		else
+			delayq_tree_link(q, node);
+	}
+	q->occupied[lvl] &= ~BIT_ULL(slot);
+	return true;
+}
+
+/*
+ * Empty the slots whose time has come at tick T = q->next_tick: the coarse
+ * ones first, then T's level-0 slot, where a coarse slot's nodes of tick T
+ * land. Return: false if *@budget ran out first.
+ */
+static bool delayq_collect(struct tempo_delayq *q, unsigned int *budget)
+{
+	s64 t = q->next_tick;
+	unsigned int lvl, shift;
+
+	for (lvl = DQ_LEVELS - 1; lvl > 0; lvl--) {
+		shift = lvl * DQ_LVL_BITS;
+		if (t & (BIT_ULL(shift) - 1))
+			continue;
+		if (!delayq_empty_slot(q, lvl, (t >> shift) & DQ_SLOT_MASK, budget))
+			return false;
+	}
+	return delayq_empty_slot(q, 0, t & DQ_SLOT_MASK, budget);
+}
+
+/*
+ * The first tick at or after q->next_tick at which a slot that is not empty
+ * is emptied: per level, the first slot of the rotated occupancy mask.
+ */
+static s64 delayq_next_work(const struct tempo_delayq *q)
+{
+	s64 work = DQ_NEVER, block;
+	unsigned int lvl, shift;
+
+	for (lvl = 0; lvl < DQ_LEVELS; lvl++) {
+		if (!q->occupied[lvl])
+			continue;
+		shift = lvl * DQ_LVL_BITS;
+		/* The first 64^lvl-aligned block starting at or after next_tick. */
+		block = (q->next_tick + BIT_ULL(shift) - 1) >> shift;
+		block += __ffs64(ror64(q->occupied[lvl], block & DQ_SLOT_MASK));
+		work = min(work, block << shift);
+	}
+	return work;
+}
+
+/*
+ * Sort up to tick @last: move q->next_tick past it, emptying the slots on
+ * the way, at most @budget nodes moved. Return: true once q->next_tick is
+ * past @last.
+ */
+static bool delayq_advance(struct tempo_delayq *q, s64 last, unsigned int budget)
+{
+	while (q->next_tick <= last) {
+		if (q->next_work > q->next_tick) {
+			q->next_tick = min(last + 1, q->next_work);
+			continue;
+		}
+		if (!delayq_collect(q, &budget))
+			return false;
+		q->next_tick++;
+		q->next_work = delayq_next_work(q);
+	}
+	return true;
+}
+
+/*
+ * Move q->next_tick past the latest reading where no slot is to be emptied
+ * on the way: no node moves. The check inline, for put() and take().
+ */
+static inline void delayq_advance_free(struct tempo_delayq *q)
+{
+	s64 now_tick = dq_tick(q->now);
+
+	if (q->next_tick <= now_tick)
+		delayq_advance(q, now_tick, 0);
+}
+
+/* Has the clock passed a tick at which a slot is to be emptied? */
+static bool delayq_behind(const struct tempo_delayq *q)
+{
+	return q->next_work <= dq_tick(q->now);
+}
+
+/* Under the lock: drop it and take it again; interrupts come on between. */
+static void delayq_relock(struct tempo_delayq *q, unsigned long *flags)
+	__must_hold(&q->wait.lock)
+{
+	spin_unlock_irqrestore(&q->wait.lock, *flags);
+	spin_lock_irqsave(&q->wait.lock, *flags);
+}
+
+/* Sort up to the latest reading, DQ_STEP nodes per critical section. */
+static void delayq_catch_up(struct tempo_delayq *q, unsigned long *flags)
+	__must_hold(&q->wait.lock)
+{
+	while (!delayq_advance(q, dq_tick(q->now), DQ_STEP))
+		delayq_relock(q, flags);
+}
+
+/* Is @node, the leftmost, takeable? */
+static bool delayq_takeable(const struct tempo_delayq *q, const struct tempo_delayq_node *node)
+{
+	return node && dq_tick(node->deadline) < q->next_tick && delayq_due(q, node->deadline);
+}
+
+/*
+ * The node a consumer takes next: the leftmost, if it is takeable, reading
+ * the clock if the latest reading does not make it so; or NULL. Within the
+ * critical section: moves q->next_tick on only where no slot is to be
+ * emptied, so NULL may mean that the wheel is behind (delayq_next_sorted()).
  */
 static struct tempo_delayq_node *delayq_next(struct tempo_delayq *q)
 {
 	struct tempo_delayq_node *first = delayq_first(q);
 
-	if (!first || delayq_due(q, first->deadline))
+	if (delayq_takeable(q, first))
 		return first;
 	delayq_clock(q);
-	return delayq_due(q, first->deadline) ? first : NULL;
-}
-
-/* Take the next node, if one is due. */
-static struct tempo_delayq_node *delayq_take_next(struct tempo_delayq *q)
-{
-	struct tempo_delayq_node *node = delayq_next(q);
-
-	if (node) {
-		delayq_unlink(q, node, node->deadline);
-		delayq_set_state(node, DELAYQ_IDLE);
-		delayq_count(q, DELAYQ_STAT_TAKEN);
-	}
-	return node;
+	delayq_advance_free(q);
+	first = delayq_first(q);
+	return delayq_takeable(q, first) ? first : NULL;
 }
 
 /*
- * Arm the kick for a node of @deadline, not due: at the deadline if the
+ * delayq_next(), catching up with the clock first if the wheel is behind
+ * (the lock is dropped between steps): NULL only if nothing is due, or if
+ * the queue was shut down meanwhile.
+ */
+static struct tempo_delayq_node *delayq_next_sorted(struct tempo_delayq *q,
+						    unsigned long *flags)
+	__must_hold(&q->wait.lock)
+{
+	struct tempo_delayq_node *node;
+
+	while (!(node = delayq_next(q)) && delayq_behind(q) && !q->dead)
+		delayq_catch_up(q, flags);
+	return q->dead ? NULL : node;
+}
+
+/* Take @node, the takeable leftmost. */
+static void delayq_take_node(struct tempo_delayq *q, struct tempo_delayq_node *node)
+{
+	delayq_unlink(q, node, node->deadline);
+	delayq_set_state(node, DELAYQ_IDLE);
+	delayq_count(q, DELAYQ_STAT_TAKEN);
+}
+
+/*
+ * Arm the kick for @at, a time nothing is takeable before: at @at if the
  * wheel's slack for the delay left is one tick, else that slack early (the
  * callback arms it again for what is left then). The delay is measured from
  * q->now, which is no later than the wheel's reading, so the slack is
- * never underestimated and the kick never fires after the deadline's tick.
- * Nothing to do if it is armed for that time or earlier, as it is for a
- * deadline no later than this one.
+ * never underestimated and the kick never fires after @at's tick. The
+ * caller has checked that it is not armed for @at or earlier.
  */
-static void delayq_kick_arm(struct tempo_delayq *q, ktime_t deadline)
+static void delayq_kick_arm(struct tempo_delayq *q, ktime_t at)
 {
-	u64 left = ktime_to_ns(ktime_sub(deadline, q->now));
-	ktime_t at = deadline;
+	u64 left = ktime_after(at, q->now) ? ktime_to_ns(ktime_sub(at, q->now)) : 0;
+	ktime_t fire = at;
 	u64 slack;
 
-	if (q->kick_at != KTIME_MAX && !ktime_before(deadline, q->kick_for))
-		return;
 	slack = tempo_timer_slack_ns(min(left, tempo_timer_max_delay_ns()));
 	if (slack > tempo_timer_tick_ns())
-		at = ktime_sub_ns(deadline, slack);
-	if (!ktime_before(at, q->kick_at))
+		fire = ktime_sub_ns(at, slack);
+	if (!ktime_before(fire, q->kick_at))
 		return;
-	if (WARN_ON_ONCE(tempo_timer_arm_at(&q->kick, TEMPO_CPU_LOCAL, at) < 0))
+	if (WARN_ON_ONCE(tempo_timer_arm_at(&q->kick, TEMPO_CPU_LOCAL, fire) < 0))
 		return;
-	q->kick_at = at;
-	q->kick_for = deadline;
+	q->kick_at = fire;
+	q->kick_for = at;
 }
 
 /*
- * The end of every critical section that may have changed the leftmost node
- * or q->now: wake a consumer if the leftmost is due and none is woken, or
- * arm the kick for it if it is not. Return: true at a readiness edge, for
- * delayq_unlock() to wake the watchers.
+ * The end of every critical section that may have changed the leftmost
+ * node, the wheel or q->now: wake a consumer if the queue is ready and none
+ * is woken, or arm the kick for the first time it may become ready if it
+ * is not. Return: true at a readiness edge, for delayq_unlock() to wake the
+ * watchers.
  */
 static bool delayq_settle(struct tempo_delayq *q)
 {
 	struct tempo_delayq_node *first = delayq_first(q);
-	bool takeable = first && delayq_due(q, first->deadline), edge;
+	bool ready = delayq_takeable(q, first) || delayq_behind(q), edge;
+	ktime_t at = KTIME_MAX;
 
 	lockdep_assert_held(&q->wait.lock);
 	if (q->dead)
 		return false;
-	edge = takeable && !q->takeable;
-	q->takeable = takeable;
-	if (takeable) {
+	edge = ready && !q->ready;
+	q->ready = ready;
+	if (ready) {
 		/* One consumer: delayq_waiter_wake() sets q->woken if it selects one. */
 		if (!q->woken && waitqueue_active(&q->wait))
 			wake_up_locked(&q->wait);
-	} else if (first) {
-		delayq_kick_arm(q, first->deadline);
+		return edge;
 	}
+	if (first)
+		at = first->deadline;
+	if (q->next_work != DQ_NEVER)
+		at = min(at, dq_time(q->next_work));
+	/* Armed for that time or earlier already: nothing to do. */
+	if (at != KTIME_MAX && (q->kick_at == KTIME_MAX || ktime_before(at, q->kick_for)))
+		delayq_kick_arm(q, at);
 	return edge;
 }
 
@@ -437,9 +717,10 @@ static bool delayq_count_ready(struct tempo_delayq *q, unsigned int budget)
 
 /*
  * The kick: process context on the tempo workqueue of the CPU it was armed
- * on. Read the clock; delayq_unlock() wakes a consumer if the leftmost node
- * is due now, or arms the kick again for it. destroy() shuts the kick down
- * once the queue is dead (nothing arms it then), before it frees @q.
+ * on. Read the clock and sort one step; delayq_unlock() wakes a consumer if
+ * the queue is ready now (the consumer sorts the rest in its own context),
+ * or arms the kick again. destroy() shuts the kick down once the queue is
+ * dead (nothing arms it then), before it frees @q.
  */
 static void delayq_kick(struct tempo_timer *timer)
 {
@@ -449,6 +730,7 @@ static void delayq_kick(struct tempo_timer *timer)
 	spin_lock_irqsave(&q->wait.lock, flags);
 	q->kick_at = KTIME_MAX;
 	delayq_clock(q);
+	delayq_advance(q, dq_tick(q->now), DQ_STEP);
 	delayq_unlock(q, flags);
 }
 
@@ -463,6 +745,7 @@ void tempo_delayq_node_init(struct tempo_delayq_node *node)
 	RB_CLEAR_NODE(&node->rb);
 	node->q = NULL;
 	node->deadline = 0;
+	node->seq = 0;
 	delayq_set_state(node, DELAYQ_IDLE);
 }
 EXPORT_SYMBOL_NS_GPL(tempo_delayq_node_init, "TEMPO");
@@ -479,12 +762,17 @@ EXPORT_SYMBOL_NS_GPL(tempo_delayq_node_init, "TEMPO");
 struct tempo_delayq *tempo_delayq_create(void)
 {
 	struct tempo_delayq *q = kzalloc(sizeof(*q), GFP_KERNEL_ACCOUNT);
+	unsigned int lvl, slot;
 
 	if (!q)
 		return NULL;
 	init_waitqueue_head(&q->wait);
 	init_waitqueue_head(&q->watch);
 	q->tree = RB_ROOT_CACHED;
+	q->next_work = DQ_NEVER;
+	for (lvl = 0; lvl < DQ_LEVELS; lvl++)
+		for (slot = 0; slot < DQ_SLOTS; slot++)
+			INIT_LIST_HEAD(&q->wheel[lvl][slot]);
 	q->kick_at = KTIME_MAX;
 	tempo_timer_init(&q->kick, delayq_kick, 0);
 	mutex_lock(&delayq_list_lock);
@@ -508,6 +796,7 @@ static int delayq_put_locked(struct tempo_delayq *q, struct tempo_delayq_node *n
 		return -ERANGE;
 	WRITE_ONCE(node->q, q);
 	node->deadline = deadline;
+	node->seq = q->seq++;
 	delayq_link(q, node);
 	delayq_count(q, DELAYQ_STAT_PUT);
 	return 0;
@@ -528,6 +817,8 @@ static unsigned int delayq_put(struct tempo_delayq *q, struct tempo_delayq_node 
 	spin_lock_irqsave(&q->wait.lock, flags);
 	if (ktime_after(now, q->now))
 		q->now = now;
+	/* Only where no slot is to be emptied: a put moves no other node. */
+	delayq_advance_free(q);
 	for (i = 0; i < n; i++) {
 		err = delayq_put_locked(q, nodes[i],
 					relative ? ktime_add_ns(now, when[i]) : when[i], now);
@@ -620,18 +911,21 @@ struct delayq_consumer {
 
 /*
  * Show @c->fn the due nodes, earliest first (as take() takes them), each in
- * this critical section, and apply its verdicts: at most @c->max TAKE or
+ * one critical section (after catching up with the clock, which may drop the
+ * lock before the first), and apply its verdicts: at most @c->max TAKE or
  * AGAIN, up to the first STOP. An AGAIN node is linked again by its new
  * deadline, and is shown again if that is due and @c->max allows. Return:
  * false if nothing was due (@c->fn was not called).
  */
-static bool delayq_consume_locked(struct tempo_delayq *q, struct delayq_consumer *c)
+static bool delayq_consume_locked(struct tempo_delayq *q, struct delayq_consumer *c,
+				  unsigned long *flags)
+	__must_hold(&q->wait.lock)
 {
-	struct tempo_delayq_node *node;
+	struct tempo_delayq_node *node = delayq_next_sorted(q, flags);
 	unsigned int n = 0;
 	bool shown = false;
 
-	while (n < c->max && (node = delayq_next(q))) {
+	for (; n < c->max && node; node = delayq_next(q)) {
 		ktime_t linked = node->deadline;
 		enum tempo_delayq_verdict verdict;
 
@@ -645,6 +939,8 @@ static bool delayq_consume_locked(struct tempo_delayq *q, struct delayq_consumer
 		delayq_unlink(q, node, linked);
 		if (verdict == TEMPO_DELAYQ_AGAIN) {
 			WARN_ON_ONCE(!ktime_after(node->deadline, linked));
+			/* After the items of its new deadline put before now. */
+			node->seq = q->seq++;
 			delayq_link(q, node);
 			delayq_count(q, DELAYQ_STAT_REQUEUED);
 		} else {
@@ -681,8 +977,9 @@ static int delayq_waiter_wake(struct wait_queue_entry *wait, unsigned int mode, 
  * or consume (@c). @end is the caller's absolute timeout, or NULL for none.
  * Return: the node taken, NULL when @c consumed, or an ERR_PTR().
  *
- * Each pass checks, in one critical section: shutdown, an item (take or
- * consume it), then, after setting TASK_INTERRUPTIBLE so that a signal or
+ * Each pass checks, in one critical section (after catching up with the
+ * clock, delayq_next_sorted()): shutdown, an item (take or consume it), then,
+ * after setting TASK_INTERRUPTIBLE so that a signal or
  * kthread_stop() between the check and schedule() is not lost:
  * kthread_stop(), a signal, the timeout. kthread_stop() comes before signals
  * because it sets TIF_NOTIFY_SIGNAL, which signal_pending() reports. The
@@ -708,13 +1005,19 @@ static struct tempo_delayq_node *delayq_wait(struct tempo_delayq *q, ktime_t *en
 			break;
 		err = 0;
 		if (c) {
-			if (delayq_consume_locked(q, c))
+			if (delayq_consume_locked(q, c, &flags))
 				break;
 		} else {
-			node = delayq_take_next(q);
-			if (node)
+			node = delayq_next_sorted(q, &flags);
+			if (node) {
+				delayq_take_node(q, node);
 				break;
+			}
 		}
+		/* Shut down while the pass caught up with the clock. */
+		err = -ESHUTDOWN;
+		if (q->dead)
+			break;
 		__add_wait_queue_entry_tail_exclusive(&q->wait, &w.wait);
 		set_current_state(TASK_INTERRUPTIBLE);
 		/* First: kthread_stop() also makes signal_pending() true. */
@@ -728,7 +1031,8 @@ static struct tempo_delayq_node *delayq_wait(struct tempo_delayq *q, ktime_t *en
 		if (end && !ktime_before(ktime_get(), *end))
 			break;
 
-		spin_unlock_irqrestore(&q->wait.lock, flags);
+		/* The pass may have sorted nodes in: the kick is armed for them. */
+		delayq_unlock(q, flags);
 		if (end)
 			schedule_hrtimeout(end, HRTIMER_MODE_ABS);
 		else
@@ -805,10 +1109,15 @@ struct tempo_delayq_node *tempo_delayq_try_take(struct tempo_delayq *q)
 	unsigned long flags;
 
 	spin_lock_irqsave(&q->wait.lock, flags);
-	if (unlikely(q->dead))
+	if (unlikely(q->dead)) {
 		node = ERR_PTR(-ESHUTDOWN);
-	else
-		node = delayq_take_next(q) ?: ERR_PTR(-EAGAIN);
+	} else {
+		node = delayq_next_sorted(q, &flags);
+		if (node)
+			delayq_take_node(q, node);
+		else
+			node = ERR_PTR(q->dead ? -ESHUTDOWN : -EAGAIN);
+	}
 	delayq_unlock(q, flags);
 	return node;
 }
@@ -820,8 +1129,9 @@ EXPORT_SYMBOL_NS_GPL(tempo_delayq_try_take, "TEMPO");
  * @nodes: receives the nodes, in the order take() would return them
  * @max: size of @nodes
  *
- * One critical section: the batch is contiguous in that order. It takes only
- * items that are due; it never waits.
+ * One critical section (after catching up with the clock): the batch is
+ * contiguous in that order. It takes only items that are due; it never
+ * waits.
  *
  * Context: any context except NMI; does not sleep. The lock is held for
  * O(@max log queued): keep @max modest in atomic context.
@@ -841,8 +1151,14 @@ int tempo_delayq_drain(struct tempo_delayq *q,
 		delayq_unlock(q, flags);
 		return -ESHUTDOWN;
 	}
-	while (n < max && (node = delayq_take_next(q)))
+	for (node = delayq_next_sorted(q, &flags); n < max && node; node = delayq_next(q)) {
+		delayq_take_node(q, node);
 		nodes[n++] = node;
+	}
+	if (!n && q->dead) {
+		delayq_unlock(q, flags);
+		return -ESHUTDOWN;
+	}
 	delayq_unlock(q, flags);
 	return n;
 }
@@ -858,7 +1174,8 @@ EXPORT_SYMBOL_NS_GPL(tempo_delayq_drain, "TEMPO");
  * @flags: 0, or TEMPO_DELAYQ_WAIT to sleep until an item is takeable
  *
  * Shows @fn the takeable items one at a time, in the order take() would
- * take them, in one critical section that applies each verdict:
+ * take them, in one critical section (after catching up with the clock)
+ * that applies each verdict:
  * TEMPO_DELAYQ_TAKE takes it, TEMPO_DELAYQ_AGAIN keeps it queued for the
  * later deadline @fn set (shown again in this call if that is due already
  * and @max allows), TEMPO_DELAYQ_STOP leaves it queued as it was and ends
@@ -900,7 +1217,8 @@ int tempo_delayq_consume(struct tempo_delayq *q, tempo_delayq_consume_fn fn, voi
 	if (unlikely(q->dead))
 		ret = -ESHUTDOWN;
 	else
-		ret = delayq_consume_locked(q, &c) ? c.n : -EAGAIN;
+		ret = delayq_consume_locked(q, &c, &irqflags) ? c.n :
+		      q->dead ? -ESHUTDOWN : -EAGAIN;
 	delayq_unlock(q, irqflags);
 	return ret;
 }
@@ -973,7 +1291,9 @@ EXPORT_SYMBOL_NS_GPL(tempo_delayq_remove, "TEMPO");
  * @q: the queue
  * @deadline: receives it
  *
- * The deadline of the item take() would return next, due or not. O(1).
+ * The deadline of the item take() would return next, due or not. O(1) when
+ * that item is sorted already; else sorts ahead to it, DQ_STEP items per
+ * critical section.
  *
  * Context: any context except NMI; does not sleep.
  * Return: true and *@deadline set, or false if @q is empty.
@@ -984,7 +1304,15 @@ bool tempo_delayq_peek(struct tempo_delayq *q, ktime_t *deadline)
 	unsigned long flags;
 
 	spin_lock_irqsave(&q->wait.lock, flags);
-	first = delayq_first(q);
+	/* Sort ahead until the leftmost is before every wheel node. */
+	for (;;) {
+		first = delayq_first(q);
+		if ((first && dq_tick(first->deadline) < q->next_tick) ||
+		    q->next_work == DQ_NEVER)
+			break;
+		if (!delayq_advance(q, q->next_work, DQ_STEP))
+			delayq_relock(q, &flags);
+	}
 	if (first)
 		*deadline = first->deadline;
 	delayq_unlock(q, flags);
@@ -1029,7 +1357,7 @@ bool tempo_delayq_ready(struct tempo_delayq *q)
 	bool ready;
 
 	spin_lock_irqsave(&q->wait.lock, flags);
-	ready = !q->dead && delayq_next(q);
+	ready = !q->dead && delayq_next_sorted(q, &flags);
 	delayq_unlock(q, flags);
 	return ready;
 }
@@ -1095,7 +1423,7 @@ EXPORT_SYMBOL_NS_GPL(tempo_delayq_query, "TEMPO");
  * @stats: receives them
  *
  * Reads the clock. Counting the items that fell due since the last call
- * takes DQ_COUNT_STEP of them per critical section, with the lock dropped
+ * takes DQ_STEP of them per critical section, with the lock dropped
  * in between: at most as many sections as items are queued.
  *
  * Context: any context except NMI; does not sleep.
@@ -1107,7 +1435,8 @@ void tempo_delayq_stats(struct tempo_delayq *q, struct tempo_delayq_stats *stats
 
 	spin_lock_irqsave(&q->wait.lock, flags);
 	delayq_clock(q);
-	for (steps = q->n / DQ_COUNT_STEP; !delayq_count_ready(q, DQ_COUNT_STEP) && steps;
+	delayq_catch_up(q, &flags);
+	for (steps = q->n / DQ_STEP; !delayq_count_ready(q, DQ_STEP) && steps;
 	     steps--) {
 		delayq_unlock(q, flags);
 		spin_lock_irqsave(&q->wait.lock, flags);
@@ -1201,6 +1530,15 @@ unsigned int tempo_delayq_destroy(struct tempo_delayq *q,
 	/* Dead: nothing arms the kick again (delayq_settle()). */
 	tempo_timer_shutdown_sync(&q->kick);
 	delayq_wait_quiescent(q);
+	/* Sort everything, to hand the items back in take() order. */
+	spin_lock_irq(&q->wait.lock);
+	while (q->next_work != DQ_NEVER) {
+		delayq_advance(q, q->next_work, DQ_STEP);
+		spin_unlock_irq(&q->wait.lock);
+		cond_resched();
+		spin_lock_irq(&q->wait.lock);
+	}
+	spin_unlock_irq(&q->wait.lock);
 	for (;;) {
 		spin_lock_irq(&q->wait.lock);
 		node = delayq_first(q);

@@ -1251,12 +1251,6 @@ static int dq_cconsumer_stop(struct dq_cconsumer *c)
 	return ret;
 }
 
-/* The tick a time falls in, for "the reading that made its tick due". */
-static u64 dq_tick_of(ktime_t t)
-{
-	return t > 0 ? div64_u64(t, tempo_timer_tick_ns()) : 0;
-}
-
 /*
  * consume() shows the takeable items in the order take() takes them
  * (ready items: by deadline, ties in put order), takes at most @max per
@@ -1310,8 +1304,8 @@ static void delayq_consume_in_take_order(struct kunit *test)
  * The due stamp consume() gives is never before the item's deadline and
  * never after the callback's own clock: for items put already due (put()
  * of 0, put_at() of a past time: put's reading), a near item and a far one
- * (put 400 ticks ahead: the kick comes in stages), both found due by the
- * kick, which fires past the end of the deadline's tick.
+ * (put 400 ticks ahead: the kick comes in stages), both found due by a
+ * reading the kick takes after the deadline.
  * Fails if: the stamp is not a reading that found the item due (the
  * deadline itself, or a reading before it).
  */
@@ -1350,14 +1344,10 @@ static void delayq_consume_due_stamps(struct kunit *test)
 		KUNIT_EXPECT_FALSE_MSG(test, ktime_after(seen->due[i], seen->now[i]),
 				       "%s: due %lld ns after the callback's clock", what[id],
 				       ktime_to_ns(ktime_sub(seen->due[i], seen->now[i])));
-		/*
-		 * The kick's reading: the wheel fires it on a tick boundary, so
-		 * past the deadline's tick.
-		 */
-		if (id == NEAR)
-			KUNIT_EXPECT_GT_MSG(test, dq_tick_of(seen->due[i]),
-					    dq_tick_of(seen->deadline[i]),
-					    "%s: stamped in its own tick", what[id]);
+		/* A reading the kick took after the deadline, not the deadline. */
+		if (id == NEAR || id == FAR)
+			KUNIT_EXPECT_TRUE_MSG(test, ktime_after(seen->due[i], seen->deadline[i]),
+					      "%s: stamped with its deadline", what[id]);
 	}
 	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, dq_release_record,
 						   &(struct dq_release_ctx){}), 0U);
@@ -2240,6 +2230,87 @@ static void dq_release_many(struct tempo_delayq_node *node, void *arg)
 	kfree(dq_item_of(node));
 }
 
+/* The queue's tick (kmod/delayq.c: DQ_TICK_SHIFT) and the ticks level k starts at. */
+#define DQ_WHEEL_TICK	BIT_ULL(20)
+#define DQ_WHEEL_LVL(k)	(1ULL << (6 * (k)))
+#define DQ_LEVEL_ITEMS	(2 * 5 * 3 * 3)
+
+static void dq_release_level(struct tempo_delayq_node *node, void *arg)
+{
+	struct dq_many_ctx *ctx = arg;
+
+	/* Equal deadlines leave in put order: ids were given in put order. */
+	ctx->out_of_order += ktime_before(node->deadline, ctx->prev) ||
+			     (node->deadline == ctx->prev && dq_item_of(node)->id < ctx->n);
+	ctx->prev = node->deadline;
+	ctx->n = dq_item_of(node)->id;
+}
+
+/*
+ * Items on every level of the queue's wheel, with deadlines on both sides of
+ * each level's start, and of a tick where its slots are emptied (a multiple
+ * of 64^k ticks), each at, just after and at the end of a tick, put in a
+ * scrambled order: peek() sorts ahead to the earliest item and remove()
+ * takes it out, so the walk moves items down every level as time would;
+ * it meets them in deadline order. destroy() hands back the rest, still on
+ * their levels, in the same order.
+ * Fails if: a slot's items are re-placed on a wrong level, or on a slot
+ * emptied before them (met out of order or not at all), or destroy hands
+ * back the wheel's items unsorted.
+ */
+static void delayq_every_level_in_order(struct kunit *test)
+{
+	static const s64 near[] = { -1, 0, 1 };
+	static const u64 off[] = { 0, 1, DQ_WHEEL_TICK - 1 };
+	const unsigned int n = DQ_LEVEL_ITEMS;
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *items = dq_items(test, n);
+	struct dq_many_ctx ctx = { .prev = KTIME_MIN };
+	ktime_t *deadline = kunit_kcalloc(test, n, sizeof(*deadline), GFP_KERNEL), d = 0, want;
+	unsigned int i, j, k, m = 0, walked;
+	u64 now = ktime_get_ns() / DQ_WHEEL_TICK, base = (now + 1) * DQ_WHEEL_TICK, aligned;
+
+	for (k = 1; k <= 5; k++) {
+		/* A multiple of 64^k ticks, where level k's slots are emptied. */
+		aligned = (now / DQ_WHEEL_LVL(k) + 2) * DQ_WHEEL_LVL(k);
+		for (i = 0; i < ARRAY_SIZE(near); i++)
+			for (j = 0; j < ARRAY_SIZE(off); j++) {
+				/* Either side of where level k starts, from now... */
+				deadline[m++] = base + (DQ_WHEEL_LVL(k) + near[i]) * DQ_WHEEL_TICK +
+						off[j];
+				/* ...and of where its slots are emptied. */
+				deadline[m++] = (aligned + near[i]) * DQ_WHEEL_TICK + off[j];
+			}
+	}
+	/* Put in a scrambled order; item ids are put order. */
+	KUNIT_ASSERT_NOT_NULL(test, deadline);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ(test, tempo_delayq_put_at(q, &items[i].node,
+							  deadline[(i * 17) % n]), 0);
+	/* Walk the first levels' worth: 40 items, each the earliest left. */
+	for (walked = 0; walked < 40; walked++) {
+		want = KTIME_MAX;
+		for (i = 0; i < n; i++)
+			if (!items[i].removed && ktime_before(items[i].node.deadline, want))
+				want = items[i].node.deadline;
+		/* No ASSERT until destroy: the items must not outlive the queue. */
+		if (!tempo_delayq_peek(q, &d) || d != want) {
+			KUNIT_FAIL(test, "walk %u: peek %lld ns from the earliest", walked,
+				   ktime_to_ns(ktime_sub(d, want)));
+			break;
+		}
+		for (i = 0; i < n; i++)
+			if (!items[i].removed && items[i].node.deadline == want)
+				break;
+		KUNIT_EXPECT_TRUE(test, tempo_delayq_remove(q, &items[i].node));
+		items[i].removed = true;
+	}
+	KUNIT_EXPECT_EQ(test, tempo_delayq_size(q), n - walked);
+	ctx.n = 0;
+	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, dq_release_level, &ctx), n - walked);
+	KUNIT_EXPECT_EQ(test, ctx.out_of_order, 0U);
+}
+
 /*
  * destroy() of a queue of 2000 items, half due and half pending (deadlines
  * spread over 10 s, put in a scrambled order), with a remove() now and
@@ -2317,6 +2388,7 @@ static struct kunit_case tempo_delayq_cases[] = {
 	KUNIT_CASE(delayq_ready_count_in_steps),
 	KUNIT_CASE(delayq_exclusive_poller_spares_consumers),
 	KUNIT_CASE(delayq_destroy_many),
+	KUNIT_CASE(delayq_every_level_in_order),
 	{}
 };
 

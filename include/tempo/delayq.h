@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * tempo delay queue: items put with a delay become available to take() once
- * their deadline has passed, in deadline order. The queued items sit in one
- * red-black tree ordered by deadline, under the queue's lock; one tempo timer
- * per queue (the kick), armed for the earliest deadline, wakes a consumer
- * when it passes. No consumer ever does a timed wait to learn when an item
- * expires. The design, its invariants and the node state machine are at the
- * top of kmod/delayq.c.
+ * their deadline has passed, in deadline order. Under the queue's lock, items
+ * due within the current tick (about a millisecond) or earlier sit sorted in
+ * a red-black tree; later ones sit unsorted in a hierarchical timing wheel,
+ * which moves them down its levels and into the tree as their time nears.
+ * One tempo timer per queue (the kick), armed for the earliest deadline or
+ * the wheel's next slot, wakes a consumer when an item falls due. No
+ * consumer ever does a timed wait to learn when an item expires. The
+ * design, its invariants and the node state machine are at the top of
+ * kmod/delayq.c.
  *
  *	struct foo {
  *		struct tempo_delayq_node dq;
@@ -67,8 +70,11 @@
  *	    and destroy does not hand that node back; it must return before
  *	    destroy does.
  *
- * Every call but the sleeping part of take*() is one critical section of the
- * queue's spinlock, so each sees the queue at one instant. A consume
+ * Every call but the sleeping part of take*() does what it reports in one
+ * critical section of the queue's spinlock, so each sees the queue at one
+ * instant. A call that looks for due items (take*(), ready(), stats()) or
+ * for the earliest (peek()) may first sort items in from the wheel, a
+ * bounded number per critical section, dropping the lock between. A consume
  * callback runs inside consume's critical section: it must not sleep and
  * must not call into the queue, and nothing it is shown can be taken or
  * removed while it runs. An item it answers TEMPO_DELAYQ_STOP stays queued
@@ -89,11 +95,20 @@
  * sleep; shutdown does not. No critical section does work that grows with
  * the number of items queued beyond O(log n) for one item, except the
  * batches whose size the caller passes (put_many, remove_many, drain,
- * consume's @max).
+ * consume's @max); sorting moves at most 64 items per critical section.
+ * A call that looks for due items while the wheel is behind the clock sorts
+ * it first: for a wheel slot of m items, O(m) work in steps of 64 items,
+ * the lock dropped (and the caller's interrupt state restored) between
+ * steps. The kick does one step per expiry and leaves the rest to the
+ * consumers and watchers it wakes, so it never does a queue's bulk work on
+ * the timer workqueue.
  *
- * Costs: put, remove and taking the earliest item O(log n) in the number of
- * items queued; O(1) for an item due before every other one (a put already
- * due, say) or after every other one (timeouts of one length, put in turn).
+ * Costs: put and remove of an item due after the current tick O(1); of an
+ * item sorted already (due within the current tick or earlier) O(log s) in
+ * the number s of sorted items, O(1) for one due before every other one (a
+ * put already due, say) or after every other one. Each item is moved at
+ * most once per wheel level on its way down and once into the tree;
+ * taking the earliest item is O(log s).
  *
  * Time: CLOCK_MONOTONIC (ktime_get()). An item is never available before its
  * deadline. Items are taken in deadline order, items of equal deadlines in
@@ -120,6 +135,7 @@
 #include <linux/bits.h>
 #include <linux/types.h>
 #include <linux/ktime.h>
+#include <linux/list.h>
 #include <linux/rbtree.h>
 #include <linux/wait.h>
 #include <tempo/timer.h>
@@ -128,20 +144,30 @@ struct tempo_delayq;
 
 /**
  * struct tempo_delayq_node - an item's handle in a delay queue
- * @rb:		in the queue's tree while queued; private.
+ * @rb:		in the queue's tree while queued and sorted; private.
+ * @entry:	in a slot of the queue's wheel while queued and not sorted; private.
  * @q:		the queue the node was last put on; private.
  * @deadline:	when the item becomes available (CLOCK_MONOTONIC). Readable by
  *		the owner of a node it took; set by put.
+ * @seq:	put order, for items of equal deadlines; private.
  * @state:	enum in kmod/delayq.c, under the queue's lock; private.
+ * @level:	the wheel level of a node in @entry; private.
+ * @slot:	its slot on that level; private.
  *
  * Embed it in the item and initialise it with tempo_delayq_node_init() once.
- * 48 bytes on 64-bit kernels.
+ * 56 bytes on 64-bit kernels.
  */
 struct tempo_delayq_node {
-	struct rb_node		rb;
+	union {
+		struct rb_node		rb;
+		struct list_head	entry;
+	};
 	struct tempo_delayq	*q;
 	ktime_t			deadline;
-	u32			state;
+	u64			seq;
+	u8			state;
+	u8			level;
+	u8			slot;
 };
 
 /**

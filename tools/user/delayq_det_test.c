@@ -36,6 +36,18 @@ static int watcher_wake(struct wait_queue_entry *wait, unsigned int mode, int sy
 static struct tempo_delayq *q;
 static struct watcher watch;
 
+/* destroy()'s hand-back, in order */
+static struct tempo_delayq_node *collect[1024];
+static unsigned int collected;
+
+static void dq_collect_release(struct tempo_delayq_node *node, void *arg)
+{
+	(void)arg;
+	if (collected < ARRAY_SIZE(collect))
+		collect[collected] = node;
+	collected++;
+}
+
 static void setup(void)
 {
 	tempo_sim_init(1, false, true);
@@ -44,6 +56,7 @@ static void setup(void)
 	if (tempo_wheel_init(TICK_NS, 10) || tempo_delayq_init())
 		abort();
 	q = tempo_delayq_create();
+	collected = 0;
 	memset(&watch, 0, sizeof(watch));
 	init_waitqueue_func_entry(&watch.wait, watcher_wake);
 	add_wait_queue(tempo_delayq_waitqueue(q), &watch.wait);
@@ -190,10 +203,294 @@ static void test_one_edge_per_readiness(void)
 	teardown();
 }
 
+/* The queue's own tick (kmod/delayq.c: DQ_TICK_SHIFT) and wheel geometry. */
+#define DQ_TICK		(1ULL << 20)
+#define DQ_LVL(k)	(1ULL << (6 * (k)))	/* ticks at which level k starts */
+
+static u32 det_seed = 2463534242u;
+
+static u32 det_rand(void)
+{
+	det_seed ^= det_seed << 13;
+	det_seed ^= det_seed >> 17;
+	det_seed ^= det_seed << 5;
+	return det_seed;
+}
+
+/*
+ * Deadlines on both sides of every level's start (counted from @base, a
+ * tick boundary) and of a tick where that level's slots are emptied (a
+ * multiple of 64^k ticks), each at, just after and inside a tick: the nodes
+ * land on every level, and each is re-placed on every level below it on
+ * its way.
+ */
+static unsigned int level_deadlines(u64 *deadline, unsigned int max, u64 base)
+{
+	static const s64 near[] = { -1, 0, 1 };
+	static const u64 off[] = { 0, 1, DQ_TICK / 2, DQ_TICK - 1 };
+	unsigned int k, i, j, n = 0;
+	u64 aligned;
+
+	for (k = 1; k <= 5; k++) {
+		aligned = (base / DQ_TICK / DQ_LVL(k) + 2) * DQ_LVL(k);
+		for (i = 0; i < ARRAY_SIZE(near); i++)
+			for (j = 0; j < ARRAY_SIZE(off) && n + 1 < max; j++) {
+				deadline[n++] = base + (DQ_LVL(k) + near[i]) * DQ_TICK + off[j];
+				deadline[n++] = (aligned + near[i]) * DQ_TICK + off[j];
+			}
+	}
+	for (j = 0; j < 8 && n < max; j++)
+		deadline[n++] = base + det_rand() % (3 * DQ_TICK);
+	return n;
+}
+
+/* Sort @idx[0..n) by the nodes' (deadline, put order): take() order. */
+static void sort_by_deadline(unsigned int *idx, unsigned int n, struct tempo_delayq_node *node,
+			     const unsigned int *put_rank)
+{
+	unsigned int i, j, t;
+
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0; j--) {
+			struct tempo_delayq_node *a = &node[idx[j - 1]], *b = &node[idx[j]];
+
+			if (a->deadline < b->deadline ||
+			    (a->deadline == b->deadline && put_rank[idx[j - 1]] < put_rank[idx[j]]))
+				break;
+			t = idx[j];
+			idx[j] = idx[j - 1];
+			idx[j - 1] = t;
+		}
+}
+
+#define NLVL	128
+
+/* Put the level_deadlines() nodes in a random order; @idx receives take() order. */
+static unsigned int put_on_every_level(struct tempo_delayq_node *node, unsigned int *idx)
+{
+	static u64 deadline[NLVL];
+	unsigned int rank[NLVL], n, i, j, t;
+	u64 base;
+
+	/* A tick boundary, so that distances from it are in ticks. */
+	base = (ktime_get_ns() / DQ_TICK + 1) * DQ_TICK;
+	tempo_sim_clock_set(base);
+	n = level_deadlines(deadline, NLVL, base);
+	for (i = 0; i < n; i++)
+		idx[i] = i;
+	for (i = n - 1; i > 0; i--) {
+		j = det_rand() % (i + 1);
+		t = idx[i];
+		idx[i] = idx[j];
+		idx[j] = t;
+	}
+	for (i = 0; i < n; i++) {
+		tempo_delayq_node_init(&node[idx[i]]);
+		EXPECT_EQ(tempo_delayq_put_at(q, &node[idx[i]], deadline[idx[i]]), 0,
+			  "put %llu ns ahead", deadline[idx[i]] - base);
+		rank[idx[i]] = i;
+	}
+	for (i = 0; i < n; i++)
+		idx[i] = i;
+	sort_by_deadline(idx, n, node, rank);
+	return n;
+}
+
+/*
+ * A consumer that comes by, with the clock jumping from one deadline to the
+ * next across every level's boundary: 1 ns before a deadline nothing is
+ * takeable, at it exactly that node is, in deadline order.
+ * Fails if: a slot is emptied late (a node cascaded past its tick, found
+ * late or out of order), or a node sorted in before its deadline is handed
+ * out early (takeable tested by tick alone).
+ */
+static void test_consumer_across_levels(void)
+{
+	static struct tempo_delayq_node node[NLVL];
+	unsigned int idx[NLVL], n, i;
+	struct tempo_delayq_node *got;
+	u64 deadline;
+
+	setup();
+	n = put_on_every_level(node, idx);
+	for (i = 0; i < n; i++) {
+		deadline = ktime_to_ns(node[idx[i]].deadline);
+		if (deadline > ktime_get_ns()) {
+			tempo_sim_clock_set(deadline - 1);
+			got = tempo_delayq_try_take(q);
+			EXPECT_EQ(got, ERR_PTR(-EAGAIN), "item %u (%llu ns ahead): taken 1 ns early",
+				  i, deadline - T0);
+			tempo_sim_clock_set(deadline);
+		}
+		got = tempo_delayq_try_take(q);
+		EXPECT_EQ(got, &node[idx[i]], "item %u: got %ld, want node %u", i,
+			  IS_ERR(got) ? PTR_ERR(got) : (long)(got - node), idx[i]);
+		if (got != &node[idx[i]])
+			break;
+	}
+	EXPECT_EQ(tempo_delayq_size(q), 0, "%u left", tempo_delayq_size(q));
+	teardown();
+}
+
+/*
+ * A consumer asleep: the kick alone makes time pass, through every level.
+ * Each node's readiness edge comes at or after its deadline and less than a
+ * tick after it.
+ * Fails if: the kick is not armed for the wheel's next slot (nothing wakes
+ * the consumer until a put), or for the leftmost sorted node after a slot
+ * is emptied.
+ */
+static void test_kick_across_levels(void)
+{
+	static struct tempo_delayq_node node[NLVL];
+	unsigned int idx[NLVL], n, i = 0;
+	struct tempo_delayq_node *got;
+	u64 deadline;
+
+	setup();
+	n = put_on_every_level(node, idx);
+	while (i < n) {
+		deadline = ktime_to_ns(node[idx[i]].deadline);
+		if (deadline > ktime_get_ns()) {
+			drive_to_edge(deadline + 2 * DQ_TICK);
+			EXPECT_TRUE(watch.at >= deadline && watch.at < deadline + TICK_NS,
+				    "item %u: edge at %lld ns from its deadline", i,
+				    (long long)(watch.at - deadline));
+		}
+		while (i < n && !IS_ERR(got = tempo_delayq_try_take(q))) {
+			EXPECT_EQ(got, &node[idx[i]], "item %u: node %ld, want %u", i,
+				  (long)(got - node), idx[i]);
+			i++;
+		}
+		if (ktime_get_ns() < deadline)
+			break;
+	}
+	EXPECT_EQ(i, n, "%u of %u taken", i, n);
+	teardown();
+}
+
+/*
+ * remove() on every level, with the items still in the wheel, after they
+ * were re-placed lower, and after they were sorted: each is found once,
+ * nothing else is disturbed, and destroy hands back the rest in take()
+ * order.
+ * Fails if: destroy hands back only the sorted nodes (not those still in
+ * the wheel), or a remove() of a node in a slot unlinks it from the tree.
+ */
+static void test_remove_and_destroy_across_levels(void)
+{
+	static struct tempo_delayq_node node[NLVL];
+	unsigned int idx[NLVL], n, i, kept = 0;
+	struct tempo_delayq_node *back[NLVL];
+	ktime_t d;
+
+	setup();
+	n = put_on_every_level(node, idx);
+	/* Every third item now, from the wheel. */
+	for (i = 0; i < n; i += 3)
+		EXPECT_TRUE(tempo_delayq_remove(q, &node[idx[i]]), "remove %u", i);
+	/* Sort ahead to the earliest left: peek() re-places down the levels. */
+	EXPECT_TRUE(tempo_delayq_peek(q, &d) && d == node[idx[1]].deadline, "peek");
+	for (i = 1; i < n; i += 3)
+		EXPECT_TRUE(tempo_delayq_remove(q, &node[idx[i]]), "remove %u", i);
+	for (i = 0; i < n; i += 3)
+		EXPECT_FALSE(tempo_delayq_remove(q, &node[idx[i]]), "removed %u twice", i);
+	EXPECT_EQ(tempo_delayq_size(q), n - (n + 2) / 3 - (n + 1) / 3, "size %u",
+		  tempo_delayq_size(q));
+	for (i = 2; i < n; i += 3)
+		back[kept++] = &node[idx[i]];
+	tempo_sim_clock_advance(DQ_TICK * 5);
+	remove_wait_queue(tempo_delayq_waitqueue(q), &watch.wait);
+	EXPECT_EQ(tempo_delayq_destroy(q, dq_collect_release, NULL), kept, "destroy");
+	EXPECT_EQ(collected, kept, "%u handed back, want %u", collected, kept);
+	for (i = 0; i < kept && i < collected; i++)
+		EXPECT_EQ(collect[i], back[i], "hand-back %u out of take() order", i);
+	q = tempo_delayq_create();
+	add_wait_queue(tempo_delayq_waitqueue(q), &watch.wait);
+	teardown();
+}
+
+/*
+ * Equal deadlines keep put order across levels: the first put far ahead
+ * (level 2), the second, once that deadline is near, on level 0; the first
+ * is re-placed into the slot that holds the second, after it.
+ * Fails if: the tree orders equal deadlines by the order nodes reach it
+ * (not by node->seq).
+ */
+static void test_equal_deadlines_across_levels(void)
+{
+	struct tempo_delayq_node a, b, c;
+	ktime_t at;
+
+	setup();
+	tempo_delayq_node_init(&a);
+	tempo_delayq_node_init(&b);
+	tempo_delayq_node_init(&c);
+	at = ns_to_ktime((ktime_get_ns() / DQ_TICK + 5000) * DQ_TICK + 77);
+	EXPECT_EQ(tempo_delayq_put_at(q, &a, at), 0, "put a");
+	tempo_sim_clock_set(ktime_to_ns(at) - 10 * DQ_TICK);
+	EXPECT_EQ(tempo_delayq_put_at(q, &b, at), 0, "put b");
+	EXPECT_EQ(tempo_delayq_put_at(q, &c, ktime_add_ns(at, 1)), 0, "put c");
+	tempo_sim_clock_set(ktime_to_ns(at) + 1);
+	EXPECT_EQ(tempo_delayq_try_take(q), &a, "a, put first, not first");
+	EXPECT_EQ(tempo_delayq_try_take(q), &b, "b not second");
+	EXPECT_EQ(tempo_delayq_try_take(q), &c, "c not last");
+	teardown();
+}
+
+/*
+ * One slot of many more nodes than the queue moves per critical section.
+ * The kick sorts one step and signals readiness, early, for the rest to be
+ * sorted by whoever watches: a poller, which asks tempo_delayq_ready() at
+ * each edge, learns "due" first at or after the deadline and less than a
+ * tick after it; then a consumer gets all of them, in put order.
+ * Fails if: ready() says nothing is due while the wheel is behind the clock
+ * (one step of the slot sorted, the rest left), or the kick sorts one step
+ * and signals nothing (no edge until the deadline is long past).
+ */
+static void test_big_slot(void)
+{
+	static struct tempo_delayq_node node[1000];
+	struct tempo_delayq_node *got;
+	unsigned int i, edges = 0;
+	ktime_t at;
+	u64 due = 0;
+
+	setup();
+	at = ns_to_ktime((ktime_get_ns() / DQ_TICK + 300) * DQ_TICK + 5);
+	for (i = 0; i < ARRAY_SIZE(node); i++) {
+		tempo_delayq_node_init(&node[i]);
+		EXPECT_EQ(tempo_delayq_put_at(q, &node[i], at), 0, "put %u", i);
+	}
+	while (!due && edges < 10) {
+		drive_to_edge(ktime_to_ns(at) + 2 * DQ_TICK);
+		if (watch.edges == edges)
+			break;
+		edges = watch.edges;
+		if (tempo_delayq_ready(q))
+			due = ktime_get_ns();
+	}
+	EXPECT_TRUE(due >= ktime_to_ns(at) && due < ktime_to_ns(at) + TICK_NS,
+		    "found due %lld ns from the deadline, after %u edges",
+		    (long long)(due - ktime_to_ns(at)), edges);
+	for (i = 0; i < ARRAY_SIZE(node); i++) {
+		got = tempo_delayq_try_take(q);
+		EXPECT_EQ(got, &node[i], "item %u: %ld", i, IS_ERR(got) ? PTR_ERR(got) : 0L);
+		if (got != &node[i])
+			break;
+	}
+	teardown();
+}
+
 static const struct test_case cases[] = {
 	TEST_CASE_VOID(test_kick_stages_within_a_tick),
 	TEST_CASE_VOID(test_kick_follows_the_earliest),
 	TEST_CASE_VOID(test_one_edge_per_readiness),
+	TEST_CASE_VOID(test_consumer_across_levels),
+	TEST_CASE_VOID(test_kick_across_levels),
+	TEST_CASE_VOID(test_remove_and_destroy_across_levels),
+	TEST_CASE_VOID(test_equal_deadlines_across_levels),
+	TEST_CASE_VOID(test_big_slot),
 	{}
 };
 
