@@ -202,6 +202,8 @@ enum delayq_state {
 	DELAYQ_WHEEL,		/* queued, in a wheel slot */
 	DELAYQ_PENDING,		/* queued, in the tree, not in the counted prefix */
 	DELAYQ_READY,		/* queued, in the tree, in the counted prefix: due */
+	DELAYQ_RUN,		/* queued, in the run, not in the counted prefix */
+	DELAYQ_RUN_READY,	/* queued, in the run, in the counted prefix: due */
 };
 
 enum delayq_counter {
@@ -232,7 +234,9 @@ struct tempo_delayq {
 	wait_queue_head_t	watch;		/* watchers: woken at readiness edges */
 	struct rb_root_cached	tree;		/* the sorted nodes */
 	struct rb_node		*last;		/* the tree's rightmost node */
-	struct tempo_delayq_node *last_ready;	/* end of the counted prefix */
+	struct tempo_delayq_node *last_ready;	/* end of the tree's counted prefix */
+	struct list_head	run;		/* sorted nodes that came in order */
+	struct tempo_delayq_node *run_ready;	/* end of the run's counted prefix */
 	ktime_t			now;		/* latest clock reading */
 	s64			next_tick;	/* the first tick not sorted */
 	s64			next_work;	/* no slot to empty before this tick */
@@ -288,7 +292,7 @@ static struct tempo_delayq_node *delayq_node(struct rb_node *rb)
 	return rb_entry_safe(rb, struct tempo_delayq_node, rb);
 }
 
-static struct tempo_delayq_node *delayq_first(struct tempo_delayq *q)
+static struct tempo_delayq_node *delayq_tree_first(struct tempo_delayq *q)
 {
 	return delayq_node(rb_first_cached(&q->tree));
 }
@@ -314,11 +318,23 @@ static void delayq_clock(struct tempo_delayq *q)
 		q->now = now;
 }
 
-/* The tree's order: by deadline, then put order. */
+/* The sorted part's order: by deadline, then put order. */
 static bool delayq_before(const struct tempo_delayq_node *a, const struct tempo_delayq_node *b)
 {
 	return ktime_before(a->deadline, b->deadline) ||
 	       (a->deadline == b->deadline && a->seq < b->seq);
+}
+
+/* The earliest sorted node: the first of the run's and the tree's. */
+static struct tempo_delayq_node *delayq_first(struct tempo_delayq *q)
+{
+	struct tempo_delayq_node *tree = delayq_tree_first(q);
+	struct tempo_delayq_node *run = list_first_entry_or_null(&q->run, struct tempo_delayq_node,
+								 entry);
+
+	if (!tree || !run)
+		return tree ?: run;
+	return delayq_before(run, tree) ? run : tree;
 }
 
 /*
@@ -329,7 +345,7 @@ static bool delayq_before(const struct tempo_delayq_node *a, const struct tempo_
 static void delayq_tree_link(struct tempo_delayq *q, struct tempo_delayq_node *node)
 {
 	struct rb_node **link = &q->tree.rb_root.rb_node, *parent = NULL;
-	struct tempo_delayq_node *first = delayq_first(q), *last = delayq_node(q->last);
+	struct tempo_delayq_node *first = delayq_tree_first(q), *last = delayq_node(q->last);
 	bool leftmost = true, rightmost = true;
 
 	if (first && delayq_before(node, first)) {
@@ -363,6 +379,23 @@ static void delayq_tree_link(struct tempo_delayq *q, struct tempo_delayq_node *n
 	} else {
 		delayq_set_state(node, DELAYQ_PENDING);
 	}
+}
+
+/*
+ * Sort @node in: appended to the run if it comes at or after the run's last
+ * node (O(1): a slot of one deadline, timeouts of one length put in turn),
+ * else linked into the tree. An appended node is after the run's counted
+ * prefix, so it does not join it.
+ */
+static void delayq_sort_in(struct tempo_delayq *q, struct tempo_delayq_node *node)
+{
+	if (!list_empty(&q->run) &&
+	    delayq_before(node, list_last_entry(&q->run, struct tempo_delayq_node, entry))) {
+		delayq_tree_link(q, node);
+		return;
+	}
+	list_add_tail(&node->entry, &q->run);
+	delayq_set_state(node, DELAYQ_RUN);
 }
 
 /*
@@ -407,7 +440,7 @@ static void delayq_link(struct tempo_delayq *q, struct tempo_delayq_node *node)
 {
 	lockdep_assert_held(&q->wait.lock);
 	if (dq_tick(node->deadline) < q->next_tick)
-		delayq_tree_link(q, node);
+		delayq_sort_in(q, node);
 	else
 		delayq_wheel_add(q, node);
 	q->n++;
@@ -426,11 +459,18 @@ static void delayq_unlink(struct tempo_delayq *q, struct tempo_delayq_node *node
 		q->nready--;
 		if (node == q->last_ready)
 			q->last_ready = delayq_node(rb_prev(&node->rb));
+	} else if (node->state == DELAYQ_RUN_READY) {
+		q->nready--;
+		if (node == q->run_ready)
+			q->run_ready = list_is_first(&node->entry, &q->run) ? NULL :
+				       list_prev_entry(node, entry);
 	} else if (delayq_due(q, deadline)) {
 		delayq_count(q, DELAYQ_STAT_EXPIRED);
 	}
 	if (node->state == DELAYQ_WHEEL) {
 		delayq_wheel_del(q, node);
+	} else if (node->state == DELAYQ_RUN || node->state == DELAYQ_RUN_READY) {
+		list_del(&node->entry);
 	} else {
 		/*
 		 * The rightmost node's predecessor: its left child if it has one
@@ -467,7 +507,7 @@ static bool delayq_empty_slot(struct tempo_delayq *q, unsigned int lvl, unsigned
 		if (lvl)
 			delayq_wheel_add(q, node);
 		else
-			delayq_tree_link(q, node);
+			delayq_sort_in(q, node);
 	}
 	q->occupied[lvl] &= ~BIT_ULL(slot);
 	return true;
@@ -704,12 +744,24 @@ static bool delayq_count_ready(struct tempo_delayq *q, unsigned int budget)
 	for (; rb; rb = rb_next(rb)) {
 		node = delayq_node(rb);
 		if (!delayq_due(q, node->deadline))
-			return true;
+			break;
 		if (!budget--)
 			return false;
 		delayq_set_state(node, DELAYQ_READY);
 		q->nready++;
 		q->last_ready = node;
+		delayq_count(q, DELAYQ_STAT_EXPIRED);
+	}
+	node = q->run_ready ? list_next_entry(q->run_ready, entry) :
+	       list_first_entry(&q->run, struct tempo_delayq_node, entry);
+	for (; !list_entry_is_head(node, &q->run, entry); node = list_next_entry(node, entry)) {
+		if (!delayq_due(q, node->deadline))
+			break;
+		if (!budget--)
+			return false;
+		delayq_set_state(node, DELAYQ_RUN_READY);
+		q->nready++;
+		q->run_ready = node;
 		delayq_count(q, DELAYQ_STAT_EXPIRED);
 	}
 	return true;
@@ -769,6 +821,7 @@ struct tempo_delayq *tempo_delayq_create(void)
 	init_waitqueue_head(&q->wait);
 	init_waitqueue_head(&q->watch);
 	q->tree = RB_ROOT_CACHED;
+	INIT_LIST_HEAD(&q->run);
 	q->next_work = DQ_NEVER;
 	for (lvl = 0; lvl < DQ_LEVELS; lvl++)
 		for (slot = 0; slot < DQ_SLOTS; slot++)
