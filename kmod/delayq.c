@@ -11,39 +11,43 @@
  * of 2^DQ_TICK_SHIFT ns of CLOCK_MONOTONIC (dq_tick()), and q->next_tick
  * splits the queued nodes in two:
  *
- *  - the sorted part, q->tree: a red-black tree ordered by deadline and then
- *    put order (node->seq), holding every node whose tick is before
- *    q->next_tick. Its leftmost node is cached by the rbtree and its
- *    rightmost kept in q->last, so a node due before every other one (put
- *    already due) or after every other one (timeouts of one length) is
- *    linked in O(1), any other in O(log n) of the tree;
+ *  - the sorted part, every node whose tick is before q->next_tick, ordered
+ *    by deadline and then put order (node->seq), in two sequences: q->run,
+ *    a FIFO list that a node joins when it comes at or after the run's last
+ *    node (a slot of one deadline, timeouts of one length put in turn: O(1)
+ *    in and out), and q->tree, a red-black tree for every other node (its
+ *    leftmost cached by the rbtree, its rightmost kept in q->last, O(log n)
+ *    otherwise). The sorted part's first node is the first of the two heads
+ *    (delayq_first());
  *  - the unsorted part, q->wheel: a hierarchical timing wheel of DQ_LEVELS
  *    levels of 64 FIFO slots, the kernel's before 4.8 and Kafka's, holding
  *    every other node. A node of tick t goes to level k, where
  *    64^k <= t - q->next_tick < 64^(k+1), in slot (t >> 6k) & 63: O(1) to
  *    put and to remove.
  *
- * Why two structures: the tree alone (O(log n) put and remove, exact order)
- * makes every put and every remove of a far item, the timeout that is
- * usually cancelled before it fires, descend a tree of everything queued;
- * the wheel alone (O(1) both) orders only to its tick, and an item put
- * already due could not be taken before its tick ended. Here far items
- * never touch the tree, and the tree holds only what falls due within about
- * a tick, in exact order.
+ * Why these structures: the tree alone (O(log n) put and remove, exact
+ * order) makes every put and every remove of a far item, the timeout that
+ * is usually cancelled before it fires, descend a tree of everything
+ * queued; the wheel alone (O(1) both) orders only to its tick, and an item
+ * put already due could not be taken before its tick ended. Here far items
+ * never touch the tree, the sorted part holds only what falls due within
+ * about a tick, in exact order, and what comes in order (most of it) is
+ * taken from a list, not rebalanced out of a tree.
  *
  * Sorting is moving q->next_tick on (delayq_advance()). When it reaches a
  * tick T, every slot whose time has come at T is emptied (delayq_collect()):
  * a level-k slot at a T that is a multiple of 64^k, its nodes re-placed on
  * lower levels (their ticks are within 64^k of T, so none lands on a slot
  * emptied before), and last the level-0 slot of T, whose nodes all have
- * tick T, into the tree. Only then does q->next_tick pass T. q->next_work is a lower bound on
- * the first tick with a slot to empty, so the ticks before it are passed in
- * one step. Moving nodes is work a caller sizes (any number may share a
- * slot), so it is done at most DQ_STEP nodes per critical section, and the
- * callers that can wait drop the lock between steps (delayq_catch_up()).
+ * tick T, into the sorted part. Only then does q->next_tick pass T.
+ * q->next_work is a lower bound on the first tick with a slot to empty, so
+ * the ticks before it are passed in one step. Moving nodes is work a caller
+ * sizes (any number may share a slot), so it is done at most DQ_STEP nodes
+ * per critical section, and the callers that can wait drop the lock between
+ * steps (delayq_catch_up()).
  *
  * q->now is the latest clock reading taken under the lock. A node is
- * takeable when it is the leftmost of the tree, its tick is before
+ * takeable when it is the sorted part's first, its tick is before
  * q->next_tick and its deadline is not after q->now (delayq_takeable()).
  * Every wheel node's tick is at or after q->next_tick, later than a
  * takeable node's, so items leave in deadline order, exactly, and never
@@ -98,10 +102,12 @@
  * ---------------
  * stats() tells how many nodes are due. Counting them on each clock reading
  * would be O(due nodes) in one critical section, so the count is of a
- * prefix of the tree: q->nready nodes, from the leftmost up to
- * q->last_ready, each in state READY. A node linked before q->last_ready
- * joins it; one unlinked leaves it. stats() catches up, then moves
- * q->last_ready on over the due nodes after it, DQ_STEP nodes per critical
+ * prefix of each sorted sequence: the tree's from its leftmost up to
+ * q->last_ready (state READY), the run's from its head up to q->run_ready
+ * (state RUN_READY), q->nready nodes in all. A node linked into the tree
+ * before q->last_ready joins it (a node joins the run at its end, after
+ * the prefix); one unlinked leaves it. stats() catches up, then moves both
+ * ends on over the due nodes after them, DQ_STEP nodes per critical
  * section, dropping the lock in between. A node is counted as expired once
  * per deadline: as it joins the prefix, or, if it never did, as it leaves
  * the queue due.
@@ -109,12 +115,13 @@
  * Node state machine (node->state; under the lock of node->q)
  * -------------------------------------------------------------
  *
- *	IDLE     --put---------------------------->  WHEEL, or PENDING (READY
- *	                                              if linked before
- *	                                              q->last_ready) in the tree
+ *	IDLE     --put---------------------------->  WHEEL, or sorted: RUN, or
+ *	                                              PENDING (READY if linked
+ *	                                              before q->last_ready)
  *	WHEEL    --its slot emptied, lower level-->  WHEEL
- *	WHEEL    --its slot emptied, level 0------>  PENDING or READY
+ *	WHEEL    --its slot emptied, level 0------>  sorted, as above
  *	PENDING  --stats() counts it-------------->  READY
+ *	RUN      --stats() counts it-------------->  RUN_READY
  *	any queued  --take, TAKE, remove,--------->  IDLE
  *	              destroy's hand-back
  *	any queued  --AGAIN----------------------->  linked again by its new
@@ -129,20 +136,22 @@
  *
  * Invariants, whenever the lock is free
  * -------------------------------------
- *  - the tree and the wheel hold exactly the queued nodes, q->n of them;
- *    the tree is ordered by (deadline, seq), q->last is its rightmost node;
+ *  - the run, the tree and the wheel hold exactly the queued nodes, q->n of
+ *    them; the run and the tree are each ordered by (deadline, seq), and
+ *    q->last is the tree's rightmost node;
  *  - every wheel node's tick is >= q->next_tick, and it sits at the level
  *    and slot it was placed at for the q->next_tick of then; a level's
  *    q->occupied bit is set iff its slot is not empty;
- *  - a tree node's tick is < q->next_tick, except, while the level-0 slot of
+ *  - a sorted node's tick is < q->next_tick, except, while the level-0 slot of
  *    tick T = q->next_tick is being emptied, the nodes of tick T moved so
  *    far; every node leaves that slot before q->next_tick passes T;
  *  - q->next_tick <= q->next_work <= the tick at which a wheel slot that is
  *    not empty is next emptied (DQ_NEVER for an empty wheel);
  *  - q->now only grows, and is a clock reading: a due node is past its
  *    deadline;
- *  - the READY nodes are the first q->nready of the tree, q->last_ready the
- *    last of them (NULL if none), and all are due;
+ *  - the READY nodes are the first nodes of the tree up to q->last_ready,
+ *    the RUN_READY nodes the first of the run up to q->run_ready (NULL if
+ *    none), q->nready in all, and all are due;
  *  - q->ready is whether the queue was ready at the end of the last
  *    critical section;
  *  - if the queue is not dead and not ready, the kick is armed for the
@@ -202,6 +211,8 @@ enum delayq_state {
 	DELAYQ_WHEEL,		/* queued, in a wheel slot */
 	DELAYQ_PENDING,		/* queued, in the tree, not in the counted prefix */
 	DELAYQ_READY,		/* queued, in the tree, in the counted prefix: due */
+	DELAYQ_RUN,		/* queued, in the run, not in the counted prefix */
+	DELAYQ_RUN_READY,	/* queued, in the run, in the counted prefix: due */
 };
 
 enum delayq_counter {
@@ -232,7 +243,9 @@ struct tempo_delayq {
 	wait_queue_head_t	watch;		/* watchers: woken at readiness edges */
 	struct rb_root_cached	tree;		/* the sorted nodes */
 	struct rb_node		*last;		/* the tree's rightmost node */
-	struct tempo_delayq_node *last_ready;	/* end of the counted prefix */
+	struct tempo_delayq_node *last_ready;	/* end of the tree's counted prefix */
+	struct list_head	run;		/* sorted nodes that came in order */
+	struct tempo_delayq_node *run_ready;	/* end of the run's counted prefix */
 	ktime_t			now;		/* latest clock reading */
 	s64			next_tick;	/* the first tick not sorted */
 	s64			next_work;	/* no slot to empty before this tick */
@@ -288,7 +301,7 @@ static struct tempo_delayq_node *delayq_node(struct rb_node *rb)
 	return rb_entry_safe(rb, struct tempo_delayq_node, rb);
 }
 
-static struct tempo_delayq_node *delayq_first(struct tempo_delayq *q)
+static struct tempo_delayq_node *delayq_tree_first(struct tempo_delayq *q)
 {
 	return delayq_node(rb_first_cached(&q->tree));
 }
@@ -314,11 +327,23 @@ static void delayq_clock(struct tempo_delayq *q)
 		q->now = now;
 }
 
-/* The tree's order: by deadline, then put order. */
+/* The sorted part's order: by deadline, then put order. */
 static bool delayq_before(const struct tempo_delayq_node *a, const struct tempo_delayq_node *b)
 {
 	return ktime_before(a->deadline, b->deadline) ||
 	       (a->deadline == b->deadline && a->seq < b->seq);
+}
+
+/* The earliest sorted node: the first of the run's and the tree's. */
+static struct tempo_delayq_node *delayq_first(struct tempo_delayq *q)
+{
+	struct tempo_delayq_node *tree = delayq_tree_first(q);
+	struct tempo_delayq_node *run = list_first_entry_or_null(&q->run, struct tempo_delayq_node,
+								 entry);
+
+	if (!tree || !run)
+		return tree ?: run;
+	return delayq_before(run, tree) ? run : tree;
 }
 
 /*
@@ -329,7 +354,7 @@ static bool delayq_before(const struct tempo_delayq_node *a, const struct tempo_
 static void delayq_tree_link(struct tempo_delayq *q, struct tempo_delayq_node *node)
 {
 	struct rb_node **link = &q->tree.rb_root.rb_node, *parent = NULL;
-	struct tempo_delayq_node *first = delayq_first(q), *last = delayq_node(q->last);
+	struct tempo_delayq_node *first = delayq_tree_first(q), *last = delayq_node(q->last);
 	bool leftmost = true, rightmost = true;
 
 	if (first && delayq_before(node, first)) {
@@ -363,6 +388,23 @@ static void delayq_tree_link(struct tempo_delayq *q, struct tempo_delayq_node *n
 	} else {
 		delayq_set_state(node, DELAYQ_PENDING);
 	}
+}
+
+/*
+ * Sort @node in: appended to the run if it comes at or after the run's last
+ * node (O(1): a slot of one deadline, timeouts of one length put in turn),
+ * else linked into the tree. An appended node is after the run's counted
+ * prefix, so it does not join it.
+ */
+static void delayq_sort_in(struct tempo_delayq *q, struct tempo_delayq_node *node)
+{
+	if (!list_empty(&q->run) &&
+	    delayq_before(node, list_last_entry(&q->run, struct tempo_delayq_node, entry))) {
+		delayq_tree_link(q, node);
+		return;
+	}
+	list_add_tail(&node->entry, &q->run);
+	delayq_set_state(node, DELAYQ_RUN);
 }
 
 /*
@@ -402,12 +444,12 @@ static void delayq_wheel_del(struct tempo_delayq *q, struct tempo_delayq_node *n
 		q->occupied[node->level] &= ~BIT_ULL(node->slot);
 }
 
-/* Link @node, in the tree if its tick is sorted already, else in the wheel. */
+/* Link @node, sorted in if its tick is before q->next_tick, else in the wheel. */
 static void delayq_link(struct tempo_delayq *q, struct tempo_delayq_node *node)
 {
 	lockdep_assert_held(&q->wait.lock);
 	if (dq_tick(node->deadline) < q->next_tick)
-		delayq_tree_link(q, node);
+		delayq_sort_in(q, node);
 	else
 		delayq_wheel_add(q, node);
 	q->n++;
@@ -426,11 +468,18 @@ static void delayq_unlink(struct tempo_delayq *q, struct tempo_delayq_node *node
 		q->nready--;
 		if (node == q->last_ready)
 			q->last_ready = delayq_node(rb_prev(&node->rb));
+	} else if (node->state == DELAYQ_RUN_READY) {
+		q->nready--;
+		if (node == q->run_ready)
+			q->run_ready = list_is_first(&node->entry, &q->run) ? NULL :
+				       list_prev_entry(node, entry);
 	} else if (delayq_due(q, deadline)) {
 		delayq_count(q, DELAYQ_STAT_EXPIRED);
 	}
 	if (node->state == DELAYQ_WHEEL) {
 		delayq_wheel_del(q, node);
+	} else if (node->state == DELAYQ_RUN || node->state == DELAYQ_RUN_READY) {
+		list_del(&node->entry);
 	} else {
 		/*
 		 * The rightmost node's predecessor: its left child if it has one
@@ -447,7 +496,7 @@ static void delayq_unlink(struct tempo_delayq *q, struct tempo_delayq_node *node
 /*
  * Empty wheel slot @slot of level @lvl, whose time has come at tick
  * q->next_tick: re-place its nodes on lower levels, or, at level 0, link
- * them into the tree. At most *@budget nodes. Return: true if it is empty.
+ * them into the sorted part. At most *@budget nodes. Return: true if it is empty.
  */
 static bool delayq_empty_slot(struct tempo_delayq *q, unsigned int lvl, unsigned int slot,
 			      unsigned int *budget)
@@ -467,7 +516,7 @@ static bool delayq_empty_slot(struct tempo_delayq *q, unsigned int lvl, unsigned
 		if (lvl)
 			delayq_wheel_add(q, node);
 		else
-			delayq_tree_link(q, node);
+			delayq_sort_in(q, node);
 	}
 	q->occupied[lvl] &= ~BIT_ULL(slot);
 	return true;
@@ -704,12 +753,24 @@ static bool delayq_count_ready(struct tempo_delayq *q, unsigned int budget)
 	for (; rb; rb = rb_next(rb)) {
 		node = delayq_node(rb);
 		if (!delayq_due(q, node->deadline))
-			return true;
+			break;
 		if (!budget--)
 			return false;
 		delayq_set_state(node, DELAYQ_READY);
 		q->nready++;
 		q->last_ready = node;
+		delayq_count(q, DELAYQ_STAT_EXPIRED);
+	}
+	node = q->run_ready ? list_next_entry(q->run_ready, entry) :
+	       list_first_entry(&q->run, struct tempo_delayq_node, entry);
+	for (; !list_entry_is_head(node, &q->run, entry); node = list_next_entry(node, entry)) {
+		if (!delayq_due(q, node->deadline))
+			break;
+		if (!budget--)
+			return false;
+		delayq_set_state(node, DELAYQ_RUN_READY);
+		q->nready++;
+		q->run_ready = node;
 		delayq_count(q, DELAYQ_STAT_EXPIRED);
 	}
 	return true;
@@ -769,6 +830,7 @@ struct tempo_delayq *tempo_delayq_create(void)
 	init_waitqueue_head(&q->wait);
 	init_waitqueue_head(&q->watch);
 	q->tree = RB_ROOT_CACHED;
+	INIT_LIST_HEAD(&q->run);
 	q->next_work = DQ_NEVER;
 	for (lvl = 0; lvl < DQ_LEVELS; lvl++)
 		for (slot = 0; slot < DQ_SLOTS; slot++)

@@ -2,8 +2,9 @@
 /*
  * tempo delay queue: items put with a delay become available to take() once
  * their deadline has passed, in deadline order. Under the queue's lock, items
- * due within the current tick (about a millisecond) or earlier sit sorted in
- * a red-black tree; later ones sit unsorted in a hierarchical timing wheel,
+ * due within the current tick (about a millisecond) or earlier sit sorted, in
+ * a list when they come in order and in a red-black tree when they do not;
+ * later ones sit unsorted in a hierarchical timing wheel,
  * which moves them down its levels and into the tree as their time nears.
  * One tempo timer per queue (the kick), armed for the earliest deadline or
  * the wheel's next slot, wakes a consumer when an item falls due. No
@@ -104,11 +105,12 @@
  * the timer workqueue.
  *
  * Costs: put and remove of an item due after the current tick O(1); of an
- * item sorted already (due within the current tick or earlier) O(log s) in
- * the number s of sorted items, O(1) for one due before every other one (a
- * put already due, say) or after every other one. Each item is moved at
- * most once per wheel level on its way down and once into the tree;
- * taking the earliest item is O(log s).
+ * item sorted already (due within the current tick or earlier) O(1) if it
+ * comes after every sorted item that came in order (a slot of one
+ * deadline, timeouts of one length put in turn), else O(log s) in the
+ * number s of sorted items. Each item is moved at most once per wheel level
+ * on its way down and once into the sorted part; taking the earliest item
+ * is O(1) from the list, O(log s) from the tree.
  *
  * Time: CLOCK_MONOTONIC (ktime_get()). An item is never available before its
  * deadline. Items are taken in deadline order, items of equal deadlines in

@@ -293,6 +293,10 @@ static inline void list_splice_init(struct list_head *l, struct list_head *h)
 #define list_first_entry_or_null(p, t, m) ({ struct list_head *__h = (p); \
 	struct list_head *__n = READ_ONCE(__h->next); __n != __h ? list_entry(__n, t, m) : NULL; })
 #define list_next_entry(pos, m) list_entry((pos)->m.next, __typeof__(*(pos)), m)
+#define list_prev_entry(pos, m) list_entry((pos)->m.prev, __typeof__(*(pos)), m)
+#define list_last_entry(p, t, m) list_entry((p)->prev, t, m)
+#define list_entry_is_head(pos, h, m) (&(pos)->m == (h))
+static inline int list_is_first(const struct list_head *l, const struct list_head *h) { return l->prev == h; }
 #define list_for_each_entry(pos, h, m) \
 	for (pos = list_first_entry(h, __typeof__(*pos), m); &pos->m != (h); pos = list_next_entry(pos, m))
 static inline int list_is_last(const struct list_head *l, const struct list_head *h) { return l->next == h; }
