@@ -64,20 +64,22 @@
  * One tempo timer per queue, q->kick, makes time pass for consumers that
  * sleep: whenever nothing is takeable, it is armed for the leftmost node's
  * deadline or the start of q->next_work, whichever is first, or earlier
- * (delayq_settle()). Its callback reads the clock and sorts one step
- * (delayq_kick()). The wheel fires a timer up to its level's slack late
+ * (delayq_settle()), or for the next tick if the wheel is behind the clock.
+ * Its callback reads the clock and sorts up to DQ_KICK_STEPS steps
+ * (delayq_kick()), so the shared timer workqueue never does more than that
+ * of one queue's work per expiry. The wheel fires a timer up to its level's slack late
  * (tempo_timer_slack_ns()), so for a long delay the kick is aimed that much
  * early, and re-armed from its callback for the delay that is left, until
  * the slack is one tick (delayq_kick_arm()): a consumer asleep is woken
  * less than a tick after the deadline, plus the timer workqueue's latency.
  * A kick armed for a node that has left since is not cancelled: it fires
- * and finds less to do. A slot larger than DQ_STEP is left to the consumers
- * the kick wakes, in their own context.
+ * and finds less to do. A consumer that comes by sorts whatever is left
+ * itself, in its own context.
  *
  * Wake-ups
  * --------
- * The queue is ready when a node is takeable or the wheel is behind the
- * clock. Consumers sleep on q->wait as exclusive waiters, FIFO.
+ * The queue is ready when a node is takeable: a consumer is woken only for
+ * an item due, never to sort. Consumers sleep on q->wait as exclusive waiters, FIFO.
  * delayq_settle(), at the end of every critical section (delayq_unlock()),
  * wakes one if the queue is ready and none is woken already (q->woken: set
  * by the wake function that selects a consumer, cleared by that consumer as
@@ -155,8 +157,9 @@
  *  - q->ready is whether the queue was ready at the end of the last
  *    critical section;
  *  - if the queue is not dead and not ready, the kick is armed for the
- *    leftmost deadline and q->next_work's start or earlier (q->kick_at), or
- *    its callback is on its way, and will arm it again;
+ *    leftmost deadline and q->next_work's start or earlier (q->kick_at), for
+ *    the next tick if the wheel is behind, or its callback is on its way,
+ *    and will arm it again;
  *  - if the queue is ready and a consumer sleeps on q->wait, a consumer was
  *    woken and has not yet run its pass (q->woken);
  *  - put = taken + removed + flushed + q->n (the counters); AGAIN changes
@@ -237,6 +240,8 @@ enum delayq_counter {
 
 /* Nodes moved, or counted by stats(), per critical section. */
 #define DQ_STEP		64
+/* Sorting steps per expiry of the kick; it runs again at the next tick for more. */
+#define DQ_KICK_STEPS	16
 
 struct tempo_delayq {
 	wait_queue_head_t	wait;		/* consumers; .lock guards all below */
@@ -700,7 +705,7 @@ static void delayq_kick_arm(struct tempo_delayq *q, ktime_t at)
 static bool delayq_settle(struct tempo_delayq *q)
 {
 	struct tempo_delayq_node *first = delayq_first(q);
-	bool ready = delayq_takeable(q, first) || delayq_behind(q), edge;
+	bool ready = delayq_takeable(q, first), edge;
 	ktime_t at = KTIME_MAX;
 
 	lockdep_assert_held(&q->wait.lock);
@@ -718,6 +723,9 @@ static bool delayq_settle(struct tempo_delayq *q)
 		at = first->deadline;
 	if (q->next_work != DQ_NEVER)
 		at = min(at, dq_time(q->next_work));
+	/* Behind the clock: the kick goes on sorting at the next tick. */
+	if (delayq_behind(q))
+		at = ktime_add_ns(q->now, 1);
 	/* Armed for that time or earlier already: nothing to do. */
 	if (at != KTIME_MAX && (q->kick_at == KTIME_MAX || ktime_before(at, q->kick_for)))
 		delayq_kick_arm(q, at);
@@ -778,20 +786,22 @@ static bool delayq_count_ready(struct tempo_delayq *q, unsigned int budget)
 
 /*
  * The kick: process context on the tempo workqueue of the CPU it was armed
- * on. Read the clock and sort one step; delayq_unlock() wakes a consumer if
- * the queue is ready now (the consumer sorts the rest in its own context),
- * or arms the kick again. destroy() shuts the kick down once the queue is
+ * on. Read the clock and sort, DQ_KICK_STEPS steps at most; delayq_unlock()
+ * wakes a consumer if an item is takeable now, or arms the kick again (for
+ * the next tick if sorting is left). destroy() shuts the kick down once the queue is
  * dead (nothing arms it then), before it frees @q.
  */
 static void delayq_kick(struct tempo_timer *timer)
 {
 	struct tempo_delayq *q = container_of(timer, struct tempo_delayq, kick);
+	unsigned int steps;
 	unsigned long flags;
 
 	spin_lock_irqsave(&q->wait.lock, flags);
 	q->kick_at = KTIME_MAX;
 	delayq_clock(q);
-	delayq_advance(q, dq_tick(q->now), DQ_STEP);
+	for (steps = DQ_KICK_STEPS; !delayq_advance(q, dq_tick(q->now), DQ_STEP) && --steps;)
+		delayq_relock(q, &flags);
 	delayq_unlock(q, flags);
 }
 

@@ -100,9 +100,9 @@
  * A call that looks for due items while the wheel is behind the clock sorts
  * it first: for a wheel slot of m items, O(m) work in steps of 64 items,
  * the lock dropped (and the caller's interrupt state restored) between
- * steps. The kick does one step per expiry and leaves the rest to the
- * consumers and watchers it wakes, so it never does a queue's bulk work on
- * the timer workqueue.
+ * steps. The kick sorts at most 16 such steps per expiry and comes back at
+ * the next tick for more, so the timer workqueue never does more of one
+ * queue's work at a time; a consumer is woken only for an item due.
  *
  * Costs: put and remove of an item due after the current tick O(1); of an
  * item sorted already (due within the current tick or earlier) O(1) if it

@@ -439,22 +439,33 @@ static void test_equal_deadlines_across_levels(void)
 }
 
 /*
- * One slot of many more nodes than the queue moves per critical section.
- * The kick sorts one step and signals readiness, early, for the rest to be
- * sorted by whoever watches: a poller, which asks tempo_delayq_ready() at
- * each edge, learns "due" first at or after the deadline and less than a
- * tick after it; then a consumer gets all of them, in put order.
- * Fails if: ready() says nothing is due while the wheel is behind the clock
- * (one step of the slot sorted, the rest left), or the kick sorts one step
- * and signals nothing (no edge until the deadline is long past).
+ * One slot of many more nodes than the kick sorts per expiry (16 steps of
+ * 64). A consumer that comes by at the deadline sorts the slot itself and
+ * finds it due; with nobody coming by, the kick alone sorts it over a few
+ * ticks and signals one readiness edge, none early; a consumer then gets
+ * every node, in put order.
+ * Fails if: ready() says nothing is due while the wheel is behind the clock,
+ * the kick signals readiness to have the rest sorted (an edge before any
+ * node is due), or it stops after its steps without coming back.
  */
+static void take_all_in_order(struct tempo_delayq_node *node, unsigned int n)
+{
+	struct tempo_delayq_node *got;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		got = tempo_delayq_try_take(q);
+		EXPECT_EQ(got, &node[i], "item %u: %ld", i, IS_ERR(got) ? PTR_ERR(got) : 0L);
+		if (got != &node[i])
+			break;
+	}
+}
+
 static void test_big_slot(void)
 {
-	static struct tempo_delayq_node node[1000];
-	struct tempo_delayq_node *got;
-	unsigned int i, edges = 0;
+	static struct tempo_delayq_node node[3000];
+	unsigned int i;
 	ktime_t at;
-	u64 due = 0;
 
 	setup();
 	at = ns_to_ktime((ktime_get_ns() / DQ_TICK + 300) * DQ_TICK + 5);
@@ -462,23 +473,19 @@ static void test_big_slot(void)
 		tempo_delayq_node_init(&node[i]);
 		EXPECT_EQ(tempo_delayq_put_at(q, &node[i], at), 0, "put %u", i);
 	}
-	while (!due && edges < 10) {
-		drive_to_edge(ktime_to_ns(at) + 2 * DQ_TICK);
-		if (watch.edges == edges)
-			break;
-		edges = watch.edges;
-		if (tempo_delayq_ready(q))
-			due = ktime_get_ns();
-	}
-	EXPECT_TRUE(due >= ktime_to_ns(at) && due < ktime_to_ns(at) + TICK_NS,
-		    "found due %lld ns from the deadline, after %u edges",
-		    (long long)(due - ktime_to_ns(at)), edges);
-	for (i = 0; i < ARRAY_SIZE(node); i++) {
-		got = tempo_delayq_try_take(q);
-		EXPECT_EQ(got, &node[i], "item %u: %ld", i, IS_ERR(got) ? PTR_ERR(got) : 0L);
-		if (got != &node[i])
-			break;
-	}
+	tempo_sim_clock_set(ktime_to_ns(at));
+	EXPECT_TRUE(tempo_delayq_ready(q), "not due at the deadline");
+	take_all_in_order(node, ARRAY_SIZE(node));
+
+	at = ns_to_ktime((ktime_get_ns() / DQ_TICK + 300) * DQ_TICK + 5);
+	for (i = 0; i < ARRAY_SIZE(node); i++)
+		EXPECT_EQ(tempo_delayq_put_at(q, &node[i], at), 0, "put again %u", i);
+	drive_to_edge(ktime_to_ns(at) + 8 * DQ_TICK);
+	EXPECT_EQ(watch.edges, 2, "%u edges", watch.edges);
+	EXPECT_GE(watch.at, ktime_to_ns(at), "edge %llu ns early", ktime_to_ns(at) - watch.at);
+	EXPECT_LT(watch.at, ktime_to_ns(at) + 4 * TICK_NS, "edge %llu ns late",
+		  watch.at - ktime_to_ns(at));
+	take_all_in_order(node, ARRAY_SIZE(node));
 	teardown();
 }
 
