@@ -54,7 +54,7 @@
  * early, wherever q->next_tick stands: behind the clock (then the wheel is
  * "behind", delayq_behind(), and a consumer catches up before it says that
  * nothing is due), or ahead of it (peek() and destroy() sort ahead). A
- * consumer reads the clock when the leftmost node is not takeable
+ * consumer reads the clock when the first sorted node is not takeable
  * (delayq_next()); consume() reports q->now as the time each item was found
  * due: at or after its deadline, and taken no later than consume's own
  * critical section.
@@ -62,14 +62,14 @@
  * The kick
  * --------
  * One tempo timer per queue, q->kick, makes time pass for consumers that
- * sleep: whenever nothing is takeable, it is armed for the leftmost node's
+ * sleep: whenever nothing is takeable, it is armed for the first node's
  * deadline or the start of q->next_work, whichever is first, or earlier
  * (delayq_settle()), or for the next tick if the wheel is behind the clock.
  * Its callback reads the clock and sorts up to DQ_KICK_STEPS steps
  * (delayq_kick()), so the shared timer workqueue never does more than that
- * of one queue's work per expiry. The wheel fires a timer up to its level's slack late
- * (tempo_timer_slack_ns()), so for a long delay the kick is aimed that much
- * early, and re-armed from its callback for the delay that is left, until
+ * of one queue's work per expiry. The wheel fires a timer up to its level's
+ * slack late (tempo_timer_slack_ns()), so for a long delay the kick is aimed
+ * that much early, and re-armed from its callback for the delay that is left, until
  * the slack is one tick (delayq_kick_arm()): a consumer asleep is woken
  * less than a tick after the deadline, plus the timer workqueue's latency.
  * A kick armed for a node that has left since is not cancelled: it fires

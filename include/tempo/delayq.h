@@ -5,7 +5,7 @@
  * due within the current tick (about a millisecond) or earlier sit sorted, in
  * a list when they come in order and in a red-black tree when they do not;
  * later ones sit unsorted in a hierarchical timing wheel,
- * which moves them down its levels and into the tree as their time nears.
+ * which moves them down its levels and sorts them in as their time nears.
  * One tempo timer per queue (the kick), armed for the earliest deadline or
  * the wheel's next slot, wakes a consumer when an item falls due. No
  * consumer ever does a timed wait to learn when an item expires. The
