@@ -69,9 +69,10 @@
  * (delayq_kick()), so the shared timer workqueue never does more than that
  * of one queue's work per expiry. The wheel fires a timer up to its level's
  * slack late (tempo_timer_slack_ns()), so for a long delay the kick is aimed
- * that much early, and re-armed from its callback for the delay that is left, until
- * the slack is one tick (delayq_kick_arm()): a consumer asleep is woken
- * less than a tick after the deadline, plus the timer workqueue's latency.
+ * that much early, and re-armed from its callback for the delay that is
+ * left, until the slack is one tick (delayq_kick_arm()): a consumer asleep
+ * is woken less than a tick after the deadline, plus the timer workqueue's
+ * latency.
  * A kick armed for a node that has left since is not cancelled: it fires
  * and finds less to do. A consumer that comes by sorts whatever is left
  * itself, in its own context.
