@@ -101,6 +101,15 @@ static void wheel_cancel_all(void)
 		tempo_timer_cancel(&timers[i]);
 }
 
+/* Let go of the lazily cancelled far timers, which stay linked until then. */
+static void wheel_shutdown_all(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < BATCH; i++)
+		tempo_timer_shutdown_sync(&timers[i]);
+}
+
 static void wheel_bench(double *arm, double *rearm, double *cancel, double *fire)
 {
 	unsigned int i;
@@ -123,6 +132,7 @@ static void wheel_bench(double *arm, double *rearm, double *cancel, double *fire
 		h_drive_until(ktime_get_ns() + 600 * TICK));
 	if (fired != (u64)ROUNDS * BATCH)
 		fprintf(stderr, "bench: fired %llu of %llu\n", fired, (u64)ROUNDS * BATCH);
+	wheel_shutdown_all();
 	tempo_wheel_exit();
 }
 
@@ -307,7 +317,7 @@ static void delayq_dq0_bench(double *dq0, double *rand_put, double *rand_remove)
 	dq_bench_end(q);
 }
 
-/* @ahead: 30 s (far: a wheel timer each, the lock) or 2 ms (near: lock-free). */
+/* @ahead: 30 s (a coarse level of the queue's wheel, a far timer slot) or 2 ms (near). */
 static void delayq_bench(u64 ahead, double *put, double *remove, double *arm, double *cancel,
 			 double *put_many, double *remove_many)
 {
@@ -325,6 +335,7 @@ static void delayq_bench(u64 ahead, double *put, double *remove, double *arm, do
 		tempo_timer_arm(&timers[i], ahead + i));
 	MEASURE(*cancel, for (i = 0; i < BATCH; i++) tempo_timer_arm(&timers[i], ahead + i),
 		wheel_cancel_all());
+	wheel_shutdown_all();
 	dq_bench_end(q);
 }
 
