@@ -7,181 +7,127 @@
  *
  * Model
  * -----
- * One spinlock, q->wait.lock, guards all of a queue. Time is cut into ticks
- * of 2^DQ_TICK_SHIFT ns of CLOCK_MONOTONIC (dq_tick()), and q->next_tick
- * splits the queued nodes in two:
+ * One spinlock, q->wait.lock, guards all of a queue; the lock orders
+ * everything, and this file has no barrier of its own. Time is cut into
+ * ticks of 2^DQ_TICK_SHIFT ns of CLOCK_MONOTONIC (dq_tick()), and
+ * q->next_tick splits the queued nodes in two:
  *
- *  - the sorted part, every node whose tick is before q->next_tick, ordered
- *    by deadline and then put order (node->seq), in two sequences: q->run,
- *    a FIFO list that a node joins when it comes at or after the run's last
- *    node (a slot of one deadline, timeouts of one length put in turn: O(1)
- *    in and out), and q->tree, a red-black tree for every other node (its
- *    leftmost cached by the rbtree, its rightmost kept in q->last, O(log n)
- *    otherwise). The sorted part's first node is the first of the two heads
- *    (delayq_first());
- *  - the unsorted part, q->wheel: a hierarchical timing wheel of DQ_LEVELS
- *    levels of 64 FIFO slots, the kernel's before 4.8 and Kafka's, holding
- *    every other node. A node of tick t goes to level k, where
+ *  - sorted: the nodes of ticks before q->next_tick, by deadline and then put
+ *    order (node->seq), in two sequences. q->run is a FIFO list that a node
+ *    joins when it comes at or after the run's last node (a slot of one
+ *    deadline, timeouts of one length put in turn): O(1) in and out.
+ *    q->tree, a red-black tree, holds the others. The first sorted node is
+ *    the first of the two heads (delayq_first()).
+ *  - unsorted: q->wheel, DQ_LEVELS levels of 64 FIFO slots, the kernel's
+ *    wheel before 4.8 and Kafka's. A node of tick t sits at level k, where
  *    64^k <= t - q->next_tick < 64^(k+1), in slot (t >> 6k) & 63: O(1) to
  *    put and to remove.
  *
- * Why these structures: the tree alone (O(log n) put and remove, exact
- * order) makes every put and every remove of a far item, the timeout that
- * is usually cancelled before it fires, descend a tree of everything
- * queued; the wheel alone (O(1) both) orders only to its tick, and an item
- * put already due could not be taken before its tick ended. Here far items
- * never touch the tree, the sorted part holds only what falls due within
- * about a tick, in exact order, and what comes in order (most of it) is
- * taken from a list, not rebalanced out of a tree.
+ * Why: a tree alone makes every put and remove of a far timeout, the kind
+ * usually cancelled before it fires, descend a tree of everything queued; a
+ * wheel alone orders only to its tick, so an item put already due would wait
+ * for its tick to end. Here far items never touch the tree, and what comes
+ * in order is taken from a list.
  *
- * Sorting is moving q->next_tick on (delayq_advance()). When it reaches a
- * tick T, every slot whose time has come at T is emptied (delayq_collect()):
- * a level-k slot at a T that is a multiple of 64^k, its nodes re-placed on
- * lower levels (their ticks are within 64^k of T, so none lands on a slot
- * emptied before), and last the level-0 slot of T, whose nodes all have
- * tick T, into the sorted part. Only then does q->next_tick pass T.
- * q->next_work is a lower bound on the first tick with a slot to empty, so
- * the ticks before it are passed in one step. Moving nodes is work a caller
- * sizes (any number may share a slot), so it is done at most DQ_STEP nodes
- * per critical section, and the callers that can wait drop the lock between
- * steps (delayq_catch_up()).
+ * Sorting is moving q->next_tick on (delayq_advance()). At tick T, every
+ * slot whose time has come is emptied (delayq_collect()): a level-k slot
+ * when 64^k divides T, its nodes re-placed on lower levels (their ticks are
+ * within 64^k of T, so none lands in a slot emptied before), and last T's
+ * level-0 slot, into the sorted part; only then does q->next_tick pass T.
+ * q->next_work, a lower bound on the next tick with a slot to empty, made
+ * exact by per-level occupancy masks, lets empty stretches pass in one
+ * step. Any number of nodes may share a slot, so at most DQ_STEP move per
+ * critical section, and the callers that look for due items drop the lock
+ * between steps (delayq_catch_up()).
  *
  * q->now is the latest clock reading taken under the lock. A node is
- * takeable when it is the sorted part's first, its tick is before
+ * takeable when it is the first sorted node, its tick is before
  * q->next_tick and its deadline is not after q->now (delayq_takeable()).
- * Every wheel node's tick is at or after q->next_tick, later than a
- * takeable node's, so items leave in deadline order, exactly, and never
- * early, wherever q->next_tick stands: behind the clock (then the wheel is
- * "behind", delayq_behind(), and a consumer catches up before it says that
- * nothing is due), or ahead of it (peek() and destroy() sort ahead). A
- * consumer reads the clock when the first sorted node is not takeable
- * (delayq_next()); consume() reports q->now as the time each item was found
- * due: at or after its deadline, and taken no later than consume's own
- * critical section.
+ * Wheel nodes are of later ticks, so items leave in exact deadline order and
+ * never early, wherever q->next_tick stands: behind the clock (the wheel is
+ * "behind", and a consumer catches up before it says nothing is due) or
+ * ahead of it (peek() and destroy() sort ahead). consume() reports q->now
+ * as the time an item was found due.
  *
- * The kick
- * --------
- * One tempo timer per queue, q->kick, makes time pass for consumers that
- * sleep: whenever nothing is takeable, it is armed for the first node's
- * deadline or the start of q->next_work, whichever is first, or earlier
- * (delayq_settle()), or for the next tick if the wheel is behind the clock.
- * Its callback reads the clock and sorts up to DQ_KICK_STEPS steps
- * (delayq_kick()), so the shared timer workqueue never does more than that
- * of one queue's work per expiry. The wheel fires a timer up to its level's
- * slack late (tempo_timer_slack_ns()), so for a long delay the kick is aimed
- * that much early, and re-armed from its callback for the delay that is
- * left, until the slack is one tick (delayq_kick_arm()): a consumer asleep
- * is woken less than a tick after the deadline, plus the timer workqueue's
- * latency.
- * A kick armed for a node that has left since is not cancelled: it fires
- * and finds less to do. A consumer that comes by sorts whatever is left
- * itself, in its own context.
+ * Wake-ups and the kick
+ * ---------------------
+ * delayq_settle() ends every critical section that may change what is
+ * takeable (delayq_unlock()):
  *
- * Wake-ups
- * --------
- * The queue is ready when a node is takeable: a consumer is woken only for
- * an item due, never to sort. Consumers sleep on q->wait as exclusive waiters, FIFO.
- * delayq_settle(), at the end of every critical section (delayq_unlock()),
- * wakes one if the queue is ready and none is woken already (q->woken: set
- * by the wake function that selects a consumer, cleared by that consumer as
- * it runs). So a consumer that leaves nodes due wakes the next: the
- * kernel's rule for exclusive waiters (one a wake-up selected consumes the
- * condition or passes the wake-up on) holds by construction, with no herd.
- * A consumer leaves (signal, kthread_stop(), timeout, shutdown) only in a
- * critical section in which it found nothing due.
+ *  - Ready (a node is takeable): it wakes one consumer, unless one is woken
+ *    already (q->woken, set by delayq_waiter_wake() as it selects a
+ *    consumer, cleared by that consumer as it runs). Consumers sleep on
+ *    q->wait as exclusive waiters, FIFO, and one that leaves nodes takeable
+ *    wakes the next: one wake-up per item due, no herd, none to sort. A
+ *    consumer leaves (signal, kthread_stop(), timeout, shutdown) only from
+ *    a critical section in which it found nothing due.
+ *  - Not ready: it arms q->kick, the queue's one tempo timer, for the first
+ *    sorted deadline or q->next_work's start, whichever comes first, or for
+ *    the next tick while the wheel is behind. The callback reads the clock
+ *    and sorts at most DQ_KICK_STEPS steps (delayq_kick()). For a long delay
+ *    the kick is aimed early by the wheel's slack and armed again for what
+ *    is left (delayq_kick_arm()), so that its last expiry lands within a
+ *    tick. A kick whose node has left since is not cancelled: it fires and
+ *    finds less to do.
+ *  - At a readiness edge (ready, where q->ready says it was not):
+ *    delayq_unlock() wakes every watcher on q->watch, which no consumer is
+ *    on, after dropping the lock, with the poll key EPOLLIN | EPOLLRDNORM.
+ *    No edge is lost: a watcher joins q->watch before it asks
+ *    tempo_delayq_ready() under the lock, so the lock orders its look
+ *    against the critical section that makes the edge.
  *
- * Watchers, waiters that only want to learn that items are due, wait on a
- * queue of their own, q->watch, which no consumer is on: at each readiness
- * edge (ready where before it was not: q->ready) delayq_unlock() wakes all
- * of them, after the lock is dropped, with the poll key EPOLLIN |
- * EPOLLRDNORM ("readable") that wake functions filter on. An exclusive
- * watcher takes the wake-up of other watchers only. No wake-up is lost: a
- * watcher adds itself to q->watch and then asks tempo_delayq_ready(), which
- * takes the lock (and catches up); the edge is either seen there, or is
- * made in a later critical section, whose waker then sees the watcher on
- * q->watch (the lock orders the two).
+ * The ready count: stats() tells how many nodes are due, counted as a prefix
+ * of each sorted sequence, the tree's up to q->last_ready (state READY) and
+ * the run's up to q->run_ready (RUN_READY), q->nready in all. stats() moves
+ * both ends on over the due nodes after them, DQ_STEP per critical section.
+ * A node linked into the tree before q->last_ready joins the prefix (the run
+ * is joined at its end). A node counts as expired once per deadline: as it
+ * joins the prefix or, if it never did, as it leaves the queue due.
  *
- * The ready count
- * ---------------
- * stats() tells how many nodes are due. Counting them on each clock reading
- * would be O(due nodes) in one critical section, so the count is of a
- * prefix of each sorted sequence: the tree's from its leftmost up to
- * q->last_ready (state READY), the run's from its head up to q->run_ready
- * (state RUN_READY), q->nready nodes in all. A node linked into the tree
- * before q->last_ready joins it (a node joins the run at its end, after
- * the prefix); one unlinked leaves it. stats() catches up, then moves both
- * ends on over the due nodes after them, DQ_STEP nodes per critical
- * section, dropping the lock in between. A node is counted as expired once
- * per deadline: as it joins the prefix, or, if it never did, as it leaves
- * the queue due.
+ * Node states (node->state, under the lock of node->q)
+ * ----------------------------------------------------
  *
- * Node state machine (node->state; under the lock of node->q)
- * -------------------------------------------------------------
+ *	IDLE     --put------------------->  WHEEL, or sorted: RUN, or PENDING
+ *	                                    (READY if before q->last_ready)
+ *	WHEEL    --its slot emptied------>  WHEEL a level lower, or sorted
+ *	PENDING  --stats() counts it----->  READY
+ *	RUN      --stats() counts it----->  RUN_READY
+ *	queued   --take, TAKE, remove,--->  IDLE
+ *	           destroy's hand-back
+ *	queued   --AGAIN----------------->  linked again by its new deadline
  *
- *	IDLE     --put---------------------------->  WHEEL, or sorted: RUN, or
- *	                                              PENDING (READY if linked
- *	                                              before q->last_ready)
- *	WHEEL    --its slot emptied, lower level-->  WHEEL
- *	WHEEL    --its slot emptied, level 0------>  sorted, as above
- *	PENDING  --stats() counts it-------------->  READY
- *	RUN      --stats() counts it-------------->  RUN_READY
- *	any queued  --take, TAKE, remove,--------->  IDLE
- *	              destroy's hand-back
- *	any queued  --AGAIN----------------------->  linked again by its new
- *	                                              deadline, as a put
- *	any queued  --STOP------------------------>  unchanged
- *
- * A node is queued on q iff node->q == q and its state is not IDLE. AGAIN
- * unlinks and links the node in one critical section: no other CPU ever sees
- * it out of the queue. put() of a node reads its state without the lock of
- * the queue the node was last on (READ_ONCE, for -EBUSY); every other access
- * to a node is under its queue's lock.
+ * A node is queued on q iff node->q == q and it is not IDLE. AGAIN unlinks
+ * and links it in one critical section: no CPU sees it out of the queue.
+ * put() reads a node's state without the lock of its last queue (READ_ONCE,
+ * for -EBUSY); every other access to a node is under its queue's lock.
  *
  * Invariants, whenever the lock is free
  * -------------------------------------
- *  - the run, the tree and the wheel hold exactly the queued nodes, q->n of
- *    them; the run and the tree are each ordered by (deadline, seq), and
- *    q->last is the tree's rightmost node;
- *  - every wheel node's tick is >= q->next_tick, and it sits at the level
- *    and slot it was placed at for the q->next_tick of then; a level's
- *    q->occupied bit is set iff its slot is not empty;
- *  - a sorted node's tick is < q->next_tick, except, while the level-0 slot of
- *    tick T = q->next_tick is being emptied, the nodes of tick T moved so
- *    far; every node leaves that slot before q->next_tick passes T;
- *  - q->next_tick <= q->next_work <= the tick at which a wheel slot that is
- *    not empty is next emptied (DQ_NEVER for an empty wheel);
- *  - q->now only grows, and is a clock reading: a due node is past its
- *    deadline;
- *  - the READY nodes are the first nodes of the tree up to q->last_ready,
- *    the RUN_READY nodes the first of the run up to q->run_ready (NULL if
- *    none), q->nready in all, and all are due;
- *  - q->ready is whether the queue was ready at the end of the last
- *    critical section;
- *  - if the queue is not dead and not ready, the kick is armed for the
- *    leftmost deadline and q->next_work's start or earlier (q->kick_at), for
- *    the next tick if the wheel is behind, or its callback is on its way,
- *    and will arm it again;
- *  - if the queue is ready and a consumer sleeps on q->wait, a consumer was
- *    woken and has not yet run its pass (q->woken);
- *  - put = taken + removed + flushed + q->n (the counters); AGAIN changes
- *    none of them and counts as requeued;
- *  - once q->dead is set, take*() return -ESHUTDOWN and put() refuses, so
- *    nodes leave only through remove() or destroy()'s hand-back, and no
- *    edge is signalled or kick armed.
+ *  - the run, the tree and the wheel hold exactly the q->n queued nodes; the
+ *    run and the tree are each in (deadline, seq) order; q->last is the
+ *    tree's rightmost node;
+ *  - a wheel node's tick is >= q->next_tick, and it sits where it was placed
+ *    for the q->next_tick of then; a sorted node's tick is < q->next_tick,
+ *    except, while T = q->next_tick's level-0 slot is emptied, the nodes of
+ *    T moved so far; a level's q->occupied bit is set iff its slot is not
+ *    empty; q->next_tick <= q->next_work <= the next tick with a slot to
+ *    empty (DQ_NEVER if none);
+ *  - q->now only grows and is a clock reading; the counted nodes are due,
+ *    q->nready of them;
+ *  - not dead and not ready: the kick is armed for the first sorted deadline
+ *    and q->next_work's start or earlier (the next tick if behind), or its
+ *    callback is on its way; ready with a consumer asleep: q->woken;
+ *  - put = taken + removed + flushed + q->n; AGAIN counts as requeued only;
+ *  - dead: take*() return -ESHUTDOWN and put() refuses; nothing arms the kick
+ *    or signals an edge; nodes leave by remove() or destroy() only.
  *
- * Concurrency and memory ordering: any two calls may run at once (the
- * contract in include/tempo/delayq.h), each a sequence of critical
- * sections, the last of which does what the call reports; the lock orders
- * everything and this file has no barrier of its own. The kick's callback
- * reaches @q through its timer, and destroy shuts the kick down
- * (tempo_timer_shutdown_sync()) before it frees @q.
- *
- * Not guaranteed: fairness beyond the FIFO order of exclusive waiters (a
- * consumer woken by a signal, a timeout or spuriously goes back to the
- * tail); a sleeping consumer's wake-up when the kick's CPU cannot run its
- * timer workqueue (a consumer that comes by still takes what is due);
- * anything after destroy() starts other than for consumers already asleep
- * in take().
+ * Every call is a sequence of critical sections, the last of which does what
+ * it reports; any two calls may run at once, as the contract in
+ * include/tempo/delayq.h says. The kick reaches q through its timer, and
+ * destroy() shuts it down (tempo_timer_shutdown_sync()) before it frees q.
+ * Not guaranteed: fairness beyond the FIFO order of exclusive waiters; a
+ * sleeping consumer's wake-up while the kick's CPU cannot run its timer
+ * workqueue (a consumer that comes by still takes what is due).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -260,7 +206,7 @@ struct tempo_delayq {
 	ktime_t			kick_for;	/* the time it was armed for */
 	struct tempo_timer	kick;
 	unsigned int		n;		/* queued nodes */
-	unsigned int		nready;		/* READY nodes */
+	unsigned int		nready;		/* counted nodes: READY and RUN_READY */
 	unsigned int		nwaiters;	/* consumers in delayq_wait() */
 	bool			woken;		/* a selected consumer has not looked yet */
 	bool			ready;		/* ready at the last settle */

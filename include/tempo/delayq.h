@@ -118,11 +118,12 @@
  * the clock when the earliest item is not known to be due, so it gets that
  * item once its deadline has passed; a consumer asleep is woken by the kick,
  * at most one wheel tick after the deadline plus the time the timer
- * workqueue takes to run (for a long delay the kick is armed in stages, each
- * early by the wheel's slack for the delay left, tempo_timer_slack_ns(), so
- * that the last one lands within a tick). consume() tells when the queue
- * found each item due: the queue's latest clock reading, at or after the
- * item's deadline and taken no later than consume's own critical section.
+ * workqueue takes to run (for a long delay the kick is armed early by the
+ * wheel's slack for the delay left, tempo_timer_slack_ns(), and again from
+ * its callback, so that its last expiry lands within a tick). consume()
+ * tells when the queue found each item due: the queue's latest clock
+ * reading, at or after the item's deadline and taken no later than
+ * consume's own critical section.
  *
  * Wake-ups: consumers sleep as exclusive waiters (FIFO). When items become
  * takeable one consumer is woken; a consumer that leaves items takeable
@@ -146,8 +147,9 @@ struct tempo_delayq;
 
 /**
  * struct tempo_delayq_node - an item's handle in a delay queue
- * @rb:		in the queue's tree while queued and sorted; private.
- * @entry:	in a slot of the queue's wheel while queued and not sorted; private.
+ * @rb:		in the queue's tree while queued there; private.
+ * @entry:	in a slot of the queue's wheel, or in its run of sorted items
+ *		that came in order, while queued there; private.
  * @q:		the queue the node was last put on; private.
  * @deadline:	when the item becomes available (CLOCK_MONOTONIC). Readable by
  *		the owner of a node it took; set by put.
