@@ -104,8 +104,7 @@
  * Invariants, whenever the lock is free
  * -------------------------------------
  *  - the run, the tree and the wheel hold exactly the q->n queued nodes; the
- *    run and the tree are each in (deadline, seq) order; q->last is the
- *    tree's rightmost node;
+ *    run and the tree are each in (deadline, seq) order;
  *  - a wheel node's tick is >= q->next_tick, and it sits where it was placed
  *    for the q->next_tick of then; a sorted node's tick is < q->next_tick,
  *    except, while T = q->next_tick's level-0 slot is emptied, the nodes of
@@ -194,7 +193,6 @@ struct tempo_delayq {
 	wait_queue_head_t	wait;		/* consumers; .lock guards all below */
 	wait_queue_head_t	watch;		/* watchers: woken at readiness edges */
 	struct rb_root_cached	tree;		/* the sorted nodes */
-	struct rb_node		*last;		/* the tree's rightmost node */
 	struct tempo_delayq_node *last_ready;	/* end of the tree's counted prefix */
 	struct list_head	run;		/* sorted nodes that came in order */
 	struct tempo_delayq_node *run_ready;	/* end of the run's counted prefix */
@@ -298,41 +296,27 @@ static struct tempo_delayq_node *delayq_first(struct tempo_delayq *q)
 	return delayq_before(run, tree) ? run : tree;
 }
 
+static bool delayq_tree_less(struct rb_node *a, const struct rb_node *b)
+{
+	return delayq_before(delayq_node(a), rb_entry(b, struct tempo_delayq_node, rb));
+}
+
 /*
- * Link @node into the tree. O(1) before the leftmost or from the rightmost
- * on, else a descent from the root. A node linked before q->last_ready is
- * due (its deadline is not after a due node's) and joins the counted prefix.
+ * Link @node into the tree: O(1) to find its place before the leftmost, else
+ * a descent. (A node after the tree's rightmost usually goes to the run.) A
+ * node linked before q->last_ready is due (its deadline is not after a due
+ * node's) and joins the counted prefix.
  */
 static void delayq_tree_link(struct tempo_delayq *q, struct tempo_delayq_node *node)
 {
-	struct rb_node **link = &q->tree.rb_root.rb_node, *parent = NULL;
-	struct tempo_delayq_node *first = delayq_tree_first(q), *last = delayq_node(q->last);
-	bool leftmost = true, rightmost = true;
+	struct tempo_delayq_node *first = delayq_tree_first(q);
 
 	if (first && delayq_before(node, first)) {
-		parent = &first->rb;
-		link = &parent->rb_left;
-		rightmost = false;
-	} else if (last && !delayq_before(node, last)) {
-		parent = &last->rb;
-		link = &parent->rb_right;
-		leftmost = false;
+		rb_link_node(&node->rb, &first->rb, &first->rb.rb_left);
+		rb_insert_color_cached(&node->rb, &q->tree, true);
 	} else {
-		while (*link) {
-			parent = *link;
-			if (delayq_before(node, delayq_node(parent))) {
-				link = &parent->rb_left;
-				rightmost = false;
-			} else {
-				link = &parent->rb_right;
-				leftmost = false;
-			}
-		}
+		rb_add_cached(&node->rb, &q->tree, delayq_tree_less);
 	}
-	rb_link_node(&node->rb, parent, link);
-	rb_insert_color_cached(&node->rb, &q->tree, leftmost);
-	if (rightmost)
-		q->last = &node->rb;
 	if (q->last_ready && delayq_before(node, q->last_ready)) {
 		delayq_set_state(node, DELAYQ_READY);
 		q->nready++;
@@ -433,13 +417,6 @@ static void delayq_unlink(struct tempo_delayq *q, struct tempo_delayq_node *node
 	} else if (node->state == DELAYQ_RUN || node->state == DELAYQ_RUN_READY) {
 		list_del(&node->entry);
 	} else {
-		/*
-		 * The rightmost node's predecessor: its left child if it has one
-		 * (a red leaf, the only child a red-black node can have alone),
-		 * else its parent, of which it is the right child.
-		 */
-		if (&node->rb == q->last)
-			q->last = node->rb.rb_left ?: rb_parent(&node->rb);
 		rb_erase_cached(&node->rb, &q->tree);
 	}
 	q->n--;

@@ -276,12 +276,32 @@ static void dq_bench_end(struct tempo_delayq *q)
 	tempo_wheel_exit();
 }
 
-static void delayq_read_bench(double *consume, double *drain)
+/*
+ * Nodes due already, put out of deadline order: they go to the tree (all but
+ * the first when @descending, most of them at random), not to the run.
+ */
+static void dq_put_past(struct tempo_delayq *q, bool descending)
+{
+	ktime_t base = ktime_sub_ns(ktime_get(), TICK);
+	unsigned int i, at;
+
+	for (i = 0; i < BATCH; i++) {
+		at = descending ? BATCH - i : (i * 2654435761u) % BATCH;
+		tempo_delayq_put_at(q, &dq_nodes[i], ktime_add_ns(base, at * 8));
+	}
+}
+
+static void delayq_read_bench(double *consume, double *drain, double *tree_rand,
+			      double *tree_desc, double *tree_drain)
 {
 	struct tempo_delayq *q = dq_bench_begin();
 
 	MEASURE(*consume, dq_put_due(q), dq_consume_all(q));
 	MEASURE(*drain, dq_put_due(q), dq_drain_all(q));
+	MEASURE(*tree_rand, dq_drain_all(q), dq_put_past(q, false));
+	MEASURE(*tree_desc, dq_drain_all(q), dq_put_past(q, true));
+	MEASURE(*tree_drain, dq_put_past(q, false), dq_drain_all(q));
+	dq_drain_all(q);
 	dq_bench_end(q);
 }
 
@@ -613,6 +633,7 @@ int main(int argc, char **argv)
 	double o_run, o_trun, o_parked;
 	double dqf_put, dqf_rm, dqf_arm, dqf_cancel, dqn_put, dqn_rm, dqn_arm, dqn_cancel;
 	double dqf_pm, dqf_rmm, dqn_pm, dqn_rmm, dq_consume, dq_drain, dq0, dqr_put, dqr_rm;
+	double dqt_rand, dqt_desc, dqt_drain;
 	double f_cas, f_xchg, arm, rearm, cancel, fire, s_arm, s_fire, h_arm, h_cancel, h_fire, u_run_ns;
 	FILE *j;
 
@@ -625,7 +646,7 @@ int main(int argc, char **argv)
 	order_bench(&o_run, &o_trun, &o_parked);
 	delayq_bench(30000 * TICK, &dqf_put, &dqf_rm, &dqf_arm, &dqf_cancel, &dqf_pm, &dqf_rmm);
 	delayq_bench(2 * TICK, &dqn_put, &dqn_rm, &dqn_arm, &dqn_cancel, &dqn_pm, &dqn_rmm);
-	delayq_read_bench(&dq_consume, &dq_drain);
+	delayq_read_bench(&dq_consume, &dq_drain, &dqt_rand, &dqt_desc, &dqt_drain);
 	delayq_dq0_bench(&dq0, &dqr_put, &dqr_rm);
 
 	printf("# bench: batch %u timers, best of %u, 1 CPU\n", BATCH, ROUNDS);
@@ -656,6 +677,8 @@ int main(int argc, char **argv)
 	       dqf_pm, dqf_rmm, dqn_pm, dqn_rmm);
 	printf("# bench:   read side, all due, chunks of 32: consume (a record copied per item) %.1f, drain %.1f\n",
 	       dq_consume, dq_drain);
+	printf("# bench:   due, out of order (the tree): put at random %.1f, in descending order %.1f; drain %.1f\n",
+	       dqt_rand, dqt_desc, dqt_drain);
 	printf("# bench:   %u far items queued: dq0 (put due + take) %.1f; put at random among them %.1f, remove %.1f\n",
 	       DQ0_PENDING, dq0, dqr_put, dqr_rm);
 
@@ -672,11 +695,12 @@ int main(int argc, char **argv)
 		"\"tempo_delayq\":{\"far_put\":%.2f,\"far_remove\":%.2f,\"near_put\":%.2f,"
 		"\"near_remove\":%.2f,\"far_put_many\":%.2f,\"far_remove_many\":%.2f,"
 		"\"random_put\":%.2f,\"random_remove\":%.2f,\"consume\":%.2f,\"drain\":%.2f,"
-		"\"dq0\":%.2f}}\n",
+		"\"dq0\":%.2f,\"tree_put_random\":%.2f,\"tree_put_descending\":%.2f,"
+		"\"tree_drain\":%.2f}}\n",
 		BATCH, ROUNDS, f_cas, f_xchg, arm, rearm, cancel, fire, s_arm, s_fire,
 		h_arm, h_cancel, h_fire, u_run_ns, o_run, o_trun, o_parked, 3 * f_cas, 4 * f_cas,
 		o_run / u_run_ns, dqf_put, dqf_rm, dqn_put, dqn_rm, dqf_pm, dqf_rmm, dqr_put, dqr_rm,
-		dq_consume, dq_drain, dq0);
+		dq_consume, dq_drain, dq0, dqt_rand, dqt_desc, dqt_drain);
 	fclose(j);
 	return 0;
 }
