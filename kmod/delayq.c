@@ -412,13 +412,12 @@ static void delayq_unlink(struct tempo_delayq *q, struct tempo_delayq_node *node
 	} else if (delayq_due(q, deadline)) {
 		delayq_count(q, DELAYQ_STAT_EXPIRED);
 	}
-	if (node->state == DELAYQ_WHEEL) {
+	if (node->state == DELAYQ_WHEEL)
 		delayq_wheel_del(q, node);
-	} else if (node->state == DELAYQ_RUN || node->state == DELAYQ_RUN_READY) {
+	else if (node->state == DELAYQ_RUN || node->state == DELAYQ_RUN_READY)
 		list_del(&node->entry);
-	} else {
+	else
 		rb_erase_cached(&node->rb, &q->tree);
-	}
 	q->n--;
 }
 
