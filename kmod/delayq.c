@@ -989,10 +989,18 @@ static struct tempo_delayq_node *delayq_wait(struct tempo_delayq *q, ktime_t *en
 	unsigned long flags;
 	int err;
 
+	spin_lock_irqsave(&q->wait.lock, flags);
+	/* Takeable by the latest reading: taken without a wait entry. */
+	node = c || q->dead ? NULL : delayq_first(q);
+	if (delayq_takeable(q, node)) {
+		delayq_take_node(q, node);
+		delayq_unlock(q, flags);
+		return node;
+	}
+	node = NULL;
 	init_waitqueue_func_entry(&w.wait, delayq_waiter_wake);
 	w.wait.private = current;
 	INIT_LIST_HEAD(&w.wait.entry);
-	spin_lock_irqsave(&q->wait.lock, flags);
 	q->nwaiters++;
 	for (;;) {
 		err = -ESHUTDOWN;
