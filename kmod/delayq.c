@@ -285,7 +285,7 @@ static bool delayq_before(const struct tempo_delayq_node *a, const struct tempo_
 }
 
 /* The earliest sorted node: the first of the run's and the tree's. */
-static struct tempo_delayq_node *delayq_first(struct tempo_delayq *q)
+static inline struct tempo_delayq_node *delayq_first(struct tempo_delayq *q)
 {
 	struct tempo_delayq_node *tree = delayq_tree_first(q);
 	struct tempo_delayq_node *run = list_first_entry_or_null(&q->run, struct tempo_delayq_node,
@@ -801,8 +801,10 @@ static int delayq_put_locked(struct tempo_delayq *q, struct tempo_delayq_node *n
  * put_many(), or put() of a delay (@relative: @when[] are nanoseconds from
  * now): one clock reading and one critical section for the batch.
  */
-static unsigned int delayq_put(struct tempo_delayq *q, struct tempo_delayq_node *const *nodes,
-			       const ktime_t *when, unsigned int n, bool relative, int *errp)
+static __always_inline unsigned int delayq_put(struct tempo_delayq *q,
+					       struct tempo_delayq_node *const *nodes,
+					       const ktime_t *when, unsigned int n,
+					       bool relative, int *errp)
 {
 	ktime_t now = ktime_get();
 	unsigned long flags;
