@@ -205,7 +205,7 @@ struct tempo_delayq {
 	struct tempo_timer	kick;
 	unsigned int		n;		/* queued nodes */
 	unsigned int		nready;		/* counted nodes: READY and RUN_READY */
-	unsigned int		nwaiters;	/* consumers in delayq_wait() */
+	unsigned int		nwaiters;	/* consumers in delayq_wait()'s passes */
 	bool			woken;		/* a selected consumer has not looked yet */
 	bool			ready;		/* ready at the last settle */
 	bool			dead;		/* shut down */
