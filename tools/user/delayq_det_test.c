@@ -171,36 +171,51 @@ static void test_kick_follows_the_earliest(void)
 	teardown();
 }
 
+/* try_take(), or take(), which returns at once when an item is due. */
+static struct tempo_delayq_node *det_take(bool sleeping)
+{
+	return sleeping ? tempo_delayq_take(q) : tempo_delayq_try_take(q);
+}
+
 /*
  * Pollers are woken at readiness edges, not per item: three items of one
  * deadline make one edge; taking two leaves one due and makes none; once
- * the queue has nothing due, the next item due makes one more.
- * Fails if: every item that falls due wakes the pollers.
+ * the queue has nothing due, the next item due makes one more. With
+ * try_take() and with take().
+ * Fails if: every item that falls due wakes the pollers; or a take that
+ * leaves nothing due does not settle the queue, so that the next item due
+ * makes no edge.
  */
 static void test_one_edge_per_readiness(void)
 {
 	struct tempo_delayq_node n[4];
 	ktime_t at;
 	unsigned int i;
+	int s;
 
-	setup();
-	at = ktime_add_ns(ktime_get(), 5 * TICK_NS);
-	for (i = 0; i < 4; i++)
-		tempo_delayq_node_init(&n[i]);
-	for (i = 0; i < 3; i++)
-		EXPECT_EQ(tempo_delayq_put_at(q, &n[i], at), 0, "put %u", i);
-	drive_to_edge(ktime_to_ns(at) + 2 * TICK_NS);
-	EXPECT_EQ(watch.edges, 1, "%u edges for 3 items due at once", watch.edges);
-	EXPECT_EQ(tempo_delayq_try_take(q), &n[0], "first");
-	EXPECT_EQ(tempo_delayq_try_take(q), &n[1], "second");
-	EXPECT_EQ(tempo_delayq_put(q, &n[3], 0), 0, "put due");
-	EXPECT_EQ(watch.edges, 1, "%u edges with an item due all along", watch.edges);
-	EXPECT_EQ(tempo_delayq_try_take(q), &n[2], "third");
-	EXPECT_EQ(tempo_delayq_try_take(q), &n[3], "fourth");
-	EXPECT_EQ(tempo_delayq_put(q, &n[0], 0), 0, "put due again");
-	EXPECT_EQ(watch.edges, 2, "%u edges after the queue ran dry", watch.edges);
-	EXPECT_EQ(tempo_delayq_try_take(q), &n[0], "last");
-	teardown();
+	for (s = 0; s < 2; s++) {
+		setup();
+		at = ktime_add_ns(ktime_get(), 5 * TICK_NS);
+		for (i = 0; i < 4; i++)
+			tempo_delayq_node_init(&n[i]);
+		for (i = 0; i < 3; i++)
+			EXPECT_EQ(tempo_delayq_put_at(q, &n[i], at), 0, "put %u", i);
+		drive_to_edge(ktime_to_ns(at) + 2 * TICK_NS);
+		EXPECT_EQ(watch.edges, 1, "%u edges for 3 items due at once (%s)", watch.edges,
+			  s ? "take" : "try_take");
+		EXPECT_EQ(det_take(s), &n[0], "first");
+		EXPECT_EQ(det_take(s), &n[1], "second");
+		EXPECT_EQ(tempo_delayq_put(q, &n[3], 0), 0, "put due");
+		EXPECT_EQ(watch.edges, 1, "%u edges with an item due all along (%s)",
+			  watch.edges, s ? "take" : "try_take");
+		EXPECT_EQ(det_take(s), &n[2], "third");
+		EXPECT_EQ(det_take(s), &n[3], "fourth");
+		EXPECT_EQ(tempo_delayq_put(q, &n[0], 0), 0, "put due again");
+		EXPECT_EQ(watch.edges, 2, "%u edges after the queue ran dry (%s)", watch.edges,
+			  s ? "take" : "try_take");
+		EXPECT_EQ(det_take(s), &n[0], "last");
+		teardown();
+	}
 }
 
 /* The queue's own tick (kmod/delayq.c: DQ_TICK_SHIFT) and wheel geometry. */
