@@ -296,6 +296,15 @@ static inline struct tempo_delayq_node *delayq_first(struct tempo_delayq *q)
 	return delayq_before(run, tree) ? run : tree;
 }
 
+/* Count @node, due, into the ready prefix of its sequence (@state READY or RUN_READY). */
+static void delayq_count_due(struct tempo_delayq *q, struct tempo_delayq_node *node,
+			     enum delayq_state state)
+{
+	delayq_set_state(node, state);
+	q->nready++;
+	delayq_count(q, DELAYQ_STAT_EXPIRED);
+}
+
 static bool delayq_tree_less(struct rb_node *a, const struct rb_node *b)
 {
 	return delayq_before(delayq_node(a), rb_entry(b, struct tempo_delayq_node, rb));
@@ -317,13 +326,10 @@ static void delayq_tree_link(struct tempo_delayq *q, struct tempo_delayq_node *n
 	} else {
 		rb_add_cached(&node->rb, &q->tree, delayq_tree_less);
 	}
-	if (q->last_ready && delayq_before(node, q->last_ready)) {
-		delayq_set_state(node, DELAYQ_READY);
-		q->nready++;
-		delayq_count(q, DELAYQ_STAT_EXPIRED);
-	} else {
+	if (q->last_ready && delayq_before(node, q->last_ready))
+		delayq_count_due(q, node, DELAYQ_READY);
+	else
 		delayq_set_state(node, DELAYQ_PENDING);
-	}
 }
 
 /*
@@ -545,17 +551,18 @@ static void delayq_catch_up(struct tempo_delayq *q, unsigned long *flags)
 		delayq_relock(q, flags);
 }
 
-/* Is @node, the leftmost, takeable? */
+/* Is @node, the first sorted node, takeable? */
 static bool delayq_takeable(const struct tempo_delayq *q, const struct tempo_delayq_node *node)
 {
 	return node && dq_tick(node->deadline) < q->next_tick && delayq_due(q, node->deadline);
 }
 
 /*
- * The node a consumer takes next: the leftmost, if it is takeable, reading
- * the clock if the latest reading does not make it so; or NULL. Within the
- * critical section: moves q->next_tick on only where no slot is to be
- * emptied, so NULL may mean that the wheel is behind (delayq_next_sorted()).
+ * The node a consumer takes next: the first sorted node, if it is takeable,
+ * reading the clock if the latest reading does not make it so; or NULL.
+ * Within the critical section: moves q->next_tick on only where no slot is
+ * to be emptied, so NULL may mean that the wheel is behind
+ * (delayq_next_sorted()).
  */
 static struct tempo_delayq_node *delayq_next(struct tempo_delayq *q)
 {
@@ -585,7 +592,7 @@ static struct tempo_delayq_node *delayq_next_sorted(struct tempo_delayq *q,
 	return q->dead ? NULL : node;
 }
 
-/* Take @node, the takeable leftmost. */
+/* Take @node, the takeable first sorted node. */
 static void delayq_take_node(struct tempo_delayq *q, struct tempo_delayq_node *node)
 {
 	delayq_unlink(q, node, node->deadline);
@@ -619,7 +626,7 @@ static void delayq_kick_arm(struct tempo_delayq *q, ktime_t at)
 }
 
 /*
- * The end of every critical section that may have changed the leftmost
+ * The end of every critical section that may have changed the first sorted
  * node, the wheel or q->now: wake a consumer if the queue is ready and none
  * is woken, or arm the kick for the first time it may become ready if it
  * is not. Return: true at a readiness edge, for delayq_unlock() to wake the
@@ -687,10 +694,8 @@ static bool delayq_count_ready(struct tempo_delayq *q, unsigned int budget)
 			break;
 		if (!budget--)
 			return false;
-		delayq_set_state(node, DELAYQ_READY);
-		q->nready++;
+		delayq_count_due(q, node, DELAYQ_READY);
 		q->last_ready = node;
-		delayq_count(q, DELAYQ_STAT_EXPIRED);
 	}
 	node = q->run_ready ? list_next_entry(q->run_ready, entry) :
 	       list_first_entry(&q->run, struct tempo_delayq_node, entry);
@@ -699,10 +704,8 @@ static bool delayq_count_ready(struct tempo_delayq *q, unsigned int budget)
 			break;
 		if (!budget--)
 			return false;
-		delayq_set_state(node, DELAYQ_RUN_READY);
-		q->nready++;
+		delayq_count_due(q, node, DELAYQ_RUN_READY);
 		q->run_ready = node;
-		delayq_count(q, DELAYQ_STAT_EXPIRED);
 	}
 	return true;
 }
@@ -1309,7 +1312,7 @@ bool tempo_delayq_peek(struct tempo_delayq *q, ktime_t *deadline)
 	unsigned long flags;
 
 	spin_lock_irqsave(&q->wait.lock, flags);
-	/* Sort ahead until the leftmost is before every wheel node. */
+	/* Sort ahead until the first sorted node is before every wheel node. */
 	for (;;) {
 		first = delayq_first(q);
 		if ((first && dq_tick(first->deadline) < q->next_tick) ||
