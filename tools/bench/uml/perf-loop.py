@@ -10,16 +10,22 @@ windows are the stretches of the host thread that has most MARKS samples in
 which no two MARKS samples are more than 10 ms apart (and that last 20 ms or
 more); every sample of that thread inside a window counts, whatever its
 function. This leaves out the lane's setup and teardown, which a whole-boot
-profile (perf-syms.py) mixes in. Module addresses are mapped as perf-syms.py
-does. Prints the N (40) hottest symbols with their share of the loop's
+profile (perf-syms.py) mixes in. Module addresses are mapped by perf-syms.py's
+module_maps() and resolve(). Prints the N (40) hottest symbols with their share of the loop's
 samples, then the shares of: the clock read, the lock, UML's interrupt-flag
 emulation, might_sleep()'s cond_resched, the bench module and tempo.ko.
 """
-import bisect
 import collections
+import importlib.util
+import os
 import re
 import subprocess
 import sys
+
+_spec = importlib.util.spec_from_file_location(
+    "perf_syms", os.path.join(os.path.dirname(os.path.abspath(__file__)), "perf-syms.py"))
+perf_syms = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(perf_syms)
 
 GAP = 0.010
 MIN_WINDOW = 0.020
@@ -34,26 +40,11 @@ GROUPS = [
 ]
 
 
-def syms(ko):
-    out = subprocess.run(["nm", "--defined-only", ko], capture_output=True, text=True).stdout
-    s = []
-    for line in out.splitlines():
-        p = line.split()
-        if len(p) == 3 and p[1] in "tT":
-            s.append((int(p[0], 16), p[2]))
-    return sorted(s)
-
-
 def main():
     data, log, tko, bko, marks = sys.argv[1:6]
     n = int(sys.argv[6]) if len(sys.argv) > 6 else 40
     marks = set(marks.split(","))
-    text = {}
-    for line in open(log, errors="replace"):
-        for k, v in re.findall(r"(tempo_text|bench_text)=(0x[0-9a-f]+)", line):
-            text[k] = int(v, 16)
-    mods = [(text.get("tempo_text"), syms(tko), "tempo"),
-            (text.get("bench_text"), syms(bko), "tempo_bench")]
+    mods = perf_syms.module_maps(log, tko, bko)
     out = subprocess.run(["perf", "script", "-i", data, "-F", "tid,time,ip,sym"],
                          capture_output=True, text=True).stdout
     samples = []
@@ -64,14 +55,7 @@ def main():
         tid, t, ip = int(m.group(1)), float(m.group(2)), int(m.group(3), 16)
         name = m.group(4).strip()
         if not name or name == "[unknown]":
-            name = "[unknown]"
-            for base, s, mod in mods:
-                if base is None or not s or ip < base or ip >= base + s[-1][0] + 4096:
-                    continue
-                i = bisect.bisect_right([a for a, _ in s], ip - base) - 1
-                if i >= 0:
-                    name = f"{s[i][1]} [{mod}]"
-                    break
+            name = perf_syms.resolve(ip, mods) or "[unknown]"
         samples.append((tid, t, name))
     hits = [(tid, t) for tid, t, name in samples if name.split(" ")[0] in marks]
     if not hits:

@@ -27,14 +27,31 @@ def syms(ko):
     return sorted(s)
 
 
-def main():
-    data, log, tko, bko = sys.argv[1:5]
-    n = int(sys.argv[5]) if len(sys.argv) > 5 else 40
+def module_maps(log, tko, bko):
+    """The two modules' .text bases (from the boot log) with their symbols."""
     text = {}
     for line in open(log, errors="replace"):
         for k, v in re.findall(r"(tempo_text|bench_text)=(0x[0-9a-f]+)", line):
             text[k] = int(v, 16)
-    mods = [(text.get("tempo_text"), syms(tko), "tempo"), (text.get("bench_text"), syms(bko), "tempo_bench")]
+    return [(text.get("tempo_text"), syms(tko), "tempo"),
+            (text.get("bench_text"), syms(bko), "tempo_bench")]
+
+
+def resolve(ip, mods):
+    """The module symbol of an address perf left unresolved, or None."""
+    for base, s, mod in mods:
+        if base is None or not s or ip < base or ip >= base + s[-1][0] + 4096:
+            continue
+        i = bisect.bisect_right([a for a, _ in s], ip - base) - 1
+        if i >= 0:
+            return f"{s[i][1]} [{mod}]"
+    return None
+
+
+def main():
+    data, log, tko, bko = sys.argv[1:5]
+    n = int(sys.argv[5]) if len(sys.argv) > 5 else 40
+    mods = module_maps(log, tko, bko)
     out = subprocess.run(["perf", "script", "-i", data, "-F", "ip,sym"],
                          capture_output=True, text=True).stdout
     count = collections.Counter()
@@ -46,15 +63,7 @@ def main():
         total += 1
         ip = int(p[0], 16)
         name = p[1].strip() if len(p) > 1 and p[1].strip() != "[unknown]" else None
-        if name is None:
-            for base, s, mod in mods:
-                if base is None or not s or ip < base or ip >= base + s[-1][0] + 4096:
-                    continue
-                i = bisect.bisect_right([a for a, _ in s], ip - base) - 1
-                if i >= 0:
-                    name = f"{s[i][1]} [{mod}]"
-                    break
-        count[name or "[unknown]"] += 1
+        count[name or resolve(ip, mods) or "[unknown]"] += 1
     print(f"{total} samples")
     for name, c in count.most_common(n):
         print(f"{100.0 * c / total:6.2f}%  {name}")
