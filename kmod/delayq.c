@@ -58,23 +58,33 @@
  *    already (q->woken, set by delayq_waiter_wake() as it selects a
  *    consumer, cleared by that consumer as it runs). Consumers sleep on
  *    q->wait as exclusive waiters, FIFO, and one that leaves nodes takeable
- *    wakes the next: one wake-up per item due, no herd, none to sort. A
- *    consumer leaves (signal, kthread_stop(), timeout, shutdown) only from
- *    a critical section in which it found nothing due.
- *  - Not ready: it arms q->kick, the queue's one tempo timer, for the first
- *    sorted deadline or q->next_work's start, whichever comes first, or for
- *    the next tick while the wheel is behind. The callback reads the clock
- *    and sorts at most DQ_KICK_STEPS steps (delayq_kick()). For a long delay
- *    the kick is aimed early by the wheel's slack and armed again for what
- *    is left (delayq_kick_arm()), so that its last expiry lands within a
- *    tick. A kick whose node has left since is not cancelled: it fires and
- *    finds less to do.
+ *    wakes the next: one wake-up per item due, no herd. A consumer leaves
+ *    (signal, kthread_stop(), timeout, shutdown) only from a critical
+ *    section in which it found nothing due.
+ *  - Behind (slots whose time has come are not emptied): whoever waits sorts
+ *    them, in its own context, as it would if it came by: one consumer
+ *    asleep is woken as for an item due; if none is asleep, the watchers are
+ *    woken once (q->look_asked) with no poll key, which poll(), epoll and
+ *    io_uring take as "look again": their tempo_delayq_ready() sorts. If
+ *    nobody waits, nothing is armed: the next caller that looks sorts.
+ *  - Neither, with somebody waiting: it arms q->kick, the queue's one tempo
+ *    timer, for the first sorted deadline or q->next_work's start, whichever
+ *    comes first. The callback reads the clock and moves at most
+ *    DQ_KICK_MOVES nodes (delayq_kick()): the tempo workqueue runs every
+ *    tempo callback of its CPU in turn, so one queue's expiry must cost it
+ *    a bounded amount, not its slots' size. For a long delay the kick is
+ *    aimed early by the wheel's slack and armed again for what is left
+ *    (delayq_kick_arm()), so that its last expiry lands within a tick. A
+ *    kick whose node has left since is not cancelled: it fires and finds
+ *    less to do.
  *  - At a readiness edge (ready, where q->ready says it was not):
  *    delayq_unlock() wakes every watcher on q->watch, which no consumer is
  *    on, after dropping the lock, with the poll key EPOLLIN | EPOLLRDNORM.
  *    No edge is lost: a watcher joins q->watch before it asks
  *    tempo_delayq_ready() under the lock, so the lock orders its look
- *    against the critical section that makes the edge.
+ *    against the critical section that makes the edge. The same holds for
+ *    the look asked of watchers, and for whether anybody waits: a consumer
+ *    joins q->wait before the settle that ends its pass.
  *
  * The ready count: stats() tells how many nodes are due, counted as a prefix
  * of each sorted sequence, the tree's up to q->last_ready (state READY) and
@@ -113,9 +123,10 @@
  *    empty (DQ_NEVER if none);
  *  - q->now only grows and is a clock reading; the counted nodes are due,
  *    q->nready of them;
- *  - not dead and not ready: the kick is armed for the first sorted deadline
- *    and q->next_work's start or earlier (the next tick if behind), or its
- *    callback is on its way; ready with a consumer asleep: q->woken;
+ *  - not dead, not ready, not behind, somebody waiting: the kick is armed
+ *    for the first sorted deadline and q->next_work's start or earlier, or
+ *    its callback is on its way; ready or behind with a consumer asleep:
+ *    q->woken; behind with watchers only: q->look_asked;
  *  - put = taken + removed + flushed + q->n; AGAIN counts as requeued only;
  *  - dead: take*() return -ESHUTDOWN and put() refuses; nothing arms the kick
  *    or signals an edge; nodes leave by remove() or destroy() only.
@@ -186,8 +197,11 @@ enum delayq_counter {
 
 /* Nodes moved, or counted by stats(), per critical section. */
 #define DQ_STEP		64
-/* Sorting steps per expiry of the kick; it runs again at the next tick for more. */
-#define DQ_KICK_STEPS	16
+/*
+ * Nodes the kick moves per expiry: a slot of more is sorted by the queue's
+ * own consumers and watchers, woken for it, in their context.
+ */
+#define DQ_KICK_MOVES	16
 
 struct tempo_delayq {
 	wait_queue_head_t	wait;		/* consumers; .lock guards all below */
@@ -208,6 +222,7 @@ struct tempo_delayq {
 	unsigned int		nwaiters;	/* consumers in delayq_wait()'s passes */
 	bool			woken;		/* a selected consumer has not looked yet */
 	bool			ready;		/* ready at the last settle */
+	bool			look_asked;	/* watchers woken to sort, not yet done */
 	bool			dead;		/* shut down */
 	u64			count[DELAYQ_NR_STATS];
 	struct list_head	list;		/* on delayq_list */
@@ -625,14 +640,29 @@ static void delayq_kick_arm(struct tempo_delayq *q, ktime_t at)
 	q->kick_for = at;
 }
 
+/* What delayq_settle() asks delayq_unlock() to tell the watchers. */
+enum delayq_news {
+	DQ_NEWS_NONE,
+	DQ_NEWS_EDGE,	/* an item became due: EPOLLIN | EPOLLRDNORM */
+	DQ_NEWS_LOOK,	/* items may be due in slots nobody sorted: no key, look */
+};
+
+/* Does anybody wait: a consumer asleep, or a watcher? */
+static bool delayq_waited(struct tempo_delayq *q)
+{
+	return waitqueue_active(&q->wait) || waitqueue_active(&q->watch);
+}
+
 /*
  * The end of every critical section that may have changed the first sorted
- * node, the wheel or q->now: wake a consumer if the queue is ready and none
- * is woken, or arm the kick for the first time it may become ready if it
- * is not. Return: true at a readiness edge, for delayq_unlock() to wake the
+ * node, the wheel or q->now. Ready: wake a consumer if none is woken.
+ * Behind the clock (slots nobody has sorted may hold due items): have one of
+ * those who wait sort them in its own context, a consumer asleep or else the
+ * watchers, once. Neither: arm the kick for the first time the queue may
+ * become ready, if anybody waits. Return: what delayq_unlock() tells the
  * watchers.
  */
-static bool delayq_settle(struct tempo_delayq *q)
+static enum delayq_news delayq_settle(struct tempo_delayq *q)
 {
 	struct tempo_delayq_node *first = delayq_first(q);
 	bool ready = delayq_takeable(q, first), edge;
@@ -640,33 +670,40 @@ static bool delayq_settle(struct tempo_delayq *q)
 
 	lockdep_assert_held(&q->wait.lock);
 	if (q->dead)
-		return false;
+		return DQ_NEWS_NONE;
 	edge = ready && !q->ready;
 	q->ready = ready;
-	if (ready) {
+	if (ready || delayq_behind(q)) {
 		/* One consumer: delayq_waiter_wake() sets q->woken if it selects one. */
-		if (!q->woken && waitqueue_active(&q->wait))
-			wake_up_locked(&q->wait);
-		return edge;
+		if (waitqueue_active(&q->wait)) {
+			if (!q->woken)
+				wake_up_locked(&q->wait);
+		} else if (!ready && !q->look_asked) {
+			/* The watchers look (tempo_delayq_ready()) and sort: once. */
+			q->look_asked = true;
+			return DQ_NEWS_LOOK;
+		}
+		return edge ? DQ_NEWS_EDGE : DQ_NEWS_NONE;
 	}
+	q->look_asked = false;
+	/* Nobody to wake: whoever comes next looks for itself. */
+	if (!delayq_waited(q))
+		return DQ_NEWS_NONE;
 	if (first)
 		at = first->deadline;
 	if (q->next_work != DQ_NEVER)
 		at = min(at, dq_time(q->next_work));
-	/* Behind the clock: the kick goes on sorting at the next tick. */
-	if (delayq_behind(q))
-		at = ktime_add_ns(q->now, 1);
 	/* Armed for that time or earlier already: nothing to do. */
 	if (at != KTIME_MAX && (q->kick_at == KTIME_MAX || ktime_before(at, q->kick_for)))
 		delayq_kick_arm(q, at);
-	return edge;
+	return DQ_NEWS_NONE;
 }
 
-/* Leave a critical section: settle, unlock, and wake the watchers at an edge. */
+/* Leave a critical section: settle, unlock, and tell the watchers what settle found. */
 static void delayq_unlock(struct tempo_delayq *q, unsigned long flags)
 	__releases(&q->wait.lock)
 {
-	bool edge = delayq_settle(q);
+	enum delayq_news news = delayq_settle(q);
 
 	spin_unlock_irqrestore(&q->wait.lock, flags);
 	/*
@@ -674,8 +711,9 @@ static void delayq_unlock(struct tempo_delayq *q, unsigned long flags)
 	 * lock in tempo_delayq_ready(), so either it saw the edge there or our
 	 * critical section came after its, and we see it here.
 	 */
-	if (edge && waitqueue_active(&q->watch))
-		wake_up_poll(&q->watch, EPOLLIN | EPOLLRDNORM);
+	if (news == DQ_NEWS_NONE || !waitqueue_active(&q->watch))
+		return;
+	wake_up_poll(&q->watch, news == DQ_NEWS_EDGE ? EPOLLIN | EPOLLRDNORM : 0);
 }
 
 /*
@@ -712,22 +750,23 @@ static bool delayq_count_ready(struct tempo_delayq *q, unsigned int budget)
 
 /*
  * The kick: process context on the tempo workqueue of the CPU it was armed
- * on. Read the clock and sort, DQ_KICK_STEPS steps at most; delayq_unlock()
- * wakes a consumer if an item is takeable now, or arms the kick again (for
- * the next tick if sorting is left). destroy() shuts the kick down once the queue is
+ * on, which runs every tempo callback of that CPU in turn. Read the clock and
+ * sort at most DQ_KICK_MOVES nodes; delayq_unlock() wakes a consumer if an
+ * item is takeable now, has those who wait sort the rest in their own
+ * context if the wheel is still behind, or arms the kick again. So one
+ * expiry of a queue's kick costs the workqueue a bounded amount of work,
+ * whatever the queue holds. destroy() shuts the kick down once the queue is
  * dead (nothing arms it then), before it frees @q.
  */
 static void delayq_kick(struct tempo_timer *timer)
 {
 	struct tempo_delayq *q = container_of(timer, struct tempo_delayq, kick);
-	unsigned int steps;
 	unsigned long flags;
 
 	spin_lock_irqsave(&q->wait.lock, flags);
 	q->kick_at = KTIME_MAX;
 	delayq_clock(q);
-	for (steps = DQ_KICK_STEPS; !delayq_advance(q, dq_tick(q->now), DQ_STEP) && --steps;)
-		delayq_relock(q, &flags);
+	delayq_advance(q, dq_tick(q->now), DQ_KICK_MOVES);
 	delayq_unlock(q, flags);
 }
 
@@ -910,12 +949,15 @@ struct delayq_consumer {
 };
 
 /*
- * Show @c->fn the due nodes, earliest first (as take() takes them), each in
- * one critical section (after catching up with the clock, which may drop the
- * lock before the first), and apply its verdicts: at most @c->max TAKE or
- * AGAIN, up to the first STOP. An AGAIN node is linked again by its new
- * deadline, and is shown again if that is due and @c->max allows. Return:
- * false if nothing was due (@c->fn was not called).
+ * Show @c->fn the due nodes, earliest first (as take() takes them), and
+ * apply its verdicts: at most @c->max TAKE or AGAIN, up to the first STOP.
+ * Every node due is shown, wherever in the wheel it was: where the next
+ * node is not takeable and the wheel is behind the clock, the slots whose
+ * time has come are sorted in first (delayq_next_sorted(), which drops the
+ * lock between steps); else one node follows the other in one critical
+ * section. An AGAIN node is linked again by its new deadline, and is shown
+ * again if that is due and @c->max allows. Return: false if nothing was due
+ * (@c->fn was not called).
  */
 static bool delayq_consume_locked(struct tempo_delayq *q, struct delayq_consumer *c,
 				  unsigned long *flags)
@@ -925,7 +967,7 @@ static bool delayq_consume_locked(struct tempo_delayq *q, struct delayq_consumer
 	unsigned int n = 0;
 	bool shown = false;
 
-	for (; n < c->max && node; node = delayq_next(q)) {
+	for (; n < c->max && node; node = delayq_next_sorted(q, flags)) {
 		ktime_t linked = node->deadline;
 		enum tempo_delayq_verdict verdict;
 
@@ -1137,9 +1179,10 @@ EXPORT_SYMBOL_NS_GPL(tempo_delayq_try_take, "TEMPO");
  * @nodes: receives the nodes, in the order take() would return them
  * @max: size of @nodes
  *
- * One critical section (after catching up with the clock): the batch is
- * contiguous in that order. It takes only items that are due; it never
- * waits.
+ * Every item due at the call, up to @max: one critical section, the batch
+ * contiguous in that order, unless items due must first be sorted in from
+ * the wheel (the lock is dropped between those steps). It takes only items
+ * that are due; it never waits.
  *
  * Context: any context except NMI; does not sleep. The lock is held for
  * O(@max log queued): keep @max modest in atomic context.
@@ -1159,7 +1202,8 @@ int tempo_delayq_drain(struct tempo_delayq *q,
 		delayq_unlock(q, flags);
 		return -ESHUTDOWN;
 	}
-	for (node = delayq_next_sorted(q, &flags); n < max && node; node = delayq_next(q)) {
+	for (node = delayq_next_sorted(q, &flags); n < max && node;
+	     node = delayq_next_sorted(q, &flags)) {
 		delayq_take_node(q, node);
 		nodes[n++] = node;
 	}
@@ -1182,8 +1226,10 @@ EXPORT_SYMBOL_NS_GPL(tempo_delayq_drain, "TEMPO");
  * @flags: 0, or TEMPO_DELAYQ_WAIT to sleep until an item is takeable
  *
  * Shows @fn the takeable items one at a time, in the order take() would
- * take them, in one critical section (after catching up with the clock)
- * that applies each verdict:
+ * take them, every item due at the call up to @max, in one critical section
+ * that applies each verdict, unless items due must first be sorted in from
+ * the wheel (the lock is dropped between those steps, never while @fn is
+ * shown an item):
  * TEMPO_DELAYQ_TAKE takes it, TEMPO_DELAYQ_AGAIN keeps it queued for the
  * later deadline @fn set (shown again in this call if that is due already
  * and @max allows), TEMPO_DELAYQ_STOP leaves it queued as it was and ends
@@ -1375,11 +1421,15 @@ EXPORT_SYMBOL_NS_GPL(tempo_delayq_ready, "TEMPO");
  * tempo_delayq_waitqueue() - the wait queue of the queue's watchers
  * @q: the queue
  *
- * Woken, every waiter but one exclusive one at most, each time the queue
+ * Woken, every waiter but one exclusive one at most: each time the queue
  * goes from no item due to an item due (with the poll key EPOLLIN |
- * EPOLLRDNORM), and at shutdown (with none). Consumers asleep in take*() are
- * not on it. A caller may add waiters of its own, exclusive ones included,
- * and wake them with keys of its own; its lock is not the queue's.
+ * EPOLLRDNORM); with no key when items may be due that nobody has sorted in
+ * yet and no consumer is asleep to do it (a watcher then calls
+ * tempo_delayq_ready(), which sorts them and says whether one is due, as
+ * poll(), epoll and io_uring's poll do); and at shutdown (with no key).
+ * Consumers asleep in take*() are not on it. A caller may add waiters of its
+ * own, exclusive ones included, and wake them with keys of its own; its lock
+ * is not the queue's.
  *
  * Context: any context.
  * Return: the wait queue head, valid until tempo_delayq_destroy().

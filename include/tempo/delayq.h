@@ -75,7 +75,10 @@
  * critical section of the queue's spinlock, so each sees the queue at one
  * instant. A call that looks for due items (take*(), ready(), stats()) or
  * for the earliest (peek()) may first sort items in from the wheel, a
- * bounded number per critical section, dropping the lock between. A consume
+ * bounded number per critical section, dropping the lock between; a batch
+ * (drain, consume) does so between two of its items too, where the next
+ * item due must first be sorted in, so that it takes every item due at the
+ * call. A consume
  * callback runs inside consume's critical section: it must not sleep and
  * must not call into the queue, and nothing it is shown can be taken or
  * removed while it runs. An item it answers TEMPO_DELAYQ_STOP stays queued
@@ -100,9 +103,13 @@
  * A call that looks for due items while the wheel is behind the clock sorts
  * it first: for a wheel slot of m items, O(m) work in steps of 64 items,
  * the lock dropped (and the caller's interrupt state restored) between
- * steps. The kick sorts at most 16 such steps per expiry and comes back at
- * the next tick for more, so the timer workqueue never does more of one
- * queue's work at a time; a consumer is woken only for an item due.
+ * steps. The kick moves at most 16 items per expiry: a slot of more is
+ * sorted by whoever waits on the queue, in its own context (a consumer
+ * asleep, woken for it, or else the watchers, woken once with no poll key to
+ * look again), so the timer workqueue, which runs every tempo callback of
+ * its CPU in turn, does a bounded amount of a queue's work per expiry
+ * whatever the queue holds. Nobody waiting, nothing is sorted until a
+ * caller looks.
  *
  * Costs: put and remove of an item due after the current tick O(1); of an
  * item sorted already (due within the current tick or earlier) O(1) if it

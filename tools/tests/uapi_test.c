@@ -257,6 +257,46 @@ static int test_read_straddling_buffer_keeps_the_rest(void)
 	return TEST_PASS;
 }
 
+/*
+ * One read() returns every record due at the call that fits, wherever the
+ * queue held it: timers due in 50 and 60 ms (two slots of the queue's first
+ * level), 100 and 300 ms (its second) and 4.4 s (its third), read once,
+ * 4.5 s later, with room for 8: all five, in deadline order. Nothing reads
+ * the file's stats before (they sort the queue). Fails if: a read goes on
+ * from its first record without sorting in the slots still to empty (it
+ * returned 1 record; the rest came a read and a tick later).
+ */
+static int test_read_takes_every_due_record(void)
+{
+	static const uint64_t after_ms[] = { 50, 60, 100, 300, 4400 };
+	struct tempo_timer_spec s[5];
+	struct tempo_event ev[8];
+	struct pollfd p;
+	int fd = open_ctx(), i;
+
+	ASSERT_GE(fd, 0);
+	memset(s, 0, sizeof(s));
+	for (i = 0; i < 5; i++) {
+		s[i].cookie = i + 1;
+		s[i].value = after_ms[i] * MS;
+	}
+	ASSERT_ERRNO(tempo_arm(fd, s, 5, NULL), 0);
+	usleep(4500 * 1000);
+	p.fd = fd;
+	p.events = POLLIN;
+	ASSERT_EQ(poll(&p, 1, 0), 1);
+	ASSERT_EQ(tempo_read_events(fd, ev, 8), 5);
+	for (i = 0; i < 5; i++)
+		ASSERT_EQ(ev[i].cookie, (uint64_t)i + 1);
+	close(fd);
+	return TEST_PASS;
+}
+
+/*
+ * poll() says readable once a record is due, and times out while the only
+ * timer is far ahead (then the file's queue timer waits for it, for the
+ * poller, and close() cancels it).
+ */
 static int test_poll(void)
 {
 	struct pollfd p;
@@ -269,6 +309,9 @@ static int test_poll(void)
 	ASSERT_EQ(poll(&p, 1, 0), 0);
 	ASSERT_ERRNO(tempo_arm_one(fd, 1, 2 * MS, 0, 0, &id), 0);
 	ASSERT_TRUE(poll(&p, 1, 5000) == 1 && (p.revents & POLLIN));
+	ASSERT_ERRNO(read_one(fd, &(struct tempo_event){ 0 }), 0);
+	ASSERT_ERRNO(tempo_arm_one(fd, 2, 10000 * MS, 0, 0, &id), 0);
+	ASSERT_EQ(poll(&p, 1, 20), 0);
 	close(fd);
 	return TEST_PASS;
 }
@@ -1206,6 +1249,7 @@ static const struct test_case cases[] = {
 	TEST_CASE(test_read_nonblock_eagain),
 	TEST_CASE(test_read_bad_buffer_efault_keeps_record),
 	TEST_CASE(test_read_straddling_buffer_keeps_the_rest),
+	TEST_CASE(test_read_takes_every_due_record),
 	TEST_CASE(test_poll),
 	TEST_CASE(test_cancel_by_id),
 	TEST_CASE(test_cancel_queued_withdraws_record),

@@ -5,7 +5,9 @@
  * next, so the instant at which the queue's timer (the kick) finds an item
  * due is exact. A poller on tempo_delayq_waitqueue() records each readiness
  * edge and when it came: the same critical section wakes a sleeping
- * consumer.
+ * consumer. Woken with no key, to look, it calls tempo_delayq_ready() as
+ * poll() would (after the wake-up, outside the waitqueue's lock), unless a
+ * case tells it not to.
  */
 #include <linux/types.h>
 #include <tempo/delayq.h>
@@ -17,8 +19,11 @@
 
 struct watcher {
 	struct wait_queue_entry	wait;
-	unsigned int		edges;
+	unsigned int		edges;	/* woken with EPOLLIN: an item is due */
 	u64			at;	/* the clock at the latest edge */
+	unsigned int		looks;	/* woken with no key: asked to look */
+	unsigned int		looked;	/* of which it answered, with ready() */
+	bool			lazy;	/* it does not look when asked */
 };
 
 static int watcher_wake(struct wait_queue_entry *wait, unsigned int mode, int sync, void *key)
@@ -27,7 +32,10 @@ static int watcher_wake(struct wait_queue_entry *wait, unsigned int mode, int sy
 
 	(void)mode;
 	(void)sync;
-	(void)key;
+	if (!key) {
+		w->looks++;
+		return 0;
+	}
 	w->edges++;
 	w->at = ktime_get_ns();
 	return 0;
@@ -71,6 +79,17 @@ static void teardown(void)
 	tempo_wheel_exit();
 }
 
+/* Run what is due; the watcher answers each request to look, as poll() does. */
+static void run_and_look(void)
+{
+	tempo_sim_run_all();
+	while (!watch.lazy && watch.looked < watch.looks) {
+		watch.looked = watch.looks;
+		tempo_delayq_ready(q);
+		tempo_sim_run_all();
+	}
+}
+
 /*
  * Move the clock from hrtimer expiry to hrtimer expiry until the watcher
  * sees a new edge, or up to @limit. Return: the expiries it stopped at.
@@ -80,14 +99,14 @@ static unsigned int drive_to_edge(u64 limit)
 	unsigned int edges = watch.edges, steps = 0;
 	u64 next;
 
-	tempo_sim_run_all();
+	run_and_look();
 	while (watch.edges == edges) {
 		next = tempo_sim_next_hrtimer();
 		if (next == U64_MAX || next > limit)
 			break;
 		if (next > ktime_get_ns())
 			tempo_sim_clock_set(next);
-		tempo_sim_run_all();
+		run_and_look();
 		steps++;
 	}
 	return steps;
@@ -454,14 +473,14 @@ static void test_equal_deadlines_across_levels(void)
 }
 
 /*
- * One slot of many more nodes than the kick sorts per expiry (16 steps of
- * 64). A consumer that comes by at the deadline sorts the slot itself and
- * finds it due; with nobody coming by, the kick alone sorts it over a few
- * ticks and signals one readiness edge, none early; a consumer then gets
- * every node, in put order.
+ * One slot of many more nodes than the kick moves per expiry (16). A
+ * consumer that comes by at the deadline sorts the slot itself and finds it
+ * due; with a poller waiting, the kick asks it to look, its ready() sorts
+ * the slot, and one readiness edge comes at the deadline, none early; a
+ * consumer then gets every node, in put order.
  * Fails if: ready() says nothing is due while the wheel is behind the clock,
  * the kick signals readiness to have the rest sorted (an edge before any
- * node is due), or it stops after its steps without coming back.
+ * node is due), or nobody is asked to sort the rest.
  */
 static void take_all_in_order(struct tempo_delayq_node *node, unsigned int n)
 {
@@ -504,6 +523,107 @@ static void test_big_slot(void)
 	teardown();
 }
 
+/*
+ * The kick's work per expiry is bounded, whatever its slot holds: with a
+ * poller that does not answer, a slot of 3000 nodes stays unsorted after
+ * the kick fires, the poller is asked to look once (not at every expiry or
+ * settle), no readiness edge comes, and no timer is left armed for more;
+ * the poller's ready() then sorts it, finds the nodes due and makes the
+ * edge. Without a poller (nobody waits) nothing is armed at all, and a
+ * consumer that comes by still takes every node in order.
+ * Fails if: the kick sorts the whole slot on the timer workqueue (an edge
+ * with no look), or re-arms itself to sort while nobody answers.
+ */
+static void test_kick_bounded(void)
+{
+	static struct tempo_delayq_node node[3000];
+	unsigned int i;
+	ktime_t at;
+
+	setup();
+	watch.lazy = true;
+	at = ns_to_ktime((ktime_get_ns() / DQ_TICK + 30) * DQ_TICK);
+	for (i = 0; i < ARRAY_SIZE(node); i++) {
+		tempo_delayq_node_init(&node[i]);
+		EXPECT_EQ(tempo_delayq_put_at(q, &node[i], at), 0, "put %u", i);
+	}
+	drive_to_edge(ktime_to_ns(at) + 20 * DQ_TICK);
+	EXPECT_EQ(watch.edges, 0, "%u edges: the kick sorted the slot", watch.edges);
+	EXPECT_EQ(watch.looks, 1, "asked to look %u times", watch.looks);
+	EXPECT_EQ(tempo_sim_next_hrtimer(), U64_MAX, "a timer left armed at %llu",
+		  tempo_sim_next_hrtimer());
+	EXPECT_TRUE(tempo_delayq_ready(q), "nothing due after the look");
+	EXPECT_EQ(watch.edges, 1, "%u edges after the look", watch.edges);
+	take_all_in_order(node, ARRAY_SIZE(node));
+
+	remove_wait_queue(tempo_delayq_waitqueue(q), &watch.wait);
+	at = ns_to_ktime((ktime_get_ns() / DQ_TICK + 30) * DQ_TICK);
+	for (i = 0; i < ARRAY_SIZE(node); i++)
+		EXPECT_EQ(tempo_delayq_put_at(q, &node[i], at), 0, "put again %u", i);
+	EXPECT_EQ(tempo_sim_next_hrtimer(), U64_MAX, "nobody waits, a timer armed at %llu",
+		  tempo_sim_next_hrtimer());
+	tempo_sim_clock_set(ktime_to_ns(at) + 5 * DQ_TICK);
+	take_all_in_order(node, ARRAY_SIZE(node));
+	add_wait_queue(tempo_delayq_waitqueue(q), &watch.wait);
+	teardown();
+}
+
+/* consume() callback: take every node shown, recording the order. */
+struct det_batch {
+	struct tempo_delayq_node *got[NLVL];
+	unsigned int n;
+};
+
+static enum tempo_delayq_verdict det_take_all(struct tempo_delayq_node *node, ktime_t due,
+					      void *arg)
+{
+	struct det_batch *b = arg;
+
+	EXPECT_GE(ktime_to_ns(due), ktime_to_ns(node->deadline), "shown %lld ns early",
+		  (long long)ktime_to_ns(ktime_sub(node->deadline, due)));
+	if (b->n < NLVL)
+		b->got[b->n++] = node;
+	return TEMPO_DELAYQ_TAKE;
+}
+
+/*
+ * One batch takes every item due at the call, wherever in the wheel it sat:
+ * nodes on every level, the clock moved past them all while a poller waits
+ * (the kick runs and makes the first of them takeable), then one consume()
+ * or one drain() with room for all returns all of them, in take() order.
+ * Fails if: a batch goes on from its first node without sorting in the
+ * slots still to empty (it returns only what the kick had sorted).
+ */
+static void test_batch_takes_every_due(void)
+{
+	static struct tempo_delayq_node node[NLVL];
+	struct tempo_delayq_node *drained[NLVL];
+	unsigned int idx[NLVL], n, i;
+	struct det_batch b;
+	int s, got;
+
+	for (s = 0; s < 2; s++) {
+		setup();
+		n = put_on_every_level(node, idx);
+		h_drive_until(ktime_to_ns(node[idx[n - 1]].deadline) + DQ_TICK);
+		if (s) {
+			got = tempo_delayq_drain(q, drained, NLVL);
+		} else {
+			b.n = 0;
+			got = tempo_delayq_consume(q, det_take_all, &b, NLVL, 0);
+			memcpy(drained, b.got, sizeof(drained));
+		}
+		EXPECT_EQ(got, (int)n, "%s: %d of %u due items in one batch", s ? "drain" : "consume",
+			  got, n);
+		for (i = 0; i < n && (int)i < got; i++)
+			EXPECT_EQ(drained[i], &node[idx[i]], "%s: item %u out of order",
+				  s ? "drain" : "consume", i);
+		while (!IS_ERR(tempo_delayq_try_take(q)))
+			;
+		teardown();
+	}
+}
+
 static const struct test_case cases[] = {
 	TEST_CASE_VOID(test_kick_stages_within_a_tick),
 	TEST_CASE_VOID(test_kick_follows_the_earliest),
@@ -513,6 +633,8 @@ static const struct test_case cases[] = {
 	TEST_CASE_VOID(test_remove_and_destroy_across_levels),
 	TEST_CASE_VOID(test_equal_deadlines_across_levels),
 	TEST_CASE_VOID(test_big_slot),
+	TEST_CASE_VOID(test_kick_bounded),
+	TEST_CASE_VOID(test_batch_takes_every_due),
 	{}
 };
 
