@@ -58,6 +58,7 @@
 
 #include <linux/atomic.h>
 #include <linux/build_bug.h>
+#include <linux/capability.h>
 #include <linux/compat.h>
 #include <linux/cred.h>
 #include <linux/debugfs.h>
@@ -80,6 +81,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/uio.h>
+#include <linux/user_namespace.h>
 #include <linux/wait.h>
 
 #include <tempo/delayq.h>
@@ -466,13 +468,25 @@ static void dev_stats_mod(struct tempo_mod_stats *s)
 	s->sink_dropped = atomic64_read(&dev_mstat.sink_dropped);
 }
 
+/* What the opener's user holds, for a file that may not see the module's figures. */
+static void dev_stats_user(struct tempo_user *u, struct tempo_mod_stats *s)
+{
+	s->scope = TEMPO_STATS_USER;
+	s->contexts = dev_user_count(u, DU_CONTEXTS);
+	s->timers = dev_user_count(u, DU_TIMERS);
+	s->bytes = s->timers * dev_slot_size() + dev_user_count(u, DU_BYTES);
+}
+
 static long dev_ioc_stats(struct tempo_ctx *ctx, void __user *arg)
 {
 	struct tempo_stats st;
 
 	memset(&st, 0, sizeof(st));
 	dev_stats_ctx(ctx, &st.ctx);
-	dev_stats_mod(&st.mod);
+	if (ctx->sees_module)
+		dev_stats_mod(&st.mod);
+	else
+		dev_stats_user(ctx->user, &st.mod);
 	return copy_to_user(arg, &st, sizeof(st)) ? -EFAULT : 0;
 }
 
@@ -554,6 +568,14 @@ static int tempo_dev_open(struct inode *inode, struct file *file)
 	ctx->user = user;
 	/* What this file allocates later is charged here, whoever calls. */
 	ctx->memcg = get_mem_cgroup_from_mm(current->mm);
+	/*
+	 * The module's figures show every user's activity: for the opener
+	 * with CAP_PERFMON or CAP_SYS_ADMIN in the initial namespace only, as
+	 * perf and the kernel's other global statistics (no audit record:
+	 * every open asks, and most are not privileged).
+	 */
+	ctx->sees_module = ns_capable_noaudit(&init_user_ns, CAP_PERFMON) ||
+			   ns_capable_noaudit(&init_user_ns, CAP_SYS_ADMIN);
 
 	file->private_data = ctx;
 	atomic64_inc(&dev_mstat.contexts);

@@ -151,6 +151,7 @@ struct tempo_ctx {
 
 	struct tempo_user	*user;		/* what the opener's uid holds (dev_user.c) */
 	struct mem_cgroup	*memcg;		/* charged for this file */
+	bool			sees_module;	/* opened with CAP_PERFMON or CAP_SYS_ADMIN */
 
 	struct tempo_ctx_counters st;
 };
@@ -180,6 +181,7 @@ int dev_batch_call(struct tempo_ctx *ctx, enum dev_batch_op op, void __user *arg
 long dev_ioc_query(struct tempo_ctx *ctx, void __user *arg);
 void dev_slots_free_chain(struct tempo_ctx *ctx, struct llist_node *first,
 			  struct llist_node *last, unsigned int n);
+size_t dev_slot_size(void);
 void dev_timers_release(struct tempo_ctx *ctx);
 
 /* dev_order.c */
@@ -213,5 +215,6 @@ void dev_user_put(struct tempo_user *u);
 bool dev_user_charge(struct tempo_user *u, enum dev_user_count c, long n,
 		     unsigned long limit);
 void dev_user_uncharge(struct tempo_user *u, enum dev_user_count c, long n);
+unsigned long dev_user_count(struct tempo_user *u, enum dev_user_count c);
 
 #endif /* _TEMPO_DEV_H */

@@ -10,7 +10,12 @@
  *
  * A slot holds a delay-queue item (struct dev_item, of kind DI_TIMER) and
  * the timer's id, cookie and period. The table grows in chunks of UT_CHUNK
- * slots and is kept until release(). A timer *is* its pending event: arming
+ * slots as an arm batch makes room for its new timers; when the batch ends,
+ * chunks it grew and no slot of which was taken into use are freed again
+ * (dev_slots_trim()), whether it failed or not. So the table holds the
+ * chunks of the slots ever used, as many as the most timers the file has
+ * held at once, rounded up to a chunk, and keeps them until release(). A
+ * timer *is* its pending event: arming
  * is tempo_delayq_put_at() of the slot's item, the read takes its record
  * with consume(), cancel is tempo_delayq_remove(). A periodic timer is one
  * item that the read keeps queued with TEMPO_DELAYQ_AGAIN, its next
@@ -107,6 +112,12 @@ unsigned long dev_limit_min_period(void)
 	return READ_ONCE(min_period_ns);
 }
 
+/* The memory of one timer slot, for a user's figures in TEMPO_IOC_STATS. */
+size_t dev_slot_size(void)
+{
+	return sizeof(struct tempo_utimer);
+}
+
 static struct tempo_utimer *dev_slot(struct tempo_ctx *ctx, u32 slot)
 {
 	return &ctx->chunks[slot >> UT_CHUNK_SHIFT][slot & (UT_CHUNK - 1)];
@@ -142,6 +153,35 @@ static int dev_slots_grow(struct tempo_ctx *ctx)
 	ctx->nchunks = n + 1;
 	atomic64_add(UT_CHUNK * sizeof(*chunk), &dev_mstat.bytes);
 	return 0;
+}
+
+/*
+ * The end of an arm batch: free the chunks beyond the last slot ever used,
+ * which the batch grew for new timers it did not arm (it failed before, or
+ * reused slots that readers freed meanwhile), and the pointer array's room
+ * beyond twice what is left. The user was charged for slots in use only
+ * (dev_arm_prepare()): this is what keeps the table at that size.
+ */
+static void dev_slots_trim(struct tempo_ctx *ctx)
+{
+	u32 keep = DIV_ROUND_UP(ctx->nslots, UT_CHUNK), cap = max(8U, 2 * keep);
+	struct tempo_utimer **chunks;
+
+	lockdep_assert_held(&ctx->ctl_lock);
+	if (ctx->nchunks <= keep)
+		return;
+	atomic64_sub((u64)(ctx->nchunks - keep) * UT_CHUNK * sizeof(struct tempo_utimer),
+		     &dev_mstat.bytes);
+	while (ctx->nchunks > keep)
+		kvfree(ctx->chunks[--ctx->nchunks]);
+	if (ctx->cap_chunks <= cap)
+		return;
+	/* Smaller: it may move, and if it cannot, the larger one stays. */
+	chunks = krealloc_array(ctx->chunks, cap, sizeof(*chunks), DEV_GFP);
+	if (chunks) {
+		ctx->chunks = chunks;
+		ctx->cap_chunks = cap;
+	}
 }
 
 /*
@@ -555,7 +595,8 @@ static int dev_batch_refuse(struct tempo_batch *b, void __user *arg, u32 i, int 
  * timers: a file keeps every slot it has used until close() and reuses free
  * ones first, so its table is as large as the most timers it ever held, and
  * that is what the user's limit must bound. All or nothing: on error nothing
- * is reserved. *@charged: slots charged to the user, for dev_arm_settle().
+ * is reserved (the caller trims what the table grew). *@charged: slots
+ * charged to the user; dev_arm_batch() gives back those not taken into use.
  */
 static int dev_arm_prepare(struct tempo_ctx *ctx, const struct tempo_timer_spec *specs,
 			   struct tempo_batch *b, const struct dev_arm_env *env, u32 *charged,
@@ -632,8 +673,10 @@ static int dev_arm_batch(struct tempo_ctx *ctx, struct tempo_batch *b,
 	env.max = tempo_timer_max_delay_ns();
 	env.min_period = READ_ONCE(min_period_ns);
 	err = dev_arm_prepare(ctx, specs, b, &env, &charged, nowait);
-	if (err)
+	if (err) {
+		dev_slots_trim(ctx);
 		return err == -EAGAIN ? err : 0;
+	}
 	for (i = 0; i < b->count && !b->error; i = k) {
 		k = min_t(u32, b->count, i + TEMPO_SPEC_CHUNK);
 		for (j = i; j < k && !b->error; j = end) {
@@ -653,8 +696,9 @@ static int dev_arm_batch(struct tempo_ctx *ctx, struct tempo_batch *b,
 		if (!b->error && dev_loop_step())
 			dev_batch_fail(b, k, -EINTR);
 	}
-	/* Slots charged and not taken into use go back (nslots: ctl_lock). */
+	/* Slots charged and not taken into use go back (nslots: ctl_lock), and their chunks. */
 	dev_user_uncharge(ctx->user, DU_TIMERS, charged - (ctx->nslots - nslots));
+	dev_slots_trim(ctx);
 	b->affected = b->done;
 	atomic64_add(b->done, &ctx->st.armed);
 	atomic64_add(b->done, &dev_mstat.armed);

@@ -215,3 +215,9 @@ void dev_user_uncharge(struct tempo_user *u, enum dev_user_count c, long n)
 	for (; u; u = u->parent)
 		dev_uncharge(&u->count[c], n);
 }
+
+/* What @u holds of count @c now, at its own level (TEMPO_IOC_STATS). */
+unsigned long dev_user_count(struct tempo_user *u, enum dev_user_count c)
+{
+	return max(atomic_long_read(&u->count[c]), 0L);
+}

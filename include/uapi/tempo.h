@@ -4,7 +4,8 @@
  *
  * Each open file of /dev/tempo is an independent context holding timers, an
  * ordered stream and one event queue; close() cancels and frees all of it.
- * Nothing in one context can be seen or touched through another.
+ * Nothing in one context can be seen or touched through another, and no
+ * user can see another's activity (TEMPO_IOC_STATS: struct tempo_mod_stats).
  *
  * Timers. TEMPO_IOC_TIMER_ARM arms a batch of timers in one call; each timer
  * has a user cookie, a relative delay or an absolute CLOCK_MONOTONIC deadline
@@ -12,8 +13,9 @@
  * TEMPO_IOC_TIMER_CANCEL cancels a batch by id or by cookie. Arming with
  * TEMPO_ARM_REARM moves an existing timer to a new deadline (and period).
  *
- * Events. read() returns whole struct tempo_event records, as many as fit:
- * a timer's expiry, an ordered completion, or a loss report. It blocks
+ * Events. read() returns whole struct tempo_event records: every record
+ * ready at the call, as many as fit, whatever the queue did with them
+ * before (a timer's expiry, an ordered completion, or a loss report). It blocks
  * (interruptibly) while none is ready, fails with EAGAIN under O_NONBLOCK and
  * with EINVAL when the buffer is smaller than one record. readv() and
  * io_uring's READ, READV and READ_FIXED read the same way: as many whole
@@ -88,9 +90,24 @@
  * ENOSPC); and by the module parameter max_user_copy_bytes (64 MiB unless
  * set): the kernel copies of batch arrays that a user's calls in flight
  * hold (struct tempo_batch; ENOSPC beyond). Per file: max_timers,
- * max_events, order_window and max_data. Memory is charged to the memory
- * cgroup of the file's opener; at its limit a call fails with ENOMEM. A call
- * that fails on a limit changes nothing.
+ * max_events, order_window and max_data. Whatever a call allocates either
+ * stays counted by one of these for as long as it stays allocated, or is
+ * freed when the call ends: an arm batch that fails, wherever, keeps no room
+ * it made for its new timers. A file's fixed part (its context, its event
+ * queue, the unused rest of its slot table's last chunk of 256 slots) is
+ * bounded by the open files. Memory is charged to the memory cgroup of the
+ * file's opener; at its limit a call fails with ENOMEM. A call that fails on
+ * a limit changes nothing.
+ *
+ * CPU. What one file's timers cost the CPU they expire on, outside the
+ * calls of that file's own users, is bounded per expiry, whatever the file
+ * holds: the per-CPU tempo workqueue, which runs every user's expiries in
+ * turn, sorts at most 16 of a file's records at one expiry, and leaves the
+ * rest to whoever reads or polls that file, in its own time (read(), poll()
+ * and io_uring's poll do it). So another user's timers on that CPU are
+ * delayed by a user's files at most in proportion to how many of them
+ * expire at once (at most max_user_contexts), not to how many timers they
+ * hold.
  *
  * Conventions. All structs are made of __u32/__u64 and are multiples of 8
  * bytes, identical for 32- and 64-bit callers. Pointers travel as __u64.
@@ -460,12 +477,20 @@ struct tempo_ctx_stats {
 	__u32 reserved[2];
 };
 
+/* struct tempo_mod_stats .scope */
+#define TEMPO_STATS_MODULE	0	/* the module's counters, over every user's files */
+#define TEMPO_STATS_USER	1	/* the opener's user's holdings only */
+
 /**
- * struct tempo_mod_stats - counters of the whole module
+ * struct tempo_mod_stats - counters of the whole module, or of one user
  * @contexts: open files now.
  * @timers: live timers now, over all files (0 when nothing leaked).
+ *	TEMPO_STATS_USER: the timer slots the user's files hold, what
+ *	max_user_timers counts.
  * @submissions: ordered submissions in flight or unread, over all files.
  * @bytes: memory charged to userspace for timers and submissions, now.
+ *	TEMPO_STATS_USER: the user's timer slots times a slot's size, plus its
+ *	queued ordered bytes (what max_user_bytes counts).
  * @opens: files opened since load.
  * @armed: arms since load.
  * @fired: expirations since load.
@@ -473,6 +498,13 @@ struct tempo_ctx_stats {
  * @sink_dropped: ordered completions whose data was never written to their
  *	sink, because the file was closed first (TEMPO_IOC_ORDER_FLUSH before
  *	close() writes them), since load.
+ * @scope: TEMPO_STATS_MODULE or TEMPO_STATS_USER. The module's counters
+ *	would show one user what another does (when it opens a file, how many
+ *	timers it arms and reads), so only a file opened with CAP_SYS_ADMIN or
+ *	CAP_PERFMON in the initial user namespace gets them, as for the
+ *	kernel's other global statistics; any other file gets its opener's
+ *	user's (user namespace and effective uid, as the limits count them):
+ *	@contexts, @timers and @bytes as described, every other field 0.
  * @reserved: zero.
  */
 struct tempo_mod_stats {
@@ -485,13 +517,15 @@ struct tempo_mod_stats {
 	__u64 fired;
 	__u64 completed;
 	__u64 sink_dropped;
-	__u64 reserved[3];
+	__u32 scope;
+	__u32 reserved32;
+	__u64 reserved[2];
 };
 
 /**
  * struct tempo_stats - TEMPO_IOC_STATS
  * @ctx: this file's context.
- * @mod: the module.
+ * @mod: the module, or the opener's user (see @mod.scope).
  */
 struct tempo_stats {
 	struct tempo_ctx_stats ctx;

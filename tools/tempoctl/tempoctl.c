@@ -183,8 +183,21 @@ static void print_ctx_stats(const struct tempo_ctx_stats *c)
 	close_object();
 }
 
+/*
+ * The module's figures for a file opened with CAP_PERFMON or CAP_SYS_ADMIN;
+ * for anyone else, the opener's user's own (struct tempo_mod_stats .scope).
+ */
 static void print_mod_stats(const struct tempo_mod_stats *m)
 {
+	if (m->scope == TEMPO_STATS_USER) {
+		open_object("user");
+		print_text("user (module figures need CAP_PERFMON):\n");
+		print_u64("contexts", "  open files %" PRIu64, m->contexts);
+		print_u64("timer_slots", "  timer slots %" PRIu64, m->timers);
+		print_u64("bytes", "  bytes %" PRIu64 "\n", m->bytes);
+		close_object();
+		return;
+	}
 	open_object("module");
 	print_text("module:\n");
 	print_u64("contexts", "  open files %" PRIu64, m->contexts);

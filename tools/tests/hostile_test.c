@@ -2789,13 +2789,18 @@ CASE(test_batch_out_fields_on_early_errors)
 /* ---- the event queue: wake-ups and critical sections ------------------ */
 
 /* Pin the calling thread to CPU 0: 0 or -errno. */
-static int pin_cpu0(void)
+static int pin_cpu(int cpu)
 {
 	cpu_set_t set;
 
 	CPU_ZERO(&set);
-	CPU_SET(0, &set);
+	CPU_SET(cpu, &set);
 	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+}
+
+static int pin_cpu0(void)
+{
+	return pin_cpu(0);
 }
 
 /* Wait until thread @tid sleeps (state S or D): 0, or -ETIMEDOUT after @ms. */
@@ -2980,6 +2985,362 @@ CASE(test_worst_insert_spares_other_users)
 	return rc;
 }
 
+/* ---- third review: memory no limit counted, sorting, a side channel --- */
+
+#define FB_FILES	8
+#define FB_NEW		65535	/* new timers after a bad REARM: the user's whole limit, nearly */
+
+static struct tempo_timer_spec fb_specs[FB_NEW + 1];
+
+/*
+ * uid 65534: in each of FB_FILES files one arm batch that fails at its first
+ * element (a REARM of an id that names no timer: ENOENT), after the checks
+ * made room for FB_NEW new timers; then, on the go-ahead, the whole limit in
+ * one more file and nothing beyond it.
+ */
+static int failed_batch_kid(void *unused)
+{
+	struct tempo_batch b;
+	int fd[FB_FILES + 1], f, err;
+
+	(void)unused;
+	for (f = 1; f <= FB_NEW; f++)
+		fb_specs[f].value = 100 * SEC;
+	fb_specs[0].flags = TEMPO_ARM_REARM;
+	fb_specs[0].id = 12345;
+	for (f = 0; f < FB_FILES; f++) {
+		fd[f] = tempo_open(0);
+		ASSERT_GE(fd[f], 0);
+		err = tempo_arm(fd[f], fb_specs, FB_NEW + 1, &b);
+		ASSERT_ERRNO(err, -ENOENT);
+		ASSERT_TRUE(b.done == 0 && b.error_index == 0);
+		ASSERT_EQ(ctx_stats(fd[f]).timers, 0);
+	}
+	say(1);
+	await_go();
+	fb_specs[0].flags = 0;
+	fb_specs[0].value = 100 * SEC;
+	fd[FB_FILES] = tempo_open(0);
+	ASSERT_GE(fd[FB_FILES], 0);
+	ASSERT_ERRNO(tempo_arm(fd[FB_FILES], fb_specs, FB_NEW + 1, NULL), 0);
+	ASSERT_ERRNO(tempo_arm(fd[0], fb_specs, 1, NULL), -ENOSPC);
+	return TEST_PASS;
+}
+
+/* MemAvailable of /proc/meminfo, in KiB; 0 if unreadable. */
+static unsigned long long mem_available_kib(void)
+{
+	unsigned long long kib = 0;
+	char line[128];
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kib;
+}
+
+/*
+ * An arm batch that fails gives back all it allocated: uid 65534 makes, in
+ * each of 8 files, a batch of a bad REARM and 65,535 new timers fail at its
+ * first element; the module's memory for timers (its bytes figure, which
+ * counts the slot tables) must be what it was, and the user must still get
+ * its whole max_user_timers, no more. Fails if: the slot table grown for
+ * the batch's new timers stays until close(), counted by no per-user limit
+ * (54 MiB held here, about 6.5 MiB per file and ioctl).
+ */
+CASE(test_failed_batch_keeps_no_memory)
+{
+	unsigned long long m0, m1;
+	uint64_t b0, b1;
+	int probe = tempo_open(0), rc;
+	struct kid *k;
+
+	ASSERT_GE(probe, 0);
+	ASSERT_EQ(mod_stats(probe).scope, TEMPO_STATS_MODULE);
+	ASSERT_EQ(param_push("max_user_timers", FB_NEW + 1), 0);
+	b0 = mod_stats(probe).bytes;
+	m0 = mem_available_kib();
+	k = kid_start(UID_A, failed_batch_kid, NULL);
+	ASSERT_TRUE(k);
+	rc = kid_hear(k, 120000);
+	b1 = mod_stats(probe).bytes;
+	m1 = mem_available_kib();
+	test_diag("uid %u: %d failed batches of %u new timers: module bytes %+lld, MemAvailable %+lld KiB",
+		  UID_A, FB_FILES, FB_NEW, (long long)(b1 - b0), (long long)(m1 - m0));
+	kid_go(k, 1);
+	rc = rc == 1 ? kid_finish(k, 120000) : TEST_FAIL;
+	close(probe);
+	ASSERT_EQ(b1, b0);
+	return rc;
+}
+
+/*
+ * One user's sorting: uid 65534 (the attacker) holds SU_FILES files, each a
+ * delay queue with its own kick, armed from CPU 1 and watched by an epoll
+ * set it never waits on, and arms in each, in random order, timers due
+ * within one of the queue's ticks (2^20 ns) at t0; uid 65533 (the victim),
+ * also on CPU 1, has SU_VICTIM timers due 2-62 ms after t0, read() blocked
+ * for them, and a thread spinning on CPU 1 that notes the longest gap in
+ * its run. Rounds of SU_SMALL and SU_BIG timers per attacker file
+ * alternate: the bigger slots may not delay the victim's records, or take
+ * its CPU, by more than SU_MARGIN_MS over the small ones, in the better of
+ * the two big rounds against the worse of the two small ones (what the
+ * slots cost comes back every round; a host that does not run the VM's CPU
+ * for a while does not). That is the bound
+ * the queue keeps: a kick's expiry moves at most 16 items, whatever its
+ * slots hold; a file's own readers and pollers sort the rest, in their own
+ * time.
+ */
+#define SU_FILES	64
+#define SU_SMALL	10
+#define SU_BIG		1000
+#define SU_VICTIM	16
+#define SU_MARGIN_MS	20
+#define SU_AHEAD_MS	2000	/* t0, from the go-ahead: room to arm 64,000 timers */
+
+struct su_shared {
+	uint64_t	t0;		/* a tick boundary of the delay queue */
+	unsigned int	per_file;	/* the attacker's timers per file this round */
+};
+
+static struct su_shared *su;
+
+/* uid 65534, on CPU 1: each round, SU_FILES files, su->per_file timers each. */
+static int sorting_attacker_kid(void *unused)
+{
+	static struct tempo_timer_spec specs[SU_BIG];
+	struct epoll_event ev = { .events = EPOLLIN };
+	int fd[SU_FILES], ep, f, round;
+	unsigned int i, n, seed = 12345;
+
+	(void)unused;
+	ASSERT_ERRNO(pin_cpu(1), 0);
+	for (round = 0; await_go() > 0; round++) {
+		ep = epoll_create1(EPOLL_CLOEXEC);
+		ASSERT_GE(ep, 0);
+		n = su->per_file;
+		for (f = 0; f < SU_FILES; f++) {
+			fd[f] = tempo_open(O_NONBLOCK);
+			ASSERT_GE(fd[f], 0);
+			ASSERT_EQ(epoll_ctl(ep, EPOLL_CTL_ADD, fd[f], &ev), 0);
+			for (i = 0; i < n; i++) {
+				seed = seed * 1103515245 + 12345;
+				specs[i].value = su->t0 + (seed >> 8) % (1U << 20);
+				specs[i].flags = TEMPO_ARM_ABS;
+			}
+			ASSERT_ERRNO(tempo_arm(fd[f], specs, n, NULL), 0);
+		}
+		say(tempo_now_ns() < su->t0 - 200 * MS ? 1 : -1);
+		await_go();			/* the victim has reported */
+		for (f = 0; f < SU_FILES; f++)
+			close(fd[f]);
+		close(ep);
+		say(2);
+	}
+	return TEST_PASS;
+}
+
+struct su_spin {
+	uint64_t from, to, gap;
+};
+
+/* The longest time CPU 1 did not run this thread, within [from, to]. */
+static void *su_spin_thread(void *arg)
+{
+	struct su_spin *sp = arg;
+	uint64_t last, now;
+
+	struct timespec ts = { .tv_sec = sp->from / SEC, .tv_nsec = sp->from % SEC };
+
+	if (pin_cpu(1))
+		return NULL;
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+	last = tempo_now_ns();
+	while ((now = tempo_now_ns()) < sp->to) {
+		if (now - last > sp->gap)
+			sp->gap = now - last;
+		last = now;
+	}
+	return NULL;
+}
+
+/* uid 65533, on CPU 1: each round, its timers after t0; says its latest record's lateness, then its CPU gap, in ms. */
+static int sorting_victim_kid(void *unused)
+{
+	struct tempo_timer_spec specs[SU_VICTIM];
+	struct tempo_event ev;
+	struct su_spin sp;
+	uint64_t late, worst;
+	pthread_t spin;
+	int fd, i;
+
+	(void)unused;
+	ASSERT_ERRNO(pin_cpu(1), 0);
+	fd = tempo_open(0);
+	ASSERT_GE(fd, 0);
+	while (await_go() > 0) {
+		memset(specs, 0, sizeof(specs));
+		for (i = 0; i < SU_VICTIM; i++) {
+			specs[i].value = su->t0 + 2 * MS + i * 4 * MS;
+			specs[i].flags = TEMPO_ARM_ABS;
+		}
+		ASSERT_ERRNO(tempo_arm(fd, specs, SU_VICTIM, NULL), 0);
+		sp.from = su->t0 - 100 * MS;
+		sp.to = su->t0 + 100 * MS;
+		sp.gap = 0;
+		ASSERT_EQ(pthread_create(&spin, NULL, su_spin_thread, &sp), 0);
+		worst = 0;
+		for (i = 0; i < SU_VICTIM; i++) {
+			ASSERT_EQ(tempo_read_events(fd, &ev, 1), 1);
+			ASSERT_GE(ev.time, ev.deadline);
+			late = tempo_now_ns() - ev.deadline;
+			if (late > worst)
+				worst = late;
+		}
+		pthread_join(spin, NULL);
+		say((int)(worst / MS));
+		say((int)(sp.gap / MS));
+	}
+	return TEST_PASS;
+}
+
+CASE(test_sorting_spares_other_users)
+{
+	static const unsigned int rounds[] = { SU_SMALL, SU_BIG, SU_BIG, SU_SMALL };
+	int late[4], gap[4], worst_small_late = 0, best_big_late = INT32_MAX;
+	int worst_small_gap = 0, best_big_gap = INT32_MAX, rc = TEST_PASS, r;
+	struct kid *a, *b;
+
+	su = mmap(NULL, sizeof(*su), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(su != MAP_FAILED);
+	a = kid_start(UID_A, sorting_attacker_kid, NULL);
+	b = kid_start(UID_B, sorting_victim_kid, NULL);
+	ASSERT_TRUE(a && b);
+	for (r = 0; r < 4 && rc == TEST_PASS; r++) {
+		su->t0 = ((tempo_now_ns() + SU_AHEAD_MS * MS) >> 20) << 20;
+		su->per_file = rounds[r];
+		kid_go(a, 1);
+		if (kid_hear(a, 60000) != 1) {
+			test_diag("round %d: the attacker did not arm %u timers in time", r,
+				  SU_FILES * rounds[r]);
+			rc = TEST_FAIL;
+			break;
+		}
+		kid_go(b, 1);
+		late[r] = kid_hear(b, 60000);
+		gap[r] = kid_hear(b, 60000);
+		kid_go(a, 1);
+		if (late[r] < 0 || gap[r] < 0 || kid_hear(a, 120000) != 2) {
+			rc = TEST_FAIL;
+			break;
+		}
+		test_diag("round %d: uid %u, %u timers in each of %u files due in one tick; uid %u's latest record %d ms late, its CPU gap %d ms",
+			  r, UID_A, rounds[r], SU_FILES, UID_B, late[r], gap[r]);
+		if (rounds[r] == SU_BIG) {
+			best_big_late = late[r] < best_big_late ? late[r] : best_big_late;
+			best_big_gap = gap[r] < best_big_gap ? gap[r] : best_big_gap;
+		} else {
+			worst_small_late = late[r] > worst_small_late ? late[r] : worst_small_late;
+			worst_small_gap = gap[r] > worst_small_gap ? gap[r] : worst_small_gap;
+		}
+	}
+	kid_go(a, 0);
+	kid_go(b, 0);
+	if (kid_finish(a, 60000) != TEST_PASS || kid_finish(b, 60000) != TEST_PASS)
+		rc = TEST_FAIL;
+	munmap(su, sizeof(*su));
+	if (rc != TEST_PASS)
+		return rc;
+	EXPECT_LE(best_big_late, worst_small_late + SU_MARGIN_MS);
+	EXPECT_LE(best_big_gap, worst_small_gap + SU_MARGIN_MS);
+	return TEST_PASS;
+}
+
+/* uid 65533: its own figures, before and after uid 65534's activity, which it must not see. */
+static int stats_bystander_kid(void *unused)
+{
+	struct tempo_mod_stats m0, m1;
+	int fd;
+
+	(void)unused;
+	fd = tempo_open(0);
+	ASSERT_GE(fd, 0);
+	m0 = mod_stats(fd);
+	ASSERT_EQ(m0.scope, TEMPO_STATS_USER);
+	ASSERT_EQ(m0.contexts, 1);
+	ASSERT_EQ(m0.opens, 0);
+	say(1);
+	await_go();			/* uid 65534 opened, armed and read */
+	m1 = mod_stats(fd);
+	test_diag("uid %u sees contexts %llu -> %llu, opens %llu -> %llu, armed %llu -> %llu",
+		  getuid(), (unsigned long long)m0.contexts, (unsigned long long)m1.contexts,
+		  (unsigned long long)m0.opens, (unsigned long long)m1.opens,
+		  (unsigned long long)m0.armed, (unsigned long long)m1.armed);
+	ASSERT_EQ(memcmp(&m0, &m1, sizeof(m0)), 0);
+	/* Its own timers: its figures move. */
+	ASSERT_ERRNO(tempo_arm_one(fd, 1, 100 * SEC, 0, 0, NULL), 0);
+	m1 = mod_stats(fd);
+	ASSERT_EQ(m1.timers, 1);
+	ASSERT_GT(m1.bytes, 0);
+	return TEST_PASS;
+}
+
+/* uid 65534: open a file, arm 5 timers and read their records. */
+static int stats_actor_kid(void *unused)
+{
+	struct tempo_event ev[5];
+	int fd, i, n = 0;
+
+	(void)unused;
+	fd = tempo_open(0);
+	ASSERT_GE(fd, 0);
+	for (i = 0; i < 5; i++)
+		ASSERT_ERRNO(tempo_arm_one(fd, i, MS, 0, 0, NULL), 0);
+	while (n < 5) {
+		i = tempo_read_events(fd, ev, 5 - n);
+		ASSERT_GT(i, 0);
+		n += i;
+	}
+	close(fd);
+	return TEST_PASS;
+}
+
+/*
+ * TEMPO_IOC_STATS shows no user another's activity: uid 65533's view is the
+ * same before and after uid 65534 opens a file, arms 5 timers and reads
+ * them; root (CAP_SYS_ADMIN) sees the module's figures move. Fails if: every
+ * caller gets the module-wide counters (uid 65533 then sees exactly when
+ * uid 65534 opens, arms and reads).
+ */
+CASE(test_stats_hide_other_users)
+{
+	struct tempo_mod_stats m0, m1;
+	struct kid *a, *b;
+	int probe = tempo_open(0), rc;
+
+	ASSERT_GE(probe, 0);
+	m0 = mod_stats(probe);
+	ASSERT_EQ(m0.scope, TEMPO_STATS_MODULE);
+	b = kid_start(UID_B, stats_bystander_kid, NULL);
+	ASSERT_TRUE(b);
+	ASSERT_ERRNO(kid_hear(b, 30000), 1);
+	a = kid_start(UID_A, stats_actor_kid, NULL);
+	ASSERT_TRUE(a);
+	rc = kid_finish(a, 30000);
+	m1 = mod_stats(probe);
+	kid_go(b, 1);
+	if (kid_finish(b, 30000) != TEST_PASS)
+		rc = TEST_FAIL;
+	close(probe);
+	ASSERT_GE(m1.opens, m0.opens + 2);
+	ASSERT_GE(m1.armed, m0.armed + 5);
+	return rc;
+}
+
 static const struct test_case cases[] = {
 	TEST_CASE(test_sink_streak_clears_setuid),
 	TEST_CASE(test_sink_streak_honours_rlimit_fsize),
@@ -3011,6 +3372,9 @@ static const struct test_case cases[] = {
 	TEST_CASE(test_batch_out_fields_on_early_errors),
 	TEST_CASE(test_epoll_exclusive_spares_blocked_reader),
 	TEST_CASE(test_worst_insert_spares_other_users),
+	TEST_CASE(test_failed_batch_keeps_no_memory),
+	TEST_CASE(test_sorting_spares_other_users),
+	TEST_CASE(test_stats_hide_other_users),
 	TEST_CASE(test_sink_unix_socket_cycle_collected),	/* leaks today: last */
 	{}
 };
