@@ -647,9 +647,15 @@ enum delayq_news {
 	DQ_NEWS_LOOK,	/* items may be due in slots nobody sorted: no key, look */
 };
 
-/* Does anybody wait: a consumer asleep, or a watcher? */
+/* Does anybody wait: a consumer asleep, or a watcher? Under the lock. */
 static bool delayq_waited(struct tempo_delayq *q)
 {
+	/*
+	 * A consumer joins q->wait under the lock, before the settle that
+	 * ends its pass; a watcher joins q->watch before it takes the lock in
+	 * tempo_delayq_ready(), whose own settle then sees it: a watcher this
+	 * waitqueue_active() misses settles for itself.
+	 */
 	return waitqueue_active(&q->wait) || waitqueue_active(&q->watch);
 }
 

@@ -505,6 +505,7 @@ struct tempo_ctx_stats {
  *	kernel's other global statistics; any other file gets its opener's
  *	user's (user namespace and effective uid, as the limits count them):
  *	@contexts, @timers and @bytes as described, every other field 0.
+ * @reserved32: zero.
  * @reserved: zero.
  */
 struct tempo_mod_stats {
