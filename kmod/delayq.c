@@ -679,6 +679,9 @@ static enum delayq_news delayq_settle(struct tempo_delayq *q)
 		return DQ_NEWS_NONE;
 	edge = ready && !q->ready;
 	q->ready = ready;
+	/* Ready, the watchers hear of it as an edge: a later look is asked anew. */
+	if (ready)
+		q->look_asked = false;
 	if (ready || delayq_behind(q)) {
 		/* One consumer: delayq_waiter_wake() sets q->woken if it selects one. */
 		if (waitqueue_active(&q->wait)) {

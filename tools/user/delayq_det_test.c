@@ -568,6 +568,43 @@ static void test_kick_bounded(void)
 	teardown();
 }
 
+/*
+ * A poller is asked to look again each time the wheel falls behind with
+ * nobody else to sort: one big slot falls due (a look, answered, an edge);
+ * a second falls due while the first's items are still unread; once a
+ * consumer has taken exactly those, the poller must hear of the second.
+ * Fails if: the request to look is remembered across a readiness edge, so
+ * the second slot is left for nobody to sort (no edge: the poller sleeps on).
+ */
+static void test_look_asked_again(void)
+{
+	static struct tempo_delayq_node node[2][1000];
+	struct tempo_delayq_node far;
+	unsigned int i, k;
+	ktime_t at[2];
+
+	setup();
+	at[0] = ns_to_ktime((ktime_get_ns() / DQ_TICK + 30) * DQ_TICK);
+	at[1] = ktime_add_ns(at[0], 5 * DQ_TICK);
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < ARRAY_SIZE(node[k]); i++) {
+			tempo_delayq_node_init(&node[k][i]);
+			EXPECT_EQ(tempo_delayq_put_at(q, &node[k][i], at[k]), 0, "put %u", i);
+		}
+	drive_to_edge(ktime_to_ns(at[0]) + 3 * DQ_TICK);
+	EXPECT_EQ(watch.edges, 1, "%u edges for the first slot", watch.edges);
+	/* The second slot falls due; a put reads the clock, the first's items still due. */
+	tempo_sim_clock_set(ktime_to_ns(at[1]) + DQ_TICK);
+	tempo_delayq_node_init(&far);
+	EXPECT_EQ(tempo_delayq_put(q, &far, 1000 * DQ_TICK), 0, "put far");
+	take_all_in_order(node[0], ARRAY_SIZE(node[0]));
+	drive_to_edge(ktime_to_ns(at[1]) + 10 * DQ_TICK);
+	EXPECT_EQ(watch.edges, 2, "%u edges: the second slot was left unsorted", watch.edges);
+	take_all_in_order(node[1], ARRAY_SIZE(node[1]));
+	EXPECT_TRUE(tempo_delayq_remove(q, &far), "remove far");
+	teardown();
+}
+
 /* consume() callback: take every node shown, recording the order. */
 struct det_batch {
 	struct tempo_delayq_node *got[NLVL];
@@ -634,6 +671,7 @@ static const struct test_case cases[] = {
 	TEST_CASE_VOID(test_equal_deadlines_across_levels),
 	TEST_CASE_VOID(test_big_slot),
 	TEST_CASE_VOID(test_kick_bounded),
+	TEST_CASE_VOID(test_look_asked_again),
 	TEST_CASE_VOID(test_batch_takes_every_due),
 	{}
 };
