@@ -19,8 +19,8 @@
 #   make dkms-install  the tree to /usr/src/tempo-VERSION, dkms add/build/install
 #   make help          this list
 #
-# Test (`.ci/run` runs check, then test-user, litmus, check-kcsan, compat and
-# dkms-check, in this order)
+# Test (`.ci/run` runs check, then test-user, litmus, check-kcsan, compat,
+# dkms-check and style, in this order)
 #   make check         the debug test kernel under QEMU: every KUnit suite, the
 #                      guest programs (uapi, mt, hostile, uring, fuzz), the
 #                      example module, the ABI's 32-bit layout (abi32)
@@ -31,7 +31,8 @@
 #                      build, then make check on each
 #   make dkms-check    dkms.conf through Debian 12's dkms on private trees
 #   make verify        litmus, then check-kcsan
-#   make style         checkpatch --strict and kernel-doc over kmod/ include/ kunit/
+#   make style         7.2's checkpatch --strict and kernel-doc -Wall over kmod/
+#                      include/ kunit/ (fetches and extracts the 7.2 source if needed)
 #   make abi32         the UAPI layouts under -m32 (compat_ioctl relies on them)
 #   make fuzz          the ioctl fuzzer alone (build/guest/tests/tempo_fuzz)
 #   make user-build    the userspace build of the cores, tests and bench, not run

@@ -22,9 +22,10 @@ TEMPO_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf 2>/
 PREFIX ?= /usr/local
 DESTDIR ?=
 STYLE_SRCS = $(shell find kmod include kunit -name '*.[ch]' ! -name '*.mod.c' | sort)
-# A kernel tree for the style tools: 7.2's checkpatch when it is extracted, else 6.1's.
-STYLE_TREE = $(firstword $(wildcard $(or $(TEMPO_CACHE),$(HOME)/.cache/tempo)/src-7.2-*/linux-source-7.2) \
-	$(wildcard $(or $(TEMPO_CACHE),$(HOME)/.cache/tempo)/src-6.1-*/linux-source-6.1))
+# The style tools are 7.2's (checkpatch's newest rules, kernel-doc -Wall, which 6.1's
+# kernel-doc lacks): the source is fetched (tools/compat/fetch.sh) and extracted
+# (tools/vm/kernel.sh --source) if it is not yet, whatever else the machine has built.
+STYLE_KVER := 7.2
 
 # checkpatch --strict, with three exceptions. ALLOC_WITH_SIZEOF wants kzalloc_obj(), which
 # only 7.x has. compat.h is where LINUX_VERSION_CODE belongs. trace.h follows the layout of
@@ -42,8 +43,10 @@ compat-fetch:
 compat: deps
 	@tools/compat/compat.sh
 
-style:
-	@tree='$(STYLE_TREE)'; [ -n "$$tree" ] || { echo "style: no kernel source tree (make kernel)"; exit 1; }; \
+style: deps
+	@tools/compat/fetch.sh $(STYLE_KVER) && \
+	tree=$$(TEMPO_KVER=$(STYLE_KVER) tools/vm/kernel.sh --source tempo) && [ -d "$$tree" ] || \
+		{ echo "style: no $(STYLE_KVER) kernel source tree"; exit 1; }; \
 	echo "style: $$tree"; rc=0; \
 	{ $$tree/scripts/checkpatch.pl $(CHECKPATCH) -f $(filter-out $(STYLE_OWN_RULES),$(STYLE_SRCS)); \
 	  $$tree/scripts/checkpatch.pl $(CHECKPATCH) --ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON \

@@ -11,6 +11,8 @@
 # right after NAME.config and wins over it option by option: it holds the options that
 # were renamed or removed since 6.1 ("# CONFIG_GONE is not set" drops a requirement).
 # --path only prints the directory the variant would use, without building.
+# --source only extracts the kernel source (once per package version) and prints its
+# directory: what `make style` runs checkpatch and kernel-doc from.
 #
 # Environment:
 #   TEMPO_KVER   kernel version (6.1): source from /usr/src/linux-source-$TEMPO_KVER.tar.xz,
@@ -38,8 +40,12 @@ pkgdir=$cache/pkg/linux-source-$kver
 [ -f "$tarball" ] || [ ! -f "$pkgdir/VERSION" ] || tarball=$pkgdir/usr/src/linux-source-$kver.tar.xz
 
 path_only=0
+source_only=0
 if [ "${1:-}" = "--path" ]; then
 	path_only=1
+	shift
+elif [ "${1:-}" = "--source" ]; then
+	source_only=1
 	shift
 fi
 variant=${1:-tempo}
@@ -72,6 +78,31 @@ key=$( {
 	cat "${frags[@]}" | grep -E '^(CONFIG_|# CONFIG_[A-Za-z0-9_]+ is not set)'
 } | sha256sum | cut -c1-12)
 
+# Extract the source once per package version; never modify it afterwards.
+srcdir=$cache/src-$kver-$srcver/linux-source-$kver
+extract_source() {
+	[ ! -f "$srcdir/.tempo-extracted" ] || return 0
+	mkdir -p "$cache"
+	exec 8>"$cache/.lock-src-$kver"
+	flock 8
+	if [ ! -f "$srcdir/.tempo-extracted" ]; then
+		msg "extracting $tarball"
+		tmp=$cache/.src-$kver-$srcver.tmp.$$
+		rm -rf "$tmp"
+		mkdir -p "$tmp"
+		tar -xf "$tarball" -C "$tmp"
+		touch "$tmp/linux-source-$kver/.tempo-extracted"
+		rm -rf "$cache/src-$kver-$srcver"
+		mv "$tmp" "$cache/src-$kver-$srcver"
+	fi
+	exec 8>&-
+}
+if [ "$source_only" = 1 ]; then
+	extract_source
+	echo "$srcdir"
+	exit 0
+fi
+
 objdir=$cache/kernel-$kver-$variant-$key
 if [ "$path_only" = 1 ]; then
 	echo "$objdir"
@@ -93,23 +124,7 @@ if [ -f "$objdir/.tempo-complete" ]; then
 	exit 0
 fi
 
-# Extract the source once per package version; never modify it afterwards.
-srcdir=$cache/src-$kver-$srcver/linux-source-$kver
-if [ ! -f "$srcdir/.tempo-extracted" ]; then
-	exec 8>"$cache/.lock-src-$kver"
-	flock 8
-	if [ ! -f "$srcdir/.tempo-extracted" ]; then
-		msg "extracting $tarball"
-		tmp=$cache/.src-$kver-$srcver.tmp.$$
-		rm -rf "$tmp"
-		mkdir -p "$tmp"
-		tar -xf "$tarball" -C "$tmp"
-		touch "$tmp/linux-source-$kver/.tempo-extracted"
-		rm -rf "$cache/src-$kver-$srcver"
-		mv "$tmp" "$cache/src-$kver-$srcver"
-	fi
-	exec 8>&-
-fi
+extract_source
 
 mkdir -p "$objdir"
 log=$objdir/tempo-build.log
