@@ -61,22 +61,25 @@
  *    wakes the next: one wake-up per item due, no herd. A consumer leaves
  *    (signal, kthread_stop(), timeout, shutdown) only from a critical
  *    section in which it found nothing due.
- *  - Behind (slots whose time has come are not emptied): whoever waits sorts
- *    them, in its own context, as it would if it came by: one consumer
- *    asleep is woken as for an item due; if none is asleep, the watchers are
- *    woken once (q->look_asked) with no poll key, which poll(), epoll and
- *    io_uring take as "look again": their tempo_delayq_ready() sorts. If
- *    nobody waits, nothing is armed: the next caller that looks sorts.
- *  - Neither, with somebody waiting: it arms q->kick, the queue's one tempo
- *    timer, for the first sorted deadline or q->next_work's start, whichever
- *    comes first. The callback reads the clock and moves at most
- *    DQ_KICK_MOVES nodes (delayq_kick()): the tempo workqueue runs every
- *    tempo callback of its CPU in turn, so one queue's expiry must cost it
- *    a bounded amount, not its slots' size. For a long delay the kick is
- *    aimed early by the wheel's slack and armed again for what is left
- *    (delayq_kick_arm()), so that its last expiry lands within a tick. A
- *    kick whose node has left since is not cancelled: it fires and finds
- *    less to do.
+ *  - Not ready, with somebody waiting: it arms q->kick, the queue's one
+ *    tempo timer, for the first sorted deadline or q->next_work's start,
+ *    whichever comes first, or for the next tick while the wheel is behind
+ *    (slots whose time has come are not emptied). The callback reads the
+ *    clock and moves at most DQ_KICK_MOVES nodes (delayq_kick()): the tempo
+ *    workqueue runs every tempo callback of its CPU in turn, so one queue's
+ *    expiry must cost it a bounded amount, not its slots' size. For a long
+ *    delay the kick is aimed early by the wheel's slack and armed again for
+ *    what is left (delayq_kick_arm()), so that its last expiry lands within
+ *    a tick. A kick whose node has left since is not cancelled: it fires
+ *    and finds less to do. If nobody waits, nothing is armed: the next
+ *    caller that looks sorts for itself.
+ *  - Behind after the kick ran out of moves (q->kick_short): whoever waits
+ *    sorts the rest, in its own context, as it would if it came by: one
+ *    consumer asleep is woken as for an item due; if none is asleep, the
+ *    watchers are woken once (q->look_asked) with no poll key, which
+ *    poll(), epoll and io_uring take as "look again": their
+ *    tempo_delayq_ready() sorts. So a consumer is woken only for an item
+ *    due, or for a slot of more than DQ_KICK_MOVES items.
  *  - At a readiness edge (ready, where q->ready says it was not):
  *    delayq_unlock() wakes every watcher on q->watch, which no consumer is
  *    on, after dropping the lock, with the poll key EPOLLIN | EPOLLRDNORM.
@@ -123,10 +126,11 @@
  *    empty (DQ_NEVER if none);
  *  - q->now only grows and is a clock reading; the counted nodes are due,
  *    q->nready of them;
- *  - not dead, not ready, not behind, somebody waiting: the kick is armed
- *    for the first sorted deadline and q->next_work's start or earlier, or
- *    its callback is on its way; ready or behind with a consumer asleep:
- *    q->woken; behind with watchers only: q->look_asked;
+ *  - not dead, not ready, not q->kick_short, somebody waiting: the kick is
+ *    armed for the first sorted deadline and q->next_work's start or
+ *    earlier (the next tick if behind), or its callback is on its way;
+ *    ready or q->kick_short with a consumer asleep: q->woken; q->kick_short
+ *    with watchers only: q->look_asked; q->kick_short only while behind;
  *  - put = taken + removed + flushed + q->n; AGAIN counts as requeued only;
  *  - dead: take*() return -ESHUTDOWN and put() refuses; nothing arms the kick
  *    or signals an edge; nodes leave by remove() or destroy() only.
@@ -222,6 +226,7 @@ struct tempo_delayq {
 	unsigned int		nwaiters;	/* consumers in delayq_wait()'s passes */
 	bool			woken;		/* a selected consumer has not looked yet */
 	bool			ready;		/* ready at the last settle */
+	bool			kick_short;	/* the kick left due slots to sort */
 	bool			look_asked;	/* watchers woken to sort, not yet done */
 	bool			dead;		/* shut down */
 	u64			count[DELAYQ_NR_STATS];
@@ -661,17 +666,18 @@ static bool delayq_waited(struct tempo_delayq *q)
 
 /*
  * The end of every critical section that may have changed the first sorted
- * node, the wheel or q->now. Ready: wake a consumer if none is woken.
- * Behind the clock (slots nobody has sorted may hold due items): have one of
- * those who wait sort them in its own context, a consumer asleep or else the
- * watchers, once. Neither: arm the kick for the first time the queue may
- * become ready, if anybody waits. Return: what delayq_unlock() tells the
- * watchers.
+ * node, the wheel or q->now. Ready: wake a consumer if none is woken. Behind
+ * the clock (slots nobody has emptied may hold due items): arm the kick for
+ * the next tick, to sort; if the kick ran out of moves already
+ * (q->kick_short), have one of those who wait sort the rest in its own
+ * context, a consumer asleep or else the watchers, once. Neither: arm the
+ * kick for the first time the queue may become ready. The kick only if
+ * anybody waits. Return: what delayq_unlock() tells the watchers.
  */
 static enum delayq_news delayq_settle(struct tempo_delayq *q)
 {
 	struct tempo_delayq_node *first = delayq_first(q);
-	bool ready = delayq_takeable(q, first), edge;
+	bool ready = delayq_takeable(q, first), behind = delayq_behind(q), edge;
 	ktime_t at = KTIME_MAX;
 
 	lockdep_assert_held(&q->wait.lock);
@@ -679,10 +685,12 @@ static enum delayq_news delayq_settle(struct tempo_delayq *q)
 		return DQ_NEWS_NONE;
 	edge = ready && !q->ready;
 	q->ready = ready;
-	/* Ready, the watchers hear of it as an edge: a later look is asked anew. */
-	if (ready)
+	/* Caught up, or an edge the watchers hear of: a later look is asked anew. */
+	if (!behind)
+		q->kick_short = false;
+	if (!behind || ready)
 		q->look_asked = false;
-	if (ready || delayq_behind(q)) {
+	if (ready || q->kick_short) {
 		/* One consumer: delayq_waiter_wake() sets q->woken if it selects one. */
 		if (waitqueue_active(&q->wait)) {
 			if (!q->woken)
@@ -694,7 +702,6 @@ static enum delayq_news delayq_settle(struct tempo_delayq *q)
 		}
 		return edge ? DQ_NEWS_EDGE : DQ_NEWS_NONE;
 	}
-	q->look_asked = false;
 	/* Nobody to wake: whoever comes next looks for itself. */
 	if (!delayq_waited(q))
 		return DQ_NEWS_NONE;
@@ -702,6 +709,9 @@ static enum delayq_news delayq_settle(struct tempo_delayq *q)
 		at = first->deadline;
 	if (q->next_work != DQ_NEVER)
 		at = min(at, dq_time(q->next_work));
+	/* Behind the clock: the kick sorts what it may at the next tick. */
+	if (behind)
+		at = ktime_add_ns(q->now, 1);
 	/* Armed for that time or earlier already: nothing to do. */
 	if (at != KTIME_MAX && (q->kick_at == KTIME_MAX || ktime_before(at, q->kick_for)))
 		delayq_kick_arm(q, at);
@@ -762,7 +772,8 @@ static bool delayq_count_ready(struct tempo_delayq *q, unsigned int budget)
  * on, which runs every tempo callback of that CPU in turn. Read the clock and
  * sort at most DQ_KICK_MOVES nodes; delayq_unlock() wakes a consumer if an
  * item is takeable now, has those who wait sort the rest in their own
- * context if the wheel is still behind, or arms the kick again. So one
+ * context if the wheel is still behind (q->kick_short), or arms the kick
+ * again. So one
  * expiry of a queue's kick costs the workqueue a bounded amount of work,
  * whatever the queue holds. destroy() shuts the kick down once the queue is
  * dead (nothing arms it then), before it frees @q.
@@ -775,7 +786,7 @@ static void delayq_kick(struct tempo_timer *timer)
 	spin_lock_irqsave(&q->wait.lock, flags);
 	q->kick_at = KTIME_MAX;
 	delayq_clock(q);
-	delayq_advance(q, dq_tick(q->now), DQ_KICK_MOVES);
+	q->kick_short = !delayq_advance(q, dq_tick(q->now), DQ_KICK_MOVES);
 	delayq_unlock(q, flags);
 }
 

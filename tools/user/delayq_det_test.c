@@ -605,6 +605,34 @@ static void test_look_asked_again(void)
 	teardown();
 }
 
+/*
+ * A small slot that falls due with nobody having sorted it (the clock passed
+ * it; a put is the first to see that) is the kick's to sort, at the next
+ * tick: the poller is not asked to look, and hears of the item as an edge.
+ * Fails if: whoever finds the wheel behind has the waiters sort it at once,
+ * without the kick trying first (a consumer woken for no item due).
+ */
+static void test_small_slot_left_to_the_kick(void)
+{
+	struct tempo_delayq_node a, far;
+	ktime_t at;
+
+	setup();
+	at = ns_to_ktime((ktime_get_ns() / DQ_TICK + 10) * DQ_TICK + 5);
+	tempo_delayq_node_init(&a);
+	tempo_delayq_node_init(&far);
+	EXPECT_EQ(tempo_delayq_put_at(q, &a, at), 0, "put a");
+	tempo_sim_clock_set(ktime_to_ns(at) + 2 * DQ_TICK);
+	EXPECT_EQ(tempo_delayq_put(q, &far, 1000 * DQ_TICK), 0, "put far");
+	EXPECT_EQ(watch.looks, 0, "asked to look %u times for a slot of one", watch.looks);
+	drive_to_edge(ktime_to_ns(at) + 5 * DQ_TICK);
+	EXPECT_EQ(watch.looks, 0, "asked to look %u times for a slot of one", watch.looks);
+	EXPECT_EQ(watch.edges, 1, "%u edges", watch.edges);
+	EXPECT_EQ(tempo_delayq_try_take(q), &a, "a not takeable");
+	EXPECT_TRUE(tempo_delayq_remove(q, &far), "remove far");
+	teardown();
+}
+
 /* consume() callback: take every node shown, recording the order. */
 struct det_batch {
 	struct tempo_delayq_node *got[NLVL];
@@ -672,6 +700,7 @@ static const struct test_case cases[] = {
 	TEST_CASE_VOID(test_big_slot),
 	TEST_CASE_VOID(test_kick_bounded),
 	TEST_CASE_VOID(test_look_asked_again),
+	TEST_CASE_VOID(test_small_slot_left_to_the_kick),
 	TEST_CASE_VOID(test_batch_takes_every_due),
 	{}
 };
