@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tempo_hostile: /dev/tempo against a hostile local user (issue 16).
+ * tempo_hostile: /dev/tempo against a hostile local user.
  *
  * /dev/tempo may be opened by every user, so nothing one user does through
  * it may borrow the kernel's privileges, harm another user, or escape a
@@ -33,7 +33,10 @@
  *  - deadlines beyond the wheel (2^63, U64_MAX: ERANGE, never early);
  *  - read() into a buffer that faults: no record lost;
  *  - the ABI's smaller points: overrun saturation, struct tempo_batch's out
- *    fields on early errors, no -ERESTARTSYS in sink_last_error.
+ *    fields on early errors, no -ERESTARTSYS in sink_last_error;
+ *  - memory a failed arm batch grew, counted by no per-user limit;
+ *  - one user's big slots sorted on the CPU that runs another's timers;
+ *  - the module-wide counters, which show one user another's activity.
  *
  * KTAP on stdout; each child's diagnostics go there too.
  */
