@@ -677,7 +677,7 @@ static bool delayq_waited(struct tempo_delayq *q)
 static enum delayq_news delayq_settle(struct tempo_delayq *q)
 {
 	struct tempo_delayq_node *first = delayq_first(q);
-	bool ready = delayq_takeable(q, first), behind = delayq_behind(q), edge;
+	bool ready = delayq_takeable(q, first), edge;
 	ktime_t at = KTIME_MAX;
 
 	lockdep_assert_held(&q->wait.lock);
@@ -685,33 +685,41 @@ static enum delayq_news delayq_settle(struct tempo_delayq *q)
 		return DQ_NEWS_NONE;
 	edge = ready && !q->ready;
 	q->ready = ready;
-	/* Caught up, or an edge the watchers hear of: a later look is asked anew. */
-	if (!behind)
-		q->kick_short = false;
-	if (!behind || ready)
+	if (ready) {
+		/* The watchers hear of it as an edge: a later look is asked anew. */
 		q->look_asked = false;
-	if (ready || q->kick_short) {
 		/* One consumer: delayq_waiter_wake() sets q->woken if it selects one. */
+		if (!q->woken && waitqueue_active(&q->wait))
+			wake_up_locked(&q->wait);
+		return edge ? DQ_NEWS_EDGE : DQ_NEWS_NONE;
+	}
+	if (!delayq_behind(q)) {
+		q->kick_short = false;
+		q->look_asked = false;
+	} else if (q->kick_short) {
+		/* The kick could not sort it all: whoever waits does, once. */
 		if (waitqueue_active(&q->wait)) {
 			if (!q->woken)
 				wake_up_locked(&q->wait);
-		} else if (!ready && !q->look_asked) {
-			/* The watchers look (tempo_delayq_ready()) and sort: once. */
+		} else if (!q->look_asked) {
+			/* The watchers look (tempo_delayq_ready()) and sort. */
 			q->look_asked = true;
 			return DQ_NEWS_LOOK;
 		}
-		return edge ? DQ_NEWS_EDGE : DQ_NEWS_NONE;
+		return DQ_NEWS_NONE;
+	} else {
+		/* Behind the clock: the kick sorts what it may at the next tick. */
+		at = ktime_add_ns(q->now, 1);
 	}
 	/* Nobody to wake: whoever comes next looks for itself. */
 	if (!delayq_waited(q))
 		return DQ_NEWS_NONE;
-	if (first)
-		at = first->deadline;
-	if (q->next_work != DQ_NEVER)
-		at = min(at, dq_time(q->next_work));
-	/* Behind the clock: the kick sorts what it may at the next tick. */
-	if (behind)
-		at = ktime_add_ns(q->now, 1);
+	if (at == KTIME_MAX) {
+		if (first)
+			at = first->deadline;
+		if (q->next_work != DQ_NEVER)
+			at = min(at, dq_time(q->next_work));
+	}
 	/* Armed for that time or earlier already: nothing to do. */
 	if (at != KTIME_MAX && (q->kick_at == KTIME_MAX || ktime_before(at, q->kick_for)))
 		delayq_kick_arm(q, at);
