@@ -44,6 +44,18 @@
  * VM runner and automake read as "skipped") if every case skipped, 1 if any
  * failed.
  *
+ * Isolation, as kselftest_harness.h gives it: each case runs in a child
+ * process of its own, in a process group of its own, forked from the
+ * program as main() left it. What a case does to its process (memory it
+ * corrupts, fds it leaks by an ASSERT, a signal it dies of, threads it
+ * leaves running) ends with it; whatever it started in its process group is
+ * killed when it ends. A case that dies of a signal, or exits other than
+ * through the harness (a sanitizer's report at its exit, say), fails with a
+ * diagnostic line saying so, and the next case runs. A case still running
+ * after its timeout (test_case.timeout seconds, else test_timeout, 120
+ * unless the program or TEST_TIMEOUT in the environment says otherwise) is
+ * killed, with its group, and fails.
+ *
  * The userspace build of the cores counts its WARN()s (tools/user/sim.c);
  * it defines TEST_WARN_COUNT as that counter (tools/user/user.mk), and a
  * case during which the counter grows fails.
@@ -51,9 +63,16 @@
 #ifndef TEMPO_TEST_HARNESS_H
 #define TEMPO_TEST_HARNESS_H
 
+#include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 
 enum { TEST_PASS = 0, TEST_FAIL = 1, TEST_SKIP = 77 };
 
@@ -61,10 +80,16 @@ struct test_case {
 	const char *name;
 	int (*fn)(void);	/* returns TEST_PASS, TEST_FAIL or TEST_SKIP */
 	void (*run)(void);	/* or this: passes unless an expectation fails */
+	unsigned int timeout;	/* seconds, 0: test_timeout */
 };
 
 #define TEST_CASE(f)		{ .name = #f, .fn = f }
 #define TEST_CASE_VOID(f)	{ .name = #f, .run = f }
+/* A case that may take longer than test_timeout: @secs. */
+#define TEST_CASE_TIMEOUT(f, secs)	{ .name = #f, .fn = f, .timeout = (secs) }
+
+/* Seconds a case may run before it is killed; TEST_TIMEOUT in the environment wins. */
+static unsigned int test_timeout = 120;
 
 /* Where KTAP goes: stdout unless the program points it elsewhere. */
 static FILE *test_out;
@@ -247,41 +272,129 @@ static inline __attribute__((format(printf, 1, 2))) int test_skip_all(const char
 	return TEST_SKIP;
 }
 
+/* What a case's process hands back: its verdict and a reason to skip. */
+struct test_outcome {
+	int rc;
+	char skip_reason[sizeof(test_skip_reason)];
+};
+
+/* Run case @c here, in its own process: its verdict, expectations and WARN()s counted. */
+static inline int test_run_here(const struct test_case *c)
+{
+	unsigned long fails = __atomic_load_n(&test_failures, __ATOMIC_RELAXED);
+#ifdef TEST_WARN_COUNT
+	unsigned long warns = TEST_WARN_COUNT;
+#endif
+	int rc;
+
+	test_skip_reason[0] = '\0';
+	if (c->fn) {
+		rc = c->fn();
+	} else {
+		c->run();
+		rc = TEST_PASS;
+	}
+#ifdef TEST_WARN_COUNT
+	if (warns != TEST_WARN_COUNT) {
+		test_diag("%lu WARN(s) from the core", TEST_WARN_COUNT - warns);
+		rc = TEST_FAIL;
+	}
+#endif
+	if (__atomic_load_n(&test_failures, __ATOMIC_RELAXED) != fails)
+		rc = TEST_FAIL;
+	return rc;
+}
+
+static inline unsigned long long test_mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Fork case @c, wait for it at most @secs, and kill what is left of its
+ * process group. Return: its verdict; @out->skip_reason for a skip.
+ */
+static inline int test_run_forked(const struct test_case *c, struct test_outcome *out,
+				  unsigned int secs)
+{
+	unsigned long long end = test_mono_ms() + secs * 1000ULL;
+	const struct timespec nap = { .tv_nsec = 5 * 1000 * 1000 };
+	int status = 0, rc;
+	pid_t pid, r;
+
+	out->rc = -1;
+	out->skip_reason[0] = '\0';
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		test_diag("%s: fork: %s; run in the harness's process", c->name, strerror(errno));
+		rc = test_run_here(c);
+		memcpy(out->skip_reason, test_skip_reason, sizeof(out->skip_reason));
+		return rc;
+	}
+	if (!pid) {
+		setpgid(0, 0);
+		rc = test_run_here(c);
+		memcpy(out->skip_reason, test_skip_reason, sizeof(out->skip_reason));
+		out->rc = rc;
+		fflush(NULL);
+		/* exit(), not _exit(): a sanitizer's exit-time checks still run. */
+		exit(rc);
+	}
+	setpgid(pid, pid);
+	while ((r = waitpid(pid, &status, WNOHANG)) == 0 && test_mono_ms() < end)
+		nanosleep(&nap, NULL);
+	if (r == 0) {
+		kill(-pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		test_diag("%s: still running after %u s: killed", c->name, secs);
+		rc = TEST_FAIL;
+	} else if (WIFSIGNALED(status)) {
+		test_diag("%s: killed by signal %d (%s)", c->name, WTERMSIG(status),
+			  strsignal(WTERMSIG(status)));
+		rc = TEST_FAIL;
+	} else if (out->rc < 0 || WEXITSTATUS(status) != out->rc) {
+		test_diag("%s: exited with status %d%s", c->name, WEXITSTATUS(status),
+			  out->rc < 0 ? " before its verdict" : " after its verdict");
+		rc = TEST_FAIL;
+	} else {
+		rc = out->rc;
+	}
+	/* Whatever the case left running in its group goes with it. */
+	kill(-pid, SIGKILL);
+	return rc;
+}
+
 static inline int test_run(const char *suite, const struct test_case *cases)
 {
-	unsigned int n = 0, i, failed = 0, skipped = 0;
-	unsigned long fails;
+	unsigned int n = 0, i, failed = 0, skipped = 0, secs;
+	const char *env = getenv("TEST_TIMEOUT");
+	struct test_outcome *out;
 	FILE *f = test_file();
 	int rc;
 
 	while (cases[n].name)
 		n++;
+	out = mmap(NULL, sizeof(*out), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	fprintf(f, "KTAP version 1\n# Subtest: %s\n1..%u\n", suite, n);
 	fflush(f);
 	for (i = 0; i < n; i++) {
-#ifdef TEST_WARN_COUNT
-		unsigned long warns = TEST_WARN_COUNT;
-#endif
-
-		fails = __atomic_load_n(&test_failures, __ATOMIC_RELAXED);
-		test_skip_reason[0] = '\0';
-		if (cases[i].fn) {
-			rc = cases[i].fn();
+		secs = cases[i].timeout ? cases[i].timeout : test_timeout;
+		if (env && atoi(env) > 0)
+			secs = atoi(env);
+		if (out != MAP_FAILED) {
+			rc = test_run_forked(&cases[i], out, secs);
 		} else {
-			cases[i].run();
-			rc = TEST_PASS;
+			rc = test_run_here(&cases[i]);
 		}
-#ifdef TEST_WARN_COUNT
-		if (warns != TEST_WARN_COUNT) {
-			test_diag("%lu WARN(s) from the core", TEST_WARN_COUNT - warns);
-			rc = TEST_FAIL;
-		}
-#endif
-		if (__atomic_load_n(&test_failures, __ATOMIC_RELAXED) != fails)
-			rc = TEST_FAIL;
 		if (rc == TEST_SKIP) {
+			const char *why = out != MAP_FAILED ? out->skip_reason : test_skip_reason;
+
 			fprintf(f, "ok %u %s # SKIP%s%s\n", i + 1, cases[i].name,
-				test_skip_reason[0] ? " " : "", test_skip_reason);
+				why[0] ? " " : "", why);
 			skipped++;
 		} else if (rc == TEST_PASS) {
 			fprintf(f, "ok %u %s\n", i + 1, cases[i].name);
@@ -291,6 +404,8 @@ static inline int test_run(const char *suite, const struct test_case *cases)
 		}
 		fflush(f);
 	}
+	if (out != MAP_FAILED)
+		munmap(out, sizeof(*out));
 	fprintf(f, "# Totals: pass:%u fail:%u skip:%u\n", n - failed - skipped, failed, skipped);
 	fflush(f);
 	if (failed)

@@ -504,6 +504,8 @@ static void case_cleanup(void)
 	drain_fd = -1;
 	if (hold_armed && hold_set("none"))
 		test_diag("cannot disarm tempo.test_hold");
+	if (left_behind)
+		test_diag("%d child processes could not be ended", left_behind);
 }
 
 /* A case: its body, then case_cleanup() whatever the body returned. */
@@ -3411,8 +3413,8 @@ int main(void)
 	signal(SIGPIPE, SIG_IGN);
 	/* Whatever the kernel does, the VM runner's 600 s are not all ours. */
 	alarm(480);
+	/* A case waits up to 120 s for a kid; a case process up to this long. */
+	test_timeout = 300;
 	rc = test_run("tempo_hostile", cases);
-	if (left_behind)
-		test_diag("%d child processes could not be ended", left_behind);
 	return rc;
 }
