@@ -626,7 +626,10 @@ static void delayq_take_node(struct tempo_delayq *q, struct tempo_delayq_node *n
  * callback arms it again for what is left then). The delay is measured from
  * q->now, which is no later than the wheel's reading, so the slack is
  * never underestimated and the kick never fires after @at's tick. The
- * caller has checked that it is not armed for @at or earlier.
+ * caller has checked that it is not armed for @at or earlier (q->kick_for:
+ * what it was armed for, not q->kick_at, its early aim: an armed kick may
+ * fire anywhere from its aim to what it was armed for, so an item due in
+ * between needs a kick of its own).
  */
 static void delayq_kick_arm(struct tempo_delayq *q, ktime_t at)
 {
@@ -637,8 +640,6 @@ static void delayq_kick_arm(struct tempo_delayq *q, ktime_t at)
 	slack = tempo_timer_slack_ns(min(left, tempo_timer_max_delay_ns()));
 	if (slack > tempo_timer_tick_ns())
 		fire = ktime_sub_ns(at, slack);
-	if (!ktime_before(fire, q->kick_at))
-		return;
 	if (WARN_ON_ONCE(tempo_timer_arm_at(&q->kick, TEMPO_CPU_LOCAL, fire) < 0))
 		return;
 	q->kick_at = fire;

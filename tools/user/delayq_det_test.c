@@ -190,6 +190,31 @@ static void test_kick_follows_the_earliest(void)
 	teardown();
 }
 
+/*
+ * A kick aimed early for a far item fires anywhere from its aim to the far
+ * deadline (the wheel's slack for its delay); an item put in that stretch
+ * for before the kick's real expiry must get a kick of its own. A 1-hour
+ * item, the clock driven to 3344.2 s (past the kick's early aim, before it
+ * fires), then an item one tick ahead: found due within a tick.
+ * Fails if: the kick is left alone because its aim is earlier than the new
+ * deadline (found by tools/user/delayq_fuzz.c: the edge came 63.7 s late).
+ */
+static void test_kick_early_aim_covers_a_new_item(void)
+{
+	struct tempo_delayq_node far, near;
+	u64 t0;
+
+	setup();
+	tempo_delayq_node_init(&far);
+	tempo_delayq_node_init(&near);
+	t0 = ktime_get_ns();
+	EXPECT_EQ(tempo_delayq_put(q, &far, 3600ULL * 1000 * TICK_NS), 0, "put far");
+	h_drive_until(t0 + 3344200ULL * TICK_NS);
+	expect_edge_in_tick(&near, TICK_NS, "near, under an early kick");
+	EXPECT_TRUE(tempo_delayq_remove(q, &far), "remove far");
+	teardown();
+}
+
 /* try_take(), or take(), which returns at once when an item is due. */
 static struct tempo_delayq_node *det_take(bool sleeping)
 {
@@ -692,6 +717,7 @@ static void test_batch_takes_every_due(void)
 static const struct test_case cases[] = {
 	TEST_CASE_VOID(test_kick_stages_within_a_tick),
 	TEST_CASE_VOID(test_kick_follows_the_earliest),
+	TEST_CASE_VOID(test_kick_early_aim_covers_a_new_item),
 	TEST_CASE_VOID(test_one_edge_per_readiness),
 	TEST_CASE_VOID(test_consumer_across_levels),
 	TEST_CASE_VOID(test_kick_across_levels),
