@@ -14,6 +14,12 @@ out=${1:-build/user}
 secs=${USER_STRESS_SECS:-3}
 fuzz=${USER_FUZZ_SECS:-60}
 ofuzz=${USER_ORDER_FUZZ_SECS:-20}
+dfuzz=${USER_DELAYQ_FUZZ_SECS:-25}
+# Each test's timeout: the longest fuzzing budget and some.
+longest=$fuzz
+for f in $ofuzz $dfuzz; do
+	[ "$f" -gt "$longest" ] && longest=$f
+done
 pass=0 fail=0 n=0
 export TSAN_OPTIONS="halt_on_error=0 exitcode=66 report_signal_unsafe=0"
 export ASAN_OPTIONS="detect_leaks=1"
@@ -30,24 +36,25 @@ tests=(
 	"order_fuzz|$out/order_fuzz -max_total_time=$ofuzz -max_len=256 -timeout=10 -artifact_prefix=$out/ $out/corpus_order tools/user/corpus/order"
 	"delayq_stress_tsan_4cpu|$out/delayq_stress $secs 4"
 	"delayq_det|$out/delayq_det_test"
+	"delayq_fuzz|$out/delayq_fuzz -max_total_time=$dfuzz -max_len=512 -timeout=10 -artifact_prefix=$out/ $out/corpus_delayq tools/user/corpus/delayq"
 	"fault_det|$out/fault_det_test"
 )
 echo "KTAP version 1"
 echo "1..${#tests[@]}"
-mkdir -p "$out/corpus" "$out/corpus_order" "$out/logs"
+mkdir -p "$out/corpus" "$out/corpus_order" "$out/corpus_delayq" "$out/logs"
 for t in "${tests[@]}"; do
 	name=${t%%|*}
 	cmd=${t#*|}
 	n=$((n + 1))
 	log=$out/logs/$name.log
-	timeout --foreground $((secs * 10 + fuzz + 120)) $cmd >"$log" 2>&1
+	timeout --foreground $((secs * 10 + longest + 120)) $cmd >"$log" 2>&1
 	rc=$?
 	grep -E "^# (SUMMARY|Totals:)" "$log" | sed 's/^/# /'
 	if [ $rc -eq 0 ] && ! grep -qE "WARNING: ThreadSanitizer|ERROR: AddressSanitizer|runtime error:" "$log"; then
 		echo "ok $n $name"
 		pass=$((pass + 1))
 	else
-		grep -E "^not ok|: Expected |SUMMARY: |EARLY|ORDER|OVERLAP|DUP|WRONG|HERD|CONSERVATION|wheel_fuzz:|order_fuzz:|WARNING:" "$log" | sort | uniq -c | sort -rn | head -8 | sed 's/^/# /'
+		grep -E "^not ok|: Expected |SUMMARY: |EARLY|ORDER|OVERLAP|DUP|WRONG|HERD|CONSERVATION|wheel_fuzz:|order_fuzz:|delayq_fuzz:|WARNING:" "$log" | sort | uniq -c | sort -rn | head -8 | sed 's/^/# /'
 		echo "# see $log (exit $rc)"
 		echo "not ok $n $name"
 		fail=$((fail + 1))

@@ -8,7 +8,8 @@
 #
 # Knobs: USER_STRESS_SECS (per TSan stress run, default 3),
 #        USER_FUZZ_SECS (wheel libFuzzer time, default 60),
-#        USER_ORDER_FUZZ_SECS (order libFuzzer time, default 20).
+#        USER_ORDER_FUZZ_SECS (order libFuzzer time, default 20),
+#        USER_DELAYQ_FUZZ_SECS (delay queue libFuzzer time, default 25).
 
 USER_CC ?= clang
 USER_OUT := build/user
@@ -16,6 +17,7 @@ USER_DIR := tools/user
 USER_STRESS_SECS ?= 3
 USER_FUZZ_SECS ?= 60
 USER_ORDER_FUZZ_SECS ?= 20
+USER_DELAYQ_FUZZ_SECS ?= 25
 USER_KSRC := $(USER_OUT)/ksrc
 # The tests use the one test harness, tools/tests/harness.h; a case during
 # which the shim's WARN() fires fails (TEST_WARN_COUNT).
@@ -43,7 +45,8 @@ USER_TESTING := -DTEMPO_TESTING
 USER_BINS := $(USER_OUT)/wheel_det_test $(USER_OUT)/wheel_stress \
 	$(USER_OUT)/wheel_fuzz $(USER_OUT)/bench \
 	$(USER_OUT)/order_det_test $(USER_OUT)/order_stress $(USER_OUT)/order_fuzz \
-	$(USER_OUT)/delayq_stress $(USER_OUT)/delayq_det_test $(USER_OUT)/fault_det_test
+	$(USER_OUT)/delayq_stress $(USER_OUT)/delayq_det_test $(USER_OUT)/delayq_fuzz \
+	$(USER_OUT)/fault_det_test
 
 $(USER_RBTREE): $(USER_DIR)/rbtree.sh
 	$(USER_DIR)/rbtree.sh $(USER_OUT)
@@ -83,6 +86,10 @@ $(USER_OUT)/delayq_det_test: $(USER_DIR)/delayq_det_test.c $(USER_SIM) $(USER_DE
 	@mkdir -p $(@D)
 	$(USER_CC) $(USER_CFLAGS) $(USER_ASAN) -o $@ $(filter %.c,$^) -lpthread
 
+$(USER_OUT)/delayq_fuzz: $(USER_DIR)/delayq_fuzz.c $(USER_SIM) $(USER_DELAYQ) $(USER_HDRS)
+	@mkdir -p $(@D)
+	$(USER_CC) $(USER_CFLAGS) $(USER_FUZZ) -o $@ $(filter %.c,$^) -lpthread
+
 # Allocation-failure paths under ASan/LeakSanitizer.
 $(USER_OUT)/fault_det_test: $(USER_DIR)/fault_det_test.c $(USER_SIM) $(USER_ORDER) kmod/delayq.c \
 		$(USER_RBTREE) $(USER_HDRS)
@@ -103,6 +110,7 @@ test-user: deps
 		{ cat $(USER_OUT)/build.log; echo "test-user: build failed"; echo "0 passed, 1 failed"; exit 1; }
 	@USER_STRESS_SECS=$(USER_STRESS_SECS) USER_FUZZ_SECS=$(USER_FUZZ_SECS) \
 		USER_ORDER_FUZZ_SECS=$(USER_ORDER_FUZZ_SECS) \
+		USER_DELAYQ_FUZZ_SECS=$(USER_DELAYQ_FUZZ_SECS) \
 		$(USER_DIR)/run.sh $(USER_OUT)
 
 user-bench: $(USER_OUT)/bench
