@@ -25,6 +25,11 @@ int tempo_order_init(void);
 void tempo_order_exit(void);
 void tempo_order_debugfs(struct dentry *dir);
 
+/* kmod/clock.c (its interface to the other cores: clock.h) */
+int tempo_clock_init(void);
+void tempo_clock_exit(void);
+void tempo_clock_debugfs(struct dentry *dir);
+
 /* kmod/delayq.c */
 int tempo_delayq_init(void);
 void tempo_delayq_exit(void);

@@ -2,12 +2,13 @@
 /*
  * tempo: module face.
  *
- * Loading tempo initialises the timer wheel, the ordered scheduler and the
- * delay queue, in that order, then fills the debugfs directory "tempo/" and
- * registers the misc device /dev/tempo (dynamic minor); unloading undoes it
- * all in reverse. debugfs holds "version" (this file's), and what each part
- * adds: "wheel/" (per-CPU "stats", the level "geometry"), "order" and
- * "delayq" (module-wide totals), and "dev" (the file interface's counters).
+ * Loading tempo initialises the timer wheel, the ordered scheduler, the
+ * clocks and the delay queue, in that order, then fills the debugfs
+ * directory "tempo/" and registers the misc device /dev/tempo (dynamic
+ * minor); unloading undoes it all in reverse. debugfs holds "version" (this
+ * file's), and what each part adds: "wheel/" (per-CPU "stats", the level
+ * "geometry"), "order", "clock" and "delayq" (module-wide figures), and
+ * "dev" (the file interface's counters).
  *
  * TEMPO_VERSION is dkms.conf's PACKAGE_VERSION; change both together.
  *
@@ -73,13 +74,17 @@ static int __init tempo_init(void)
 	err = tempo_order_init();
 	if (err)
 		goto err_wheel_exit;
-	err = tempo_delayq_init();
+	err = tempo_clock_init();
 	if (err)
 		goto err_order_exit;
+	err = tempo_delayq_init();
+	if (err)
+		goto err_clock_exit;
 
 	tempo_debugfs_init();
 	tempo_wheel_debugfs(tempo_debugfs_dir);
 	tempo_order_debugfs(tempo_debugfs_dir);
+	tempo_clock_debugfs(tempo_debugfs_dir);
 	tempo_delayq_debugfs(tempo_debugfs_dir);
 	tempo_dev_debugfs(tempo_debugfs_dir);
 
@@ -95,6 +100,8 @@ static int __init tempo_init(void)
 err_remove_debugfs:
 	debugfs_remove(tempo_debugfs_dir);
 	tempo_delayq_exit();
+err_clock_exit:
+	tempo_clock_exit();
 err_order_exit:
 	tempo_order_exit();
 err_wheel_exit:
@@ -108,6 +115,7 @@ static void __exit tempo_exit(void)
 	tempo_dev_exit();
 	debugfs_remove(tempo_debugfs_dir);
 	tempo_delayq_exit();
+	tempo_clock_exit();
 	tempo_order_exit();
 	tempo_wheel_exit();
 	pr_info("unloaded\n");
