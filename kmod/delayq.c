@@ -9,8 +9,9 @@
  * -----
  * One spinlock, q->wait.lock, guards all of a queue; the lock orders
  * everything, and this file has no barrier of its own. Time is cut into
- * ticks of 2^DQ_TICK_SHIFT ns of CLOCK_MONOTONIC (dq_tick()), and
- * q->next_tick splits the queued nodes in two:
+ * ticks of 2^DQ_TICK_SHIFT ns of the queue's clock (dq_tick(); q->clock,
+ * CLOCK_MONOTONIC unless the queue was made with another, see "Clocks"
+ * below), and q->next_tick splits the queued nodes in two:
  *
  *  - sorted: the nodes of ticks before q->next_tick, by deadline and then put
  *    order (node->seq), in two sequences. q->run is a FIFO list that a node
@@ -48,6 +49,34 @@
  * "behind", and a consumer catches up before it says nothing is due) or
  * ahead of it (peek() and destroy() sort ahead). consume() reports q->now
  * as the time an item was found due.
+ *
+ * Clocks
+ * ------
+ * A queue keeps its deadlines and its readings in its clock, q->clock:
+ * CLOCK_MONOTONIC, CLOCK_BOOTTIME or CLOCK_REALTIME (kmod/clock.c, "DOC:
+ * tempo clocks"). Its kick is a wheel timer, and the wheel runs on
+ * CLOCK_MONOTONIC: delayq_kick_arm() aims it at the MONOTONIC instant the
+ * clock reaches the time wanted, through the clock's offset now, and no
+ * further ahead than the wheel takes. An offset moves only when a clock is
+ * set or the machine resumes; the clock core then calls
+ * delayq_clock_changed(), which visits each queue of another clock once
+ * (delayq_clock_list): it forgets the kick's aim, reads the clock and
+ * settles, so that the kick is aimed anew or a consumer woken for what the
+ * change made due. A change costs O(queues), whatever they hold; a kick
+ * aimed through an old offset that fires early finds nothing due and is
+ * aimed again.
+ *
+ * CLOCK_REALTIME can be set back. A queue of another clock than MONOTONIC
+ * reads it under the lock only, so its readings come in order and a lower
+ * one means a step back; in a REALTIME queue q->now is then always the
+ * latest reading, lower or not (delayq_set_now()). Every node put is put in
+ * a critical section that read the clock, so a node is takeable only once
+ * a reading taken after its put has reached its deadline: never early in
+ * its clock, whatever the clock did. After a step back, due nodes that the
+ * clock no longer reaches wait for it again, and the counted prefix (below)
+ * may hold some, as may a node linked before its end since: stats()
+ * uncounts them from the prefix's end, where they all are (the prefix is in
+ * deadline order), before it counts.
  *
  * Wake-ups and the kick
  * ---------------------
@@ -124,8 +153,9 @@
  *    T moved so far; a level's q->occupied bit is set iff its slot is not
  *    empty; q->next_tick <= q->next_work <= the next tick with a slot to
  *    empty (DQ_NEVER if none);
- *  - q->now only grows and is a clock reading; the counted nodes are due,
- *    q->nready of them;
+ *  - q->now is a reading of q->clock, and only grows (but in a REALTIME
+ *    queue whose clock was set back); q->nready nodes are counted, each
+ *    due unless the clock was set back since it was counted;
  *  - not dead, not ready, not q->kick_short, somebody waiting: the kick is
  *    armed for the first sorted deadline and q->next_work's start or
  *    earlier (the next tick if behind), or its callback is on its way;
@@ -167,6 +197,7 @@
 #include <tempo/delayq.h>
 #include <tempo/timer.h>
 
+#include "clock.h"
 #include "compat.h"
 #include "internal.h"
 
@@ -221,6 +252,7 @@ struct tempo_delayq {
 	ktime_t			kick_at;	/* where the kick is armed, or KTIME_MAX */
 	ktime_t			kick_for;	/* the time it was armed for */
 	struct tempo_timer	kick;
+	clockid_t		clock;		/* CLOCK_MONOTONIC, BOOTTIME or REALTIME */
 	unsigned int		n;		/* queued nodes */
 	unsigned int		nready;		/* counted nodes: READY and RUN_READY */
 	unsigned int		nwaiters;	/* consumers in delayq_wait()'s passes */
@@ -231,13 +263,18 @@ struct tempo_delayq {
 	bool			dead;		/* shut down */
 	u64			count[DELAYQ_NR_STATS];
 	struct list_head	list;		/* on delayq_list */
+	struct list_head	clock_link;	/* on delayq_clock_list: not MONOTONIC */
 	u64			occupied[DQ_LEVELS];	/* slots not empty, a bit each */
 	struct list_head	wheel[DQ_LEVELS][DQ_SLOTS];
 };
 
-/* Module totals (debugfs): the live queues, and what destroyed ones counted. */
+/*
+ * Module totals (debugfs): the live queues, and what destroyed ones counted;
+ * and the queues whose clock is not MONOTONIC, for delayq_clock_changed().
+ */
 static DEFINE_MUTEX(delayq_list_lock);
 static LIST_HEAD(delayq_list);
+static LIST_HEAD(delayq_clock_list);
 static u64 delayq_retired[DELAYQ_NR_STATS];
 
 static const char * const delayq_counter_names[DELAYQ_NR_STATS] = {
@@ -288,13 +325,22 @@ static bool delayq_due(const struct tempo_delayq *q, ktime_t deadline)
 	return !ktime_after(deadline, q->now);
 }
 
-/* Take a clock reading. */
+/*
+ * Apply a reading of the queue's clock, taken under the lock (a MONOTONIC
+ * one may be taken before it): the latest reading, which only a REALTIME
+ * clock set back makes lower than the last.
+ */
+static void delayq_set_now(struct tempo_delayq *q, ktime_t now)
+{
+	if (ktime_after(now, q->now) || q->clock == CLOCK_REALTIME)
+		q->now = now;
+}
+
+/* Take a clock reading, under the lock. */
 static void delayq_clock(struct tempo_delayq *q)
 {
-	ktime_t now = ktime_get();
-
-	if (ktime_after(now, q->now))
-		q->now = now;
+	delayq_set_now(q, likely(q->clock == CLOCK_MONOTONIC) ? ktime_get() :
+		       tempo_clock_read(q->clock));
 }
 
 /* The sorted part's order: by deadline, then put order. */
@@ -334,7 +380,8 @@ static bool delayq_tree_less(struct rb_node *a, const struct rb_node *b)
  * Link @node into the tree: O(1) to find its place before the leftmost, else
  * a descent. (A node after the tree's rightmost usually goes to the run.) A
  * node linked before q->last_ready is due (its deadline is not after a due
- * node's) and joins the counted prefix.
+ * node's) and joins the counted prefix (unless a REALTIME clock was set back
+ * since it was counted: stats() then uncounts it with the prefix's end).
  */
 static void delayq_tree_link(struct tempo_delayq *q, struct tempo_delayq_node *node)
 {
@@ -621,6 +668,26 @@ static void delayq_take_node(struct tempo_delayq *q, struct tempo_delayq_node *n
 }
 
 /*
+ * The MONOTONIC instant at which the queue's clock reaches @t, by the
+ * clock's offset now; no further ahead than the wheel takes (after a
+ * REALTIME step back the instant may lie beyond: the kick fires early there
+ * and is aimed again).
+ */
+static ktime_t delayq_kick_mono(struct tempo_delayq *q, ktime_t t)
+{
+	ktime_t mono, now;
+
+	if (likely(q->clock == CLOCK_MONOTONIC))
+		return t;
+	mono = ktime_sub(t, tempo_clock_offset(q->clock));
+	now = ktime_get();
+	if (ktime_after(mono, now) &&
+	    ktime_to_ns(ktime_sub(mono, now)) > tempo_timer_max_delay_ns())
+		mono = ktime_add_ns(now, tempo_timer_max_delay_ns());
+	return mono;
+}
+
+/*
  * Arm the kick for @at, a time nothing is takeable before: at @at if the
  * wheel's slack for the delay left is one tick, else that slack early (the
  * callback arms it again for what is left then). The delay is measured from
@@ -629,7 +696,9 @@ static void delayq_take_node(struct tempo_delayq *q, struct tempo_delayq_node *n
  * caller has checked that it is not armed for @at or earlier (q->kick_for:
  * what it was armed for, not q->kick_at, its early aim: an armed kick may
  * fire anywhere from its aim to what it was armed for, so an item due in
- * between needs a kick of its own).
+ * between needs a kick of its own). @at and the aim kept in q->kick_at are
+ * times of the queue's clock; the wheel gets their MONOTONIC instant
+ * (delayq_kick_mono()).
  */
 static void delayq_kick_arm(struct tempo_delayq *q, ktime_t at)
 {
@@ -640,7 +709,8 @@ static void delayq_kick_arm(struct tempo_delayq *q, ktime_t at)
 	slack = tempo_timer_slack_ns(min(left, tempo_timer_max_delay_ns()));
 	if (slack > tempo_timer_tick_ns())
 		fire = ktime_sub_ns(at, slack);
-	if (WARN_ON_ONCE(tempo_timer_arm_at(&q->kick, TEMPO_CPU_LOCAL, fire) < 0))
+	if (WARN_ON_ONCE(tempo_timer_arm_at(&q->kick, TEMPO_CPU_LOCAL,
+					    delayq_kick_mono(q, fire)) < 0))
 		return;
 	q->kick_at = fire;
 	q->kick_for = at;
@@ -745,15 +815,48 @@ static void delayq_unlock(struct tempo_delayq *q, unsigned long flags)
 }
 
 /*
- * Move the counted prefix on over the due nodes after it, at most @budget of
- * them. Return: true when no due node is left uncounted.
+ * Move the ends of the counted prefixes back over nodes no longer due (a
+ * REALTIME clock set back since they were counted; a node linked there
+ * since, not due, was never counted), at most @budget of them. Return:
+ * true when every counted node is due.
+ */
+static bool delayq_uncount_late(struct tempo_delayq *q, unsigned int budget)
+{
+	struct tempo_delayq_node *node;
+
+	while ((node = q->last_ready) && !delayq_due(q, node->deadline)) {
+		if (!budget--)
+			return false;
+		if (node->state == DELAYQ_READY) {
+			delayq_set_state(node, DELAYQ_PENDING);
+			q->nready--;
+		}
+		q->last_ready = delayq_node(rb_prev(&node->rb));
+	}
+	while ((node = q->run_ready) && !delayq_due(q, node->deadline)) {
+		if (!budget--)
+			return false;
+		delayq_set_state(node, DELAYQ_RUN);
+		q->nready--;
+		q->run_ready = list_is_first(&node->entry, &q->run) ? NULL :
+			       list_prev_entry(node, entry);
+	}
+	return true;
+}
+
+/*
+ * Make the counted prefixes hold every due node and no other: back over
+ * nodes no longer due (delayq_uncount_late()), then on over the due nodes
+ * after them, at most @budget nodes each way. Return: true when done.
  */
 static bool delayq_count_ready(struct tempo_delayq *q, unsigned int budget)
 {
-	struct rb_node *rb = q->last_ready ? rb_next(&q->last_ready->rb) :
-			     rb_first_cached(&q->tree);
 	struct tempo_delayq_node *node;
+	struct rb_node *rb;
 
+	if (!delayq_uncount_late(q, budget))
+		return false;
+	rb = q->last_ready ? rb_next(&q->last_ready->rb) : rb_first_cached(&q->tree);
 	for (; rb; rb = rb_next(rb)) {
 		node = delayq_node(rb);
 		if (!delayq_due(q, node->deadline))
@@ -816,21 +919,31 @@ void tempo_delayq_node_init(struct tempo_delayq_node *node)
 EXPORT_SYMBOL_NS_GPL(tempo_delayq_node_init, "TEMPO");
 
 /**
- * tempo_delayq_create() - allocate an empty delay queue
+ * tempo_delayq_create_clock() - allocate an empty delay queue of a clock
+ * @clock: CLOCK_MONOTONIC, CLOCK_BOOTTIME or CLOCK_REALTIME: the clock of
+ *	its deadlines and of the readings that decide what is due
  *
  * The queue is charged to the caller's memory cgroup (GFP_KERNEL_ACCOUNT),
- * or to the one the caller made active (set_active_memcg()).
+ * or to the one the caller made active (set_active_memcg()). The first queue
+ * of a clock other than MONOTONIC makes the module listen for clock changes
+ * (kmod/clock.c).
  *
  * Context: process context; may sleep.
- * Return: the queue, or NULL if out of memory.
+ * Return: the queue; NULL if out of memory, or for another @clock.
  */
-struct tempo_delayq *tempo_delayq_create(void)
+struct tempo_delayq *tempo_delayq_create_clock(clockid_t clock)
 {
-	struct tempo_delayq *q = kzalloc(sizeof(*q), GFP_KERNEL_ACCOUNT);
+	struct tempo_delayq *q;
 	unsigned int lvl, slot;
 
+	if (!tempo_clock_valid(clock))
+		return NULL;
+	if (clock != CLOCK_MONOTONIC && tempo_clock_watch())
+		return NULL;
+	q = kzalloc(sizeof(*q), GFP_KERNEL_ACCOUNT);
 	if (!q)
 		return NULL;
+	q->clock = clock;
 	init_waitqueue_head(&q->wait);
 	init_waitqueue_head(&q->watch);
 	q->tree = RB_ROOT_CACHED;
@@ -841,12 +954,58 @@ struct tempo_delayq *tempo_delayq_create(void)
 			INIT_LIST_HEAD(&q->wheel[lvl][slot]);
 	q->kick_at = KTIME_MAX;
 	tempo_timer_init(&q->kick, delayq_kick, 0);
+	INIT_LIST_HEAD(&q->clock_link);
 	mutex_lock(&delayq_list_lock);
 	list_add_tail(&q->list, &delayq_list);
+	if (clock != CLOCK_MONOTONIC)
+		list_add_tail(&q->clock_link, &delayq_clock_list);
 	mutex_unlock(&delayq_list_lock);
 	return q;
 }
+EXPORT_SYMBOL_NS_GPL(tempo_delayq_create_clock, "TEMPO");
+
+/**
+ * tempo_delayq_create() - allocate an empty delay queue of CLOCK_MONOTONIC
+ *
+ * As tempo_delayq_create_clock(CLOCK_MONOTONIC).
+ *
+ * Context: process context; may sleep.
+ * Return: the queue, or NULL if out of memory.
+ */
+struct tempo_delayq *tempo_delayq_create(void)
+{
+	return tempo_delayq_create_clock(CLOCK_MONOTONIC);
+}
 EXPORT_SYMBOL_NS_GPL(tempo_delayq_create, "TEMPO");
+
+/*
+ * The clock core's chain, after a clock was set or the machine resumed
+ * (process context, a work item): visit every queue of another clock than
+ * MONOTONIC once. Under its lock: forget where the kick is aimed (the offset
+ * it was aimed through may have moved) and read the clock; the unlock's
+ * settle aims the kick again if anybody waits, or wakes a consumer or the
+ * watchers for what the change made due. O(queues), whatever they hold.
+ */
+static int delayq_clock_changed(struct notifier_block *nb, unsigned long unused, void *data)
+{
+	struct tempo_delayq *q;
+	unsigned long flags;
+
+	mutex_lock(&delayq_list_lock);
+	list_for_each_entry(q, &delayq_clock_list, clock_link) {
+		spin_lock_irqsave(&q->wait.lock, flags);
+		q->kick_at = KTIME_MAX;
+		delayq_clock(q);
+		delayq_unlock(q, flags);
+		cond_resched();
+	}
+	mutex_unlock(&delayq_list_lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block delayq_clock_nb = {
+	.notifier_call = delayq_clock_changed,
+};
 
 /* Under the lock, @now the caller's reading: put @node for @deadline. */
 static int delayq_put_locked(struct tempo_delayq *q, struct tempo_delayq_node *node,
@@ -877,14 +1036,17 @@ static __always_inline unsigned int delayq_put(struct tempo_delayq *q,
 					       const ktime_t *when, unsigned int n,
 					       bool relative, int *errp)
 {
-	ktime_t now = ktime_get();
+	/* MONOTONIC is read before the lock; another clock under it ("Clocks"). */
+	bool mono = likely(q->clock == CLOCK_MONOTONIC);
+	ktime_t now = mono ? ktime_get() : 0;
 	unsigned long flags;
 	unsigned int i;
 	int err = 0;
 
 	spin_lock_irqsave(&q->wait.lock, flags);
-	if (ktime_after(now, q->now))
-		q->now = now;
+	if (!mono)
+		now = tempo_clock_read(q->clock);
+	delayq_set_now(q, now);
 	/* Only where no slot is to be emptied: a put moves no other node. */
 	delayq_advance_free(q);
 	for (i = 0; i < n; i++) {
@@ -974,29 +1136,63 @@ struct delayq_consumer {
 	tempo_delayq_consume_fn	fn;
 	void			*arg;
 	unsigned int		max;	/* > 0 */
+	bool			all;	/* TEMPO_DELAYQ_ALL: due or not */
 	unsigned int		n;	/* TAKE and AGAIN verdicts */
 };
 
 /*
- * Show @c->fn the due nodes, earliest first (as take() takes them), and
- * apply its verdicts: at most @c->max TAKE or AGAIN, up to the first STOP.
- * Every node due is shown, wherever in the wheel it was: where the next
- * node is not takeable and the wheel is behind the clock, the slots whose
- * time has come are sorted in first (delayq_next_sorted(), which drops the
- * lock between steps); else one node follows the other in one critical
- * section. An AGAIN node is linked again by its new deadline, and is shown
- * again if that is due and @c->max allows. Return: false if nothing was due
- * (@c->fn was not called).
+ * The first node, due or not: sorted ahead until the first sorted node comes
+ * before every wheel node, DQ_STEP nodes per critical section (the lock is
+ * dropped between). NULL if the queue is empty.
+ */
+static struct tempo_delayq_node *delayq_first_ahead(struct tempo_delayq *q,
+						    unsigned long *flags)
+	__must_hold(&q->wait.lock)
+{
+	struct tempo_delayq_node *first;
+
+	for (;;) {
+		first = delayq_first(q);
+		if ((first && dq_tick(first->deadline) < q->next_tick) ||
+		    q->next_work == DQ_NEVER)
+			return first;
+		if (!delayq_advance(q, q->next_work, DQ_STEP))
+			delayq_relock(q, flags);
+	}
+}
+
+/* The next node to show a consumer: the first due one, or with @c->all the first. */
+static struct tempo_delayq_node *delayq_consumer_next(struct tempo_delayq *q,
+						      struct delayq_consumer *c,
+						      unsigned long *flags)
+	__must_hold(&q->wait.lock)
+{
+	if (!c->all)
+		return delayq_next_sorted(q, flags);
+	return q->dead ? NULL : delayq_first_ahead(q, flags);
+}
+
+/*
+ * Show @c->fn the due nodes (@c->all: every node), earliest first (as take()
+ * takes them), and apply its verdicts: at most @c->max TAKE or AGAIN, up to
+ * the first STOP. Every node due is shown, wherever in the wheel it was:
+ * where the next node is not takeable and the wheel is behind the clock, the
+ * slots whose time has come are sorted in first (delayq_next_sorted(), which
+ * drops the lock between steps; delayq_first_ahead() likewise for
+ * @c->all); else one node follows the other in one critical section. An
+ * AGAIN node is linked again by its new deadline, and is shown again if that
+ * is due (@c->all: if it is still the first) and @c->max allows. Return:
+ * false if nothing was due (@c->fn was not called).
  */
 static bool delayq_consume_locked(struct tempo_delayq *q, struct delayq_consumer *c,
 				  unsigned long *flags)
 	__must_hold(&q->wait.lock)
 {
-	struct tempo_delayq_node *node = delayq_next_sorted(q, flags);
+	struct tempo_delayq_node *node = delayq_consumer_next(q, c, flags);
 	unsigned int n = 0;
 	bool shown = false;
 
-	for (; n < c->max && node; node = delayq_next_sorted(q, flags)) {
+	for (; n < c->max && node; node = delayq_consumer_next(q, c, flags)) {
 		ktime_t linked = node->deadline;
 		enum tempo_delayq_verdict verdict;
 
@@ -1252,7 +1448,8 @@ EXPORT_SYMBOL_NS_GPL(tempo_delayq_drain, "TEMPO");
  *	its fate (see &typedef tempo_delayq_consume_fn)
  * @arg: passed to @fn
  * @max: at most this many TAKE or AGAIN verdicts; 0 returns 0 at once
- * @flags: 0, or TEMPO_DELAYQ_WAIT to sleep until an item is takeable
+ * @flags: 0, or TEMPO_DELAYQ_WAIT to sleep until an item is takeable, or
+ *	TEMPO_DELAYQ_ALL to be shown every item queued, due or not
  *
  * Shows @fn the takeable items one at a time, in the order take() would
  * take them, every item due at the call up to @max, in one critical section
@@ -1263,7 +1460,11 @@ EXPORT_SYMBOL_NS_GPL(tempo_delayq_drain, "TEMPO");
  * later deadline @fn set (shown again in this call if that is due already
  * and @max allows), TEMPO_DELAYQ_STOP leaves it queued as it was and ends
  * the call. With TEMPO_DELAYQ_WAIT, first sleeps as tempo_delayq_take()
- * does until an item is takeable.
+ * does until an item is takeable. With TEMPO_DELAYQ_ALL, shows every item
+ * in that order whether its deadline has passed or not, sorting ahead as
+ * tempo_delayq_peek() does (to let go of a queue's items in order without
+ * destroying it: a flush); an AGAIN item is shown again while it is the
+ * first.
  *
  * Context: without TEMPO_DELAYQ_WAIT, any context except NMI, does not
  * sleep, and holds the lock for O(@max) calls of @fn: keep @max modest in
@@ -1273,7 +1474,7 @@ EXPORT_SYMBOL_NS_GPL(tempo_delayq_drain, "TEMPO");
  * answered STOP); -EAGAIN if nothing is takeable and TEMPO_DELAYQ_WAIT is not
  * set; -ERESTARTSYS on a signal and -EINTR when the calling kthread is being
  * stopped, while waiting; -ESHUTDOWN once @q is shut down; -EINVAL for an
- * unknown flag.
+ * unknown flag, or TEMPO_DELAYQ_WAIT with TEMPO_DELAYQ_ALL.
  */
 int tempo_delayq_consume(struct tempo_delayq *q, tempo_delayq_consume_fn fn, void *arg,
 			 unsigned int max, unsigned int flags)
@@ -1282,12 +1483,14 @@ int tempo_delayq_consume(struct tempo_delayq *q, tempo_delayq_consume_fn fn, voi
 		.fn = fn,
 		.arg = arg,
 		.max = min_t(unsigned int, max, INT_MAX),
+		.all = flags & TEMPO_DELAYQ_ALL,
 	};
 	struct tempo_delayq_node *waited;
 	unsigned long irqflags;
 	int ret;
 
-	if (flags & ~TEMPO_DELAYQ_WAIT)
+	if (flags & ~(TEMPO_DELAYQ_WAIT | TEMPO_DELAYQ_ALL) ||
+	    (flags & TEMPO_DELAYQ_WAIT && c.all))
 		return -EINVAL;
 	if (!max)
 		return 0;
@@ -1297,6 +1500,9 @@ int tempo_delayq_consume(struct tempo_delayq *q, tempo_delayq_consume_fn fn, voi
 		return IS_ERR(waited) ? PTR_ERR(waited) : c.n;
 	}
 	spin_lock_irqsave(&q->wait.lock, irqflags);
+	/* ALL: the reading shown as "due" is taken once, here (it may be early). */
+	if (c.all)
+		delayq_clock(q);
 	if (unlikely(q->dead))
 		ret = -ESHUTDOWN;
 	else
@@ -1387,15 +1593,7 @@ bool tempo_delayq_peek(struct tempo_delayq *q, ktime_t *deadline)
 	unsigned long flags;
 
 	spin_lock_irqsave(&q->wait.lock, flags);
-	/* Sort ahead until the first sorted node is before every wheel node. */
-	for (;;) {
-		first = delayq_first(q);
-		if ((first && dq_tick(first->deadline) < q->next_tick) ||
-		    q->next_work == DQ_NEVER)
-			break;
-		if (!delayq_advance(q, q->next_work, DQ_STEP))
-			delayq_relock(q, &flags);
-	}
+	first = delayq_first_ahead(q, &flags);
 	if (first)
 		*deadline = first->deadline;
 	delayq_unlock(q, flags);
@@ -1523,7 +1721,7 @@ void tempo_delayq_stats(struct tempo_delayq *q, struct tempo_delayq_stats *stats
 	spin_lock_irqsave(&q->wait.lock, flags);
 	delayq_clock(q);
 	delayq_catch_up(q, &flags);
-	for (steps = q->n / DQ_STEP; !delayq_count_ready(q, DQ_STEP) && steps;
+	for (steps = 2 * (q->n / DQ_STEP); !delayq_count_ready(q, DQ_STEP) && steps;
 	     steps--) {
 		delayq_unlock(q, flags);
 		spin_lock_irqsave(&q->wait.lock, flags);
@@ -1647,6 +1845,7 @@ unsigned int tempo_delayq_destroy(struct tempo_delayq *q,
 	for (c = 0; c < DELAYQ_NR_STATS; c++)
 		delayq_retired[c] += q->count[c];
 	list_del(&q->list);
+	list_del(&q->clock_link);
 	mutex_unlock(&delayq_list_lock);
 	kfree(q);
 	return n;
@@ -1691,14 +1890,15 @@ void tempo_delayq_debugfs(struct dentry *dir)
 }
 
 /**
- * tempo_delayq_init() - module init of the delay queue core: nothing to set up
+ * tempo_delayq_init() - module init of the delay queue core: join the clock
+ *	core's chain (queues of other clocks than MONOTONIC re-aim their kicks)
  *
- * Context: process context, module init.
+ * Context: process context, module init, after tempo_clock_init().
  * Return: 0.
  */
 int tempo_delayq_init(void)
 {
-	return 0;
+	return tempo_clock_notifier_register(&delayq_clock_nb);
 }
 
 /**
@@ -1708,5 +1908,6 @@ int tempo_delayq_init(void)
  */
 void tempo_delayq_exit(void)
 {
+	tempo_clock_notifier_unregister(&delayq_clock_nb);
 	WARN(!list_empty(&delayq_list), "tempo: delay queues leaked\n");
 }

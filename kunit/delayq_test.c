@@ -1771,7 +1771,7 @@ static void delayq_consume_refusals(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[0].node, 60000 * DQ_MS), 0);
 	KUNIT_EXPECT_EQ(test, tempo_delayq_consume(q, dq_seen_fn, seen, 4, 0), -EAGAIN);
 	KUNIT_ASSERT_EQ(test, tempo_delayq_put(q, &items[1].node, 0), 0);
-	KUNIT_EXPECT_EQ(test, tempo_delayq_consume(q, dq_seen_fn, seen, 4, BIT(1)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_consume(q, dq_seen_fn, seen, 4, BIT(7)), -EINVAL);
 	KUNIT_EXPECT_EQ(test, tempo_delayq_consume(q, dq_seen_fn, seen, 0, 0), 0);
 	KUNIT_EXPECT_EQ(test, tempo_delayq_consume(q, dq_seen_fn, seen, 0, TEMPO_DELAYQ_WAIT),
 			0);

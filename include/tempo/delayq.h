@@ -119,9 +119,16 @@
  * on its way down and once into the sorted part; taking the earliest item
  * is O(1) from the list, O(log s) from the tree.
  *
- * Time: CLOCK_MONOTONIC (ktime_get()). An item is never available before its
- * deadline. Items are taken in deadline order, items of equal deadlines in
- * put order. A consumer that comes by (take*(), or a watcher's ready()) reads
+ * Time: the queue's clock, CLOCK_MONOTONIC (ktime_get()) unless it was made
+ * with tempo_delayq_create_clock() for CLOCK_BOOTTIME (ktime_get_boottime():
+ * it counts suspend) or CLOCK_REALTIME (ktime_get_real(): a set of the wall
+ * clock moves every deadline with it). Deadlines, put()'s "now" and the
+ * times consume() reports are that clock's. An item is never available
+ * before its deadline: only once a reading of the clock taken after its put
+ * has reached it, whatever the clock did meanwhile (a REALTIME item due
+ * and not yet taken when the clock is set back before its deadline waits
+ * for the clock to reach it again). Items are taken in deadline order, items
+ * of equal deadlines in put order. A consumer that comes by (take*(), or a watcher's ready()) reads
  * the clock when the earliest item is not known to be due, so it gets that
  * item once its deadline has passed; a consumer asleep is woken by the kick,
  * at most one wheel tick after the deadline plus the time the timer
@@ -130,7 +137,12 @@
  * its callback, so that its last expiry lands within a tick). consume()
  * tells when the queue found each item due: the queue's latest clock
  * reading, at or after the item's deadline and taken no later than
- * consume's own critical section.
+ * consume's own critical section. A queue of another clock keeps those
+ * bounds while its clock runs; when the clock is set or the machine resumes,
+ * its kick is aimed anew within the time the system workqueue takes to run
+ * one work item, which visits each such queue once (kmod/clock.c): an item
+ * that the change made due is then taken or its consumer woken within one
+ * more wheel tick.
  *
  * Wake-ups: consumers sleep as exclusive waiters (FIFO). When items become
  * takeable one consumer is woken; a consumer that leaves items takeable
@@ -158,7 +170,7 @@ struct tempo_delayq;
  * @entry:	in a slot of the queue's wheel, or in its run of sorted items
  *		that came in order, while queued there; private.
  * @q:		the queue the node was last put on; private.
- * @deadline:	when the item becomes available (CLOCK_MONOTONIC). Readable by
+ * @deadline:	when the item becomes available (the queue's clock). Readable by
  *		the owner of a node it took; set by put.
  * @seq:	put order, for items of equal deadlines; private.
  * @state:	enum in kmod/delayq.c, under the queue's lock; private.
@@ -235,9 +247,11 @@ enum tempo_delayq_verdict { TEMPO_DELAYQ_TAKE, TEMPO_DELAYQ_AGAIN, TEMPO_DELAYQ_
 
 /**
  * typedef tempo_delayq_consume_fn - decide the fate of a takeable item
- * @node: the earliest takeable item (the one take() would return now)
- * @due:  when the queue found it due: a CLOCK_MONOTONIC reading, never before
- *        node->deadline and never after consume's own critical section
+ * @node: the earliest takeable item (the one take() would return now); with
+ *        TEMPO_DELAYQ_ALL, the earliest item, due or not
+ * @due:  when the queue found it due: a reading of the queue's clock, never before
+ *        node->deadline (but with TEMPO_DELAYQ_ALL, where it may be) and never after
+ *        consume's own critical section
  * @arg:  consume's @arg
  *
  * Runs under the queue's spinlock with interrupts off: it must not sleep and must not
@@ -252,12 +266,14 @@ typedef enum tempo_delayq_verdict (*tempo_delayq_consume_fn)(struct tempo_delayq
 							     ktime_t due, void *arg);
 
 #define TEMPO_DELAYQ_WAIT	BIT(0)	/* sleep (as take()) until an item is takeable */
+#define TEMPO_DELAYQ_ALL	BIT(1)	/* every item, due or not (not with WAIT) */
 
 /* What tempo_delayq_query() finds: a queued item waits, or may be taken now. */
 #define TEMPO_DELAYQ_PENDING	1
 #define TEMPO_DELAYQ_TAKEABLE	2
 
 struct tempo_delayq *tempo_delayq_create(void);
+struct tempo_delayq *tempo_delayq_create_clock(clockid_t clock);
 void tempo_delayq_shutdown(struct tempo_delayq *q);
 unsigned int tempo_delayq_destroy(struct tempo_delayq *q,
 				  tempo_delayq_release_fn release, void *arg);

@@ -37,6 +37,7 @@ tests=(
 	"delayq_stress_tsan_4cpu|$out/delayq_stress $secs 4"
 	"delayq_det|$out/delayq_det_test"
 	"delayq_fuzz|$out/delayq_fuzz -max_total_time=$dfuzz -max_len=512 -timeout=10 -artifact_prefix=$out/ $out/corpus_delayq tools/user/corpus/delayq"
+	"clock_det|$out/clock_det_test"
 	"fault_det|$out/fault_det_test"
 )
 echo "KTAP version 1"

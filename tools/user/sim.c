@@ -81,6 +81,85 @@ void tempo_sim_clock_advance(u64 ns)
 	__atomic_fetch_add(&fake_ns, ns, __ATOMIC_ACQ_REL);
 }
 
+/* ---- other clocks, clock sets, notifier chains ----------------------------- */
+
+static s64 sim_offsets[TK_OFFS_MAX];
+static struct notifier_block *sim_gtod_nb;
+
+s64 tempo_sim_offset(enum tk_offsets offs)
+{
+	return __atomic_load_n(&sim_offsets[offs], __ATOMIC_ACQUIRE);
+}
+
+/* As timekeeping's update with TK_CLOCK_WAS_SET: the offset, then the notifier, irqs off. */
+void tempo_sim_clock_set_offset(enum tk_offsets offs, s64 off)
+{
+	struct notifier_block *nb = __atomic_load_n(&sim_gtod_nb, __ATOMIC_ACQUIRE);
+	unsigned long flags;
+
+	local_irq_save(flags);
+	__atomic_store_n(&sim_offsets[offs], off, __ATOMIC_RELEASE);
+	if (nb)
+		nb->notifier_call(nb, 1, NULL);
+	local_irq_restore(flags);
+}
+
+int pvclock_gtod_register_notifier(struct notifier_block *nb)
+{
+	unsigned long flags;
+
+	__atomic_store_n(&sim_gtod_nb, nb, __ATOMIC_RELEASE);
+	/* The kernel calls it at once, "was set". */
+	local_irq_save(flags);
+	nb->notifier_call(nb, 1, NULL);
+	local_irq_restore(flags);
+	return 0;
+}
+
+int pvclock_gtod_unregister_notifier(struct notifier_block *nb)
+{
+	__atomic_compare_exchange_n(&sim_gtod_nb, &nb, NULL, false, __ATOMIC_ACQ_REL,
+				    __ATOMIC_ACQUIRE);
+	return 0;
+}
+
+int blocking_notifier_chain_register(struct blocking_notifier_head *h, struct notifier_block *nb)
+{
+	pthread_mutex_lock(&h->m);
+	nb->next = h->head;
+	h->head = nb;
+	pthread_mutex_unlock(&h->m);
+	return 0;
+}
+
+int blocking_notifier_chain_unregister(struct blocking_notifier_head *h, struct notifier_block *nb)
+{
+	struct notifier_block **p;
+	int ret = -ENOENT;
+
+	pthread_mutex_lock(&h->m);
+	for (p = &h->head; *p; p = &(*p)->next) {
+		if (*p == nb) {
+			*p = nb->next;
+			ret = 0;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&h->m);
+	return ret;
+}
+
+int blocking_notifier_call_chain(struct blocking_notifier_head *h, unsigned long action, void *v)
+{
+	struct notifier_block *nb;
+
+	pthread_mutex_lock(&h->m);
+	for (nb = h->head; nb; nb = nb->next)
+		nb->notifier_call(nb, action, v);
+	pthread_mutex_unlock(&h->m);
+	return 0;
+}
+
 /* ---- per-CPU arena ------------------------------------------------------- */
 
 char *tempo_pcpu_arena;

@@ -32,21 +32,21 @@ USER_SIM := $(USER_DIR)/sim.c
 USER_HDRS := $(wildcard $(USER_DIR)/*.h $(USER_DIR)/include/*.h \
 	$(USER_DIR)/include/*/*.h) kmod/wheel.h include/tempo/timer.h tools/tests/harness.h
 USER_WHEEL := kmod/wheel.c
-USER_HDRS += include/tempo/order.h include/tempo/delayq.h kmod/internal.h
+USER_HDRS += include/tempo/order.h include/tempo/delayq.h kmod/internal.h kmod/clock.h
 # The det and stress tests see the cores' test points (kmod/testing.h) and
 # supply tempo_test_point() themselves.
 USER_ORDER := kmod/wheel.c kmod/order.c
 # The delay queue's rbtree: the kernel's own userspace copy, taken from the
 # linux-source tree at build time (tools/user/rbtree.sh), never kept here.
 USER_RBTREE := $(USER_KSRC)/rbtree.c
-USER_DELAYQ := kmod/wheel.c kmod/delayq.c $(USER_RBTREE)
+USER_DELAYQ := kmod/wheel.c kmod/clock.c kmod/delayq.c $(USER_RBTREE)
 USER_TESTING := -DTEMPO_TESTING
 
 USER_BINS := $(USER_OUT)/wheel_det_test $(USER_OUT)/wheel_stress \
 	$(USER_OUT)/wheel_fuzz $(USER_OUT)/bench \
 	$(USER_OUT)/order_det_test $(USER_OUT)/order_stress $(USER_OUT)/order_fuzz \
 	$(USER_OUT)/delayq_stress $(USER_OUT)/delayq_det_test $(USER_OUT)/delayq_fuzz \
-	$(USER_OUT)/fault_det_test
+	$(USER_OUT)/fault_det_test $(USER_OUT)/clock_det_test
 
 $(USER_RBTREE): $(USER_DIR)/rbtree.sh
 	$(USER_DIR)/rbtree.sh $(USER_OUT)
@@ -90,13 +90,17 @@ $(USER_OUT)/delayq_fuzz: $(USER_DIR)/delayq_fuzz.c $(USER_SIM) $(USER_DELAYQ) $(
 	@mkdir -p $(@D)
 	$(USER_CC) $(USER_CFLAGS) $(USER_FUZZ) -o $@ $(filter %.c,$^) -lpthread
 
+$(USER_OUT)/clock_det_test: $(USER_DIR)/clock_det_test.c $(USER_SIM) $(USER_DELAYQ) $(USER_HDRS)
+	@mkdir -p $(@D)
+	$(USER_CC) $(USER_CFLAGS) $(USER_ASAN) -o $@ $(filter %.c,$^) -lpthread
+
 # Allocation-failure paths under ASan/LeakSanitizer.
-$(USER_OUT)/fault_det_test: $(USER_DIR)/fault_det_test.c $(USER_SIM) $(USER_ORDER) kmod/delayq.c \
+$(USER_OUT)/fault_det_test: $(USER_DIR)/fault_det_test.c $(USER_SIM) $(USER_ORDER) kmod/clock.c kmod/delayq.c \
 		$(USER_RBTREE) $(USER_HDRS)
 	@mkdir -p $(@D)
 	$(USER_CC) $(USER_CFLAGS) $(USER_ASAN) -o $@ $(filter %.c,$^) -lpthread
 
-$(USER_OUT)/bench: $(USER_DIR)/bench.c $(USER_SIM) $(USER_ORDER) kmod/delayq.c $(USER_RBTREE) \
+$(USER_OUT)/bench: $(USER_DIR)/bench.c $(USER_SIM) $(USER_ORDER) kmod/clock.c kmod/delayq.c $(USER_RBTREE) \
 		$(USER_HDRS)
 	@mkdir -p $(@D)
 	$(USER_CC) $(filter-out -O1,$(USER_CFLAGS)) -O2 -o $@ $(filter %.c,$^) -lpthread

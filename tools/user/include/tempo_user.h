@@ -28,6 +28,7 @@
 #include <string.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #ifndef ERESTARTSYS
 #define ERESTARTSYS 512
 #endif
@@ -418,6 +419,41 @@ static inline ktime_t ktime_sub_ns(ktime_t k, u64 ns) { return k - ns; }
 /* The time of the last tick: at most a jiffy behind ktime_get_ns(). */
 static inline u64 ktime_get_coarse_ns(void) { return ktime_get_ns() / TICK_NSEC * TICK_NSEC; }
 
+/*
+ * Clocks other than MONOTONIC (kmod/clock.c): REALTIME and BOOTTIME are
+ * MONOTONIC plus a simulated offset. tempo_sim_clock_set_offset() moves one
+ * as timekeeping does when a clock is set or the machine resumes, and tells
+ * the pvclock_gtod notifier "was set" from the calling CPU, interrupts off.
+ * No time namespace: a task's offsets are 0.
+ */
+#include <time.h>
+enum tk_offsets { TK_OFFS_REAL, TK_OFFS_BOOT, TK_OFFS_TAI, TK_OFFS_MAX };
+s64 tempo_sim_offset(enum tk_offsets offs);
+void tempo_sim_clock_set_offset(enum tk_offsets offs, s64 off);
+static inline ktime_t ktime_mono_to_any(ktime_t t, enum tk_offsets offs)
+{ return t + tempo_sim_offset(offs); }
+static inline ktime_t ktime_get_real(void) { return ktime_get() + tempo_sim_offset(TK_OFFS_REAL); }
+static inline ktime_t ktime_get_boottime(void) { return ktime_get() + tempo_sim_offset(TK_OFFS_BOOT); }
+struct timespec64 { s64 tv_sec; long tv_nsec; };
+static inline s64 timespec64_to_ns(const struct timespec64 *ts)
+{ return ts->tv_sec * (s64)NSEC_PER_SEC + ts->tv_nsec; }
+static inline void timens_add_monotonic(struct timespec64 *ts) { (void)ts; }
+static inline u64 timens_add_boottime_ns(u64 ns) { return ns; }
+
+/* Notifier chains: a list under a mutex; the call runs each in turn. */
+struct notifier_block {
+	int (*notifier_call)(struct notifier_block *nb, unsigned long action, void *data);
+	struct notifier_block *next;
+};
+#define NOTIFY_DONE 0
+struct blocking_notifier_head { pthread_mutex_t m; struct notifier_block *head; };
+#define BLOCKING_NOTIFIER_HEAD(n) struct blocking_notifier_head n = { PTHREAD_MUTEX_INITIALIZER, NULL }
+int blocking_notifier_chain_register(struct blocking_notifier_head *h, struct notifier_block *nb);
+int blocking_notifier_chain_unregister(struct blocking_notifier_head *h, struct notifier_block *nb);
+int blocking_notifier_call_chain(struct blocking_notifier_head *h, unsigned long action, void *v);
+int pvclock_gtod_register_notifier(struct notifier_block *nb);
+int pvclock_gtod_unregister_notifier(struct notifier_block *nb);
+
 /* ---- memory ---------------------------------------------------------- */
 /*
  * kmalloc() aligns power-of-two sizes naturally and everything to at least
@@ -537,6 +573,7 @@ struct irq_work {
 	struct irq_work *sim_next;
 };
 void init_irq_work(struct irq_work *w, void (*func)(struct irq_work *));
+#define DEFINE_IRQ_WORK(n, f) struct irq_work n = { .func = (f) }
 bool irq_work_queue(struct irq_work *w);
 void irq_work_sync(struct irq_work *w);
 
@@ -568,6 +605,7 @@ struct workqueue_struct { int dummy; };
 #define WQ_CPU_INTENSIVE 8
 #define WQ_PERCPU 256
 #define INIT_WORK(w, f) do { (w)->func = (f); atomic_set(&(w)->pending, 0); (w)->cpu = -1; } while (0)
+#define DECLARE_WORK(n, f) struct work_struct n = { .func = (f), .cpu = -1 }
 #define WORK_CPU_UNBOUND (-1)
 struct workqueue_struct *alloc_workqueue(const char *fmt, unsigned int flags, int max, ...);
 void destroy_workqueue(struct workqueue_struct *wq);
@@ -578,6 +616,7 @@ bool flush_work(struct work_struct *w);
 bool cancel_work_sync(struct work_struct *w);
 void flush_workqueue(struct workqueue_struct *wq);
 extern struct workqueue_struct *system_wq;
+static inline bool schedule_work(struct work_struct *w) { return queue_work(system_wq, w); }
 
 /* ---- sleeping: wait_var_event (polled), tasks, wait queues, locks ------ */
 void tempo_sim_wait_idle(void);		/* run own irqs (and works), then nap */
