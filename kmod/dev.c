@@ -88,6 +88,7 @@
 #include <tempo/timer.h>
 #include <uapi/tempo.h>
 
+#include "clock.h"
 #include "dev.h"
 
 #define TEMPO_READ_CHUNK	128	/* records per pass of read(): one consume() */
@@ -127,7 +128,11 @@ struct dev_reader {
 	unsigned int		n;		/* records copied out */
 	bool			faulted;	/* a record's copy faulted: STOP */
 	bool			lost_taken;	/* the loss report was taken */
-	u64			now;		/* a reading for overruns, or 0 */
+	bool			ended;		/* these are COS timers of @gen a set ended */
+	u32			gen;
+	unsigned long		clocks;		/* clock queues whose proxies were due */
+	struct dev_now		at;		/* the reader's namespace; off_real */
+	ktime_t			now;		/* a reading of the queue's clock, or 0 */
 	u64			fired;		/* expiries read (1 + overrun each) */
 	u64			overruns;	/* of which overruns */
 	struct list_head	osubs;		/* ordered records taken, by os->sink */
@@ -137,42 +142,58 @@ struct dev_reader {
 };
 
 /*
- * A timer's record. A periodic timer's record counts, as overruns, the
- * deadlines after @deadline that have passed by the time it is read (the
- * timer slept meanwhile: nothing fired for them), and the timer goes on at
- * the next one, on its original schedule (AGAIN). @due: when the queue
- * found it due, its fire time, never before its deadline.
+ * A timer's record, its times in its clock and the reader's namespace. A
+ * periodic timer's record counts, as overruns, the deadlines after
+ * @deadline that have passed by the time it is read (the timer slept
+ * meanwhile: nothing fired for them), and the timer goes on at the next
+ * one, on its original schedule (AGAIN). @due: when the queue found it due,
+ * its fire time, never before its deadline; for a timer a clock set ended
+ * (rd->ended), when the reader took it, and its last record.
  */
 static void dev_read_timer(struct dev_reader *rd, struct tempo_utimer *ut, ktime_t due,
 			   struct tempo_event *ev, u64 *overrun)
 {
-	u64 deadline = ktime_to_ns(ut->item.dq.deadline);
+	ktime_t deadline = ut->item.dq.deadline;
+	u8 clock = ut->item.clock;
 
 	ev->type = TEMPO_EV_TIMER;
 	ev->id = ut->id;
 	ev->cookie = ut->cookie;
-	ev->deadline = deadline;
-	ev->time = ktime_to_ns(due);
 	*overrun = 0;
+	if (likely(clock == DEV_CLK_MONO)) {
+		/* Most records: as dev_clock_to_user() has it, in fewer steps. */
+		ev->deadline = tempo_time_to_user(deadline, rd->at.ns.mono);
+		ev->time = tempo_time_to_user(due, rd->at.ns.mono);
+	} else {
+		ev->deadline = dev_clock_to_user(&rd->at, clock, deadline);
+		ev->time = dev_clock_to_user(&rd->at, clock, due);
+		ev->flags = dev_clock_evflags(clock);
+		/* Only a COS queue's timers are ever read as ended. */
+		if (rd->ended) {
+			ev->flags |= TEMPO_EVF_FINAL | TEMPO_EVF_CLOCK_SET;
+			return;
+		}
+	}
 	if (!ut->period) {
-		ev->flags = TEMPO_EVF_FINAL;
+		ev->flags |= TEMPO_EVF_FINAL;
 		return;
 	}
 	if (!rd->now)
-		rd->now = ktime_get_ns();
-	/* Never negative: due >= deadline and the reading is later than due. */
-	if ((s64)(rd->now - deadline) > 0)
-		*overrun = div64_u64(rd->now - deadline, ut->period);
+		rd->now = likely(clock == DEV_CLK_MONO) ? ktime_get() :
+			  tempo_clock_read(dev_clock_host(clock));
+	/* Not after: due >= deadline, and the reading is later (but a REALTIME set back). */
+	if (ktime_after(rd->now, deadline))
+		*overrun = div64_u64(ktime_to_ns(ktime_sub(rd->now, deadline)), ut->period);
 	ev->overrun = dev_overrun_clamp(*overrun);
 }
 
-static void dev_read_order(struct tempo_osub *os, struct tempo_event *ev)
+static void dev_read_order(struct dev_reader *rd, struct tempo_osub *os, struct tempo_event *ev)
 {
 	ev->type = TEMPO_EV_ORDER;
 	ev->id = os->ticket;
 	ev->cookie = os->cookie;
-	ev->deadline = os->submitted;
-	ev->time = os->completed;
+	ev->deadline = tempo_time_to_user(os->submitted, rd->at.ns.mono);
+	ev->time = tempo_time_to_user(os->completed, rd->at.ns.mono);
 	ev->len = os->len;
 }
 
@@ -187,7 +208,10 @@ static void dev_read_order(struct tempo_osub *os, struct tempo_event *ev)
  * verdict: a TAKE of a one-shot here, or a cancel's remove(), whichever the
  * queue's lock lets in first. The destination may be user memory (read(2),
  * readv(2), io_uring's READ and READV) or pages (io_uring's READ_FIXED);
- * the caller left room for the record.
+ * the caller left room for the record. A clock queue's proxy (DI_CLOCK) is
+ * no record: it is noted and answered STOP, and read() consumes that queue
+ * next (dev_clock.c); so is a timer of a later COS generation than the
+ * ended one being read.
  */
 static enum tempo_delayq_verdict dev_read_record(struct tempo_delayq_node *node,
 						 ktime_t due, void *arg)
@@ -201,6 +225,12 @@ static enum tempo_delayq_verdict dev_read_record(struct tempo_delayq_node *node,
 	int lost = 0;
 	size_t copied;
 
+	if (it->kind == DI_CLOCK) {
+		rd->clocks |= BIT(container_of(it, struct dev_clock, proxy) - ctx->clk);
+		return TEMPO_DELAYQ_STOP;
+	}
+	if (rd->ended && it->cos_gen != rd->gen)
+		return TEMPO_DELAYQ_STOP;
 	memset(&ev, 0, sizeof(ev));
 	switch (it->kind) {
 	case DI_TIMER:
@@ -208,7 +238,7 @@ static enum tempo_delayq_verdict dev_read_record(struct tempo_delayq_node *node,
 		dev_read_timer(rd, ut, due, &ev, &overrun);
 		break;
 	case DI_ORDER:
-		dev_read_order(container_of(it, struct tempo_osub, item), &ev);
+		dev_read_order(rd, container_of(it, struct tempo_osub, item), &ev);
 		break;
 	default:
 		lost = atomic_read(&ctx->lost);
@@ -231,7 +261,7 @@ static enum tempo_delayq_verdict dev_read_record(struct tempo_delayq_node *node,
 		/* Counted once per consume(), in dev_read_settle(). */
 		rd->fired += 1 + overrun;
 		rd->overruns += overrun;
-		if (ut->period) {
+		if (ut->period && !rd->ended) {
 			node->deadline = ktime_add_ns(node->deadline, (overrun + 1) * ut->period);
 			return TEMPO_DELAYQ_AGAIN;
 		}
@@ -335,20 +365,33 @@ static ssize_t tempo_dev_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	size_t want = iov_iter_count(to) / sizeof(struct tempo_event);
 	bool nowait = (iocb->ki_filp->f_flags & O_NONBLOCK) || (iocb->ki_flags & IOCB_NOWAIT);
 	struct dev_reader rd = { .ctx = ctx, .to = to, .osubs = LIST_HEAD_INIT(rd.osubs) };
-	unsigned int chunk, flags, stalls = 0;
+	unsigned int chunk, flags, stalls = 0, i;
 	size_t done = 0;
 	int ret, err = 0;
 
 	if (!want)
 		return -EINVAL;
+	/* Times go out in the reader's namespace (a file may be passed between them). */
+	tempo_timens_get(&rd.at.ns);
+	rd.at.off_real = tempo_clock_offset(CLOCK_REALTIME);
 	while (done < want) {
 		chunk = min_t(size_t, want - done, TEMPO_READ_CHUNK);
 		rd.n = 0;
 		rd.faulted = false;
 		rd.now = 0;
+		rd.clocks = 0;
 		/* Sleep only for the first record: then return what is ready. */
 		flags = !done && !nowait ? TEMPO_DELAYQ_WAIT : 0;
 		ret = tempo_delayq_consume(ctx->q, dev_read_record, &rd, chunk, flags);
+		/* The clock queues whose proxies were due: their records next. */
+		for_each_set_bit(i, &rd.clocks, DEV_CLK_QUEUES) {
+			if (rd.faulted || rd.n >= chunk)
+				break;
+			rd.now = 0;
+			dev_clock_read_one(ctx, i, dev_read_record, &rd, chunk - rd.n, &rd.ended,
+					   &rd.gen);
+			rd.ended = false;
+		}
 		dev_read_settle(ctx, &rd);
 		done += rd.n;
 		if (ret < 0) {
@@ -369,8 +412,8 @@ static ssize_t tempo_dev_read_iter(struct kiocb *iocb, struct iov_iter *to)
 				err = -EFAULT;
 				break;
 			}
-		} else if (rd.n < chunk) {
-			break;	/* nothing more ready */
+		} else if (rd.n < chunk && !rd.clocks) {
+			break;	/* nothing more ready (past a proxy, ctx->q may hold more) */
 		}
 		err = dev_loop_step();
 		if (err)
@@ -403,14 +446,19 @@ static __poll_t tempo_dev_poll(struct file *file, struct poll_table_struct *pt)
 
 /* ---- info and stats -------------------------------------------------- */
 
-static long dev_ioc_info(void __user *arg)
+/* TEMPO_IOC_INFO of a caller built before struct tempo_info grew (uapi/tempo.h). */
+#define TEMPO_IOC_INFO_VER0	_IOC(_IOC_READ, TEMPO_IOC_MAGIC, 0x00, TEMPO_INFO_SIZE_VER0)
+
+/* TEMPO_IOC_INFO: as much of struct tempo_info as the caller's @size holds. */
+static long dev_ioc_info(void __user *arg, size_t size)
 {
+	struct dev_now now;
 	struct tempo_info in = {
 		.version	= TEMPO_ABI_VERSION,
 		.features	= TEMPO_FEAT_TIMERS | TEMPO_FEAT_PERIODIC |
 				  TEMPO_FEAT_ORDER | TEMPO_FEAT_SINK | TEMPO_FEAT_STATS |
 				  TEMPO_FEAT_USER_LIMITS | TEMPO_FEAT_ORDER_SKIP |
-				  TEMPO_FEAT_QUERY | TEMPO_FEAT_URING,
+				  TEMPO_FEAT_QUERY | TEMPO_FEAT_URING | TEMPO_FEAT_CLOCKS,
 		.record_size	= sizeof(struct tempo_event),
 		.order_window	= dev_limit_window(),
 		.tick_ns	= tempo_timer_tick_ns(),
@@ -424,13 +472,37 @@ static long dev_ioc_info(void __user *arg)
 		.max_user_bytes	= dev_user_limit(DU_BYTES),
 	};
 
-	return copy_to_user(arg, &in, sizeof(in)) ? -EFAULT : 0;
+	/* One MONOTONIC reading, and each clock through its offset at that time. */
+	dev_now_get(&now);
+	in.now_monotonic = dev_clock_to_user(&now, DEV_CLK_MONO, now.mono);
+	in.now_boottime = dev_clock_to_user(&now, DEV_CLK_BOOT, dev_now_of(&now, DEV_CLK_BOOT));
+	in.now_realtime = dev_clock_to_user(&now, DEV_CLK_REAL, dev_now_of(&now, DEV_CLK_REAL));
+	return copy_to_user(arg, &in, min(size, sizeof(in))) ? -EFAULT : 0;
+}
+
+/*
+ * Records ready to read now: ctx->q's, less its clock queues' proxies that
+ * are due (no records themselves), and the clock queues' (dev_clock.c).
+ */
+static u32 dev_ready(struct tempo_ctx *ctx)
+{
+	struct tempo_delayq_stats dq;
+	unsigned int i, ready;
+	u32 n;
+	bool due;
+
+	tempo_delayq_stats(ctx->q, &dq);
+	n = dq.ready;
+	for (i = 0; i < DEV_CLK_QUEUES; i++) {
+		dev_clock_queued(ctx, i, &ready, &due);
+		n += ready - (due && n);
+	}
+	return n;
 }
 
 static void dev_stats_ctx(struct tempo_ctx *ctx, struct tempo_ctx_stats *s)
 {
 	struct tempo_ctx_counters *c = &ctx->st;
-	struct tempo_delayq_stats dq;
 
 	/* completed first: the writes and records it counts are then visible. */
 	s->completed = atomic64_read(&c->completed);
@@ -450,8 +522,7 @@ static void dev_stats_ctx(struct tempo_ctx *ctx, struct tempo_ctx_stats *s)
 	s->sink_bytes = atomic64_read(&c->sink_bytes);
 	s->sink_errors = atomic64_read(&c->sink_errors);
 	s->sink_last_error = READ_ONCE(ctx->sink_last_error);
-	tempo_delayq_stats(ctx->q, &dq);
-	s->events_ready = dq.ready;
+	s->events_ready = dev_ready(ctx);
 	s->sink_pending = READ_ONCE(ctx->sink_queued);
 }
 
@@ -499,7 +570,8 @@ static long dev_ioctl(struct tempo_ctx *ctx, unsigned int cmd, void __user *uarg
 
 	switch (cmd) {
 	case TEMPO_IOC_INFO:
-		return dev_ioc_info(uarg);
+	case TEMPO_IOC_INFO_VER0:
+		return dev_ioc_info(uarg, _IOC_SIZE(cmd));
 	case TEMPO_IOC_STATS:
 		return dev_ioc_stats(ctx, uarg);
 	case TEMPO_IOC_TIMER_ARM:
@@ -559,6 +631,7 @@ static int tempo_dev_open(struct inode *inode, struct file *file)
 		goto err_free_ctx;
 	tempo_delayq_node_init(&ctx->lost_item.dq);
 	ctx->lost_item.kind = DI_LOST;
+	dev_clock_ctx_init(ctx);
 	init_llist_head(&ctx->free_in);
 	spin_lock_init(&ctx->sink_qlock);
 	INIT_LIST_HEAD(&ctx->sink_q);
@@ -614,13 +687,16 @@ static int tempo_dev_release(struct inode *inode, struct file *file)
 	struct tempo_ctx *ctx = file->private_data;
 
 	/*
-	 * No ioctl or read can run any more. The ordered stream first: its
-	 * last completions still put records on the queue; what still waits
-	 * for the sink is dropped and counted, and the sink let go.
+	 * No ioctl or read can run any more, and no walk after a clock change
+	 * once the file is off their list. The ordered stream first: its last
+	 * completions still put records on the queue; what still waits for the
+	 * sink is dropped and counted, and the sink let go.
 	 */
+	dev_clock_unlist(ctx);
 	dev_order_release(ctx);
-	/* Every item still queued comes back (live timers end here). */
+	/* Every item still queued comes back (live timers end here), then the clocks'. */
 	tempo_delayq_destroy(ctx->q, dev_item_release, ctx);
+	dev_clock_release(ctx);
 	dev_timers_release(ctx);
 
 	mutex_destroy(&ctx->sink_lock);
@@ -634,12 +710,26 @@ static int tempo_dev_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/*
+ * /proc/PID/fdinfo/FD, as timerfd and io_uring have: the file's live timers,
+ * per clock, and its records ready to read.
+ */
+static void tempo_dev_show_fdinfo(struct seq_file *m, struct file *file)
+{
+	struct tempo_ctx *ctx = file->private_data;
+
+	seq_printf(m, "timers:\t%d\n", atomic_read(&ctx->ntimers));
+	dev_clock_fdinfo(m, ctx);
+	seq_printf(m, "ready:\t%u\n", dev_ready(ctx));
+}
+
 const struct file_operations tempo_dev_fops = {
 	.owner		= THIS_MODULE,
 	.open		= tempo_dev_open,
 	.release	= tempo_dev_release,
 	.read_iter	= tempo_dev_read_iter,
 	.poll		= tempo_dev_poll,
+	.show_fdinfo	= tempo_dev_show_fdinfo,
 	.unlocked_ioctl	= tempo_dev_ioctl,
 	.uring_cmd	= tempo_dev_uring_cmd,
 	.compat_ioctl	= compat_ptr_ioctl,	/* identical layouts, see dev_abi_check() */
@@ -660,6 +750,7 @@ static void dev_abi_check(void)
 #include <uapi/tempo_layout.h>
 #undef TEMPO_ABI_FIELD
 #undef TEMPO_ABI_SIZE
+	BUILD_BUG_ON(offsetofend(struct tempo_info, max_user_bytes) != TEMPO_INFO_SIZE_VER0);
 }
 
 static int dev_stats_show(struct seq_file *m, void *unused)
@@ -686,6 +777,7 @@ DEFINE_SHOW_ATTRIBUTE(dev_stats);
 void tempo_dev_debugfs(struct dentry *dir)
 {
 	debugfs_create_file("dev", 0444, dir, NULL, &dev_stats_fops);
+	dev_clock_debugfs(dir);
 }
 
 /**
@@ -696,9 +788,17 @@ void tempo_dev_debugfs(struct dentry *dir)
  */
 int tempo_dev_init(void)
 {
+	int err;
+
 	dev_abi_check();
 	dev_timer_init();
-	return misc_register(&tempo_miscdev);
+	err = dev_clock_init();
+	if (err)
+		return err;
+	err = misc_register(&tempo_miscdev);
+	if (err)
+		dev_clock_exit();
+	return err;
 }
 
 /**
@@ -709,4 +809,5 @@ int tempo_dev_init(void)
 void tempo_dev_exit(void)
 {
 	misc_deregister(&tempo_miscdev);
+	dev_clock_exit();
 }

@@ -13,16 +13,21 @@
  *   dev_timer.c  timers: the slot table and ids, arm, cancel (by id, and by
  *                cookie through a hash), query; a batch call's copy and out
  *                fields
+ *   dev_clock.c  timers of other clocks than MONOTONIC: a queue per clock
+ *                and its stand-in on the event queue, cancel-on-set, clock
+ *                changes; a timer's times in a caller's clock and time
+ *                namespace
  *   dev_order.c  the ordered stream: tickets and their ownership, submit,
  *                trash, skip, the completion, the sink and its writer
  *   dev_uring.c  the io_uring commands
  *   dev_user.c   per-user limits and accounting
  *
- * Locks of a context, outermost first: ctl_lock (dev_timer.c) -> the delay
- * queue's lock; order_lock (dev_order.c) alone; sink_lock (dev_order.c) ->
- * the sink's f_pos_lock, and sink_lock -> sink_qlock. The queue's lock is
- * only ever taken inside the delay queue's calls, and a consume callback
- * (dev.c's read) takes no lock.
+ * Locks of a context, outermost first: ctl_lock (dev_timer.c) -> clk_lock
+ * (dev_clock.c) -> the delay queues' locks; order_lock (dev_order.c) alone;
+ * sink_lock (dev_order.c) -> the sink's f_pos_lock, and sink_lock ->
+ * sink_qlock. A queue's lock is only ever taken inside the delay queue's
+ * calls, one queue at a time, and a consume callback (dev.c's read) takes no
+ * lock.
  */
 #ifndef _TEMPO_DEV_H
 #define _TEMPO_DEV_H
@@ -37,8 +42,12 @@
 #include <linux/uidgid.h>
 
 #include <tempo/delayq.h>
+#include <uapi/tempo.h>
+
+#include "clock.h"
 
 struct dentry;
+struct seq_file;
 struct file;
 struct io_uring_cmd;
 struct mem_cgroup;
@@ -64,18 +73,42 @@ void tempo_dev_debugfs(struct dentry *dir);
 #define DEV_GFP_NOWAIT	(GFP_NOWAIT | __GFP_ACCOUNT | __GFP_NOWARN)
 
 /* What an item on the file's delay queue is. */
-enum dev_item_kind { DI_TIMER, DI_ORDER, DI_LOST };
+enum dev_item_kind { DI_TIMER, DI_ORDER, DI_LOST, DI_CLOCK };
 
-/* An item of the file's delay queue: the head of a utimer, an osub, or the loss report. */
+/*
+ * An item of one of the file's delay queues: the head of a utimer, an osub,
+ * the loss report, or the stand-in of a clock's queue (struct dev_clock).
+ * @clock and @cos_gen are a timer's (in the room the item has after @kind):
+ * written under ctl_lock while it is not queued, read by the read callback
+ * while it is.
+ */
 struct dev_item {
 	struct tempo_delayq_node	dq;
 	u8				kind;	/* enum dev_item_kind */
+	u8				clock;	/* DI_TIMER: enum dev_clk */
+	u32				cos_gen; /* DEV_CLK_COS: ctx->cos_gen at the arm */
 };
 
 /*
- * A timer slot (dev_timer.c). @id, @cookie and @period are written under
- * ctl_lock while the item is not queued, and read by the read callback while
- * it is.
+ * A timer's clock (dev_clock.c): which queue holds it, and how its times are
+ * reported. The first two are on the event queue ctx->q; the others each on
+ * the file's queue of that clock, ctx->clk[clock - DEV_CLK_BOOT].
+ */
+enum dev_clk {
+	DEV_CLK_MONO,		/* CLOCK_MONOTONIC */
+	DEV_CLK_REAL_REL,	/* relative CLOCK_REALTIME: MONOTONIC, times shown in REALTIME */
+	DEV_CLK_BOOT,		/* CLOCK_BOOTTIME */
+	DEV_CLK_REAL,		/* absolute CLOCK_REALTIME */
+	DEV_CLK_COS,		/* absolute CLOCK_REALTIME, TEMPO_ARM_CANCEL_ON_SET */
+	DEV_CLK_NR
+};
+
+#define DEV_CLK_QUEUES	(DEV_CLK_NR - DEV_CLK_BOOT)	/* clocks with a queue of their own */
+
+/*
+ * A timer slot (dev_timer.c). @id, @cookie and @period (and the item's
+ * @clock) are written under ctl_lock while the item is not queued, and read
+ * by the read callback while it is.
  */
 struct tempo_utimer {
 	struct dev_item		item;
@@ -104,6 +137,19 @@ struct tempo_osub {
 	u8			*data;		/* @len bytes, or NULL once freed */
 };
 
+/*
+ * A file's queue of one clock with a queue of its own (dev_clock.c), and its
+ * stand-in on the event queue: an item due when the first deadline of @q is,
+ * by the clock's offset (or at once, for timers a clock set ended).
+ */
+struct dev_clock {
+	struct tempo_delayq	*q;		/* NULL until its first timer; set under */
+							/* ctl_lock and clk_lock */
+	struct dev_item		proxy;		/* DI_CLOCK, on ctx->q; clk_lock */
+	ktime_t			first;		/* what the proxy stands for, KTIME_MAX: none */
+	u8			clock;		/* enum dev_clk */
+};
+
 struct tempo_ctx_counters {
 	atomic64_t armed, rearmed, fired, cancelled, events_read, overruns;
 	atomic64_t events_lost, tickets, submitted, trashed, completed;
@@ -128,6 +174,14 @@ struct tempo_ctx {
 	u32			nchunks;
 	u32			cap_chunks;
 	atomic_t		ntimers;	/* live timers: items queued */
+
+	/* Timers of other clocks (dev_clock.c). */
+	spinlock_t		clk_lock;	/* the proxies; cos_*: with ctl_lock */
+	struct dev_clock	clk[DEV_CLK_QUEUES];
+	ktime_t			cos_offset;	/* REALTIME's offset its COS timers were armed at */
+	u32			cos_gen;	/* bumped when COS timers begin anew */
+	struct list_head	clk_link;	/* on dev_clock_files once a clock queue */
+							/* exists; empty: ctx->q is the only queue */
 
 	/* The ordered stream (dev_order.c). */
 	struct mutex		order_lock;	/* creates the ordering domain */
@@ -183,6 +237,181 @@ void dev_slots_free_chain(struct tempo_ctx *ctx, struct llist_node *first,
 			  struct llist_node *last, unsigned int n);
 size_t dev_slot_size(void);
 void dev_timers_release(struct tempo_ctx *ctx);
+
+/* dev_clock.c */
+
+/* A caller's clocks at one instant, for one call (dev_now_get()). */
+struct dev_now {
+	ktime_t			mono;		/* ktime_get() */
+	ktime_t			off_boot;	/* BOOTTIME - MONOTONIC then */
+	ktime_t			off_real;	/* REALTIME - MONOTONIC then */
+	struct tempo_timens	ns;		/* the caller's time namespace */
+};
+
+void dev_now_get(struct dev_now *now);
+
+/*
+ * A timer's clock, inline: the arm, read and cancel paths of every timer
+ * ask (MONOTONIC's cost is a compare or two).
+ */
+/* The host clock of a dev clock's queue: of its deadlines and readings. */
+static inline clockid_t dev_clock_host(u8 clock)
+{
+	switch (clock) {
+	case DEV_CLK_BOOT:
+		return CLOCK_BOOTTIME;
+	case DEV_CLK_REAL:
+	case DEV_CLK_COS:
+		return CLOCK_REALTIME;
+	default:
+		return CLOCK_MONOTONIC;
+	}
+}
+
+/* The clock a caller named, for its namespace offset and its records' flags. */
+static inline clockid_t dev_clock_user(u8 clock)
+{
+	return clock == DEV_CLK_REAL_REL ? CLOCK_REALTIME : dev_clock_host(clock);
+}
+
+/* The host's reading of @clock's queue clock at @now's instant. */
+static inline ktime_t dev_now_of(const struct dev_now *now, u8 clock)
+{
+	switch (dev_clock_host(clock)) {
+	case CLOCK_BOOTTIME:
+		return now->mono + now->off_boot;
+	case CLOCK_REALTIME:
+		return now->mono + now->off_real;
+	default:
+		return now->mono;
+	}
+}
+
+/**
+ * dev_clock_of() - the clock a spec's flags name
+ * @flags: tempo_timer_spec.flags, no unknown bit
+ * @clock: receives the enum dev_clk
+ *
+ * Return: 0, or -EINVAL for both clocks, or CANCEL_ON_SET other than with
+ * TEMPO_ARM_ABS | TEMPO_ARM_REALTIME.
+ */
+static inline int dev_clock_of(u32 flags, u8 *clock)
+{
+	bool abs = flags & TEMPO_ARM_ABS;
+
+	switch (flags & (TEMPO_ARM_BOOTTIME | TEMPO_ARM_REALTIME)) {
+	case 0:
+		*clock = DEV_CLK_MONO;
+		break;
+	case TEMPO_ARM_BOOTTIME:
+		*clock = DEV_CLK_BOOT;
+		break;
+	case TEMPO_ARM_REALTIME:
+		*clock = abs ? DEV_CLK_REAL : DEV_CLK_REAL_REL;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (flags & TEMPO_ARM_CANCEL_ON_SET) {
+		if (*clock != DEV_CLK_REAL)
+			return -EINVAL;
+		*clock = DEV_CLK_COS;
+	}
+	return 0;
+}
+
+/**
+ * dev_clock_deadline() - a spec's deadline, in its queue's clock, on the host
+ * @now: the batch's clocks and the caller's namespace
+ * @clock: the spec's enum dev_clk
+ * @abs: TEMPO_ARM_ABS: @value is a deadline of the caller's clock, in its
+ *	namespace; else a delay from @now
+ * @value: the spec's value
+ * @max: the longest delay (tempo_timer_max_delay_ns())
+ * @deadline: receives it
+ *
+ * Return: 0, or -ERANGE beyond @max from now.
+ */
+static inline int dev_clock_deadline(const struct dev_now *now, u8 clock, bool abs, u64 value,
+				     u64 max, ktime_t *deadline)
+{
+	ktime_t host = dev_now_of(now, clock);
+	s64 t;
+	int err;
+
+	if (!abs) {
+		if (value > max)
+			return -ERANGE;
+		*deadline = ktime_add_ns(host, value);
+		return 0;
+	}
+	err = tempo_time_to_host(value, host, tempo_timens_offset(&now->ns, dev_clock_user(clock)),
+				 max, &t);
+	if (!err)
+		*deadline = t;
+	return err;
+}
+
+/**
+ * dev_clock_to_user() - a time of a timer's queue clock, as its caller reads it
+ * @now: the caller's namespace (@now->ns) and, for a relative REALTIME
+ *	timer, REALTIME's offset (@now->off_real) at the call
+ * @clock: the timer's enum dev_clk
+ * @t: the host's time, in the queue's clock
+ *
+ * Return: the time in the caller's clock and namespace (0 before it began).
+ */
+static inline u64 dev_clock_to_user(const struct dev_now *now, u8 clock, ktime_t t)
+{
+	if (clock == DEV_CLK_REAL_REL)
+		t = ktime_add(t, now->off_real);
+	return tempo_time_to_user(t, tempo_timens_offset(&now->ns, dev_clock_user(clock)));
+}
+
+/* A record's flags for the clock of its times. */
+static inline u16 dev_clock_evflags(u8 clock)
+{
+	switch (dev_clock_user(clock)) {
+	case CLOCK_BOOTTIME:
+		return TEMPO_EVF_BOOTTIME;
+	case CLOCK_REALTIME:
+		return TEMPO_EVF_REALTIME;
+	default:
+		return 0;
+	}
+}
+
+/**
+ * dev_clock_queue() - the queue that holds timers of a clock
+ * @ctx: the file
+ * @clock: an enum dev_clk
+ *
+ * Return: ctx->q, or the clock's own queue (NULL before its first timer).
+ */
+static inline struct tempo_delayq *dev_clock_queue(struct tempo_ctx *ctx, u8 clock)
+{
+	return clock < DEV_CLK_BOOT ? ctx->q : ctx->clk[clock - DEV_CLK_BOOT].q;
+}
+
+int dev_clock_prepare(struct tempo_ctx *ctx, u8 clock, bool nowait);
+bool dev_clock_ended(struct tempo_ctx *ctx, const struct dev_item *it);
+bool dev_clock_refuses(struct tempo_ctx *ctx, u8 clock);
+void dev_clock_lock(struct tempo_ctx *ctx);
+void dev_clock_unlock(struct tempo_ctx *ctx);
+unsigned int dev_clock_put_many(struct tempo_ctx *ctx, u8 clock,
+				struct tempo_delayq_node *const *nodes, const ktime_t *deadlines,
+				unsigned int n, int *errp);
+int dev_clock_read_one(struct tempo_ctx *ctx, unsigned int i, tempo_delayq_consume_fn fn,
+		       void *arg, unsigned int max, bool *ended, u32 *gen);
+unsigned int dev_clock_queued(struct tempo_ctx *ctx, unsigned int i, unsigned int *ready,
+			      bool *proxy_due);
+void dev_clock_ctx_init(struct tempo_ctx *ctx);
+void dev_clock_unlist(struct tempo_ctx *ctx);
+void dev_clock_release(struct tempo_ctx *ctx);
+void dev_clock_fdinfo(struct seq_file *m, struct tempo_ctx *ctx);
+void dev_clock_debugfs(struct dentry *dir);
+int dev_clock_init(void);
+void dev_clock_exit(void);
 
 /* dev_order.c */
 unsigned int dev_limit_events(void);

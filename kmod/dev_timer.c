@@ -86,6 +86,7 @@
 #include <tempo/timer.h>
 #include <uapi/tempo.h>
 
+#include "clock.h"
 #include "dev.h"
 
 static unsigned int max_timers = 1 << 20;
@@ -310,8 +311,14 @@ static struct tempo_utimer *dev_slot_of(struct tempo_ctx *ctx, u64 id)
 	return ut->id == id ? ut : NULL;
 }
 
+/* The queue of @ut's timer (its clock's, dev_clock.c). */
+static struct tempo_delayq *dev_timer_queue(struct tempo_ctx *ctx, struct tempo_utimer *ut)
+{
+	return dev_clock_queue(ctx, ut->item.clock);
+}
+
 /*
- * Under ctl_lock: take live timer @id out of the queue (an unread record of
+ * Under ctl_lock: take live timer @id out of its queue (an unread record of
  * it is withdrawn); false if @id names no live timer. On true the caller
  * owns the slot: it re-arms it or frees it.
  */
@@ -319,37 +326,94 @@ static struct tempo_utimer *dev_timer_remove(struct tempo_ctx *ctx, u64 id)
 {
 	struct tempo_utimer *ut = dev_slot_of(ctx, id);
 
-	if (!ut || !tempo_delayq_remove(ctx->q, &ut->item.dq))
+	if (!ut || !tempo_delayq_remove(dev_timer_queue(ctx, ut), &ut->item.dq))
 		return NULL;
 	return ut;
 }
 
-/* Under ctl_lock: queue @ut's item for @deadline. */
-static int dev_timer_put(struct tempo_ctx *ctx, struct tempo_utimer *ut, u64 deadline)
+/*
+ * dev_timers_put()'s work, under clk_lock when @own (the clock's own queue).
+ */
+static unsigned int __dev_timers_put(struct tempo_ctx *ctx, u8 clock, bool own,
+				     struct tempo_delayq_node *const *nodes,
+				     const ktime_t *deadlines, unsigned int n,
+				     struct tempo_utimer *ut, const struct tempo_timer_spec *s,
+				     int *errp)
 {
-	lockdep_assert_held(&ctx->ctl_lock);
-	return tempo_delayq_put_at(ctx->q, &ut->item.dq, ns_to_ktime(deadline));
+	*errp = -ECANCELED;
+	if ((ut && dev_clock_ended(ctx, &ut->item)) || (own && dev_clock_refuses(ctx, clock)))
+		return 0;
+	*errp = -ENOENT;
+	if (ut) {
+		if (!tempo_delayq_remove(dev_timer_queue(ctx, ut), &ut->item.dq))
+			return 0;
+		ut->cookie = s->cookie;
+		ut->period = s->period;
+		ut->item.clock = clock;
+	}
+	*errp = 0;
+	return own ? dev_clock_put_many(ctx, clock, nodes, deadlines, n, errp) :
+		     tempo_delayq_put_many(ctx->q, nodes, deadlines, n, errp);
 }
+
+/*
+ * Under ctl_lock: queue @n items of clock @clock for their @deadlines, on
+ * the event queue or, under clk_lock, on the clock's own (its proxy moved;
+ * the COS check and the put in one section, dev_clock_put_many()). For a
+ * re-arm, @ut is the timer and @s its new spec: nothing happens if a clock
+ * set ended it (-ECANCELED) or it is not queued (-ENOENT); else it leaves
+ * its old queue and takes @s's cookie and period and @clock. -ECANCELED,
+ * with nothing done, for an arm into CANCEL_ON_SET the clock refuses.
+ * Return: as tempo_delayq_put_many().
+ */
+static unsigned int dev_timers_put(struct tempo_ctx *ctx, u8 clock,
+				   struct tempo_delayq_node *const *nodes, const ktime_t *deadlines,
+				   unsigned int n, struct tempo_utimer *ut,
+				   const struct tempo_timer_spec *s, int *errp)
+{
+	unsigned int put;
+
+	lockdep_assert_held(&ctx->ctl_lock);
+	if (dev_clock_queue(ctx, clock) == ctx->q)
+		return __dev_timers_put(ctx, clock, false, nodes, deadlines, n, ut, s, errp);
+	dev_clock_lock(ctx);
+	put = __dev_timers_put(ctx, clock, true, nodes, deadlines, n, ut, s, errp);
+	dev_clock_unlock(ctx);
+	return put;
+}
+
+/* The flags that name another clock than MONOTONIC (dev_clock_of()). */
+#define DEV_ARM_CLOCKS	(TEMPO_ARM_BOOTTIME | TEMPO_ARM_REALTIME | TEMPO_ARM_CANCEL_ON_SET)
 
 /* What each element of one arm batch is checked against, read once per batch. */
 struct dev_arm_env {
-	u64 now;		/* the batch's one clock reading */
+	struct dev_now now;	/* the batch's one reading of the clocks; the caller's namespace */
 	u64 max;		/* tempo_timer_max_delay_ns() */
 	u64 min_period;		/* min_period_ns */
 };
 
 /*
- * Check a spec and compute its absolute deadline: -EINVAL if malformed,
- * -ERANGE if the deadline lies beyond env->max from now, the most the delay
- * queue accepts (tempo_timer_max_delay_ns()). Every deadline accepted is at
- * most env->now + env->max, far below 2^63 (a ktime), so no later sum
- * (deadline + k * period, with k * period bounded by the time that passed)
- * wraps or turns negative: a timer is never reported early, for any input.
- * A deadline in the past fires at once.
+ * Check a spec and compute its clock and its absolute deadline in that
+ * clock: -EINVAL if malformed, -ERANGE if the deadline lies beyond env->max
+ * from now, the most the delay queue accepts (tempo_timer_max_delay_ns()).
+ * An absolute deadline is in the caller's time namespace
+ * (dev_clock_deadline()). Every deadline accepted is at most the clock's
+ * now + env->max, far below 2^63 (a ktime), so no later sum (deadline + k *
+ * period, with k * period bounded by the time that passed) wraps or turns
+ * negative: a timer is never reported early, for any input. A deadline in
+ * the past fires at once.
+ *
+ * Return: the spec's enum dev_clk (DEV_CLK_MONO is 0), or -errno. The clock
+ * comes back in a register, not through memory: a MONOTONIC spec costs a
+ * test of its flags more than before clocks (the TCG u_* lanes see every
+ * load and store).
  */
 static int dev_spec_deadline(const struct tempo_timer_spec *s,
-			     const struct dev_arm_env *env, u64 *deadline)
+			     const struct dev_arm_env *env, ktime_t *deadline)
 {
+	int err;
+	u8 clock;
+
 	if (s->flags & ~TEMPO_ARM_FLAGS || s->reserved)
 		return -EINVAL;
 	if (s->period && s->period < env->min_period)
@@ -358,17 +422,20 @@ static int dev_spec_deadline(const struct tempo_timer_spec *s,
 		return -ERANGE;
 	if ((s->flags & TEMPO_ARM_REARM) && !s->id)
 		return -EINVAL;
-	if (!(s->flags & TEMPO_ARM_ABS)) {
-		if (s->value > env->max)
-			return -ERANGE;
-		*deadline = env->now + s->value;
-	} else {
-		/* Unsigned: 2^63 and beyond are far in the future, not negative. */
-		if (s->value > env->now && s->value - env->now > env->max)
-			return -ERANGE;
-		*deadline = s->value;
+	if (unlikely(s->flags & DEV_ARM_CLOCKS)) {
+		err = dev_clock_of(s->flags, &clock) ?:
+		      dev_clock_deadline(&env->now, clock, s->flags & TEMPO_ARM_ABS, s->value,
+					 env->max, deadline);
+		return err ?: clock;
 	}
-	return 0;
+	/* MONOTONIC, as dev_clock_deadline() has it, in fewer steps. */
+	if (s->flags & TEMPO_ARM_ABS)
+		return tempo_time_to_host(s->value, env->now.mono, env->now.ns.mono, env->max,
+					  deadline);
+	if (s->value > env->max)
+		return -ERANGE;
+	*deadline = ktime_add_ns(env->now.mono, s->value);
+	return DEV_CLK_MONO;
 }
 
 /*
@@ -386,8 +453,10 @@ static void dev_unarm(struct tempo_ctx *ctx, u64 id)
 
 /*
  * Under ctl_lock, slots reserved: arm new timers
- * specs[@j..) up to @end or DEV_PUT_CHUNK of them, in one lock round trip of
- * the delay queue (tempo_delayq_put_many()); each id goes to its spec.
+ * specs[@j..) up to @end or DEV_PUT_CHUNK of them, as long as they are of
+ * one clock (so of one queue; a batch that alternates MONOTONIC and relative
+ * REALTIME, both on the event queue, puts one at a time), in one lock round
+ * trip of its queue (tempo_delayq_put_many()); each id goes to its spec.
  * Returns how many were armed; *@errp is 0, or the error of the element
  * after them, which armed nothing (its slot is given back, as are those of
  * the elements after it in the chunk).
@@ -398,24 +467,29 @@ static u32 dev_timers_new(struct tempo_ctx *ctx, struct tempo_timer_spec *specs,
 	struct tempo_delayq_node *nodes[DEV_PUT_CHUNK];
 	struct tempo_utimer *uts[DEV_PUT_CHUNK];
 	ktime_t deadlines[DEV_PUT_CHUNK];
-	int err = 0, perr = 0;
+	int clock, first = DEV_CLK_MONO, err = 0, perr = 0;
 	u32 k, m, put = 0;
-	u64 deadline;
 
 	for (m = 0; j + m < end && m < DEV_PUT_CHUNK; m++) {
-		err = dev_spec_deadline(&specs[j + m], env, &deadline);
-		if (err)
+		clock = dev_spec_deadline(&specs[j + m], env, &deadlines[m]);
+		if (clock < 0) {
+			err = clock;
 			break;
-		deadlines[m] = ns_to_ktime(deadline);
+		}
+		if (!m)
+			first = clock;
+		else if (clock != first)
+			break;	/* the next chunk's: one clock per put */
 	}
 	dev_slots_get(ctx, uts, m);
 	for (k = 0; k < m; k++) {
 		uts[k]->cookie = specs[j + k].cookie;
 		uts[k]->period = specs[j + k].period;
+		uts[k]->item.clock = first;
 		nodes[k] = &uts[k]->item.dq;
 	}
 	if (m)
-		put = tempo_delayq_put_many(ctx->q, nodes, deadlines, m, &perr);
+		put = dev_timers_put(ctx, first, nodes, deadlines, m, NULL, NULL, &perr);
 	for (k = 0; k < put; k++)
 		specs[j + k].id = uts[k]->id;
 	dev_slots_free(ctx, uts + put, m - put);
@@ -424,22 +498,28 @@ static u32 dev_timers_new(struct tempo_ctx *ctx, struct tempo_timer_spec *specs,
 }
 
 /*
- * Under ctl_lock: re-arm live timer @s->id, or -ENOENT. The delay queue
- * refuses nothing dev_spec_deadline() let through (its clock reading is no
- * earlier than the batch's); should it, the timer is gone (counted as
- * cancelled) and the error returned.
+ * Under ctl_lock: re-arm live timer @s->id, or -ENOENT, in clock @clock for
+ * @deadline (it may change queues). -ECANCELED, and nothing changes, for a
+ * CANCEL_ON_SET timer a set of the wall clock ended, or a re-arm into
+ * CANCEL_ON_SET while such timers' records wait (dev_clock.c). The delay
+ * queue refuses nothing dev_spec_deadline() let through (its clock reading
+ * is no earlier than the batch's; a REALTIME clock set back meanwhile by more
+ * than max_delay_ns less the delay is the exception); should it, the timer
+ * is gone (counted as cancelled) and the error returned.
  */
 static int dev_timer_rearm(struct tempo_ctx *ctx, const struct tempo_timer_spec *s,
-			   u64 deadline)
+			   u8 clock, ktime_t deadline)
 {
-	struct tempo_utimer *ut = dev_timer_remove(ctx, s->id);
+	struct tempo_utimer *ut = dev_slot_of(ctx, s->id);
+	struct tempo_delayq_node *node;
 	int err;
 
 	if (!ut)
 		return -ENOENT;
-	ut->cookie = s->cookie;
-	ut->period = s->period;
-	err = dev_timer_put(ctx, ut, deadline);
+	node = &ut->item.dq;
+	dev_timers_put(ctx, clock, &node, &deadline, 1, ut, s, &err);
+	if (err == -ECANCELED || err == -ENOENT)
+		return err;	/* nothing changed */
 	if (err) {
 		dev_slot_free(ctx, ut);
 		atomic64_inc(&ctx->st.cancelled);
@@ -461,10 +541,11 @@ static int dev_timer_rearm(struct tempo_ctx *ctx, const struct tempo_timer_spec 
 static u32 dev_arm_run(struct tempo_ctx *ctx, struct tempo_timer_spec *specs, u32 i,
 		       u32 n, const struct dev_arm_env *env, int *errp)
 {
-	u64 deadline;
+	ktime_t deadline;
 	int err = 0;
 	u32 j, end;
 	bool seen_new = false;
+	int clock;
 
 	for (end = i; end < n; end++) {
 		if (!(specs[end].flags & TEMPO_ARM_REARM))
@@ -476,9 +557,8 @@ static u32 dev_arm_run(struct tempo_ctx *ctx, struct tempo_timer_spec *specs, u3
 	/* The REARMs, one by one: each removes, then puts, its own timer. */
 	for (j = i; j < end && specs[j].flags & TEMPO_ARM_REARM; j++) {
 		/* Checked before: the same copy, and a reading no earlier. */
-		err = dev_spec_deadline(&specs[j], env, &deadline);
-		if (!err)
-			err = dev_timer_rearm(ctx, &specs[j], deadline);
+		clock = dev_spec_deadline(&specs[j], env, &deadline);
+		err = clock < 0 ? clock : dev_timer_rearm(ctx, &specs[j], clock, deadline);
 		if (err)
 			break;
 	}
@@ -594,31 +674,41 @@ static int dev_batch_refuse(struct tempo_batch *b, void __user *arg, u32 i, int 
  * max_user_timers and the slots. A user is charged for slots, not for live
  * timers: a file keeps every slot it has used until close() and reuses free
  * ones first, so its table is as large as the most timers it ever held, and
- * that is what the user's limit must bound. All or nothing: on error nothing
- * is reserved (the caller trims what the table grew). *@charged: slots
- * charged to the user; dev_arm_batch() gives back those not taken into use.
+ * that is what the user's limit must bound. The queue of each clock the
+ * batch names is made now (dev_clock_prepare(); it stays, a fixed part of
+ * the file). All or nothing: on error nothing is reserved (the caller trims
+ * what the table grew). *@charged: slots charged to the user; dev_arm_batch()
+ * gives back those not taken into use.
  */
 static int dev_arm_prepare(struct tempo_ctx *ctx, const struct tempo_timer_spec *specs,
 			   struct tempo_batch *b, const struct dev_arm_env *env, u32 *charged,
 			   bool nowait)
 {
-	u32 i, n = 0, nfree;
-	u64 deadline;
-	int err;
+	u32 i, n = 0, nfree, clocks = 0;
+	ktime_t deadline;
+	int clock, err;
 
 	lockdep_assert_held(&ctx->ctl_lock);
 	for (i = 0; i < b->count; i++) {
-		err = dev_spec_deadline(&specs[i], env, &deadline);
-		if (err) {
-			dev_batch_fail(b, i, err);
-			return err;
+		clock = dev_spec_deadline(&specs[i], env, &deadline);
+		if (clock < 0) {
+			dev_batch_fail(b, i, clock);
+			return clock;
 		}
+		clocks |= BIT(clock);
 		n += !(specs[i].flags & TEMPO_ARM_REARM);
 		if (!(i % UT_CHUNK)) {
 			err = dev_loop_step();
 			if (err)
 				goto err_batch;
 		}
+	}
+	for (clock = DEV_CLK_BOOT; clock < DEV_CLK_NR; clock++) {
+		err = clocks & BIT(clock) ? dev_clock_prepare(ctx, clock, nowait) : 0;
+		if (err == -EAGAIN)
+			return err;	/* nothing done: not the batch's failure */
+		if (err)
+			goto err_batch;
 	}
 	/* ntimers only grows under ctl_lock, which we hold: the check holds. */
 	err = -ENOSPC;
@@ -669,7 +759,7 @@ static int dev_arm_batch(struct tempo_ctx *ctx, struct tempo_batch *b,
 	 * only shrinks), so that a reader never sees records of later
 	 * deadlines while this batch is still being checked.
 	 */
-	env.now = ktime_get_ns();
+	dev_now_get(&env.now);
 	env.max = tempo_timer_max_delay_ns();
 	env.min_period = READ_ONCE(min_period_ns);
 	err = dev_arm_prepare(ctx, specs, b, &env, &charged, nowait);
@@ -681,7 +771,7 @@ static int dev_arm_batch(struct tempo_ctx *ctx, struct tempo_batch *b,
 		k = min_t(u32, b->count, i + TEMPO_SPEC_CHUNK);
 		for (j = i; j < k && !b->error; j = end) {
 			if (!j)
-				env.now = ktime_get_ns();
+				dev_now_get(&env.now);
 			end = dev_arm_run(ctx, specs, j, k, &env, &err);
 			m = dev_arm_report(specs, us, j, end);
 			for (; m < end; m++) {	/* ids the caller never saw */
@@ -713,7 +803,46 @@ static int dev_batch_check(const struct tempo_batch *b, u32 flags)
 	return b->count > dev_limit_timers() ? -ENOSPC : 0;
 }
 
-/* Cancel timers @ids[0..@n), elements @first.. of batch @b. Under ctl_lock. */
+/*
+ * tempo_delayq_remove_many() for @nodes[0..@n) of a file's timers on several
+ * queues: one lock round trip per queue, as if in turn; @removed[] as it
+ * has it.
+ */
+static void dev_cancel_queues(struct tempo_ctx *ctx, struct tempo_delayq_node **nodes, u32 n,
+			      bool *removed)
+{
+	struct tempo_delayq_node *part[TEMPO_CANCEL_CHUNK];
+	struct tempo_delayq *qs[TEMPO_CANCEL_CHUNK], *q;
+	bool got[TEMPO_CANCEL_CHUNK];
+	u32 j, m, left = n;
+
+	for (j = 0; j < n; j++)
+		qs[j] = dev_timer_queue(ctx, container_of(nodes[j], struct tempo_utimer,
+							  item.dq));
+	/* Each pass takes the queue of the first timer not yet looked for. */
+	while (left) {
+		for (j = 0, q = NULL, m = 0; j < n; j++) {
+			if (!qs[j] || (q && qs[j] != q))
+				continue;
+			q = qs[j];
+			part[m++] = nodes[j];
+		}
+		tempo_delayq_remove_many(q, part, m, got);
+		for (j = 0, m = 0; j < n; j++) {
+			if (qs[j] != q)
+				continue;
+			removed[j] = got[m++];
+			qs[j] = NULL;
+		}
+		left -= m;
+	}
+}
+
+/*
+ * Cancel timers @ids[0..@n), elements @first.. of batch @b. Under ctl_lock.
+ * One lock round trip per queue the chunk's timers are on (the event queue
+ * alone, but for timers of other clocks); as if in turn.
+ */
 static void dev_cancel_ids(struct tempo_ctx *ctx, const u64 *ids, u32 n, u32 first,
 			   struct tempo_batch *b)
 {
@@ -722,13 +851,16 @@ static void dev_cancel_ids(struct tempo_ctx *ctx, const u64 *ids, u32 n, u32 fir
 	bool removed[TEMPO_CANCEL_CHUNK];
 	u32 j, m = 0, done = 0;
 
-	/* One lock round trip of the delay queue for the chunk; as in turn. */
 	for (j = 0; j < n; j++) {
 		uts[j] = dev_slot_of(ctx, ids[j]);
 		if (uts[j])
 			nodes[m++] = &uts[j]->item.dq;
 	}
-	tempo_delayq_remove_many(ctx->q, nodes, m, removed);
+	/* A file with no other clock's queue (most): one pass, as before clocks. */
+	if (likely(list_empty(&ctx->clk_link)))
+		tempo_delayq_remove_many(ctx->q, nodes, m, removed);
+	else
+		dev_cancel_queues(ctx, nodes, m, removed);
 	for (j = 0, m = 0; j < n; j++) {
 		if (!uts[j] || !removed[m++]) {
 			dev_batch_fail(b, first + j, -ENOENT);
@@ -796,7 +928,8 @@ static int dev_cancel_cookies(struct tempo_ctx *ctx, const u64 *keys, struct tem
 		for (; slot < end; slot++) {
 			ut = dev_slot(ctx, slot);
 			e = dev_cookie_find(tab, mask, ut->cookie);
-			if (!e->index || !tempo_delayq_remove(ctx->q, &ut->item.dq))
+			if (!e->index ||
+			    !tempo_delayq_remove(dev_timer_queue(ctx, ut), &ut->item.dq))
 				continue;
 			dev_slot_free(ctx, ut);
 			e->hits++;
@@ -892,17 +1025,18 @@ int dev_batch_call(struct tempo_ctx *ctx, enum dev_batch_op op, void __user *arg
 }
 
 /*
- * Query timers @qs[0..@n) by id, under ctl_lock: each one's state as the
- * queue finds it at one instant (tempo_delayq_query()), with its deadline,
- * period and cookie, and the time left by @now. An id that names no live
- * timer gets ENOENT in its entry, and the batch goes on.
+ * Query timers @qs[0..@n) by id, under ctl_lock: each one's state as its
+ * queue finds it at one instant (tempo_delayq_query()), with its deadline
+ * (in its clock and the caller's namespace), period and cookie, and the time
+ * its clock has left by @now. An id that names no live timer gets ENOENT in
+ * its entry, and the batch goes on.
  */
 static void dev_query_ids(struct tempo_ctx *ctx, struct tempo_timer_query *qs, u32 n,
-			  u32 first, u64 now, struct tempo_batch *b)
+			  u32 first, const struct dev_now *now, struct tempo_batch *b)
 {
 	struct tempo_timer_query *tq;
 	struct tempo_utimer *ut;
-	ktime_t deadline;
+	ktime_t deadline, t;
 	u32 j;
 	int r;
 
@@ -910,17 +1044,23 @@ static void dev_query_ids(struct tempo_ctx *ctx, struct tempo_timer_query *qs, u
 	for (j = 0; j < n; j++) {
 		tq = &qs[j];
 		ut = dev_slot_of(ctx, tq->id);
-		r = ut ? tempo_delayq_query(ctx->q, &ut->item.dq, &deadline) : -ENOENT;
+		r = ut ? tempo_delayq_query(dev_timer_queue(ctx, ut), &ut->item.dq, &deadline) :
+			 -ENOENT;
 		if (r < 0) {
 			tq->error = -ENOENT;
 			dev_batch_fail(b, first + j, -ENOENT);
 			continue;
 		}
-		tq->deadline = ktime_to_ns(deadline);
+		t = dev_now_of(now, ut->item.clock);
+		tq->deadline = dev_clock_to_user(now, ut->item.clock, deadline);
 		tq->period = ut->period;
 		tq->cookie = ut->cookie;
-		tq->remaining = (s64)(tq->deadline - now) > 0 ? tq->deadline - now : 0;
+		tq->remaining = ktime_after(deadline, t) ? ktime_to_ns(ktime_sub(deadline, t)) : 0;
 		tq->state = r == TEMPO_DELAYQ_PENDING ? TEMPO_TIMER_ARMED : TEMPO_TIMER_FIRED;
+		if (dev_clock_ended(ctx, &ut->item)) {
+			tq->state = TEMPO_TIMER_CLOCK_SET;
+			tq->remaining = 0;
+		}
 		b->done++;
 	}
 }
@@ -935,8 +1075,8 @@ long dev_ioc_query(struct tempo_ctx *ctx, void __user *arg)
 {
 	struct tempo_timer_query *qs;
 	struct tempo_batch b;
+	struct dev_now now;
 	u32 i, n;
-	u64 now;
 	int err;
 
 	if (dev_batch_in(&b, arg))
@@ -958,10 +1098,10 @@ long dev_ioc_query(struct tempo_ctx *ctx, void __user *arg)
 		dev_batch_fail(&b, b.count, -EINTR);
 		goto out_write;
 	}
-	now = ktime_get_ns();
+	dev_now_get(&now);
 	for (i = 0; i < b.count; i += n) {
 		n = min_t(u32, b.count - i, UT_CHUNK);
-		dev_query_ids(ctx, qs + i, n, i, now, &b);
+		dev_query_ids(ctx, qs + i, n, i, &now, &b);
 		if (dev_loop_step()) {
 			dev_batch_fail(&b, b.count, -EINTR);
 			break;

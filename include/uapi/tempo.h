@@ -8,8 +8,9 @@
  * user can see another's activity (TEMPO_IOC_STATS: struct tempo_mod_stats).
  *
  * Timers. TEMPO_IOC_TIMER_ARM arms a batch of timers in one call; each timer
- * has a user cookie, a relative delay or an absolute CLOCK_MONOTONIC deadline
- * (nanoseconds), and an optional period. The kernel returns an id per timer.
+ * has a user cookie, a clock (see "Clocks"), a relative delay or an absolute
+ * deadline (nanoseconds), and an optional period. The kernel returns an id
+ * per timer.
  * TEMPO_IOC_TIMER_CANCEL cancels a batch by id or by cookie. Arming with
  * TEMPO_ARM_REARM moves an existing timer to a new deadline (and period).
  *
@@ -40,6 +41,10 @@
  * its own arm batch was still being applied) comes after them: order is
  * among the records that were ready together. With several readers each
  * takes its records in this order, but their reads interleave as they run.
+ * The order is of one clock's records (see "Clocks"): those of BOOTTIME and
+ * absolute REALTIME timers come among the MONOTONIC ones where their
+ * clock's first ready deadline falls, converted to MONOTONIC when that
+ * clock was last set, and a clock set or a resume may put them later.
  *
  * A timer is never reported before its deadline. A one-shot timer lives until
  * its event has been read (the record carries TEMPO_EVF_FINAL and the id is
@@ -79,6 +84,57 @@
  * Ordered records beyond the queue limit are dropped and reported by one
  * TEMPO_EV_LOST record carrying the number lost: never lost silently.
  *
+ * Clocks. A timer keeps time in the clock it is armed with, and its
+ * deadlines, its records' times and its query's deadline are that clock's:
+ *  - CLOCK_MONOTONIC, the default. It stops while the machine is suspended:
+ *    a deadline moves that much later in real time.
+ *  - CLOCK_BOOTTIME (TEMPO_ARM_BOOTTIME) counts suspended time: a timer
+ *    whose deadline passed while the machine slept fires right after resume.
+ *    It does not wake the machine (CLOCK_BOOTTIME_ALARM would; not offered).
+ *  - CLOCK_REALTIME (TEMPO_ARM_REALTIME), the wall clock. An absolute
+ *    deadline follows it: when the clock is set (clock_settime(),
+ *    settimeofday(), adjtimex()'s ADJ_SETOFFSET, a leap second; a resume too,
+ *    which moves it on by the time slept) a step back delays the timer and a
+ *    step forward past its deadline fires it, and a record ready but not
+ *    yet read when the clock is set back before its deadline waits for the
+ *    clock to reach it again (a poll() may have reported it). A relative
+ *    REALTIME timer expires when its delay has elapsed whatever the wall
+ *    clock does (as POSIX timers and timerfd make it: a MONOTONIC timer),
+ *    and reports its times as CLOCK_REALTIME reads them at the read or
+ *    query.
+ * A periodic timer's period runs in its clock; a REARM may change the clock.
+ * TEMPO_ARM_CANCEL_ON_SET (absolute REALTIME timers only, timerfd's
+ * TFD_TIMER_CANCEL_ON_SET): when the wall clock is set, resume included, the
+ * timer ends, whatever its deadline, with one final record flagged
+ * TEMPO_EVF_CLOCK_SET. Until that record is read, a query of the timer says
+ * TEMPO_TIMER_CLOCK_SET, and a re-arm of it or the arm of a new
+ * CANCEL_ON_SET timer of the file fails with ECANCELED and changes nothing
+ * (as timerfd_settime() reports ECANCELED); a cancel works as for any timer.
+ *
+ * Never early: a record is ready only once its clock, read after the timer
+ * was armed, has reached the deadline, whatever the clock did in between,
+ * sets and suspends included. Late by at most, past that instant: one tick
+ * (tempo_info.tick_ns) plus the time the tempo workqueue takes to run the
+ * file's wake-up, for a reader blocked or polling (one that comes by reads
+ * the clock itself); and where a set of the wall clock or a resume is what
+ * made the deadline pass (REALTIME stepped forward, BOOTTIME after a
+ * suspend), or ends a CANCEL_ON_SET timer, the time the system workqueue
+ * takes to run one work item after timekeeping applied the change, plus
+ * one tick. A set or a resume costs that one work item, which visits each
+ * file holding BOOTTIME or REALTIME timers once, whatever their number.
+ *
+ * Time namespaces. CLOCK_MONOTONIC and CLOCK_BOOTTIME times cross this
+ * interface in the time namespace (time_namespaces(7)) of the calling task,
+ * at the call, as for timer_settime(), timerfd_settime() and
+ * clock_nanosleep(): TEMPO_ARM_ABS deadlines in; the deadline and time of
+ * records (ordered records' too), a query's deadline and tempo_info's
+ * readings out. A timer is one instant of the host's clock: a file passed
+ * between tasks in different namespaces shows each task that instant in its
+ * own clock. CLOCK_REALTIME has no namespace offset. A time before the
+ * caller's clock began (in a namespace whose offset is ahead of the host's)
+ * reads as 0, and an absolute deadline before it is taken as that instant
+ * (it fires at once).
+ *
  * Limits. Any local user may open /dev/tempo. What a user holds is bounded
  * per user (user namespace and effective uid of the opener, over all of its
  * files; the users of a user namespace also count together as its creator,
@@ -94,8 +150,9 @@
  * stays counted by one of these for as long as it stays allocated, or is
  * freed when the call ends: an arm batch that fails, wherever, keeps no room
  * it made for its new timers. A file's fixed part (its context, its event
- * queue, the unused rest of its slot table's last chunk of 256 slots) is
- * bounded by the open files. Memory is charged to the memory cgroup of the
+ * queue, a queue per other clock it has used, three at most, and the unused
+ * rest of its slot table's last chunk of 256 slots) is bounded by the open
+ * files. Memory is charged to the memory cgroup of the
  * file's opener; at its limit a call fails with ENOMEM. A call that fails on
  * a limit changes nothing.
  *
@@ -112,8 +169,10 @@
  * Conventions. All structs are made of __u32/__u64 and are multiples of 8
  * bytes, identical for 32- and 64-bit callers. Pointers travel as __u64.
  * Reserved fields and unknown flag bits must be zero, or the call fails with
- * EINVAL and changes nothing. Times are CLOCK_MONOTONIC nanoseconds. Unknown
- * commands fail with ENOTTY.
+ * EINVAL and changes nothing. Times are nanoseconds of the clock their timer
+ * keeps (see "Clocks"), CLOCK_MONOTONIC for everything else. Unknown
+ * commands fail with ENOTTY. struct tempo_info grows at its end (see
+ * there).
  *
  * ioctl magic: 0xD7, commands 0x00-0x3F (unused in
  * Documentation/userspace-api/ioctl/ioctl-number.rst as of Linux 6.1).
@@ -140,6 +199,10 @@
 #define TEMPO_FEAT_ORDER_SKIP	(1U << 6)	/* TEMPO_IOC_ORDER_SKIP */
 #define TEMPO_FEAT_QUERY	(1U << 7)	/* TEMPO_IOC_TIMER_QUERY */
 #define TEMPO_FEAT_URING	(1U << 8)	/* IORING_OP_URING_CMD: TEMPO_URING_CMD_* */
+/* TEMPO_ARM_BOOTTIME/REALTIME/CANCEL_ON_SET, time namespaces, tempo_info.now_* */
+#define TEMPO_FEAT_CLOCKS	(1U << 9)
+
+#define TEMPO_INFO_SIZE_VER0	64	/* struct tempo_info up to max_user_bytes */
 
 /**
  * struct tempo_info - what this kernel offers (TEMPO_IOC_INFO)
@@ -158,6 +221,19 @@
  *	the most it has held at once (ENOSPC beyond).
  * @max_user_bytes: bytes of ordered submissions (data and records) queued
  *	per user, over all its files (TEMPO_IOC_ORDER_SUBMIT: ENOSPC beyond).
+ * @now_monotonic: CLOCK_MONOTONIC at the call, in the caller's time namespace.
+ * @now_boottime: CLOCK_BOOTTIME at the same instant, in the caller's time
+ *	namespace.
+ * @now_realtime: CLOCK_REALTIME at the same instant.
+ * @reserved: zero.
+ *
+ * The three readings are of one instant, so that a caller can translate a
+ * time of one clock into another as tempo does. The struct grows at its end
+ * (TEMPO_IOC_INFO's size says which one a caller has): the kernel fills as
+ * much of it as the caller's size holds, and a kernel older than
+ * TEMPO_FEAT_CLOCKS knows only the TEMPO_INFO_SIZE_VER0 bytes up to
+ * @max_user_bytes (ENOTTY for a longer struct; libtempo's tempo_info()
+ * asks again with that size).
  */
 struct tempo_info {
 	__u32 version;
@@ -173,29 +249,42 @@ struct tempo_info {
 	__u32 max_user_contexts;
 	__u32 max_user_timers;
 	__u32 max_user_bytes;
+	__u64 now_monotonic;
+	__u64 now_boottime;
+	__u64 now_realtime;
+	__u64 reserved;
 };
 
 /* struct tempo_timer_spec .flags */
-#define TEMPO_ARM_ABS		(1U << 0)	/* @value is an absolute CLOCK_MONOTONIC deadline */
+#define TEMPO_ARM_ABS		(1U << 0)	/* @value is an absolute deadline */
 #define TEMPO_ARM_REARM		(1U << 1)	/* re-arm the existing timer @id */
-#define TEMPO_ARM_FLAGS		(TEMPO_ARM_ABS | TEMPO_ARM_REARM)
+#define TEMPO_ARM_BOOTTIME	(1U << 2)	/* the timer's clock: CLOCK_BOOTTIME */
+#define TEMPO_ARM_REALTIME	(1U << 3)	/* the timer's clock: CLOCK_REALTIME */
+#define TEMPO_ARM_CANCEL_ON_SET	(1U << 4)	/* with ABS | REALTIME: end when the clock is set */
+#define TEMPO_ARM_FLAGS		(TEMPO_ARM_ABS | TEMPO_ARM_REARM | TEMPO_ARM_BOOTTIME | \
+				 TEMPO_ARM_REALTIME | TEMPO_ARM_CANCEL_ON_SET)
 
 /**
  * struct tempo_timer_spec - one timer of a TEMPO_IOC_TIMER_ARM batch
  * @cookie: returned in the timer's events; also the key of a cancel by cookie.
  * @value: delay in ns from the call (the whole batch shares one clock
- *	reading), at most max_delay_ns, or with TEMPO_ARM_ABS a CLOCK_MONOTONIC
- *	deadline in ns, at most max_delay_ns ahead (a deadline in the past
- *	fires at once). Beyond either: ERANGE.
+ *	reading), at most max_delay_ns, or with TEMPO_ARM_ABS a deadline in ns
+ *	of the timer's clock, in the caller's time namespace, at most
+ *	max_delay_ns ahead (a deadline in the past fires at once). Beyond
+ *	either: ERANGE.
  * @period: 0 for a one-shot timer, else the period in ns (>= min_period_ns,
  *	else EINVAL; <= max_delay_ns, else ERANGE): deadlines are @value,
  *	@value + @period, ... with no drift.
  * @id: out: the new timer's id (nonzero; once the timer is gone, cancel and
  *	re-arm of this id fail with ENOENT: ids are recycled only after 2^32
  *	reuses of the same slot). In, with TEMPO_ARM_REARM: the
- *	timer to re-arm; its cookie becomes @cookie, an unread event of it is
- *	withdrawn, and its overrun count restarts.
- * @flags: TEMPO_ARM_* bits.
+ *	timer to re-arm; its cookie, clock and flags become this element's,
+ *	an unread event of it is withdrawn, and its overrun count restarts
+ *	(ECANCELED for a CANCEL_ON_SET timer a clock set ended, see "Clocks").
+ * @flags: TEMPO_ARM_* bits: at most one of TEMPO_ARM_BOOTTIME and
+ *	TEMPO_ARM_REALTIME (neither: CLOCK_MONOTONIC), and
+ *	TEMPO_ARM_CANCEL_ON_SET only with TEMPO_ARM_ABS | TEMPO_ARM_REALTIME;
+ *	else EINVAL.
  * @reserved: zero.
  */
 struct tempo_timer_spec {
@@ -261,18 +350,22 @@ struct tempo_batch {
 /* struct tempo_timer_query .state */
 #define TEMPO_TIMER_ARMED	1	/* waiting for its deadline */
 #define TEMPO_TIMER_FIRED	2	/* expired; its record is ready, unread */
+#define TEMPO_TIMER_CLOCK_SET	3	/* CANCEL_ON_SET, ended by a clock set; record unread */
 
 /**
  * struct tempo_timer_query - one timer of a TEMPO_IOC_TIMER_QUERY batch
  * @id: in: the timer's id. Written back unchanged.
- * @deadline: out: TEMPO_TIMER_ARMED: the deadline it waits for (ns,
- *	CLOCK_MONOTONIC). TEMPO_TIMER_FIRED: the deadline its unread record
- *	reports (a periodic timer's next one is set when that record is read).
+ * @deadline: out: TEMPO_TIMER_ARMED: the deadline it waits for (ns of its
+ *	clock, in the caller's time namespace). TEMPO_TIMER_FIRED and
+ *	TEMPO_TIMER_CLOCK_SET: the deadline its unread record reports (a
+ *	periodic timer's next one is set when that record is read).
  * @period: out: its period, 0 for a one-shot.
- * @remaining: out: ns from the call to @deadline, 0 once it has passed (an
- *	armed timer whose deadline has passed is about to become FIRED).
+ * @remaining: out: ns of its clock from the call to @deadline, 0 once it has
+ *	passed (an armed timer whose deadline has passed is about to become
+ *	FIRED) and for TEMPO_TIMER_CLOCK_SET.
  * @cookie: out: its cookie.
- * @state: out: TEMPO_TIMER_ARMED or TEMPO_TIMER_FIRED; 0 with @error ENOENT.
+ * @state: out: TEMPO_TIMER_ARMED, TEMPO_TIMER_FIRED or TEMPO_TIMER_CLOCK_SET;
+ *	0 with @error ENOENT.
  * @error: out: 0, or -ENOENT if @id names no live timer (never armed,
  *	cancelled, or a one-shot whose record was read).
  *
@@ -296,15 +389,22 @@ struct tempo_timer_query {
 
 /* struct tempo_event .flags */
 #define TEMPO_EVF_FINAL		(1U << 0)	/* the timer is gone; its id is released */
+#define TEMPO_EVF_CLOCK_SET	(1U << 1)	/* with FINAL: a set of the wall clock ended it */
+#define TEMPO_EVF_BOOTTIME	(1U << 2)	/* @deadline and @time are CLOCK_BOOTTIME */
+#define TEMPO_EVF_REALTIME	(1U << 3)	/* @deadline and @time are CLOCK_REALTIME */
 
 /**
  * struct tempo_event - one record returned by read()
  * @id: timer id (TEMPO_EV_TIMER) or ticket (TEMPO_EV_ORDER); 0 for TEMPO_EV_LOST.
  * @cookie: the timer's or the submission's cookie.
- * @deadline: TEMPO_EV_TIMER: the deadline that expired (ns). TEMPO_EV_ORDER:
- *	when the submission was made.
- * @time: when the timer fired (never before @deadline), or when the
- *	completion ran.
+ * @deadline: TEMPO_EV_TIMER: the deadline that expired (ns of the timer's
+ *	clock: CLOCK_MONOTONIC unless a TEMPO_EVF_BOOTTIME or TEMPO_EVF_REALTIME
+ *	flag says otherwise). TEMPO_EV_ORDER: when the submission was made
+ *	(CLOCK_MONOTONIC). MONOTONIC and BOOTTIME times are in the reader's
+ *	time namespace.
+ * @time: when the timer fired (never before @deadline; with
+ *	TEMPO_EVF_CLOCK_SET, when the set was found, which may be), or when
+ *	the completion ran.
  * @overrun: TEMPO_EV_TIMER: expirations of a periodic timer after @deadline
  *	that were folded into this record. TEMPO_EV_LOST: records dropped.
  * @type: TEMPO_EV_*.

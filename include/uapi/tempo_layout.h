@@ -10,7 +10,7 @@
  * compat_ioctl relies on). Not a header to use otherwise; no include guard,
  * on purpose. A change here is an ABI change.
  */
-TEMPO_ABI_SIZE(tempo_info, 64);
+TEMPO_ABI_SIZE(tempo_info, 96);
 TEMPO_ABI_FIELD(tempo_info, version, 0);
 TEMPO_ABI_FIELD(tempo_info, features, 4);
 TEMPO_ABI_FIELD(tempo_info, record_size, 8);
@@ -24,6 +24,10 @@ TEMPO_ABI_FIELD(tempo_info, max_data, 48);
 TEMPO_ABI_FIELD(tempo_info, max_user_contexts, 52);
 TEMPO_ABI_FIELD(tempo_info, max_user_timers, 56);
 TEMPO_ABI_FIELD(tempo_info, max_user_bytes, 60);
+TEMPO_ABI_FIELD(tempo_info, now_monotonic, 64);
+TEMPO_ABI_FIELD(tempo_info, now_boottime, 72);
+TEMPO_ABI_FIELD(tempo_info, now_realtime, 80);
+TEMPO_ABI_FIELD(tempo_info, reserved, 88);
 TEMPO_ABI_SIZE(tempo_timer_spec, 40);
 TEMPO_ABI_FIELD(tempo_timer_spec, cookie, 0);
 TEMPO_ABI_FIELD(tempo_timer_spec, value, 8);
