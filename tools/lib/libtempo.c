@@ -37,7 +37,14 @@ int tempo_close(int fd)
 
 int tempo_info(int fd, struct tempo_info *info)
 {
-	return ret_errno(ioctl(fd, TEMPO_IOC_INFO, info));
+	int ret = ioctl(fd, TEMPO_IOC_INFO, info);
+
+	/* A kernel before TEMPO_FEAT_CLOCKS knows the struct's first part only. */
+	if (ret < 0 && errno == ENOTTY) {
+		memset(info, 0, sizeof(*info));
+		ret = ioctl(fd, _IOC(_IOC_READ, TEMPO_IOC_MAGIC, 0x00, TEMPO_INFO_SIZE_VER0), info);
+	}
+	return ret_errno(ret);
 }
 
 int tempo_stats(int fd, struct tempo_stats *stats)
@@ -165,10 +172,29 @@ int tempo_flush(int fd)
 	return ret_errno(ioctl(fd, TEMPO_IOC_ORDER_FLUSH));
 }
 
-uint64_t tempo_now_ns(void)
+static uint64_t clock_ns(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+uint64_t tempo_now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+uint64_t tempo_now(uint32_t flags)
+{
+	if (flags & TEMPO_ARM_BOOTTIME)
+		return clock_ns(CLOCK_BOOTTIME);
+	return clock_ns(flags & TEMPO_ARM_REALTIME ? CLOCK_REALTIME : CLOCK_MONOTONIC);
+}
+
+int tempo_event_clock(const struct tempo_event *ev)
+{
+	if (ev->flags & TEMPO_EVF_BOOTTIME)
+		return CLOCK_BOOTTIME;
+	return ev->flags & TEMPO_EVF_REALTIME ? CLOCK_REALTIME : CLOCK_MONOTONIC;
 }

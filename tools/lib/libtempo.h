@@ -76,8 +76,19 @@ int tempo_set_sink(int fd, int sink_fd);
  */
 int tempo_flush(int fd);
 
-/* CLOCK_MONOTONIC now, in ns: the clock of every tempo time. */
+/* CLOCK_MONOTONIC now, in ns (in the caller's time namespace, as the kernel reads it). */
 uint64_t tempo_now_ns(void);
+
+/*
+ * The clock a timer armed with TEMPO_ARM_* @flags keeps, now, in ns:
+ * CLOCK_BOOTTIME for TEMPO_ARM_BOOTTIME, CLOCK_REALTIME for
+ * TEMPO_ARM_REALTIME, else CLOCK_MONOTONIC. The base of an absolute
+ * deadline: tempo_arm_one(fd, c, tempo_now(f) + delay, 0, f | TEMPO_ARM_ABS, &id).
+ */
+uint64_t tempo_now(uint32_t flags);
+
+/* The clock of a record's deadline and time (TEMPO_EVF_BOOTTIME, _REALTIME). */
+int tempo_event_clock(const struct tempo_event *ev);
 
 #ifdef __cplusplus
 }

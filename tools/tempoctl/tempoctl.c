@@ -135,14 +135,16 @@ static int do_info(int argc, char **argv)
 	open_object(NULL);
 	print_u64("version", "abi version    %" PRIu64 "\n", in.version);
 	print_u64("features", "features       0x%" PRIx64, in.features);
-	print_text(" (%s%s%s%s%s%s%s%s)\n", in.features & TEMPO_FEAT_TIMERS ? "timers " : "",
+	print_text(" (%s%s%s%s%s%s%s%s%s%s)\n", in.features & TEMPO_FEAT_TIMERS ? "timers " : "",
 		   in.features & TEMPO_FEAT_PERIODIC ? "periodic " : "",
 		   in.features & TEMPO_FEAT_ORDER ? "order " : "",
 		   in.features & TEMPO_FEAT_SINK ? "sink " : "",
 		   in.features & TEMPO_FEAT_STATS ? "stats " : "",
 		   in.features & TEMPO_FEAT_USER_LIMITS ? "user-limits " : "",
 		   in.features & TEMPO_FEAT_ORDER_SKIP ? "order-skip " : "",
-		   in.features & TEMPO_FEAT_QUERY ? "query" : "");
+		   in.features & TEMPO_FEAT_QUERY ? "query " : "",
+		   in.features & TEMPO_FEAT_URING ? "uring " : "",
+		   in.features & TEMPO_FEAT_CLOCKS ? "clocks" : "");
 	print_u64("record_size", "record size    %" PRIu64 " bytes\n", in.record_size);
 	print_u64("tick_ns", "tick           %" PRIu64 " ns\n", in.tick_ns);
 	print_u64("max_delay_ns", "max delay      %" PRIu64 " ns\n", in.max_delay_ns);
@@ -155,6 +157,11 @@ static int do_info(int argc, char **argv)
 	print_u64("max_user_contexts", "per user       %" PRIu64 " files,", in.max_user_contexts);
 	print_u64("max_user_timers", " %" PRIu64 " timers,", in.max_user_timers);
 	print_u64("max_user_bytes", " %" PRIu64 " bytes of submissions\n", in.max_user_bytes);
+	if (in.features & TEMPO_FEAT_CLOCKS) {
+		print_u64("now_monotonic", "clocks now     monotonic %" PRIu64, in.now_monotonic);
+		print_u64("now_boottime", " boottime %" PRIu64, in.now_boottime);
+		print_u64("now_realtime", " realtime %" PRIu64 " ns\n", in.now_realtime);
+	}
 	close_object();
 	return 0;
 }
@@ -246,7 +253,8 @@ static void late_add(struct lateness *l, const struct tempo_event *ev, uint64_t 
 	uint64_t late = ev->time >= ev->deadline ? ev->time - ev->deadline : 0;
 	unsigned int b = 0;
 
-	if (ev->time < ev->deadline)
+	/* A timer a set of the wall clock ended may end before its deadline. */
+	if (ev->time < ev->deadline && !(ev->flags & TEMPO_EVF_CLOCK_SET))
 		l->early++;
 	l->min = l->n ? (late < l->min ? late : l->min) : late;
 	l->n++;
@@ -288,6 +296,19 @@ static void late_print(const struct lateness *l, uint64_t tick)
 	print_text("(tick %" PRIu64 " us)\n", tick / 1000);
 }
 
+/* The name of the clock a record's times are in. */
+static const char *event_clock(const struct tempo_event *ev)
+{
+	switch (tempo_event_clock(ev)) {
+	case CLOCK_BOOTTIME:
+		return "boottime";
+	case CLOCK_REALTIME:
+		return "realtime";
+	default:
+		return "monotonic";
+	}
+}
+
 static void print_event(const struct tempo_event *ev)
 {
 	open_object(NULL);
@@ -295,17 +316,44 @@ static void print_event(const struct tempo_event *ev)
 		     ev->type == TEMPO_EV_ORDER ? "order" : "lost");
 	print_u64("id", " id %-6" PRIu64, ev->id);
 	print_u64("cookie", " cookie %-6" PRIu64, ev->cookie);
+	print_string("clock", " %s", event_clock(ev));
 	print_u64("deadline", " deadline %" PRIu64, ev->deadline);
-	print_u64("time", " +%" PRIu64 " ns", ev->time - ev->deadline);
+	print_s64("late_ns", " %+" PRId64 " ns", (int64_t)(ev->time - ev->deadline));
 	print_u64("overrun", " overrun %" PRIu64, ev->overrun);
+	print_bool("clock_set", NULL, ev->flags & TEMPO_EVF_CLOCK_SET);
+	print_text("%s", ev->flags & TEMPO_EVF_CLOCK_SET ? " ended by a clock set" : "");
 	print_bool("final", " final %s\n", ev->flags & TEMPO_EVF_FINAL);
 	close_object();
 }
 
-/* Arm @count timers @delay apart (spread), read @want events, summarise. */
-static int arm_and_watch(uint64_t count, uint64_t delay, uint64_t spread, uint64_t period,
-			 uint64_t want, bool abs, bool quiet)
+/*
+ * The clock keywords of arm, watch and query: boottime, realtime (neither:
+ * monotonic) and cancel-on-set, as TEMPO_ARM_* flags.
+ */
+struct clock_kw {
+	uint64_t boottime, realtime, cancel_on_set;
+};
+
+#define CLOCK_KWS(c) \
+	{ "boottime", false, true, &(c).boottime }, { "realtime", false, true, &(c).realtime }, \
+	{ "cancel-on-set", false, true, &(c).cancel_on_set }
+
+static uint32_t clock_flags(const struct clock_kw *c)
 {
+	/* cancel-on-set is of absolute REALTIME timers only: it says both. */
+	return (c->boottime ? TEMPO_ARM_BOOTTIME : 0) | (c->realtime ? TEMPO_ARM_REALTIME : 0) |
+	       (c->cancel_on_set ? TEMPO_ARM_CANCEL_ON_SET | TEMPO_ARM_ABS |
+				   TEMPO_ARM_REALTIME : 0);
+}
+
+/*
+ * Arm @count timers @delay apart (spread), in the clock of TEMPO_ARM_*
+ * @flags, read @want events, summarise.
+ */
+static int arm_and_watch(uint64_t count, uint64_t delay, uint64_t spread, uint64_t period,
+			 uint64_t want, uint32_t flags, bool quiet)
+{
+	bool abs = flags & TEMPO_ARM_ABS;
 	struct tempo_timer_spec *s = calloc(count, sizeof(*s));
 	struct tempo_event ev[256];
 	struct lateness l = { 0 };
@@ -320,12 +368,12 @@ static int arm_and_watch(uint64_t count, uint64_t delay, uint64_t spread, uint64
 	if (fd < 0)
 		return free(s), EXIT_CALL;
 	tempo_info(fd, &in);
-	now = tempo_now_ns();
+	now = tempo_now(flags);
 	for (i = 0; i < count; i++) {
 		s[i].cookie = i;
 		s[i].value = delay + (count > 1 ? spread * i / (count - 1) : 0) + (abs ? now : 0);
 		s[i].period = period;
-		s[i].flags = abs ? TEMPO_ARM_ABS : 0;
+		s[i].flags = flags;
 	}
 	err = tempo_arm(fd, s, count, &b);
 	if (err) {
@@ -366,30 +414,34 @@ static int arm_and_watch(uint64_t count, uint64_t delay, uint64_t spread, uint64
 static int do_arm(int argc, char **argv)
 {
 	uint64_t count = 1, delay = 1000000, spread = 0, period = 0, abs = 0, quiet = 0;
+	struct clock_kw c = { 0 };
 	struct kw kws[] = {
 		{ "count", false, false, &count }, { "delay", true, false, &delay },
 		{ "spread", true, false, &spread }, { "period", true, false, &period },
-		{ "abs", false, true, &abs }, { "quiet", false, true, &quiet }, { NULL },
+		{ "abs", false, true, &abs }, { "quiet", false, true, &quiet }, CLOCK_KWS(c),
+		{ NULL },
 	};
 
 	if (parse_kw(argc, argv, kws))
 		return EXIT_USAGE;
 	if (!count || period)
 		return p_err("arm: count >= 1, and no period (use watch)"), EXIT_USAGE;
-	return arm_and_watch(count, delay, spread, 0, count, abs, quiet || count > 20);
+	return arm_and_watch(count, delay, spread, 0, count,
+			     clock_flags(&c) | (abs ? TEMPO_ARM_ABS : 0), quiet || count > 20);
 }
 
 static int do_watch(int argc, char **argv)
 {
 	uint64_t period = 100000000, count = 10, delay = 0;
+	struct clock_kw c = { 0 };
 	struct kw kws[] = {
 		{ "period", true, false, &period }, { "count", false, false, &count },
-		{ "delay", true, false, &delay }, { NULL },
+		{ "delay", true, false, &delay }, CLOCK_KWS(c), { NULL },
 	};
 
 	if (parse_kw(argc, argv, kws))
 		return EXIT_USAGE;
-	return arm_and_watch(1, delay ? delay : period, 0, period, count, false, false);
+	return arm_and_watch(1, delay ? delay : period, 0, period, count, clock_flags(&c), false);
 }
 
 static int do_cancel(int argc, char **argv)
@@ -456,10 +508,13 @@ static int do_cancel(int argc, char **argv)
 static int do_query(int argc, char **argv)
 {
 	uint64_t count = 4, delay = 100000000, period = 0, wait = 150000000, i;
+	struct clock_kw c = { 0 };
 	struct kw kws[] = {
 		{ "count", false, false, &count }, { "delay", true, false, &delay },
-		{ "period", true, false, &period }, { "wait", true, false, &wait }, { NULL },
+		{ "period", true, false, &period }, { "wait", true, false, &wait }, CLOCK_KWS(c),
+		{ NULL },
 	};
+	uint32_t flags;
 	struct tempo_timer_spec *s;
 	struct tempo_timer_query *q;
 	struct tempo_batch b;
@@ -477,10 +532,12 @@ static int do_query(int argc, char **argv)
 		free(q);
 		return EXIT_CALL;
 	}
+	flags = clock_flags(&c);
 	for (i = 0; i < count; i++) {
 		s[i].cookie = i;
-		s[i].value = delay * (i + 1);
+		s[i].value = delay * (i + 1) + (flags & TEMPO_ARM_ABS ? tempo_now(flags) : 0);
 		s[i].period = period;
+		s[i].flags = flags;
 	}
 	err = tempo_arm(fd, s, count, NULL);
 	if (err) {
@@ -508,8 +565,8 @@ static int do_query(int argc, char **argv)
 		if (q[i].error) {
 			print_s64("error", " error %" PRId64 "\n", q[i].error);
 		} else {
-			print_string("state", " %s", q[i].state == TEMPO_TIMER_ARMED ?
-				     "armed" : "fired");
+			print_string("state", " %s", q[i].state == TEMPO_TIMER_ARMED ? "armed" :
+				     q[i].state == TEMPO_TIMER_FIRED ? "fired" : "clock-set");
 			print_u64("deadline", " deadline %" PRIu64, q[i].deadline);
 			print_u64("period", " period %" PRIu64, q[i].period);
 			print_u64("remaining", " remaining %" PRIu64 " ns\n", q[i].remaining);
@@ -745,6 +802,8 @@ static int do_help(int argc, char **argv)
 	for (c = cmds; c->name; c++)
 		printf("  %-11s %-44s %s\n", c->name, c->args, c->help);
 	printf("\nTimes take ns, us, ms or s (default ns). Commands match by prefix.\n"
+	       "CLOCK: boottime or realtime (default monotonic), and cancel-on-set\n"
+	       "(an absolute realtime timer that ends when the wall clock is set).\n"
 	       "Exit status: 0 ok, 1 a call failed, 2 usage, 3 a check failed.\n");
 	return 0;
 }
@@ -752,13 +811,13 @@ static int do_help(int argc, char **argv)
 static const struct cmd cmd_table[] = {
 	{ "info", do_info, "", "ABI version, features and limits" },
 	{ "stats", do_stats, "", "module counters" },
-	{ "arm", do_arm, "[count N] [delay T] [spread T] [abs] [quiet]",
+	{ "arm", do_arm, "[count N] [delay T] [spread T] [abs] [quiet] [CLOCK]",
 	  "arm timers, wait for them, summarise lateness" },
-	{ "watch", do_watch, "[period T] [count N] [delay T]",
+	{ "watch", do_watch, "[period T] [count N] [delay T] [CLOCK]",
 	  "a periodic timer's events as they come" },
 	{ "cancel", do_cancel, "[count N] [delay T] [cookie]",
 	  "arm then cancel a batch, by id or by cookie" },
-	{ "query", do_query, "[count N] [delay T] [period T] [wait T]",
+	{ "query", do_query, "[count N] [delay T] [period T] [wait T] [CLOCK]",
 	  "arm timers, wait, and show what is left of each" },
 	{ "order-demo", do_order_demo, "[workers N] [items N] [sink]",
 	  "workers finish out of order, output comes in order" },
