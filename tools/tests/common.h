@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/socket.h>
 
 #include "libtempo.h"
 #include "harness.h"
@@ -76,6 +77,54 @@ static inline int param_set(const char *name, long v)
 		return -errno;
 	ok = fprintf(f, "%ld\n", v) > 0;
 	return fclose(f) == 0 && ok ? 0 : -EIO;
+}
+
+/* Pass @fd over the unix socket @sock (SCM_RIGHTS): 0 or -errno. */
+static inline int send_fd(int sock, int fd)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	char c = 'f';
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	struct msghdr m = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
+	};
+	struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+
+	memset(&u, 0, sizeof(u));
+	h->cmsg_level = SOL_SOCKET;
+	h->cmsg_type = SCM_RIGHTS;
+	h->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(h), &fd, sizeof(int));
+	return sendmsg(sock, &m, 0) == 1 ? 0 : -errno;
+}
+
+/* Receive a fd passed over @sock: the fd, or -errno. */
+static inline int recv_fd(int sock)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	char c;
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	struct msghdr m = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
+	};
+	struct cmsghdr *h;
+	int fd;
+
+	if (recvmsg(sock, &m, MSG_CMSG_CLOEXEC) != 1)
+		return -errno;
+	h = CMSG_FIRSTHDR(&m);
+	if (!h || h->cmsg_type != SCM_RIGHTS)
+		return -EPROTO;
+	memcpy(&fd, CMSG_DATA(h), sizeof(fd));
+	return fd;
 }
 
 #endif /* TEMPO_TEST_COMMON_H */

@@ -1110,28 +1110,6 @@ CASE(test_sink_fpos_shared_with_owner)
 	return kid_finish(k, 60000);
 }
 
-static int send_fd(int sock, int fd)
-{
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	char c = 'f';
-	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-	struct msghdr m = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
-	};
-	struct cmsghdr *h = CMSG_FIRSTHDR(&m);
-
-	memset(&u, 0, sizeof(u));
-	h->cmsg_level = SOL_SOCKET;
-	h->cmsg_type = SCM_RIGHTS;
-	h->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(h), &fd, sizeof(int));
-	return sendmsg(sock, &m, 0) == 1 ? 0 : -errno;
-}
-
 /* uid 65534: the tempo file's sink is a socket that holds the tempo file. */
 static int cycle_kid(void *unused)
 {
@@ -1355,31 +1333,6 @@ CASE(test_sink_fd_dropped_in_transit_costs_receiver_nothing)
 	ASSERT_EQ(rc, TEST_PASS);
 	ASSERT_EQ(after - before, STUCK_N - STREAK);
 	return TEST_PASS;
-}
-
-/* recvmsg() one fd from @sock: the fd, or -errno. */
-static int recv_fd(int sock)
-{
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	char c;
-	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-	struct msghdr m = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
-	};
-	struct cmsghdr *h;
-	int fd;
-
-	if (recvmsg(sock, &m, MSG_CMSG_CLOEXEC) != 1)
-		return -errno;
-	h = CMSG_FIRSTHDR(&m);
-	if (!h || h->cmsg_type != SCM_RIGHTS)
-		return -EPROTO;
-	memcpy(&fd, CMSG_DATA(h), sizeof(fd));
-	return fd;
 }
 
 /*
