@@ -36,7 +36,10 @@
  *    fields on early errors, no -ERESTARTSYS in sink_last_error;
  *  - memory a failed arm batch grew, counted by no per-user limit;
  *  - one user's big slots sorted on the CPU that runs another's timers;
- *  - the module-wide counters, which show one user another's activity.
+ *  - the module-wide counters, which show one user another's activity;
+ *  - clocks and flags flipped at a high rate on many timers while root sets
+ *    the wall clock back and forth: nothing lost, a walk per change that
+ *    visits files, not timers.
  *
  * KTAP on stdout; each child's diagnostics go there too.
  */
@@ -171,6 +174,14 @@ static int await_go(void)
 	int v;
 
 	return read(kid_down, &v, sizeof(v)) == sizeof(v) ? v : -1;
+}
+
+/* In a kid: has the parent said anything yet (a go-ahead to stop)? */
+static bool kid_told_to_stop(void)
+{
+	struct pollfd p = { .fd = kid_down, .events = POLLIN };
+
+	return poll(&p, 1, 0) > 0;
 }
 
 /* The next int @k says, within @ms: -ETIMEDOUT, or -EPIPE once it is gone. */
@@ -3315,6 +3326,244 @@ CASE(test_stats_hide_other_users)
 	return rc;
 }
 
+/* ---- clocks flipped while root sets the wall clock (issue 35) ---- */
+
+#define FLIP_FILES	4
+#define FLIP_TIMERS	64
+#define FLIP_SETS	200	/* root's steps each way */
+
+struct flip_file {
+	int		fd;
+	uint64_t	id[FLIP_TIMERS];
+	bool		live[FLIP_TIMERS];
+};
+
+static uint64_t flip_rng = 88172645463325252ULL;
+
+static uint64_t flip_rnd(void)
+{
+	flip_rng ^= flip_rng << 13;
+	flip_rng ^= flip_rng >> 7;
+	flip_rng ^= flip_rng << 17;
+	return flip_rng;
+}
+
+static uint64_t clock_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* A spec of any clock and flags, due within half a second (or past). */
+static void flip_spec(struct tempo_timer_spec *s, uint64_t cookie)
+{
+	static const uint32_t flags[] = {
+		0, TEMPO_ARM_BOOTTIME, TEMPO_ARM_REALTIME,
+		TEMPO_ARM_ABS | TEMPO_ARM_REALTIME,
+		TEMPO_ARM_ABS | TEMPO_ARM_REALTIME | TEMPO_ARM_CANCEL_ON_SET,
+		TEMPO_ARM_ABS | TEMPO_ARM_BOOTTIME,
+	};
+	uint64_t r = flip_rnd(), delay = (r >> 8) % (500 * MS);
+
+	memset(s, 0, sizeof(*s));
+	s->cookie = cookie;
+	s->flags = flags[r % 6];
+	s->value = delay;
+	if (s->flags & TEMPO_ARM_ABS)
+		s->value = clock_ns(s->flags & TEMPO_ARM_REALTIME ? CLOCK_REALTIME :
+				    CLOCK_BOOTTIME) + delay - 100 * MS;
+	if (!((r >> 40) % 10))
+		s->period = (20 + (r >> 48) % 80) * MS;
+}
+
+/* Read what is ready; a FINAL record ends its timer, once. Return: errors seen. */
+static int flip_read(struct flip_file *f, unsigned int fi)
+{
+	struct tempo_event ev[32];
+	int errors = 0;
+	ssize_t n, i;
+
+	while ((n = tempo_read_events(f->fd, ev, 32)) > 0) {
+		for (i = 0; i < n; i++) {
+			unsigned int t = ev[i].cookie % 1000;
+
+			if (ev[i].cookie / 1000 != fi || t >= FLIP_TIMERS || !f->live[t] ||
+			    f->id[t] != ev[i].id) {
+				test_diag("file %u: a record of no live timer (cookie %llu)", fi,
+					  (unsigned long long)ev[i].cookie);
+				errors++;
+				continue;
+			}
+			if ((ev[i].flags & TEMPO_EVF_CLOCK_SET) && !(ev[i].flags & TEMPO_EVF_FINAL))
+				errors++;
+			/* Never early in its clock (a clock set's record may be). */
+			if (!(ev[i].flags & TEMPO_EVF_CLOCK_SET) && ev[i].time < ev[i].deadline) {
+				test_diag("file %u: cookie %llu early by %llu ns", fi,
+					  (unsigned long long)ev[i].cookie,
+					  (unsigned long long)(ev[i].deadline - ev[i].time));
+				errors++;
+			}
+			if (ev[i].flags & TEMPO_EVF_FINAL)
+				f->live[t] = false;
+		}
+	}
+	return errors;
+}
+
+/* uid 65534: flip clocks and flags at random until told to stop, then end every timer. */
+static int flip_kid(void *unused)
+{
+	unsigned long failures = test_failures;
+	struct flip_file files[FLIP_FILES];
+	struct tempo_timer_spec s;
+	unsigned int fi, t, ops = 0, refused = 0;
+	int errors = 0, err;
+
+	(void)unused;
+	for (fi = 0; fi < FLIP_FILES; fi++) {
+		files[fi].fd = tempo_open(O_NONBLOCK);
+		ASSERT_GE(files[fi].fd, 0);
+		for (t = 0; t < FLIP_TIMERS; t++) {
+			flip_spec(&s, fi * 1000 + t);
+			ASSERT_ERRNO(tempo_arm(files[fi].fd, &s, 1, NULL), 0);
+			files[fi].id[t] = s.id;
+			files[fi].live[t] = true;
+		}
+	}
+	say(1);
+	while (!kid_told_to_stop()) {
+		struct flip_file *f = &files[(fi = flip_rnd() % FLIP_FILES)];
+
+		t = flip_rnd() % FLIP_TIMERS;
+		switch (flip_rnd() % 4) {
+		case 0:		/* flip a live timer to another clock, flags, deadline */
+			if (!f->live[t])
+				break;
+			flip_spec(&s, fi * 1000 + t);
+			err = tempo_rearm(f->fd, f->id[t], s.cookie, s.value, s.period, s.flags);
+			if (err == -ECANCELED) {
+				refused++;
+			} else if (err) {
+				test_diag("re-arm: %s", strerror(-err));
+				errors++;
+			}
+			break;
+		case 1:
+			if (f->live[t]) {
+				err = tempo_cancel_one(f->fd, f->id[t]);
+				if (err) {
+					test_diag("cancel: %s", strerror(-err));
+					errors++;
+				}
+				f->live[t] = false;
+			}
+			break;
+		case 2:
+			if (f->live[t])
+				break;
+			flip_spec(&s, fi * 1000 + t);
+			err = tempo_arm(f->fd, &s, 1, NULL);
+			if (!err) {
+				f->id[t] = s.id;
+				f->live[t] = true;
+			} else if (err == -ECANCELED) {
+				refused++;
+			} else {
+				test_diag("arm: %s", strerror(-err));
+				errors++;
+			}
+			break;
+		default:
+			errors += flip_read(f, fi);
+		}
+		ops++;
+	}
+	/* Every timer ends once: cancelled now, or its FINAL record read first. */
+	for (fi = 0; fi < FLIP_FILES; fi++) {
+		errors += flip_read(&files[fi], fi);
+		for (t = 0; t < FLIP_TIMERS; t++) {
+			if (!files[fi].live[t])
+				continue;
+			if (tempo_cancel_one(files[fi].fd, files[fi].id[t])) {
+				test_diag("file %u timer %u: live, and cancel fails", fi, t);
+				errors++;
+			}
+			files[fi].live[t] = false;
+		}
+		errors += flip_read(&files[fi], fi);
+		EXPECT_EQ(ctx_stats(files[fi].fd).timers, 0, "file %u", fi);
+		close(files[fi].fd);
+	}
+	test_diag("%u operations, %u refused with ECANCELED, %d errors", ops, refused, errors);
+	EXPECT_EQ(errors, 0);
+	return test_failures == failures ? TEST_PASS : TEST_FAIL;
+}
+
+/* debugfs "dev_clock": the walks after clock changes, and the files they visited. */
+static void dev_clock_counts(long long *walks, long long *visits)
+{
+	FILE *f = fopen("/sys/kernel/debug/tempo/dev_clock", "r");
+
+	*walks = *visits = -1;
+	if (!f)
+		return;
+	if (fscanf(f, "walks %lld visits %lld", walks, visits) != 2)
+		*walks = *visits = -1;
+	fclose(f);
+}
+
+/*
+ * Clocks flipped at a high rate while root sets the wall clock: uid 65534
+ * keeps 4 files of 64 timers busy, re-arming them at random among
+ * MONOTONIC, BOOTTIME, REALTIME relative and absolute, and CANCEL_ON_SET,
+ * cancelling, arming anew and reading, while root sets CLOCK_REALTIME an
+ * hour back and forward 200 times each. Nothing lost: every timer ends
+ * exactly once (a FINAL record read, or a cancel that succeeds; a record of
+ * no live timer is an error) and none is left; bounded work: each walk
+ * after a change visits at most the files open, not the 256 timers; no
+ * WARN (the VM fails on one). The wall clock is put back as it would have
+ * run.
+ */
+static int test_clock_flips_while_root_sets_the_clock(void)
+{
+	uint64_t real0 = clock_ns(CLOCK_REALTIME), mono0 = clock_ns(CLOCK_MONOTONIC), t;
+	long long w0, v0, w1, v1;
+	struct timespec ts;
+	struct kid *k;
+	int i, rc;
+
+	dev_clock_counts(&w0, &v0);
+	if (w0 < 0)
+		SKIP(return TEST_SKIP, "no debugfs tempo/dev_clock");
+	k = kid_start(65534, flip_kid, NULL);
+	ASSERT_TRUE(k != NULL);
+	ASSERT_EQ(kid_hear(k, 20000), 1);
+	for (i = 0; i < 2 * FLIP_SETS; i++) {
+		t = clock_ns(CLOCK_REALTIME) + (i & 1 ? 3600ULL : -3600ULL) * 1000000000ULL;
+		ts.tv_sec = t / 1000000000ULL;
+		ts.tv_nsec = t % 1000000000ULL;
+		EXPECT_EQ(clock_settime(CLOCK_REALTIME, &ts), 0);
+		usleep(5000);
+	}
+	t = real0 + (clock_ns(CLOCK_MONOTONIC) - mono0);
+	ts.tv_sec = t / 1000000000ULL;
+	ts.tv_nsec = t % 1000000000ULL;
+	clock_settime(CLOCK_REALTIME, &ts);
+	kid_go(k, 0);
+	rc = kid_finish(k, 60000);
+	usleep(100000);	/* the last walk */
+	dev_clock_counts(&w1, &v1);
+	test_diag("%lld walks after %d sets, %lld files visited", w1 - w0, 2 * FLIP_SETS + 1,
+		  v1 - v0);
+	EXPECT_GT(w1 - w0, 0);
+	EXPECT_LE(w1 - w0, 2 * FLIP_SETS + 2);
+	/* The kid's files, and any other test's left open: never a timer each. */
+	EXPECT_LE(v1 - v0, (w1 - w0) * (FLIP_FILES + 4));
+	return rc;
+}
+
 static const struct test_case cases[] = {
 	TEST_CASE(test_sink_streak_clears_setuid),
 	TEST_CASE(test_sink_streak_honours_rlimit_fsize),
@@ -3349,6 +3598,7 @@ static const struct test_case cases[] = {
 	TEST_CASE(test_failed_batch_keeps_no_memory),
 	TEST_CASE(test_sorting_spares_other_users),
 	TEST_CASE(test_stats_hide_other_users),
+	TEST_CASE(test_clock_flips_while_root_sets_the_clock),
 	TEST_CASE(test_sink_unix_socket_cycle_collected),	/* leaks today: last */
 	{}
 };
