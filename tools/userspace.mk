@@ -24,7 +24,8 @@ U_LDFLAGS += -static -pthread
 
 U_LIB := $(TEMPO_ROOT)/build/lib/libtempo.a
 U_TESTS := $(TEMPO_ROOT)/build/guest/tests/tempo_uapi $(TEMPO_ROOT)/build/guest/tests/tempo_mt \
-	$(TEMPO_ROOT)/build/guest/tests/tempo_hostile $(TEMPO_ROOT)/build/guest/tests/tempo_uring
+	$(TEMPO_ROOT)/build/guest/tests/tempo_hostile $(TEMPO_ROOT)/build/guest/tests/tempo_uring \
+	$(TEMPO_ROOT)/build/guest/tests/tempo_clocks
 U_BINS := $(TEMPO_ROOT)/build/guest/bin/tempoctl
 U_HDRS := $(U_UAPI) $(TEMPO_ROOT)/tools/lib/libtempo.h
 
@@ -54,6 +55,11 @@ $(TEMPO_ROOT)/build/guest/tests/tempo_mt: $(TEMPO_ROOT)/tools/tests/mt_test.c \
 	$(U_CC) $(U_CFLAGS) $< $(U_LIB) $(U_LDFLAGS) -o $@
 
 $(TEMPO_ROOT)/build/guest/tests/tempo_hostile: $(TEMPO_ROOT)/tools/tests/hostile_test.c \
+		$(wildcard $(TEMPO_ROOT)/tools/tests/*.h) $(U_LIB)
+	@mkdir -p $(dir $@)
+	$(U_CC) $(U_CFLAGS) $< $(U_LIB) $(U_LDFLAGS) -o $@
+
+$(TEMPO_ROOT)/build/guest/tests/tempo_clocks: $(TEMPO_ROOT)/tools/tests/clocks_test.c \
 		$(wildcard $(TEMPO_ROOT)/tools/tests/*.h) $(U_LIB)
 	@mkdir -p $(dir $@)
 	$(U_CC) $(U_CFLAGS) $< $(U_LIB) $(U_LDFLAGS) -o $@

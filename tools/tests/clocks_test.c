@@ -1,0 +1,823 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tempo_clocks: /dev/tempo's clocks, run as root in the test VM
+ * (include/uapi/tempo.h, "Clocks" and "Time namespaces").
+ *
+ *  - time namespaces: a task whose CLOCK_MONOTONIC and CLOCK_BOOTTIME run
+ *    70 and 71 days ahead of the host's arms absolute timers, queries them,
+ *    reads their records and ordered records and asks TEMPO_IOC_INFO, all
+ *    in its own clocks; a file opened outside and used inside, and one
+ *    opened inside and used outside (passed with SCM_RIGHTS), show each side
+ *    the same instants in its own clock; a namespace behind the host reads
+ *    the host's earlier times as 0.
+ *  - clock_settime(CLOCK_REALTIME) forward and back by hours: absolute
+ *    REALTIME timers fire when the wall clock reaches them and never
+ *    before, a periodic one counts the periods a step passed, a relative
+ *    one does not move, CANCEL_ON_SET ones end with TEMPO_EVF_CLOCK_SET (and
+ *    refuse re-arms until read). The wall clock is put back as it would
+ *    have run.
+ *  - a real suspend and resume (ACPI S3, woken by the RTC's alarm; on a
+ *    KCSAN kernel, which cannot resume from S3, the kernel's own
+ *    suspend and resume short of the platform's sleep, suspend_for()): a
+ *    BOOTTIME timer due during the sleep fires right after resume, a
+ *    MONOTONIC timer of the same delay does not count the sleep, a REALTIME
+ *    one the sleep passed fires, and a CANCEL_ON_SET one reports the change
+ *    (a resume sets the wall clock forward by the time slept).
+ *
+ * Cases that need a namespace fork into one; a child reports through its
+ * exit status (and its diagnostics on the shared stdout). KTAP on stdout.
+ */
+#define _GNU_SOURCE
+#include <poll.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "common.h"
+
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME	0x00000080
+#endif
+
+#define SEC		1000000000ULL
+#define DAY_S		86400LL
+#define NS_MONO_S	(70 * DAY_S)	/* the namespace's offsets, s */
+#define NS_BOOT_S	(71 * DAY_S)
+#define HOUR		(3600 * SEC)
+
+static uint64_t now_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * SEC + ts.tv_nsec;
+}
+
+/* Wait up to @ms for a record; 1 if one was read into @ev, 0 if none came. */
+static int read_within(int fd, struct tempo_event *ev, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	if (poll(&p, 1, ms) != 1)
+		return 0;
+	return tempo_read_events(fd, ev, 1) == 1 ? 1 : -1;
+}
+
+/* One record within 5 s: a timer that does not fire fails a case, never hangs it. */
+static int read_one(int fd, struct tempo_event *ev)
+{
+	return read_within(fd, ev, 5000) == 1 ? 0 : -1;
+}
+
+/*
+ * Run @fn(@arg) in a child of a new time namespace whose MONOTONIC and
+ * BOOTTIME clocks are @mono_s and @boot_s seconds off the host's: fork,
+ * unshare(CLONE_NEWTIME) (which makes the namespace of the caller's future
+ * children), set the offsets, and fork again into it. Returns the pid of
+ * the first child, whose exit status is @fn's result (TEST_SKIP without time
+ * namespaces), or -errno.
+ */
+static pid_t timens_fork(long long mono_s, long long boot_s, int (*fn)(void *), void *arg)
+{
+	char offs[96];
+	pid_t pid, kid;
+	int status, fd;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid)
+		return pid < 0 ? -errno : pid;
+	if (unshare(CLONE_NEWTIME))
+		_exit(errno == EINVAL ? TEST_SKIP : TEST_FAIL);
+	fd = open("/proc/self/timens_offsets", O_WRONLY);
+	snprintf(offs, sizeof(offs), "monotonic %lld 0\nboottime %lld 0\n", mono_s, boot_s);
+	if (fd < 0 || write(fd, offs, strlen(offs)) != (ssize_t)strlen(offs)) {
+		test_diag("cannot set the time namespace's offsets: %s", strerror(errno));
+		_exit(TEST_FAIL);
+	}
+	close(fd);
+	kid = fork();
+	if (!kid) {
+		unsigned long failures = test_failures;
+		int r = fn(arg);
+
+		/* A failed expectation fails the case too: exit status is all we say. */
+		_exit(r == TEST_PASS && test_failures != failures ? TEST_FAIL : r);
+	}
+	if (kid < 0 || waitpid(kid, &status, 0) != kid || !WIFEXITED(status))
+		_exit(TEST_FAIL);
+	_exit(WEXITSTATUS(status));
+}
+
+/* Wait for a child of timens_fork(): its result. */
+static int timens_wait(pid_t pid)
+{
+	int status;
+
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return TEST_FAIL;
+	return WEXITSTATUS(status);
+}
+
+/* TEMPO_IOC_INFO's readings: each clock's, in the caller's namespace, one instant. */
+static int check_info_clocks(int fd)
+{
+	uint64_t m0, b0, r0, m1, b1, r1;
+	struct tempo_info in;
+
+	m0 = now_ns(CLOCK_MONOTONIC);
+	b0 = now_ns(CLOCK_BOOTTIME);
+	r0 = now_ns(CLOCK_REALTIME);
+	ASSERT_ERRNO(tempo_info(fd, &in), 0);
+	m1 = now_ns(CLOCK_MONOTONIC);
+	b1 = now_ns(CLOCK_BOOTTIME);
+	r1 = now_ns(CLOCK_REALTIME);
+	ASSERT_TRUE(in.features & TEMPO_FEAT_CLOCKS);
+	EXPECT_GE(in.now_monotonic, m0);
+	EXPECT_LE(in.now_monotonic, m1);
+	EXPECT_GE(in.now_boottime, b0);
+	EXPECT_LE(in.now_boottime, b1);
+	/* REALTIME: no namespace; the same instant within the calls around it. */
+	EXPECT_GE(in.now_realtime, r0 - (m1 - m0));
+	EXPECT_LE(in.now_realtime, r1 + (m1 - m0));
+	EXPECT_EQ(in.reserved, 0);
+	return TEST_PASS;
+}
+
+static int test_info_clocks(void)
+{
+	int fd = tempo_open(0), ret;
+
+	ASSERT_GE(fd, 0);
+	ret = check_info_clocks(fd);
+	close(fd);
+	return ret;
+}
+
+/* TEMPO_IOC_INFO asked with the struct of a caller built before it grew. */
+static int test_info_ver0(void)
+{
+	unsigned char buf[sizeof(struct tempo_info)];
+	struct tempo_info *in = (struct tempo_info *)buf;
+	int fd = tempo_open(0);
+
+	ASSERT_GE(fd, 0);
+	memset(buf, 0xa5, sizeof(buf));
+	ASSERT_EQ(ioctl(fd, _IOC(_IOC_READ, TEMPO_IOC_MAGIC, 0, TEMPO_INFO_SIZE_VER0), buf), 0);
+	EXPECT_EQ(in->version, TEMPO_ABI_VERSION);
+	EXPECT_TRUE(in->max_user_bytes != 0xa5a5a5a5);
+	/* Nothing written beyond the caller's struct. */
+	EXPECT_EQ(in->now_monotonic, 0xa5a5a5a5a5a5a5a5ULL);
+	EXPECT_EQ(in->reserved, 0xa5a5a5a5a5a5a5a5ULL);
+	close(fd);
+	return TEST_PASS;
+}
+
+/* ---- time namespaces ---- */
+
+/* In a namespace 70 (MONOTONIC) and 71 (BOOTTIME) days ahead: everything in its clocks. */
+static int ns_arm_query_read(void *unused)
+{
+	struct tempo_timer_query q[2] = {};
+	uint64_t t0, t1, mabs, babs, ticket;
+	struct tempo_event ev;
+	uint64_t id[4];
+	int fd, i, seen = 0;
+
+	(void)unused;
+	fd = tempo_open(0);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(check_info_clocks(fd), TEST_PASS);
+	t0 = now_ns(CLOCK_MONOTONIC);
+	ASSERT_GT(t0, NS_MONO_S * SEC, "the namespace's MONOTONIC clock");
+	mabs = t0 + 300 * MS;
+	babs = now_ns(CLOCK_BOOTTIME) + 200 * MS;
+	ASSERT_ERRNO(tempo_arm_one(fd, 1, mabs, 0, TEMPO_ARM_ABS, &id[0]), 0);
+	ASSERT_ERRNO(tempo_arm_one(fd, 2, babs, 0, TEMPO_ARM_ABS | TEMPO_ARM_BOOTTIME, &id[1]), 0);
+	ASSERT_ERRNO(tempo_arm_one(fd, 3, 100 * MS, 0, 0, &id[2]), 0);
+	/* A deadline before the namespace's clock began: taken as that instant. */
+	ASSERT_ERRNO(tempo_arm_one(fd, 4, 0, 0, TEMPO_ARM_ABS, &id[3]), 0);
+
+	q[0].id = id[0];
+	q[1].id = id[1];
+	ASSERT_ERRNO(tempo_query(fd, q, 2, NULL), 0);
+	EXPECT_EQ(q[0].state, TEMPO_TIMER_ARMED);
+	EXPECT_EQ(q[0].deadline, mabs);
+	EXPECT_TRUE(q[0].remaining > 0 && q[0].remaining <= 300 * MS,
+		    "remaining %llu ns", (unsigned long long)q[0].remaining);
+	EXPECT_EQ(q[1].deadline, babs);
+	EXPECT_TRUE(q[1].remaining > 0 && q[1].remaining <= 200 * MS,
+		    "remaining %llu ns", (unsigned long long)q[1].remaining);
+
+	/* An ordered record: submitted and completed in the namespace's MONOTONIC. */
+	ASSERT_ERRNO(tempo_ticket(fd, 0, &ticket), 0);
+	ASSERT_ERRNO(tempo_submit(fd, ticket, 5, "x", 1), 0);
+
+	for (i = 0; i < 5; i++) {
+		ASSERT_EQ(read_one(fd, &ev), 0);
+		t1 = now_ns(ev.flags & TEMPO_EVF_BOOTTIME ? CLOCK_BOOTTIME : CLOCK_MONOTONIC);
+		EXPECT_LE(ev.time, t1, "record %llu", (unsigned long long)ev.cookie);
+		EXPECT_GE(ev.time, ev.deadline, "record %llu", (unsigned long long)ev.cookie);
+		if (ev.cookie != 4)
+			EXPECT_LT(ev.time - ev.deadline, 5 * SEC, "record %llu",
+				  (unsigned long long)ev.cookie);
+		seen |= 1 << ev.cookie;
+		switch (ev.cookie) {
+		case 1:
+			EXPECT_EQ(ev.deadline, mabs);
+			EXPECT_EQ(ev.flags & (TEMPO_EVF_BOOTTIME | TEMPO_EVF_REALTIME), 0);
+			break;
+		case 2:
+			EXPECT_EQ(ev.deadline, babs);
+			EXPECT_TRUE(ev.flags & TEMPO_EVF_BOOTTIME);
+			break;
+		case 3:
+			EXPECT_TRUE(ev.deadline >= t0 + 100 * MS && ev.deadline < t0 + SEC);
+			break;
+		case 4:
+			EXPECT_EQ(ev.deadline, NS_MONO_S * SEC);
+			break;
+		case 5:
+			EXPECT_EQ(ev.type, TEMPO_EV_ORDER);
+			EXPECT_TRUE(ev.deadline >= t0 && ev.deadline <= t1);
+			break;
+		}
+	}
+	EXPECT_EQ(seen, 0x3e);
+	close(fd);
+	return TEST_PASS;
+}
+
+static int test_timens_own_clocks(void)
+{
+	return timens_wait(timens_fork(NS_MONO_S, NS_BOOT_S, ns_arm_query_read, NULL));
+}
+
+/* What the two sides tell each other: a timer's id and the deadline it was armed with. */
+struct armed {
+	uint64_t id;
+	uint64_t value;
+	uint32_t flags;
+};
+
+/* Query timer @a->id of @fd and read its record: both must say @deadline. */
+static int check_seen_as(int fd, const struct armed *a, uint64_t deadline)
+{
+	struct tempo_timer_query q = { .id = a->id };
+	struct tempo_event ev;
+
+	ASSERT_ERRNO(tempo_query(fd, &q, 1, NULL), 0);
+	EXPECT_EQ(q.deadline, deadline);
+	ASSERT_EQ(read_one(fd, &ev), 0);
+	EXPECT_EQ(ev.id, a->id);
+	EXPECT_EQ(ev.deadline, deadline);
+	EXPECT_GE(ev.time, ev.deadline);
+	return TEST_PASS;
+}
+
+static int passed_sock = -1, passed_fd = -1;
+
+/*
+ * Inside: arm on the file opened outside (inherited), open a file of its
+ * own and pass it out; then check the timers the outside armed on it, in
+ * this namespace's clocks.
+ */
+static int ns_passed_files(void *unused)
+{
+	struct armed a[2], b[2];
+	int fd_in, i;
+
+	(void)unused;
+	fd_in = tempo_open(0);
+	ASSERT_GE(fd_in, 0);
+	ASSERT_ERRNO(send_fd(passed_sock, fd_in), 0);
+	a[0] = (struct armed){ .value = now_ns(CLOCK_MONOTONIC) + 200 * MS, .flags = TEMPO_ARM_ABS };
+	a[1] = (struct armed){ .value = now_ns(CLOCK_BOOTTIME) + 250 * MS,
+			       .flags = TEMPO_ARM_ABS | TEMPO_ARM_BOOTTIME };
+	for (i = 0; i < 2; i++)
+		ASSERT_ERRNO(tempo_arm_one(passed_fd, i, a[i].value, 0, a[i].flags, &a[i].id), 0);
+	ASSERT_EQ(write(passed_sock, a, sizeof(a)), (ssize_t)sizeof(a));
+	ASSERT_EQ(read(passed_sock, b, sizeof(b)), (ssize_t)sizeof(b));
+	ASSERT_EQ(check_seen_as(fd_in, &b[0], b[0].value + NS_MONO_S * SEC), TEST_PASS);
+	ASSERT_EQ(check_seen_as(fd_in, &b[1], b[1].value + NS_BOOT_S * SEC), TEST_PASS);
+	close(fd_in);
+	return TEST_PASS;
+}
+
+static int test_timens_passed_files(void)
+{
+	int sv[2], fd_out, fd_in, i, ret;
+	struct armed a[2], b[2];
+	pid_t pid;
+
+	fd_out = tempo_open(0);
+	ASSERT_GE(fd_out, 0);
+	ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	passed_sock = sv[1];
+	passed_fd = fd_out;
+	pid = timens_fork(NS_MONO_S, NS_BOOT_S, ns_passed_files, NULL);
+	ASSERT_GT(pid, 0);
+	close(sv[1]);
+	fd_in = recv_fd(sv[0]);
+	ASSERT_GE(fd_in, 0);
+	/* The inside armed on our file in its clocks: we see the host's. */
+	ASSERT_EQ(read(sv[0], a, sizeof(a)), (ssize_t)sizeof(a));
+	EXPECT_EQ(check_seen_as(fd_out, &a[0], a[0].value - NS_MONO_S * SEC), TEST_PASS);
+	EXPECT_EQ(check_seen_as(fd_out, &a[1], a[1].value - NS_BOOT_S * SEC), TEST_PASS);
+	/* And we arm on its file in the host's clocks. */
+	b[0] = (struct armed){ .value = now_ns(CLOCK_MONOTONIC) + 200 * MS, .flags = TEMPO_ARM_ABS };
+	b[1] = (struct armed){ .value = now_ns(CLOCK_BOOTTIME) + 250 * MS,
+			       .flags = TEMPO_ARM_ABS | TEMPO_ARM_BOOTTIME };
+	for (i = 0; i < 2; i++)
+		EXPECT_ERRNO(tempo_arm_one(fd_in, i, b[i].value, 0, b[i].flags, &b[i].id), 0);
+	EXPECT_EQ(write(sv[0], b, sizeof(b)), (ssize_t)sizeof(b));
+	ret = timens_wait(pid);
+	close(sv[0]);
+	close(fd_in);
+	close(fd_out);
+	return ret;
+}
+
+/*
+ * A namespace whose MONOTONIC is behind the host's by all but 2 s of the
+ * host's uptime: the host's deadline of 1 s, before the namespace's clock
+ * began, reads as 0 there; its own times read as its clock does.
+ */
+static int behind_fd = -1;
+static uint64_t behind_host_deadline;
+
+static int ns_behind(void *unused)
+{
+	struct tempo_timer_query q = {};
+	struct tempo_event ev;
+	uint64_t id, t;
+
+	(void)unused;
+	t = now_ns(CLOCK_MONOTONIC);
+	ASSERT_LT(t, 10 * SEC, "the namespace's MONOTONIC clock");
+	/* The host's timer, armed on the inherited file, is due before our clock began. */
+	ASSERT_EQ(read_one(behind_fd, &ev), 0);
+	EXPECT_EQ(ev.deadline, 0, "host deadline %llu", (unsigned long long)behind_host_deadline);
+	EXPECT_GE(ev.time, ev.deadline);
+	/* Ours reads in our clock. */
+	ASSERT_ERRNO(tempo_arm_one(behind_fd, 2, t + 100 * MS, 0, TEMPO_ARM_ABS, &id), 0);
+	q.id = id;
+	ASSERT_ERRNO(tempo_query(behind_fd, &q, 1, NULL), 0);
+	EXPECT_EQ(q.deadline, t + 100 * MS);
+	ASSERT_EQ(read_one(behind_fd, &ev), 0);
+	EXPECT_EQ(ev.deadline, t + 100 * MS);
+	return TEST_PASS;
+}
+
+static int test_timens_behind(void)
+{
+	uint64_t id, up = now_ns(CLOCK_MONOTONIC);
+	long long off = -(long long)(up / SEC) + 2;
+	int ret;
+
+	behind_fd = tempo_open(0);
+	ASSERT_GE(behind_fd, 0);
+	ASSERT_GT(up, 5 * SEC);
+	behind_host_deadline = SEC;
+	ASSERT_ERRNO(tempo_arm_one(behind_fd, 1, behind_host_deadline, 0, TEMPO_ARM_ABS, &id), 0);
+	ret = timens_wait(timens_fork(off, 0, ns_behind, NULL));
+	close(behind_fd);
+	return ret;
+}
+
+/* ---- flags, re-arms across clocks, fdinfo ---- */
+
+/* Clock flags that name no timer are refused, and the batch arms nothing. */
+static int test_clock_flags_refused(void)
+{
+	static const uint32_t bad[] = {
+		TEMPO_ARM_BOOTTIME | TEMPO_ARM_REALTIME,
+		TEMPO_ARM_CANCEL_ON_SET,
+		TEMPO_ARM_CANCEL_ON_SET | TEMPO_ARM_REALTIME,
+		TEMPO_ARM_CANCEL_ON_SET | TEMPO_ARM_ABS,
+		TEMPO_ARM_CANCEL_ON_SET | TEMPO_ARM_ABS | TEMPO_ARM_BOOTTIME,
+		1U << 5,
+	};
+	struct tempo_timer_spec s[2];
+	unsigned int i;
+	int fd = tempo_open(0);
+
+	ASSERT_GE(fd, 0);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(s, 0, sizeof(s));
+		s[0].value = SEC;
+		s[1].value = SEC;
+		s[1].flags = bad[i];
+		EXPECT_ERRNO(tempo_arm(fd, s, 2, NULL), -EINVAL, "flags %#x", bad[i]);
+	}
+	EXPECT_EQ(ctx_stats(fd).timers, 0);
+	close(fd);
+	return TEST_PASS;
+}
+
+/* A re-arm moves a timer between clocks; its record says which. */
+static int test_rearm_across_clocks(void)
+{
+	struct tempo_timer_query q = {};
+	struct tempo_event ev;
+	uint64_t id, b;
+	int fd = tempo_open(0);
+
+	ASSERT_GE(fd, 0);
+	ASSERT_ERRNO(tempo_arm_one(fd, 1, 10 * SEC, 0, 0, &id), 0);
+	b = now_ns(CLOCK_BOOTTIME) + 20 * SEC;
+	ASSERT_ERRNO(tempo_rearm(fd, id, 2, b, 0, TEMPO_ARM_ABS | TEMPO_ARM_BOOTTIME), 0);
+	q.id = id;
+	ASSERT_ERRNO(tempo_query(fd, &q, 1, NULL), 0);
+	EXPECT_EQ(q.deadline, b);
+	EXPECT_EQ(q.cookie, 2);
+	ASSERT_ERRNO(tempo_rearm(fd, id, 3, now_ns(CLOCK_REALTIME) + HOUR, 0,
+				 TEMPO_ARM_ABS | TEMPO_ARM_REALTIME | TEMPO_ARM_CANCEL_ON_SET), 0);
+	ASSERT_ERRNO(tempo_rearm(fd, id, 4, 50 * MS, 0, TEMPO_ARM_REALTIME), 0);
+	ASSERT_EQ(read_one(fd, &ev), 0);
+	EXPECT_EQ(ev.id, id);
+	EXPECT_EQ(ev.cookie, 4);
+	EXPECT_EQ(ev.flags, TEMPO_EVF_FINAL | TEMPO_EVF_REALTIME);
+	EXPECT_GE(ev.time, ev.deadline);
+	EXPECT_LE(ev.time, now_ns(CLOCK_REALTIME));
+	EXPECT_EQ(ctx_stats(fd).timers, 0);
+	close(fd);
+	return TEST_PASS;
+}
+
+/* A line "key:\tvalue" of /proc/self/fdinfo/@fd, or -1. */
+static long fdinfo_value(int fd, const char *key)
+{
+	char path[64], line[128];
+	size_t klen = strlen(key);
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen) && line[klen] == ':')
+			v = strtol(line + klen + 1, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+/* fdinfo, as timerfd's and io_uring's: the live timers per clock, the records ready. */
+static int test_fdinfo(void)
+{
+	uint64_t id, r = now_ns(CLOCK_REALTIME);
+	int fd = tempo_open(0), i;
+
+	ASSERT_GE(fd, 0);
+	for (i = 0; i < 2; i++)
+		ASSERT_ERRNO(tempo_arm_one(fd, i, HOUR, 0, 0, &id), 0);
+	for (i = 0; i < 3; i++)
+		ASSERT_ERRNO(tempo_arm_one(fd, i, HOUR, 0, TEMPO_ARM_BOOTTIME, &id), 0);
+	ASSERT_ERRNO(tempo_arm_one(fd, 0, r + HOUR, 0, TEMPO_ARM_ABS | TEMPO_ARM_REALTIME, &id), 0);
+	ASSERT_ERRNO(tempo_arm_one(fd, 0, r + HOUR, 0,
+				   TEMPO_ARM_ABS | TEMPO_ARM_REALTIME | TEMPO_ARM_CANCEL_ON_SET, &id), 0);
+	/* Due at once: one MONOTONIC and one BOOTTIME record ready. */
+	ASSERT_ERRNO(tempo_arm_one(fd, 9, 0, 0, 0, &id), 0);
+	ASSERT_ERRNO(tempo_arm_one(fd, 9, 0, 0, TEMPO_ARM_BOOTTIME, &id), 0);
+	usleep(20000);
+	EXPECT_EQ(fdinfo_value(fd, "timers"), 9);
+	EXPECT_EQ(fdinfo_value(fd, "timers_boottime"), 4);
+	EXPECT_EQ(fdinfo_value(fd, "timers_realtime"), 1);
+	EXPECT_EQ(fdinfo_value(fd, "timers_realtime_cancel_on_set"), 1);
+	EXPECT_EQ(fdinfo_value(fd, "ready"), 2);
+	EXPECT_EQ(ctx_stats(fd).events_ready, 2);
+	close(fd);
+	return TEST_PASS;
+}
+
+/* ---- the wall clock set ---- */
+
+/* Step CLOCK_REALTIME by @delta ns (as root). */
+static int step_realtime(int64_t delta)
+{
+	struct timespec ts;
+	uint64_t t = now_ns(CLOCK_REALTIME) + delta;
+
+	ts.tv_sec = t / SEC;
+	ts.tv_nsec = t % SEC;
+	return clock_settime(CLOCK_REALTIME, &ts) ? -errno : 0;
+}
+
+/*
+ * The wall clock as it would read had nobody set it: taken at the start of
+ * a case, put back at its end.
+ */
+struct wall {
+	uint64_t real, mono;
+};
+
+static struct wall wall_keep(void)
+{
+	return (struct wall){ .mono = now_ns(CLOCK_MONOTONIC), .real = now_ns(CLOCK_REALTIME) };
+}
+
+static void wall_restore(const struct wall *w)
+{
+	uint64_t t = w->real + (now_ns(CLOCK_MONOTONIC) - w->mono);
+	struct timespec ts = { .tv_sec = t / SEC, .tv_nsec = t % SEC };
+
+	if (clock_settime(CLOCK_REALTIME, &ts))
+		test_diag("cannot put the wall clock back: %s", strerror(errno));
+}
+
+
+static int test_settime_forward(void)
+{
+	struct armed a[6];
+	struct tempo_timer_query q = {};
+	struct tempo_event ev;
+	struct wall w = wall_keep();
+	uint64_t r = now_ns(CLOCK_REALTIME), id;
+	int fd = tempo_open(0), i, seen = 0, n, ret = TEST_FAIL;
+	uint32_t rt = TEMPO_ARM_ABS | TEMPO_ARM_REALTIME;
+
+	ASSERT_GE(fd, 0);
+	a[0] = (struct armed){ .value = r + 2 * HOUR, .flags = rt };
+	a[1] = (struct armed){ .value = r + 3 * HOUR, .flags = rt | TEMPO_ARM_CANCEL_ON_SET };
+	a[2] = (struct armed){ .value = r + 1 * HOUR, .flags = rt };	/* periodic, 1 h */
+	a[3] = (struct armed){ .value = 5 * HOUR, .flags = TEMPO_ARM_REALTIME };	/* relative */
+	a[4] = (struct armed){ .value = r + 5 * HOUR, .flags = rt };	/* beyond the step */
+	a[5] = (struct armed){ .value = r + 4 * HOUR, .flags = rt | TEMPO_ARM_CANCEL_ON_SET };
+	for (i = 0; i < 6; i++)
+		ASSERT_ERRNO(tempo_arm_one(fd, i, a[i].value, i == 2 ? HOUR : 0, a[i].flags,
+					   &a[i].id), 0);
+	/* Nothing before the step. */
+	ASSERT_EQ(read_within(fd, &ev, 200), 0);
+
+	ASSERT_ERRNO(step_realtime(4 * HOUR + 30 * SEC), 0);
+	/* 0, 1 (ended), 2 (three periods passed) and 5 (ended) come at once. */
+	for (n = 0; n < 4; n++) {
+		if (read_within(fd, &ev, 2000) != 1)
+			break;
+		seen |= 1 << ev.cookie;
+		EXPECT_TRUE(ev.flags & TEMPO_EVF_REALTIME, "record %llu", (unsigned long long)ev.cookie);
+		/* Every deadline here, CANCEL_ON_SET ones too, is behind the clock stepped. */
+		EXPECT_GE(ev.time, ev.deadline, "record %llu", (unsigned long long)ev.cookie);
+		EXPECT_LE(ev.time, now_ns(CLOCK_REALTIME));
+		switch (ev.cookie) {
+		case 0:
+			EXPECT_EQ(ev.deadline, a[0].value);
+			EXPECT_EQ(ev.flags & (TEMPO_EVF_FINAL | TEMPO_EVF_CLOCK_SET), TEMPO_EVF_FINAL);
+			break;
+		case 2:
+			EXPECT_EQ(ev.deadline, a[2].value);
+			EXPECT_EQ(ev.overrun, 3);
+			EXPECT_FALSE(ev.flags & TEMPO_EVF_FINAL);
+			break;
+		case 1:
+		case 5:
+			EXPECT_EQ(ev.deadline, a[ev.cookie].value);
+			EXPECT_EQ(ev.flags & (TEMPO_EVF_FINAL | TEMPO_EVF_CLOCK_SET),
+				  TEMPO_EVF_FINAL | TEMPO_EVF_CLOCK_SET);
+			break;
+		default:
+			test_diag("record %llu came", (unsigned long long)ev.cookie);
+			goto out;
+		}
+	}
+	EXPECT_EQ(seen, 0x27, "records seen");
+	/* The relative one did not move; the one beyond the step waits. */
+	q.id = a[3].id;
+	EXPECT_ERRNO(tempo_query(fd, &q, 1, NULL), 0);
+	EXPECT_EQ(q.state, TEMPO_TIMER_ARMED);
+	EXPECT_GT(q.remaining, 4 * HOUR);
+	q.id = a[4].id;
+	EXPECT_ERRNO(tempo_query(fd, &q, 1, NULL), 0);
+	EXPECT_EQ(q.state, TEMPO_TIMER_ARMED);
+	EXPECT_LT(q.remaining, HOUR);
+	/* The periodic one goes on from its schedule: next at r + 5 h. */
+	q.id = a[2].id;
+	EXPECT_ERRNO(tempo_query(fd, &q, 1, NULL), 0);
+	EXPECT_EQ(q.deadline, r + 5 * HOUR);
+	/* CANCEL_ON_SET timers begin anew once the ended ones are read. */
+	EXPECT_ERRNO(tempo_arm_one(fd, 9, now_ns(CLOCK_REALTIME) + HOUR, 0,
+				   rt | TEMPO_ARM_CANCEL_ON_SET, &id), 0);
+	ret = TEST_PASS;
+out:
+	wall_restore(&w);
+	close(fd);
+	return ret;
+}
+
+static int test_settime_back(void)
+{
+	struct tempo_timer_query q = {};
+	struct tempo_event ev;
+	struct wall w = wall_keep();
+	uint64_t r = now_ns(CLOCK_REALTIME), id[3], t;
+	uint32_t rt = TEMPO_ARM_ABS | TEMPO_ARM_REALTIME;
+	int fd = tempo_open(0), ret = TEST_FAIL;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_ERRNO(tempo_arm_one(fd, 0, r + 2 * SEC, 0, rt, &id[0]), 0);
+	ASSERT_ERRNO(tempo_arm_one(fd, 1, r + HOUR, 0, rt | TEMPO_ARM_CANCEL_ON_SET, &id[1]), 0);
+	ASSERT_ERRNO(tempo_arm_one(fd, 2, 2 * SEC, 0, 0, &id[2]), 0);	/* MONOTONIC */
+	ASSERT_ERRNO(step_realtime(-2 * (int64_t)HOUR), 0);
+	/* The set ends the CANCEL_ON_SET one at once... */
+	if (read_within(fd, &ev, 2000) != 1 || ev.cookie != 1) {
+		test_diag("no CANCEL_ON_SET record");
+		goto out;
+	}
+	EXPECT_EQ(ev.flags & (TEMPO_EVF_FINAL | TEMPO_EVF_CLOCK_SET),
+		  TEMPO_EVF_FINAL | TEMPO_EVF_CLOCK_SET);
+	/* ...and delays the REALTIME one by two hours: the MONOTONIC one comes first. */
+	if (read_within(fd, &ev, 4000) != 1 || ev.cookie != 2) {
+		test_diag("the MONOTONIC record did not come first (cookie %llu)",
+			  (unsigned long long)ev.cookie);
+		goto out;
+	}
+	q.id = id[0];
+	EXPECT_ERRNO(tempo_query(fd, &q, 1, NULL), 0);
+	EXPECT_EQ(q.state, TEMPO_TIMER_ARMED);
+	EXPECT_GT(q.remaining, HOUR);
+	/* A REALTIME timer armed now, after the step, fires by the clock as it is. */
+	t = now_ns(CLOCK_REALTIME) + 300 * MS;
+	EXPECT_ERRNO(tempo_arm_one(fd, 3, t, 0, rt, &id[2]), 0);
+	if (read_within(fd, &ev, 3000) != 1 || ev.cookie != 3) {
+		test_diag("the REALTIME timer armed after the step did not fire");
+		goto out;
+	}
+	EXPECT_GE(ev.time, t);
+	EXPECT_LE(ev.time, now_ns(CLOCK_REALTIME));
+	/* Forward again: the two hours given back, the first one fires. */
+	ASSERT_ERRNO(step_realtime(2 * HOUR), 0);
+	if (read_within(fd, &ev, 2000) != 1 || ev.cookie != 0) {
+		test_diag("the REALTIME timer did not fire when the clock came back");
+		goto out;
+	}
+	EXPECT_EQ(ev.deadline, r + 2 * SEC);
+	EXPECT_GE(ev.time, ev.deadline);
+	ret = TEST_PASS;
+out:
+	wall_restore(&w);
+	close(fd);
+	return ret;
+}
+
+/* ---- suspend and resume ---- */
+
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/*
+ * Can this kernel come back from ACPI S3? Not a KCSAN one: the resume's
+ * first C function, restore_processor_state() (arch/x86/power/cpu.c, which
+ * its Makefile does not exempt from KCSAN, as of 6.1, 6.12 and 7.2), opens
+ * with __tsan_func_entry(), which with KCSAN_WEAK_MEMORY reads current_task
+ * through the GS base that function is about to restore, still 0: a page
+ * fault at the per-CPU offset (CR2 0x1aec0 on 6.1) before any IDT, then a
+ * triple fault, and QEMU resets the guest (seen with -d int,cpu_reset).
+ * s2idle is no way out: under QEMU the RTC's alarm did not wake it (for
+ * s2idle rtc-cmos arms ACPI's RTC event, which QEMU raises only to wake a
+ * machine from S3).
+ */
+static bool s3_resumes(void)
+{
+	return access("/sys/kernel/debug/kcsan", F_OK) != 0;
+}
+
+/*
+ * Suspend to RAM and come back @secs later. Returns the time slept as
+ * MONOTONIC did not count it (BOOTTIME's gain over it), or -errno.
+ *
+ * Where S3 resumes: ACPI S3 ("deep"), woken by the RTC's alarm. Elsewhere
+ * the closest real path, /sys/power/pm_test "core": tasks frozen, devices
+ * suspended, the other CPUs taken down and the syscore suspend and resume,
+ * timekeeping's among them, all for real, with the platform's sleep
+ * replaced by a wait of pm_test_delay seconds with interrupts off; resume
+ * then sets BOOTTIME and REALTIME forward by the RTC's time across it, as
+ * after S3.
+ */
+static int64_t suspend_for(int secs)
+{
+	bool s3 = s3_resumes();
+	uint64_t m0, b0, m1, b1;
+	char s[16];
+	int err;
+
+	snprintf(s, sizeof(s), "%s%d", s3 ? "+" : "", secs);
+	if (s3) {
+		write_file("/sys/class/rtc/rtc0/wakealarm", "0");
+		err = write_file("/sys/class/rtc/rtc0/wakealarm", s);
+	} else {
+		test_diag("KCSAN kernel, whose S3 resume cannot work: pm_test core instead");
+		err = write_file("/sys/module/suspend/parameters/pm_test_delay", s);
+		if (!err)
+			err = write_file("/sys/power/pm_test", "core");
+	}
+	if (err)
+		return err;
+	write_file("/sys/power/mem_sleep", "deep");
+	m0 = now_ns(CLOCK_MONOTONIC);
+	b0 = now_ns(CLOCK_BOOTTIME);
+	err = write_file("/sys/power/state", "mem");
+	m1 = now_ns(CLOCK_MONOTONIC);
+	b1 = now_ns(CLOCK_BOOTTIME);
+	if (!s3)
+		write_file("/sys/power/pm_test", "none");
+	if (err)
+		return err;
+	return (int64_t)((b1 - b0) - (m1 - m0));
+}
+
+static int test_suspend_resume(void)
+{
+	struct tempo_timer_query q = {};
+	struct tempo_event ev;
+	uint64_t id[4], b1, m0, r = now_ns(CLOCK_REALTIME);
+	uint32_t rt = TEMPO_ARM_ABS | TEMPO_ARM_REALTIME;
+	int fd, i, seen = 0;
+	int64_t slept;
+
+	if (access("/sys/power/state", W_OK) ||
+	    (s3_resumes() ? access("/sys/class/rtc/rtc0/wakealarm", W_OK) :
+			    access("/sys/power/pm_test", W_OK)))
+		SKIP(return TEST_SKIP, "no suspend, or no way to wake from it, in this kernel");
+	fd = tempo_open(0);
+	ASSERT_GE(fd, 0);
+	m0 = now_ns(CLOCK_MONOTONIC);
+	ASSERT_ERRNO(tempo_arm_one(fd, 0, 4 * SEC, 0, TEMPO_ARM_BOOTTIME, &id[0]), 0);
+	ASSERT_ERRNO(tempo_arm_one(fd, 1, 4 * SEC, 0, 0, &id[1]), 0);
+	ASSERT_ERRNO(tempo_arm_one(fd, 2, r + 4 * SEC, 0, rt, &id[2]), 0);
+	ASSERT_ERRNO(tempo_arm_one(fd, 3, r + HOUR, 0, rt | TEMPO_ARM_CANCEL_ON_SET, &id[3]), 0);
+
+	slept = suspend_for(9);
+	ASSERT_GE(slept, 0, "suspend: %s", slept < 0 ? strerror((int)-slept) : "");
+	b1 = now_ns(CLOCK_BOOTTIME);
+	test_diag("slept %lld ms; MONOTONIC %llu ms since the arms",
+		  (long long)slept / 1000000, (unsigned long long)(now_ns(CLOCK_MONOTONIC) - m0) / MS);
+	ASSERT_GT(slept, 4 * SEC, "the machine did not sleep through the deadlines");
+	/* Only if MONOTONIC did not reach them either can the contrast show. */
+	ASSERT_LT(now_ns(CLOCK_MONOTONIC) - m0, 3500 * MS);
+
+	/* BOOTTIME, REALTIME and CANCEL_ON_SET: right after resume. */
+	for (i = 0; i < 3; i++) {
+		if (read_within(fd, &ev, 1500) != 1)
+			break;
+		seen |= 1 << ev.cookie;
+		if (!(ev.flags & TEMPO_EVF_CLOCK_SET))
+			EXPECT_GE(ev.time, ev.deadline, "record %llu",
+				  (unsigned long long)ev.cookie);
+		if (ev.cookie == 0) {
+			EXPECT_TRUE(ev.flags & TEMPO_EVF_BOOTTIME);
+			EXPECT_LT(ev.time, b1 + 1500 * MS, "BOOTTIME fired late after resume");
+		}
+		if (ev.cookie == 3)
+			EXPECT_TRUE(ev.flags & TEMPO_EVF_CLOCK_SET);
+	}
+	EXPECT_EQ(seen, 0xd, "records right after resume");
+	/* MONOTONIC did not count the sleep: still armed, then on its own deadline. */
+	q.id = id[1];
+	EXPECT_ERRNO(tempo_query(fd, &q, 1, NULL), 0);
+	EXPECT_EQ(q.state, TEMPO_TIMER_ARMED);
+	EXPECT_GT(q.remaining, 0);
+	ASSERT_EQ(read_within(fd, &ev, 6000), 1);
+	EXPECT_EQ(ev.cookie, 1);
+	EXPECT_GE(now_ns(CLOCK_MONOTONIC), m0 + 4 * SEC);
+	close(fd);
+	return TEST_PASS;
+}
+
+static const struct test_case cases[] = {
+	TEST_CASE(test_info_clocks),
+	TEST_CASE(test_info_ver0),
+	TEST_CASE(test_clock_flags_refused),
+	TEST_CASE(test_rearm_across_clocks),
+	TEST_CASE(test_fdinfo),
+	TEST_CASE(test_timens_own_clocks),
+	TEST_CASE(test_timens_passed_files),
+	TEST_CASE(test_timens_behind),
+	TEST_CASE(test_settime_forward),
+	TEST_CASE(test_settime_back),
+	TEST_CASE(test_suspend_resume),
+	{}
+};
+
+int main(void)
+{
+	if (access(TEMPO_DEVICE, R_OK | W_OK))
+		return test_skip_all("%s: %s", TEMPO_DEVICE, strerror(errno));
+	if (geteuid())
+		return test_skip_all("needs root (time namespaces, clock_settime, suspend)");
+	return test_run("tempo_clocks", cases);
+}
