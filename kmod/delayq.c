@@ -767,7 +767,10 @@ static enum delayq_news delayq_settle(struct tempo_delayq *q)
 	if (!delayq_behind(q)) {
 		q->kick_short = false;
 		q->look_asked = false;
-	} else if (q->kick_short) {
+	} else if (!q->kick_short) {
+		/* Behind the clock: the kick sorts what it may at the next tick. */
+		at = ktime_add_ns(q->now, 1);
+	} else {
 		/* The kick could not sort it all: whoever waits does, once. */
 		if (waitqueue_active(&q->wait)) {
 			if (!q->woken)
@@ -778,9 +781,6 @@ static enum delayq_news delayq_settle(struct tempo_delayq *q)
 			return DQ_NEWS_LOOK;
 		}
 		return DQ_NEWS_NONE;
-	} else {
-		/* Behind the clock: the kick sorts what it may at the next tick. */
-		at = ktime_add_ns(q->now, 1);
 	}
 	/* Nobody to wake: whoever comes next looks for itself. */
 	if (!delayq_waited(q))
