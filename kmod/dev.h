@@ -180,8 +180,8 @@ struct tempo_ctx {
 	struct dev_clock	clk[DEV_CLK_QUEUES];
 	ktime_t			cos_offset;	/* REALTIME's offset its COS timers were armed at */
 	u32			cos_gen;	/* bumped when COS timers begin anew */
-	struct list_head	clk_link;	/* on dev_clock_files once a clock queue */
-							/* exists; empty: ctx->q is the only queue */
+	/* On dev_clock_files once a clock queue exists; empty: ctx->q is the only queue. */
+	struct list_head	clk_link;
 
 	/* The ordered stream (dev_order.c). */
 	struct mutex		order_lock;	/* creates the ordering domain */
