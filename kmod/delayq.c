@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
+/**
+ * DOC: delay queue
+ *
  * tempo delay queue: take() blocks until an item's delay has expired, and no
  * consumer ever does a timed wait to find out when that is. consume() takes
  * with a verdict per item, decided under the queue's lock, and says when
  * each item was found due.
+ */
+
+/**
+ * DOC: delay queue: model
  *
- * Model
- * -----
  * One spinlock, q->wait.lock, guards all of a queue; the lock orders
  * everything, and this file has no barrier of its own. Time is cut into
  * ticks of 2^DQ_TICK_SHIFT ns of the queue's clock (dq_tick(); q->clock,
@@ -49,9 +53,11 @@
  * "behind", and a consumer catches up before it says nothing is due) or
  * ahead of it (peek() and destroy() sort ahead). consume() reports q->now
  * as the time an item was found due.
+ */
+
+/**
+ * DOC: delay queue: clocks
  *
- * Clocks
- * ------
  * A queue keeps its deadlines and its readings in its clock, q->clock:
  * CLOCK_MONOTONIC, CLOCK_BOOTTIME or CLOCK_REALTIME (kmod/clock.c, "DOC:
  * tempo clocks"). Its kick is a wheel timer, and the wheel runs on
@@ -77,9 +83,11 @@
  * may hold some, as may a node linked before its end since: stats()
  * uncounts them from the prefix's end, where they all are (the prefix is in
  * deadline order), before it counts.
+ */
+
+/**
+ * DOC: delay queue: wake-ups and the kick
  *
- * Wake-ups and the kick
- * ---------------------
  * delayq_settle() ends every critical section that may change what is
  * takeable (delayq_unlock()):
  *
@@ -125,9 +133,12 @@
  * A node linked into the tree before q->last_ready joins the prefix (the run
  * is joined at its end). A node counts as expired once per deadline: as it
  * joins the prefix or, if it never did, as it leaves the queue due.
+ */
+
+/**
+ * DOC: delay queue: node states
  *
- * Node states (node->state, under the lock of node->q)
- * ----------------------------------------------------
+ * Node->state, under the lock of node->q::
  *
  *	IDLE     --put------------------->  WHEEL, or sorted: RUN, or PENDING
  *	                                    (READY if before q->last_ready)
@@ -142,9 +153,11 @@
  * and links it in one critical section: no CPU sees it out of the queue.
  * put() reads a node's state without the lock of its last queue (READ_ONCE,
  * for -EBUSY); every other access to a node is under its queue's lock.
+ */
+
+/**
+ * DOC: delay queue: invariants, whenever the lock is free
  *
- * Invariants, whenever the lock is free
- * -------------------------------------
  *  - the run, the tree and the wheel hold exactly the q->n queued nodes; the
  *    run and the tree are each in (deadline, seq) order;
  *  - a wheel node's tick is >= q->next_tick, and it sits where it was placed

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
+/**
+ * DOC: ordered scheduler
+ *
  * tempo ordered scheduler: parallel work, completions in ticket order, and
  * no consumer thread.
+ */
+
+/**
+ * DOC: ordered scheduler: model
  *
- * Model
- * -----
  * A domain hands out tickets, u64 values from a counter (next). Callers do
  * their work in parallel and then pass each ticket to run(t, fn, arg) or
  * trash(t). Completions run strictly in ticket order. Whoever finishes the
@@ -20,9 +24,11 @@
  * Geometry: a ring of W slots, W a power of two (the window). Ticket t uses
  * slot t & (W - 1). A ticket may be taken only while next - head < W, so
  * at most W tickets are outstanding and no two of them share a slot.
+ */
+
+/**
+ * DOC: ordered scheduler: invariants
  *
- * Invariants
- * ----------
  *  I1. head <= next <= head + W (signed differences: "ABA and wrap").
  *  I2. For head <= t < head + W, slot(t) is tagged t: its state word is
  *      (t << 3) | st. Every other state word is stale by definition.
@@ -36,9 +42,13 @@
  *      completion t happens-before completion t + 1.
  *  I4. Only the token holder writes head, and only after it has reset the
  *      slot of the ticket it passes (retire).
+ */
+
+/**
+ * DOC: ordered scheduler: slot states
  *
- * Slot states (3 bits of the state word; the other 61 are the ticket tag)
- * -----------------------------------------------------------------------
+ * 3 bits of the state word; the other 61 are the ticket tag::
+ *
  *	EMPTY	 ticket not finished, not the head, nobody has arrived
  *	TAIL	 ticket is the head and nobody has arrived: who arrives runs
  *	WRITING	 the owner is storing fn/arg (not the head)
@@ -71,13 +81,16 @@
  *
  * Every arrow is a cmpxchg of the whole state word (tag included), except
  * retire (a release store by the token holder, who owns the slot then).
+ */
+
+/**
+ * DOC: ordered scheduler: the lost hand-off race
  *
- * The lost hand-off race
- * ----------------------
  * The classic bug of this design: the owner of t + 1 parks at the very
  * moment the drainer looks at slot(t + 1), finds nothing, and leaves; t + 1
  * is then stranded forever. Both sides change slot(t + 1) only by cmpxchg
  * from the state they read:
+ *
  *  - owner EMPTY -> WRITING against drainer EMPTY -> TAIL: exactly one wins.
  *    If the drainer wins, the owner's cmpxchg fails, it re-reads TAIL and
  *    takes the head itself. If the owner wins, the drainer re-reads WRITING.
@@ -88,9 +101,11 @@
  * moves), so both run() and the drain are lock-free, and every completion
  * ends up run by exactly one thread. tools/user/order_det_test.c drives
  * each of the four interleavings through the test points.
+ */
+
+/**
+ * DOC: ordered scheduler: ABA and wrap
  *
- * ABA and wrap
- * ------------
  * Tickets are u64 and compared with (s64)(a - b) < 0; they never wrap in
  * practice (2^64 ns is 584 years) and still work across U64_MAX
  * (tempo_order_opts.first_ticket lets the tests start there). The tag keeps
@@ -105,9 +120,11 @@
  * finds tag t + W or later and fails with -ETIME or -EINVAL, never touching
  * the slot; and every cmpxchg compares the tag, so a preempted caller that
  * read a word tagged t cannot succeed once the slot has moved on.
+ */
+
+/**
+ * DOC: ordered scheduler: missing-ticket deadline
  *
- * Missing-ticket deadline
- * -----------------------
  * With tempo_order_opts.deadline_ns, one tempo_timer per domain watches the
  * head. A ticket's slot records when it was taken (taken_ns; 0 = not yet).
  * Whoever makes "t is the head, slot TAIL, and t is taken" true arms the
@@ -126,9 +143,11 @@
  * workqueue latency. The clock runs from the take, not from reaching the
  * head: a ticket queued behind a stall is timed out as soon as it becomes
  * the head if its owner has still not called run() or trash().
+ */
+
+/**
+ * DOC: ordered scheduler: streak bound
  *
- * Streak bound
- * ------------
  * A drainer moves the head past at most max_streak tickets (its own
  * included). When more are parked it stores the resume ticket and queues
  * drain_work, handing the token to it; the work continues in process
@@ -137,9 +156,13 @@
  * context runs a bounded number of them.
  *
  * Concurrency matrix: see include/tempo/order.h.
+ */
+
+/**
+ * DOC: ordered scheduler: barrier pairs
  *
- * Barrier pairs (LMM(function:letter) at each access)
- * ------------------------------------------------------
+ * LMM(function:letter) at each access.
+ *
  *   order_retire:A / order_put:A, order_put:C
  *     reset slot(t) to tag t + W (release), then the owner of t + W reads
  *     and cmpxchgs it: the drainer's reads of fn/arg for t are done before

@@ -1,16 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * tempo delay queue: items put with a delay become available to take() once
- * their deadline has passed, in deadline order. Under the queue's lock, items
- * due within the current tick (about a millisecond) or earlier sit sorted, in
- * a list when they come in order and in a red-black tree when they do not;
- * later ones sit unsorted in a hierarchical timing wheel,
- * which moves them down its levels and sorts them in as their time nears.
- * One tempo timer per queue (the kick), armed for the earliest deadline or
- * the wheel's next slot, wakes a consumer when an item falls due. No
- * consumer ever does a timed wait to learn when an item expires. The
- * design, its invariants and the node state machine are at the top of
- * kmod/delayq.c.
+ * their deadline has passed, in deadline order, and no consumer ever does a
+ * timed wait to learn when that is. This header is the contract: what each
+ * call does, with what and in which contexts it may run, and what it costs.
+ * How the queue does it is kmod/delayq.c's design comment (DOC: sections,
+ * also in Documentation/tempo.rst).
  *
  *	struct foo {
  *		struct tempo_delayq_node dq;
@@ -74,7 +69,7 @@
  * Every call but the sleeping part of take*() does what it reports in one
  * critical section of the queue's spinlock, so each sees the queue at one
  * instant. A call that looks for due items (take*(), ready(), stats()) or
- * for the earliest (peek()) may first sort items in from the wheel, a
+ * for the earliest (peek()) may first sort items in, a
  * bounded number per critical section, dropping the lock between; a batch
  * (drain, consume) does so between two of its items too, where the next
  * item due must first be sorted in, so that it takes every item due at the
@@ -99,25 +94,22 @@
  * sleep; shutdown does not. No critical section does work that grows with
  * the number of items queued beyond O(log n) for one item, except the
  * batches whose size the caller passes (put_many, remove_many, drain,
- * consume's @max); sorting moves at most 64 items per critical section.
- * A call that looks for due items while the wheel is behind the clock sorts
- * it first: for a wheel slot of m items, O(m) work in steps of 64 items,
- * the lock dropped (and the caller's interrupt state restored) between
- * steps. The kick moves at most 16 items per expiry: a slot of more is
- * sorted by whoever waits on the queue, in its own context (a consumer
- * asleep, woken for it, or else the watchers, woken once with no poll key to
- * look again), so the timer workqueue, which runs every tempo callback of
- * its CPU in turn, does a bounded amount of a queue's work per expiry
- * whatever the queue holds. Nobody waiting, nothing is sorted until a
- * caller looks.
+ * consume's @max); sorting items in is done a bounded number of items per
+ * critical section, with the lock dropped (and the caller's interrupt
+ * state restored) between. A call that looks for due items sorts in what
+ * it needs first. The queue's own timer does a bounded amount of work per
+ * expiry whatever the queue holds, on the tempo workqueue that runs every
+ * tempo callback of its CPU in turn; sorting beyond that bound is done by
+ * whoever waits on the queue, in its own context (a consumer asleep, woken
+ * for it, or else the watchers, woken once with no poll key to look again).
+ * Nobody waiting, nothing is sorted until a caller looks.
  *
- * Costs: put and remove of an item due after the current tick O(1); of an
- * item sorted already (due within the current tick or earlier) O(1) if it
- * comes after every sorted item that came in order (a slot of one
- * deadline, timeouts of one length put in turn), else O(log s) in the
- * number s of sorted items. Each item is moved at most once per wheel level
- * on its way down and once into the sorted part; taking the earliest item
- * is O(1) from the list, O(log s) from the tree.
+ * Costs: put and remove O(1) for an item due after the queue's current
+ * grain (2^20 ns of its clock, about a millisecond); for an item due within
+ * it or earlier, O(1) if it comes after every such item that came in order
+ * (timeouts of one length put in turn), else O(log s) in their number s.
+ * Taking the earliest item is O(1) or O(log s) likewise. Each item is moved
+ * a bounded number of times (at most seven) on its way to being due.
  *
  * Time: the queue's clock, CLOCK_MONOTONIC (ktime_get()) unless it was made
  * with tempo_delayq_create_clock() for CLOCK_BOOTTIME (ktime_get_boottime():
@@ -131,10 +123,9 @@
  * of equal deadlines in put order. A consumer that comes by (take*(), or a watcher's ready()) reads
  * the clock when the earliest item is not known to be due, so it gets that
  * item once its deadline has passed; a consumer asleep is woken by the kick,
- * at most one wheel tick after the deadline plus the time the timer
- * workqueue takes to run (for a long delay the kick is armed early by the
- * wheel's slack for the delay left, tempo_timer_slack_ns(), and again from
- * its callback, so that its last expiry lands within a tick). consume()
+ * at most one tick of the timer wheel (tempo_timer_tick_ns()) after the
+ * deadline plus the time the tempo workqueue takes to run, whatever the
+ * delay. consume()
  * tells when the queue found each item due: the queue's latest clock
  * reading, at or after the item's deadline and taken no later than
  * consume's own critical section. A queue of another clock keeps those
@@ -142,7 +133,7 @@
  * its kick is aimed anew within the time the system workqueue takes to run
  * one work item, which visits each such queue once (kmod/clock.c): an item
  * that the change made due is then taken or its consumer woken within one
- * more wheel tick.
+ * more tick of the timer wheel.
  *
  * Wake-ups: consumers sleep as exclusive waiters (FIFO). When items become
  * takeable one consumer is woken; a consumer that leaves items takeable
