@@ -13,43 +13,43 @@
  *
  * One spinlock, q->wait.lock, guards all of a queue; the lock orders
  * everything, and this file has no barrier of its own. Time is cut into
- * ticks of 2^DQ_TICK_SHIFT ns of the queue's clock (dq_tick(); q->clock,
+ * grains of 2^DQ_GRAIN_SHIFT ns of the queue's clock (dq_grain(); q->clock,
  * CLOCK_MONOTONIC unless the queue was made with another, see "Clocks"
- * below), and q->next_tick splits the queued nodes in two:
+ * below), and q->next_grain splits the queued nodes in two:
  *
- *  - sorted: the nodes of ticks before q->next_tick, by deadline and then put
+ *  - sorted: the nodes of grains before q->next_grain, by deadline and then put
  *    order (node->seq), in two sequences. q->run is a FIFO list that a node
  *    joins when it comes at or after the run's last node (a slot of one
  *    deadline, timeouts of one length put in turn): O(1) in and out.
  *    q->tree, a red-black tree, holds the others. The first sorted node is
  *    the first of the two heads (delayq_first()).
- *  - unsorted: q->wheel, DQ_LEVELS levels of 64 FIFO slots, the kernel's
- *    wheel before 4.8 and Kafka's. A node of tick t sits at level k, where
- *    64^k <= t - q->next_tick < 64^(k+1), in slot (t >> 6k) & 63: O(1) to
+ *  - unsorted: q->cascade, DQ_LEVELS levels of 64 FIFO slots, the kernel's
+ *    wheel before 4.8 and Kafka's. A node of grain t sits at level k, where
+ *    64^k <= t - q->next_grain < 64^(k+1), in slot (t >> 6k) & 63: O(1) to
  *    put and to remove.
  *
  * Why: a tree alone makes every put and remove of a far timeout, the kind
  * usually cancelled before it fires, descend a tree of everything queued; a
- * wheel alone orders only to its tick, so an item put already due would wait
- * for its tick to end. Here far items never touch the tree, and what comes
+ * wheel alone orders only to its grain, so an item put already due would wait
+ * for its grain to end. Here far items never touch the tree, and what comes
  * in order is taken from a list.
  *
- * Sorting is moving q->next_tick on (delayq_advance()). At tick T, every
+ * Sorting is moving q->next_grain on (delayq_advance()). At grain T, every
  * slot whose time has come is emptied (delayq_collect()): a level-k slot
- * when 64^k divides T, its nodes re-placed on lower levels (their ticks are
+ * when 64^k divides T, its nodes re-placed on lower levels (their grains are
  * within 64^k of T, so none lands in a slot emptied before), and last T's
- * level-0 slot, into the sorted part; only then does q->next_tick pass T.
- * q->next_work, a lower bound on the next tick with a slot to empty, made
+ * level-0 slot, into the sorted part; only then does q->next_grain pass T.
+ * q->next_work, a lower bound on the next grain with a slot to empty, made
  * exact by per-level occupancy masks, lets empty stretches pass in one
  * step. Any number of nodes may share a slot, so at most DQ_STEP move per
  * critical section, and the callers that look for due items drop the lock
  * between steps (delayq_catch_up()).
  *
  * q->now is the latest clock reading taken under the lock. A node is
- * takeable when it is the first sorted node, its tick is before
- * q->next_tick and its deadline is not after q->now (delayq_takeable()).
- * Wheel nodes are of later ticks, so items leave in exact deadline order and
- * never early, wherever q->next_tick stands: behind the clock (the wheel is
+ * takeable when it is the first sorted node, its grain is before
+ * q->next_grain and its deadline is not after q->now (delayq_takeable()).
+ * Cascade nodes are of later grains, so items leave in exact deadline order and
+ * never early, wherever q->next_grain stands: behind the clock (the cascade is
  * "behind", and a consumer catches up before it says nothing is due) or
  * ahead of it (peek() and destroy() sort ahead). consume() reports q->now
  * as the time an item was found due.
@@ -59,18 +59,17 @@
  * DOC: delay queue: clocks
  *
  * A queue keeps its deadlines and its readings in its clock, q->clock:
- * CLOCK_MONOTONIC, CLOCK_BOOTTIME or CLOCK_REALTIME (kmod/clock.c, "DOC:
- * tempo clocks"). Its kick is a wheel timer, and the wheel runs on
- * CLOCK_MONOTONIC: delayq_kick_arm() aims it at the MONOTONIC instant the
- * clock reaches the time wanted, through the clock's offset now, and no
- * further ahead than the wheel takes. An offset moves only when a clock is
- * set or the machine resumes; the clock core then calls
- * delayq_clock_changed(), which visits each queue of another clock once
- * (delayq_clock_list): it forgets the kick's aim, reads the clock and
- * settles, so that the kick is aimed anew or a consumer woken for what the
- * change made due. A change costs O(queues), whatever they hold; a kick
- * aimed through an old offset that fires early finds nothing due and is
- * aimed again.
+ * CLOCK_MONOTONIC, CLOCK_BOOTTIME or CLOCK_REALTIME (kmod/clock.c, "DOC: tempo
+ * clocks"). Its kick is a tempo timer, and the timer wheel runs on
+ * CLOCK_MONOTONIC: delayq_kick_arm() aims it at the MONOTONIC instant the clock
+ * reaches the time wanted, through the clock's offset now, and no further ahead
+ * than the timer wheel takes. An offset moves only when a clock is set or the
+ * machine resumes; the clock core then calls delayq_clock_changed(), which
+ * visits each queue of another clock once (delayq_clock_list): it forgets the
+ * kick's aim, reads the clock and settles, so that the kick is aimed anew or a
+ * consumer woken for what the change made due. A change costs O(queues),
+ * whatever they hold; a kick aimed through an old offset that fires early finds
+ * nothing due and is aimed again.
  *
  * CLOCK_REALTIME can be set back. A queue of another clock than MONOTONIC
  * reads it under the lock only, so its readings come in order and a lower
@@ -100,16 +99,16 @@
  *    section in which it found nothing due.
  *  - Not ready, with somebody waiting: it arms q->kick, the queue's one
  *    tempo timer, for the first sorted deadline or q->next_work's start,
- *    whichever comes first, or for the next tick while the wheel is behind
- *    (slots whose time has come are not emptied). The callback reads the
- *    clock and moves at most DQ_KICK_MOVES nodes (delayq_kick()): the tempo
- *    workqueue runs every tempo callback of its CPU in turn, so one queue's
- *    expiry must cost it a bounded amount, not its slots' size. For a long
- *    delay the kick is aimed early by the wheel's slack and armed again for
- *    what is left (delayq_kick_arm()), so that its last expiry lands within
- *    a tick. A kick whose node has left since is not cancelled: it fires
- *    and finds less to do. If nobody waits, nothing is armed: the next
- *    caller that looks sorts for itself.
+ *    whichever comes first, or for the next grain while the cascade is behind
+ *    (slots whose time has come are not emptied). The callback reads the clock
+ *    and moves at most DQ_KICK_MOVES nodes (delayq_kick()): the tempo workqueue
+ *    runs every tempo callback of its CPU in turn, so one queue's expiry must
+ *    cost it a bounded amount, not its slots' size. For a long delay the kick
+ *    is aimed early by the timer wheel's slack and armed again for what is left
+ *    (delayq_kick_arm()), so that its last expiry lands within a tick of the
+ *    timer wheel. A kick whose node has left since is not cancelled: it fires
+ *    and finds less to do. If nobody waits, nothing is armed: the next caller
+ *    that looks sorts for itself.
  *  - Behind after the kick ran out of moves (q->kick_short): whoever waits
  *    sorts the rest, in its own context, as it would if it came by: one
  *    consumer asleep is woken as for an item due; if none is asleep, the
@@ -140,9 +139,9 @@
  *
  * Node->state, under the lock of node->q::
  *
- *	IDLE     --put------------------->  WHEEL, or sorted: RUN, or PENDING
+ *	IDLE     --put------------------->  CASCADE, or sorted: RUN, or PENDING
  *	                                    (READY if before q->last_ready)
- *	WHEEL    --its slot emptied------>  WHEEL a level lower, or sorted
+ *	CASCADE  --its slot emptied------>  CASCADE a level lower, or sorted
  *	PENDING  --stats() counts it----->  READY
  *	RUN      --stats() counts it----->  RUN_READY
  *	queued   --take, TAKE, remove,--->  IDLE
@@ -158,20 +157,20 @@
 /**
  * DOC: delay queue: invariants, whenever the lock is free
  *
- *  - the run, the tree and the wheel hold exactly the q->n queued nodes; the
+ *  - the run, the tree and the cascade hold exactly the q->n queued nodes; the
  *    run and the tree are each in (deadline, seq) order;
- *  - a wheel node's tick is >= q->next_tick, and it sits where it was placed
- *    for the q->next_tick of then; a sorted node's tick is < q->next_tick,
- *    except, while T = q->next_tick's level-0 slot is emptied, the nodes of
- *    T moved so far; a level's q->occupied bit is set iff its slot is not
- *    empty; q->next_tick <= q->next_work <= the next tick with a slot to
- *    empty (DQ_NEVER if none);
+ *  - a cascade node's grain is >= q->next_grain, and it sits where it was
+ *    placed for the q->next_grain of then; a sorted node's grain is <
+ *    q->next_grain, except, while T = q->next_grain's level-0 slot is emptied,
+ *    the nodes of T moved so far; a level's q->occupied bit is set iff its slot
+ *    is not empty; q->next_grain <= q->next_work <= the next grain with a slot
+ *    to empty (DQ_NEVER if none);
  *  - q->now is a reading of q->clock, and only grows (but in a REALTIME
  *    queue whose clock was set back); q->nready nodes are counted, each
  *    due unless the clock was set back since it was counted;
  *  - not dead, not ready, not q->kick_short, somebody waiting: the kick is
  *    armed for the first sorted deadline and q->next_work's start or
- *    earlier (the next tick if behind), or its callback is on its way;
+ *    earlier (the next grain if behind), or its callback is on its way;
  *    ready or q->kick_short with a consumer asleep: q->woken; q->kick_short
  *    with watchers only: q->look_asked; q->kick_short only while behind;
  *  - put = taken + removed + flushed + q->n; AGAIN counts as requeued only;
@@ -216,7 +215,7 @@
 
 enum delayq_state {
 	DELAYQ_IDLE = 0,	/* not queued */
-	DELAYQ_WHEEL,		/* queued, in a wheel slot */
+	DELAYQ_CASCADE,		/* queued, in a cascade slot */
 	DELAYQ_PENDING,		/* queued, in the tree, not in the counted prefix */
 	DELAYQ_READY,		/* queued, in the tree, in the counted prefix: due */
 	DELAYQ_RUN,		/* queued, in the run, not in the counted prefix */
@@ -234,14 +233,14 @@ enum delayq_counter {
 	DELAYQ_NR_STATS
 };
 
-#define DQ_TICK_SHIFT	20		/* a tick: 2^20 ns, about 1 ms */
+#define DQ_GRAIN_SHIFT	20		/* a grain: 2^20 ns, about 1 ms */
 #define DQ_LVL_BITS	6
 #define DQ_SLOTS	BIT(DQ_LVL_BITS)
 #define DQ_SLOT_MASK	(DQ_SLOTS - 1)
 #define DQ_LEVELS	6
-/* Ticks ahead the wheel places by their own tick: 2^36, over 2 years. */
+/* Grains ahead the cascade places by their own grain: 2^36, over 2 years. */
 #define DQ_SPAN		(1ULL << (DQ_LVL_BITS * DQ_LEVELS))
-#define DQ_NEVER	S64_MAX		/* q->next_work of an empty wheel */
+#define DQ_NEVER	S64_MAX		/* q->next_work of an empty cascade */
 
 /* Nodes moved, or counted by stats(), per critical section. */
 #define DQ_STEP		64
@@ -259,8 +258,8 @@ struct tempo_delayq {
 	struct list_head	run;		/* sorted nodes that came in order */
 	struct tempo_delayq_node *run_ready;	/* end of the run's counted prefix */
 	ktime_t			now;		/* latest clock reading */
-	s64			next_tick;	/* the first tick not sorted */
-	s64			next_work;	/* no slot to empty before this tick */
+	s64			next_grain;	/* the first grain not sorted */
+	s64			next_work;	/* no slot to empty before this grain */
 	u64			seq;		/* put order */
 	ktime_t			kick_at;	/* where the kick is armed, or KTIME_MAX */
 	ktime_t			kick_for;	/* the time it was armed for */
@@ -278,7 +277,7 @@ struct tempo_delayq {
 	struct list_head	list;		/* on delayq_list */
 	struct list_head	clock_link;	/* on delayq_clock_list: not MONOTONIC */
 	u64			occupied[DQ_LEVELS];	/* slots not empty, a bit each */
-	struct list_head	wheel[DQ_LEVELS][DQ_SLOTS];
+	struct list_head	cascade[DQ_LEVELS][DQ_SLOTS];
 };
 
 /*
@@ -306,14 +305,14 @@ static void delayq_count(struct tempo_delayq *q, enum delayq_counter c)
 	q->count[c]++;
 }
 
-static s64 dq_tick(ktime_t t)
+static s64 dq_grain(ktime_t t)
 {
-	return ktime_to_ns(t) >> DQ_TICK_SHIFT;
+	return ktime_to_ns(t) >> DQ_GRAIN_SHIFT;
 }
 
-static ktime_t dq_time(s64 tick)
+static ktime_t dq_time(s64 grain)
 {
-	return ns_to_ktime(tick << DQ_TICK_SHIFT);
+	return ns_to_ktime(grain << DQ_GRAIN_SHIFT);
 }
 
 static struct tempo_delayq_node *delayq_node(struct rb_node *rb)
@@ -430,50 +429,50 @@ static void delayq_sort_in(struct tempo_delayq *q, struct tempo_delayq_node *nod
 }
 
 /*
- * Place @node, of a tick at or after q->next_tick, in the wheel: at the
- * level of its distance from q->next_tick, in the slot of its tick there.
- * A tick DQ_SPAN or more ahead is placed as the last tick the wheel
- * reaches, and placed again by its own tick when that slot is emptied.
+ * Place @node, of a grain at or after q->next_grain, in the cascade: at the
+ * level of its distance from q->next_grain, in the slot of its grain there.
+ * A grain DQ_SPAN or more ahead is placed as the last grain the cascade
+ * reaches, and placed again by its own grain when that slot is emptied.
  */
-static void delayq_wheel_add(struct tempo_delayq *q, struct tempo_delayq_node *node)
+static void delayq_cascade_add(struct tempo_delayq *q, struct tempo_delayq_node *node)
 {
-	s64 tick = dq_tick(node->deadline);
-	u64 ahead = tick - q->next_tick;
+	s64 grain = dq_grain(node->deadline);
+	u64 ahead = grain - q->next_grain;
 	unsigned int lvl = 0, shift;
 
 	if (ahead >= DQ_SPAN) {
 		ahead = DQ_SPAN - 1;
-		tick = q->next_tick + ahead;
+		grain = q->next_grain + ahead;
 	}
 	if (ahead >= DQ_SLOTS)
 		lvl = (fls64(ahead) - 1) / DQ_LVL_BITS;
 	shift = lvl * DQ_LVL_BITS;
 	node->level = lvl;
-	node->slot = (tick >> shift) & DQ_SLOT_MASK;
-	list_add_tail(&node->entry, &q->wheel[lvl][node->slot]);
+	node->slot = (grain >> shift) & DQ_SLOT_MASK;
+	list_add_tail(&node->entry, &q->cascade[lvl][node->slot]);
 	q->occupied[lvl] |= BIT_ULL(node->slot);
-	/* Emptied when q->next_tick reaches the start of its 64^lvl ticks. */
-	q->next_work = min(q->next_work, (tick >> shift) << shift);
-	delayq_set_state(node, DELAYQ_WHEEL);
+	/* Emptied when q->next_grain reaches the start of its 64^lvl grains. */
+	q->next_work = min(q->next_work, (grain >> shift) << shift);
+	delayq_set_state(node, DELAYQ_CASCADE);
 }
 
-static void delayq_wheel_del(struct tempo_delayq *q, struct tempo_delayq_node *node)
+static void delayq_cascade_del(struct tempo_delayq *q, struct tempo_delayq_node *node)
 {
-	struct list_head *slot = &q->wheel[node->level][node->slot];
+	struct list_head *slot = &q->cascade[node->level][node->slot];
 
 	list_del(&node->entry);
 	if (list_empty(slot))
 		q->occupied[node->level] &= ~BIT_ULL(node->slot);
 }
 
-/* Link @node, sorted in if its tick is before q->next_tick, else in the wheel. */
+/* Link @node, sorted in if its grain is before q->next_grain, else in the cascade. */
 static void delayq_link(struct tempo_delayq *q, struct tempo_delayq_node *node)
 {
 	lockdep_assert_held(&q->wait.lock);
-	if (dq_tick(node->deadline) < q->next_tick)
+	if (dq_grain(node->deadline) < q->next_grain)
 		delayq_sort_in(q, node);
 	else
-		delayq_wheel_add(q, node);
+		delayq_cascade_add(q, node);
 	q->n++;
 }
 
@@ -498,8 +497,8 @@ static void delayq_unlink(struct tempo_delayq *q, struct tempo_delayq_node *node
 	} else if (delayq_due(q, deadline)) {
 		delayq_count(q, DELAYQ_STAT_EXPIRED);
 	}
-	if (node->state == DELAYQ_WHEEL)
-		delayq_wheel_del(q, node);
+	if (node->state == DELAYQ_CASCADE)
+		delayq_cascade_del(q, node);
 	else if (node->state == DELAYQ_RUN || node->state == DELAYQ_RUN_READY)
 		list_del(&node->entry);
 	else
@@ -508,14 +507,14 @@ static void delayq_unlink(struct tempo_delayq *q, struct tempo_delayq_node *node
 }
 
 /*
- * Empty wheel slot @slot of level @lvl, whose time has come at tick
- * q->next_tick: re-place its nodes on lower levels, or, at level 0, link
+ * Empty cascade slot @slot of level @lvl, whose time has come at grain
+ * q->next_grain: re-place its nodes on lower levels, or, at level 0, link
  * them into the sorted part. At most *@budget nodes. Return: true if it is empty.
  */
 static bool delayq_empty_slot(struct tempo_delayq *q, unsigned int lvl, unsigned int slot,
 			      unsigned int *budget)
 {
-	struct list_head *head = &q->wheel[lvl][slot];
+	struct list_head *head = &q->cascade[lvl][slot];
 	struct tempo_delayq_node *node;
 
 	if (!(q->occupied[lvl] & BIT_ULL(slot)))
@@ -526,9 +525,9 @@ static bool delayq_empty_slot(struct tempo_delayq *q, unsigned int lvl, unsigned
 		(*budget)--;
 		node = list_first_entry(head, struct tempo_delayq_node, entry);
 		list_del(&node->entry);
-		/* Its tick is within 64^lvl of q->next_tick: a lower level. */
+		/* Its grain is within 64^lvl of q->next_grain: a lower level. */
 		if (lvl)
-			delayq_wheel_add(q, node);
+			delayq_cascade_add(q, node);
 		else
 			delayq_sort_in(q, node);
 	}
@@ -537,13 +536,13 @@ static bool delayq_empty_slot(struct tempo_delayq *q, unsigned int lvl, unsigned
 }
 
 /*
- * Empty the slots whose time has come at tick T = q->next_tick: the coarse
- * ones first, then T's level-0 slot, where a coarse slot's nodes of tick T
+ * Empty the slots whose time has come at grain T = q->next_grain: the coarse
+ * ones first, then T's level-0 slot, where a coarse slot's nodes of grain T
  * land. Return: false if *@budget ran out first.
  */
 static bool delayq_collect(struct tempo_delayq *q, unsigned int *budget)
 {
-	s64 t = q->next_tick;
+	s64 t = q->next_grain;
 	unsigned int lvl, shift;
 
 	for (lvl = DQ_LEVELS - 1; lvl > 0; lvl--) {
@@ -557,7 +556,7 @@ static bool delayq_collect(struct tempo_delayq *q, unsigned int *budget)
 }
 
 /*
- * The first tick at or after q->next_tick at which a slot that is not empty
+ * The first grain at or after q->next_grain at which a slot that is not empty
  * is emptied: per level, the first slot of the rotated occupancy mask.
  */
 static s64 delayq_next_work(const struct tempo_delayq *q)
@@ -569,8 +568,8 @@ static s64 delayq_next_work(const struct tempo_delayq *q)
 		if (!q->occupied[lvl])
 			continue;
 		shift = lvl * DQ_LVL_BITS;
-		/* The first 64^lvl-aligned block starting at or after next_tick. */
-		block = (q->next_tick + BIT_ULL(shift) - 1) >> shift;
+		/* The first 64^lvl-aligned block starting at or after next_grain. */
+		block = (q->next_grain + BIT_ULL(shift) - 1) >> shift;
 		block += __ffs64(ror64(q->occupied[lvl], block & DQ_SLOT_MASK));
 		work = min(work, block << shift);
 	}
@@ -578,41 +577,41 @@ static s64 delayq_next_work(const struct tempo_delayq *q)
 }
 
 /*
- * Sort up to tick @last: move q->next_tick past it, emptying the slots on
- * the way, at most @budget nodes moved. Return: true once q->next_tick is
+ * Sort up to grain @last: move q->next_grain past it, emptying the slots on
+ * the way, at most @budget nodes moved. Return: true once q->next_grain is
  * past @last.
  */
 static bool delayq_advance(struct tempo_delayq *q, s64 last, unsigned int budget)
 {
-	while (q->next_tick <= last) {
-		if (q->next_work > q->next_tick) {
-			q->next_tick = min(last + 1, q->next_work);
+	while (q->next_grain <= last) {
+		if (q->next_work > q->next_grain) {
+			q->next_grain = min(last + 1, q->next_work);
 			continue;
 		}
 		if (!delayq_collect(q, &budget))
 			return false;
-		q->next_tick++;
+		q->next_grain++;
 		q->next_work = delayq_next_work(q);
 	}
 	return true;
 }
 
 /*
- * Move q->next_tick past the latest reading where no slot is to be emptied
+ * Move q->next_grain past the latest reading where no slot is to be emptied
  * on the way: no node moves. The check inline, for put() and take().
  */
 static inline void delayq_advance_free(struct tempo_delayq *q)
 {
-	s64 now_tick = dq_tick(q->now);
+	s64 now_grain = dq_grain(q->now);
 
-	if (q->next_tick <= now_tick)
-		delayq_advance(q, now_tick, 0);
+	if (q->next_grain <= now_grain)
+		delayq_advance(q, now_grain, 0);
 }
 
-/* Has the clock passed a tick at which a slot is to be emptied? */
+/* Has the clock passed a grain at which a slot is to be emptied? */
 static bool delayq_behind(const struct tempo_delayq *q)
 {
-	return q->next_work <= dq_tick(q->now);
+	return q->next_work <= dq_grain(q->now);
 }
 
 /* Under the lock: drop it and take it again; interrupts come on between. */
@@ -627,21 +626,21 @@ static void delayq_relock(struct tempo_delayq *q, unsigned long *flags)
 static void delayq_catch_up(struct tempo_delayq *q, unsigned long *flags)
 	__must_hold(&q->wait.lock)
 {
-	while (!delayq_advance(q, dq_tick(q->now), DQ_STEP))
+	while (!delayq_advance(q, dq_grain(q->now), DQ_STEP))
 		delayq_relock(q, flags);
 }
 
 /* Is @node, the first sorted node, takeable? */
 static bool delayq_takeable(const struct tempo_delayq *q, const struct tempo_delayq_node *node)
 {
-	return node && dq_tick(node->deadline) < q->next_tick && delayq_due(q, node->deadline);
+	return node && dq_grain(node->deadline) < q->next_grain && delayq_due(q, node->deadline);
 }
 
 /*
  * The node a consumer takes next: the first sorted node, if it is takeable,
  * reading the clock if the latest reading does not make it so; or NULL.
- * Within the critical section: moves q->next_tick on only where no slot is
- * to be emptied, so NULL may mean that the wheel is behind
+ * Within the critical section: moves q->next_grain on only where no slot is
+ * to be emptied, so NULL may mean that the cascade is behind
  * (delayq_next_sorted()).
  */
 static struct tempo_delayq_node *delayq_next(struct tempo_delayq *q)
@@ -657,7 +656,7 @@ static struct tempo_delayq_node *delayq_next(struct tempo_delayq *q)
 }
 
 /*
- * delayq_next(), catching up with the clock first if the wheel is behind
+ * delayq_next(), catching up with the clock first if the cascade is behind
  * (the lock is dropped between steps): NULL only if nothing is due, or if
  * the queue was shut down meanwhile.
  */
@@ -682,7 +681,7 @@ static void delayq_take_node(struct tempo_delayq *q, struct tempo_delayq_node *n
 
 /*
  * The MONOTONIC instant at which the queue's clock reaches @t, by the
- * clock's offset now; no further ahead than the wheel takes (after a
+ * clock's offset now; no further ahead than the timer wheel takes (after a
  * REALTIME step back the instant may lie beyond: the kick fires early there
  * and is aimed again).
  */
@@ -701,16 +700,16 @@ static ktime_t delayq_kick_mono(struct tempo_delayq *q, ktime_t t)
 }
 
 /*
- * Arm the kick for @at, a time nothing is takeable before: at @at if the
+ * Arm the kick for @at, a time nothing is takeable before: at @at if the timer
  * wheel's slack for the delay left is one tick, else that slack early (the
  * callback arms it again for what is left then). The delay is measured from
- * q->now, which is no later than the wheel's reading, so the slack is
- * never underestimated and the kick never fires after @at's tick. The
- * caller has checked that it is not armed for @at or earlier (q->kick_for:
- * what it was armed for, not q->kick_at, its early aim: an armed kick may
- * fire anywhere from its aim to what it was armed for, so an item due in
- * between needs a kick of its own). @at and the aim kept in q->kick_at are
- * times of the queue's clock; the wheel gets their MONOTONIC instant
+ * q->now, which is no later than the timer wheel's reading, so the slack is
+ * never underestimated and the kick never fires after @at's tick of the timer
+ * wheel. The caller has checked that it is not armed for @at or earlier
+ * (q->kick_for: what it was armed for, not q->kick_at, its early aim: an armed
+ * kick may fire anywhere from its aim to what it was armed for, so an item due
+ * in between needs a kick of its own). @at and the aim kept in q->kick_at are
+ * times of the queue's clock; the timer wheel gets their MONOTONIC instant
  * (delayq_kick_mono()).
  */
 static void delayq_kick_arm(struct tempo_delayq *q, ktime_t at)
@@ -750,9 +749,9 @@ static bool delayq_waited(struct tempo_delayq *q)
 
 /*
  * The end of every critical section that may have changed the first sorted
- * node, the wheel or q->now. Ready: wake a consumer if none is woken. Behind
+ * node, the cascade or q->now. Ready: wake a consumer if none is woken. Behind
  * the clock (slots nobody has emptied may hold due items): arm the kick for
- * the next tick, to sort; if the kick ran out of moves already
+ * the next grain, to sort; if the kick ran out of moves already
  * (q->kick_short), have one of those who wait sort the rest in its own
  * context, a consumer asleep or else the watchers, once. Neither: arm the
  * kick for the first time the queue may become ready. The kick only if
@@ -781,7 +780,7 @@ static enum delayq_news delayq_settle(struct tempo_delayq *q)
 		q->kick_short = false;
 		q->look_asked = false;
 	} else if (!q->kick_short) {
-		/* Behind the clock: the kick sorts what it may at the next tick. */
+		/* Behind the clock: the kick sorts what it may at the next grain. */
 		at = ktime_add_ns(q->now, 1);
 	} else {
 		/* The kick could not sort it all: whoever waits does, once. */
@@ -897,7 +896,7 @@ static bool delayq_count_ready(struct tempo_delayq *q, unsigned int budget)
  * on, which runs every tempo callback of that CPU in turn. Read the clock and
  * sort at most DQ_KICK_MOVES nodes; delayq_unlock() wakes a consumer if an
  * item is takeable now, has those who wait sort the rest in their own
- * context if the wheel is still behind (q->kick_short), or arms the kick
+ * context if the cascade is still behind (q->kick_short), or arms the kick
  * again. So one
  * expiry of a queue's kick costs the workqueue a bounded amount of work,
  * whatever the queue holds. destroy() shuts the kick down once the queue is
@@ -911,7 +910,7 @@ static void delayq_kick(struct tempo_timer *timer)
 	spin_lock_irqsave(&q->wait.lock, flags);
 	q->kick_at = KTIME_MAX;
 	delayq_clock(q);
-	q->kick_short = !delayq_advance(q, dq_tick(q->now), DQ_KICK_MOVES);
+	q->kick_short = !delayq_advance(q, dq_grain(q->now), DQ_KICK_MOVES);
 	delayq_unlock(q, flags);
 }
 
@@ -964,7 +963,7 @@ struct tempo_delayq *tempo_delayq_create_clock(clockid_t clock)
 	q->next_work = DQ_NEVER;
 	for (lvl = 0; lvl < DQ_LEVELS; lvl++)
 		for (slot = 0; slot < DQ_SLOTS; slot++)
-			INIT_LIST_HEAD(&q->wheel[lvl][slot]);
+			INIT_LIST_HEAD(&q->cascade[lvl][slot]);
 	q->kick_at = KTIME_MAX;
 	tempo_timer_init(&q->kick, delayq_kick, 0);
 	INIT_LIST_HEAD(&q->clock_link);
@@ -1155,7 +1154,7 @@ struct delayq_consumer {
 
 /*
  * The first node, due or not: sorted ahead until the first sorted node comes
- * before every wheel node, DQ_STEP nodes per critical section (the lock is
+ * before every cascade node, DQ_STEP nodes per critical section (the lock is
  * dropped between). NULL if the queue is empty.
  */
 static struct tempo_delayq_node *delayq_first_ahead(struct tempo_delayq *q,
@@ -1166,7 +1165,7 @@ static struct tempo_delayq_node *delayq_first_ahead(struct tempo_delayq *q,
 
 	for (;;) {
 		first = delayq_first(q);
-		if ((first && dq_tick(first->deadline) < q->next_tick) ||
+		if ((first && dq_grain(first->deadline) < q->next_grain) ||
 		    q->next_work == DQ_NEVER)
 			return first;
 		if (!delayq_advance(q, q->next_work, DQ_STEP))
@@ -1188,8 +1187,8 @@ static struct tempo_delayq_node *delayq_consumer_next(struct tempo_delayq *q,
 /*
  * Show @c->fn the due nodes (@c->all: every node), earliest first (as take()
  * takes them), and apply its verdicts: at most @c->max TAKE or AGAIN, up to
- * the first STOP. Every node due is shown, wherever in the wheel it was:
- * where the next node is not takeable and the wheel is behind the clock, the
+ * the first STOP. Every node due is shown, wherever in the cascade it was:
+ * where the next node is not takeable and the cascade is behind the clock, the
  * slots whose time has come are sorted in first (delayq_next_sorted(), which
  * drops the lock between steps; delayq_first_ahead() likewise for
  * @c->all); else one node follows the other in one critical section. An
@@ -1419,7 +1418,7 @@ EXPORT_SYMBOL_NS_GPL(tempo_delayq_try_take, "TEMPO");
  *
  * Every item due at the call, up to @max: one critical section, the batch
  * contiguous in that order, unless items due must first be sorted in from
- * the wheel (the lock is dropped between those steps). It takes only items
+ * the cascade (the lock is dropped between those steps). It takes only items
  * that are due; it never waits.
  *
  * Context: any context except NMI; does not sleep. The lock is held for
@@ -1467,7 +1466,7 @@ EXPORT_SYMBOL_NS_GPL(tempo_delayq_drain, "TEMPO");
  * Shows @fn the takeable items one at a time, in the order take() would
  * take them, every item due at the call up to @max, in one critical section
  * that applies each verdict, unless items due must first be sorted in from
- * the wheel (the lock is dropped between those steps, never while @fn is
+ * the cascade (the lock is dropped between those steps, never while @fn is
  * shown an item):
  * TEMPO_DELAYQ_TAKE takes it, TEMPO_DELAYQ_AGAIN keeps it queued for the
  * later deadline @fn set (shown again in this call if that is due already

@@ -295,7 +295,7 @@ static enum tempo_delayq_verdict ct_take_all(struct tempo_delayq_node *node, kti
 
 /*
  * consume(TEMPO_DELAYQ_ALL) takes every item in deadline order, due or not,
- * wheel slots far ahead included; it is refused with TEMPO_DELAYQ_WAIT.
+ * cascade slots far ahead included; it is refused with TEMPO_DELAYQ_WAIT.
  * Fails if: ALL shows only due items (returns -EAGAIN).
  */
 static void clock_consume_all(struct kunit *test)

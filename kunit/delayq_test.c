@@ -2230,9 +2230,9 @@ static void dq_release_many(struct tempo_delayq_node *node, void *arg)
 	kfree(dq_item_of(node));
 }
 
-/* The queue's tick (kmod/delayq.c: DQ_TICK_SHIFT) and the ticks level k starts at. */
-#define DQ_WHEEL_TICK	BIT_ULL(20)
-#define DQ_WHEEL_LVL(k)	(1ULL << (6 * (k)))
+/* The queue's grain (kmod/delayq.c: DQ_GRAIN_SHIFT) and the grains level k starts at. */
+#define DQ_GRAIN	BIT_ULL(20)
+#define DQ_CASCADE_LVL(k)	(1ULL << (6 * (k)))
 #define DQ_LEVEL_ITEMS	(2 * 5 * 3 * 3)
 
 static void dq_release_level(struct tempo_delayq_node *node, void *arg)
@@ -2261,25 +2261,25 @@ static void dq_release_level(struct tempo_delayq_node *node, void *arg)
 static void delayq_every_level_in_order(struct kunit *test)
 {
 	static const s64 near[] = { -1, 0, 1 };
-	static const u64 off[] = { 0, 1, DQ_WHEEL_TICK - 1 };
+	static const u64 off[] = { 0, 1, DQ_GRAIN - 1 };
 	const unsigned int n = DQ_LEVEL_ITEMS;
 	struct tempo_delayq *q = dq_create(test);
 	struct dq_item *items = dq_items(test, n);
 	struct dq_many_ctx ctx = { .prev = KTIME_MIN };
 	ktime_t *deadline = kunit_kcalloc(test, n, sizeof(*deadline), GFP_KERNEL), d = 0, want;
 	unsigned int i, j, k, m = 0, walked;
-	u64 now = ktime_get_ns() / DQ_WHEEL_TICK, base = (now + 1) * DQ_WHEEL_TICK, aligned;
+	u64 now = ktime_get_ns() / DQ_GRAIN, base = (now + 1) * DQ_GRAIN, aligned;
 
 	for (k = 1; k <= 5; k++) {
 		/* A multiple of 64^k ticks, where level k's slots are emptied. */
-		aligned = (now / DQ_WHEEL_LVL(k) + 2) * DQ_WHEEL_LVL(k);
+		aligned = (now / DQ_CASCADE_LVL(k) + 2) * DQ_CASCADE_LVL(k);
 		for (i = 0; i < ARRAY_SIZE(near); i++)
 			for (j = 0; j < ARRAY_SIZE(off); j++) {
 				/* Either side of where level k starts, from now... */
-				deadline[m++] = base + (DQ_WHEEL_LVL(k) + near[i]) * DQ_WHEEL_TICK +
+				deadline[m++] = base + (DQ_CASCADE_LVL(k) + near[i]) * DQ_GRAIN +
 						off[j];
 				/* ...and of where its slots are emptied. */
-				deadline[m++] = (aligned + near[i]) * DQ_WHEEL_TICK + off[j];
+				deadline[m++] = (aligned + near[i]) * DQ_GRAIN + off[j];
 			}
 	}
 	/* Put in a scrambled order; item ids are put order. */

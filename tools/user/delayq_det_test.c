@@ -262,8 +262,8 @@ static void test_one_edge_per_readiness(void)
 	}
 }
 
-/* The queue's own tick (kmod/delayq.c: DQ_TICK_SHIFT) and wheel geometry. */
-#define DQ_TICK		(1ULL << 20)
+/* The queue's grain (kmod/delayq.c: DQ_GRAIN_SHIFT) and cascade geometry. */
+#define DQ_GRAIN		(1ULL << 20)
 #define DQ_LVL(k)	(1ULL << (6 * (k)))	/* ticks at which level k starts */
 
 static u32 det_seed = 2463534242u;
@@ -286,20 +286,20 @@ static u32 det_rand(void)
 static unsigned int level_deadlines(u64 *deadline, unsigned int max, u64 base)
 {
 	static const s64 near[] = { -1, 0, 1 };
-	static const u64 off[] = { 0, 1, DQ_TICK / 2, DQ_TICK - 1 };
+	static const u64 off[] = { 0, 1, DQ_GRAIN / 2, DQ_GRAIN - 1 };
 	unsigned int k, i, j, n = 0;
 	u64 aligned;
 
 	for (k = 1; k <= 5; k++) {
-		aligned = (base / DQ_TICK / DQ_LVL(k) + 2) * DQ_LVL(k);
+		aligned = (base / DQ_GRAIN / DQ_LVL(k) + 2) * DQ_LVL(k);
 		for (i = 0; i < ARRAY_SIZE(near); i++)
 			for (j = 0; j < ARRAY_SIZE(off) && n + 1 < max; j++) {
-				deadline[n++] = base + (DQ_LVL(k) + near[i]) * DQ_TICK + off[j];
-				deadline[n++] = (aligned + near[i]) * DQ_TICK + off[j];
+				deadline[n++] = base + (DQ_LVL(k) + near[i]) * DQ_GRAIN + off[j];
+				deadline[n++] = (aligned + near[i]) * DQ_GRAIN + off[j];
 			}
 	}
 	for (j = 0; j < 8 && n < max; j++)
-		deadline[n++] = base + det_rand() % (3 * DQ_TICK);
+		deadline[n++] = base + det_rand() % (3 * DQ_GRAIN);
 	return n;
 }
 
@@ -332,7 +332,7 @@ static unsigned int put_on_every_level(struct tempo_delayq_node *node, unsigned 
 	u64 base;
 
 	/* A tick boundary, so that distances from it are in ticks. */
-	base = (ktime_get_ns() / DQ_TICK + 1) * DQ_TICK;
+	base = (ktime_get_ns() / DQ_GRAIN + 1) * DQ_GRAIN;
 	tempo_sim_clock_set(base);
 	n = level_deadlines(deadline, NLVL, base);
 	for (i = 0; i < n; i++)
@@ -411,7 +411,7 @@ static void test_kick_across_levels(void)
 	while (i < n) {
 		deadline = ktime_to_ns(node[idx[i]].deadline);
 		if (deadline > ktime_get_ns()) {
-			drive_to_edge(deadline + 2 * DQ_TICK);
+			drive_to_edge(deadline + 2 * DQ_GRAIN);
 			EXPECT_TRUE(watch.at >= deadline && watch.at < deadline + TICK_NS,
 				    "item %u: edge at %lld ns from its deadline", i,
 				    (long long)(watch.at - deadline));
@@ -458,7 +458,7 @@ static void test_remove_and_destroy_across_levels(void)
 		  tempo_delayq_size(q));
 	for (i = 2; i < n; i += 3)
 		back[kept++] = &node[idx[i]];
-	tempo_sim_clock_advance(DQ_TICK * 5);
+	tempo_sim_clock_advance(DQ_GRAIN * 5);
 	remove_wait_queue(tempo_delayq_waitqueue(q), &watch.wait);
 	EXPECT_EQ(tempo_delayq_destroy(q, dq_collect_release, NULL), kept, "destroy");
 	EXPECT_EQ(collected, kept, "%u handed back, want %u", collected, kept);
@@ -485,9 +485,9 @@ static void test_equal_deadlines_across_levels(void)
 	tempo_delayq_node_init(&a);
 	tempo_delayq_node_init(&b);
 	tempo_delayq_node_init(&c);
-	at = ns_to_ktime((ktime_get_ns() / DQ_TICK + 5000) * DQ_TICK + 77);
+	at = ns_to_ktime((ktime_get_ns() / DQ_GRAIN + 5000) * DQ_GRAIN + 77);
 	EXPECT_EQ(tempo_delayq_put_at(q, &a, at), 0, "put a");
-	tempo_sim_clock_set(ktime_to_ns(at) - 10 * DQ_TICK);
+	tempo_sim_clock_set(ktime_to_ns(at) - 10 * DQ_GRAIN);
 	EXPECT_EQ(tempo_delayq_put_at(q, &b, at), 0, "put b");
 	EXPECT_EQ(tempo_delayq_put_at(q, &c, ktime_add_ns(at, 1)), 0, "put c");
 	tempo_sim_clock_set(ktime_to_ns(at) + 1);
@@ -527,7 +527,7 @@ static void test_big_slot(void)
 	ktime_t at;
 
 	setup();
-	at = ns_to_ktime((ktime_get_ns() / DQ_TICK + 300) * DQ_TICK + 5);
+	at = ns_to_ktime((ktime_get_ns() / DQ_GRAIN + 300) * DQ_GRAIN + 5);
 	for (i = 0; i < ARRAY_SIZE(node); i++) {
 		tempo_delayq_node_init(&node[i]);
 		EXPECT_EQ(tempo_delayq_put_at(q, &node[i], at), 0, "put %u", i);
@@ -536,10 +536,10 @@ static void test_big_slot(void)
 	EXPECT_TRUE(tempo_delayq_ready(q), "not due at the deadline");
 	take_all_in_order(node, ARRAY_SIZE(node));
 
-	at = ns_to_ktime((ktime_get_ns() / DQ_TICK + 300) * DQ_TICK + 5);
+	at = ns_to_ktime((ktime_get_ns() / DQ_GRAIN + 300) * DQ_GRAIN + 5);
 	for (i = 0; i < ARRAY_SIZE(node); i++)
 		EXPECT_EQ(tempo_delayq_put_at(q, &node[i], at), 0, "put again %u", i);
-	drive_to_edge(ktime_to_ns(at) + 8 * DQ_TICK);
+	drive_to_edge(ktime_to_ns(at) + 8 * DQ_GRAIN);
 	EXPECT_EQ(watch.edges, 2, "%u edges", watch.edges);
 	EXPECT_GE(watch.at, ktime_to_ns(at), "edge %llu ns early", ktime_to_ns(at) - watch.at);
 	EXPECT_LT(watch.at, ktime_to_ns(at) + 4 * TICK_NS, "edge %llu ns late",
@@ -567,12 +567,12 @@ static void test_kick_bounded(void)
 
 	setup();
 	watch.lazy = true;
-	at = ns_to_ktime((ktime_get_ns() / DQ_TICK + 30) * DQ_TICK);
+	at = ns_to_ktime((ktime_get_ns() / DQ_GRAIN + 30) * DQ_GRAIN);
 	for (i = 0; i < ARRAY_SIZE(node); i++) {
 		tempo_delayq_node_init(&node[i]);
 		EXPECT_EQ(tempo_delayq_put_at(q, &node[i], at), 0, "put %u", i);
 	}
-	drive_to_edge(ktime_to_ns(at) + 20 * DQ_TICK);
+	drive_to_edge(ktime_to_ns(at) + 20 * DQ_GRAIN);
 	EXPECT_EQ(watch.edges, 0, "%u edges: the kick sorted the slot", watch.edges);
 	EXPECT_EQ(watch.looks, 1, "asked to look %u times", watch.looks);
 	EXPECT_EQ(tempo_sim_next_hrtimer(), U64_MAX, "a timer left armed at %llu",
@@ -582,12 +582,12 @@ static void test_kick_bounded(void)
 	take_all_in_order(node, ARRAY_SIZE(node));
 
 	remove_wait_queue(tempo_delayq_waitqueue(q), &watch.wait);
-	at = ns_to_ktime((ktime_get_ns() / DQ_TICK + 30) * DQ_TICK);
+	at = ns_to_ktime((ktime_get_ns() / DQ_GRAIN + 30) * DQ_GRAIN);
 	for (i = 0; i < ARRAY_SIZE(node); i++)
 		EXPECT_EQ(tempo_delayq_put_at(q, &node[i], at), 0, "put again %u", i);
 	EXPECT_EQ(tempo_sim_next_hrtimer(), U64_MAX, "nobody waits, a timer armed at %llu",
 		  tempo_sim_next_hrtimer());
-	tempo_sim_clock_set(ktime_to_ns(at) + 5 * DQ_TICK);
+	tempo_sim_clock_set(ktime_to_ns(at) + 5 * DQ_GRAIN);
 	take_all_in_order(node, ARRAY_SIZE(node));
 	add_wait_queue(tempo_delayq_waitqueue(q), &watch.wait);
 	teardown();
@@ -609,21 +609,21 @@ static void test_look_asked_again(void)
 	ktime_t at[2];
 
 	setup();
-	at[0] = ns_to_ktime((ktime_get_ns() / DQ_TICK + 30) * DQ_TICK);
-	at[1] = ktime_add_ns(at[0], 5 * DQ_TICK);
+	at[0] = ns_to_ktime((ktime_get_ns() / DQ_GRAIN + 30) * DQ_GRAIN);
+	at[1] = ktime_add_ns(at[0], 5 * DQ_GRAIN);
 	for (k = 0; k < 2; k++)
 		for (i = 0; i < ARRAY_SIZE(node[k]); i++) {
 			tempo_delayq_node_init(&node[k][i]);
 			EXPECT_EQ(tempo_delayq_put_at(q, &node[k][i], at[k]), 0, "put %u", i);
 		}
-	drive_to_edge(ktime_to_ns(at[0]) + 3 * DQ_TICK);
+	drive_to_edge(ktime_to_ns(at[0]) + 3 * DQ_GRAIN);
 	EXPECT_EQ(watch.edges, 1, "%u edges for the first slot", watch.edges);
 	/* The second slot falls due; a put reads the clock, the first's items still due. */
-	tempo_sim_clock_set(ktime_to_ns(at[1]) + DQ_TICK);
+	tempo_sim_clock_set(ktime_to_ns(at[1]) + DQ_GRAIN);
 	tempo_delayq_node_init(&far);
-	EXPECT_EQ(tempo_delayq_put(q, &far, 1000 * DQ_TICK), 0, "put far");
+	EXPECT_EQ(tempo_delayq_put(q, &far, 1000 * DQ_GRAIN), 0, "put far");
 	take_all_in_order(node[0], ARRAY_SIZE(node[0]));
-	drive_to_edge(ktime_to_ns(at[1]) + 10 * DQ_TICK);
+	drive_to_edge(ktime_to_ns(at[1]) + 10 * DQ_GRAIN);
 	EXPECT_EQ(watch.edges, 2, "%u edges: the second slot was left unsorted", watch.edges);
 	take_all_in_order(node[1], ARRAY_SIZE(node[1]));
 	EXPECT_TRUE(tempo_delayq_remove(q, &far), "remove far");
@@ -643,14 +643,14 @@ static void test_small_slot_left_to_the_kick(void)
 	ktime_t at;
 
 	setup();
-	at = ns_to_ktime((ktime_get_ns() / DQ_TICK + 10) * DQ_TICK + 5);
+	at = ns_to_ktime((ktime_get_ns() / DQ_GRAIN + 10) * DQ_GRAIN + 5);
 	tempo_delayq_node_init(&a);
 	tempo_delayq_node_init(&far);
 	EXPECT_EQ(tempo_delayq_put_at(q, &a, at), 0, "put a");
-	tempo_sim_clock_set(ktime_to_ns(at) + 2 * DQ_TICK);
-	EXPECT_EQ(tempo_delayq_put(q, &far, 1000 * DQ_TICK), 0, "put far");
+	tempo_sim_clock_set(ktime_to_ns(at) + 2 * DQ_GRAIN);
+	EXPECT_EQ(tempo_delayq_put(q, &far, 1000 * DQ_GRAIN), 0, "put far");
 	EXPECT_EQ(watch.looks, 0, "asked to look %u times for a slot of one", watch.looks);
-	drive_to_edge(ktime_to_ns(at) + 5 * DQ_TICK);
+	drive_to_edge(ktime_to_ns(at) + 5 * DQ_GRAIN);
 	EXPECT_EQ(watch.looks, 0, "asked to look %u times for a slot of one", watch.looks);
 	EXPECT_EQ(watch.edges, 1, "%u edges", watch.edges);
 	EXPECT_EQ(tempo_delayq_try_take(q), &a, "a not takeable");
@@ -695,7 +695,7 @@ static void test_batch_takes_every_due(void)
 	for (s = 0; s < 2; s++) {
 		setup();
 		n = put_on_every_level(node, idx);
-		h_drive_until(ktime_to_ns(node[idx[n - 1]].deadline) + DQ_TICK);
+		h_drive_until(ktime_to_ns(node[idx[n - 1]].deadline) + DQ_GRAIN);
 		if (s) {
 			got = tempo_delayq_drain(q, drained, NLVL);
 		} else {
