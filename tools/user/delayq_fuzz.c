@@ -14,10 +14,11 @@
  * (duplicates), try_take, take and take_timeout (only where they cannot
  * sleep: with an item due, else take_timeout(0)), drain, consume with a
  * verdict per item (TAKE, AGAIN to a later deadline, STOP), with
- * TEMPO_DELAYQ_WAIT, with a bad flag, peek, query, size, stats, ready, a
+ * TEMPO_DELAYQ_WAIT, with TEMPO_DELAYQ_ALL (every item, due or not), with a
+ * bad flag, peek, query, size, stats, ready, a
  * watcher on
  * tempo_delayq_waitqueue() attached, detached, answering or not, clock moves
- * of every size (1 ns up to 64^5 of the queue's ticks, to a tick or level
+ * of every size (1 ns up to 64^5 of the queue's grains, to a grain or level
  * boundary, to a deadline), each either a jump, a jump with the expired
  * hrtimers and work run once, or a drive from expiry to expiry (so the kick
  * runs at its times), and shutdown. Checked at every step:
@@ -51,8 +52,8 @@
 #include "sim.h"
 
 #define NN		256
-/* The queue's own tick (kmod/delayq.c: DQ_TICK_SHIFT) and wheel geometry. */
-#define DQ_TICK		BIT_ULL(20)
+/* The queue's grain (kmod/delayq.c: DQ_GRAIN_SHIFT) and cascade geometry. */
+#define DQ_GRAIN		BIT_ULL(20)
 #define DQ_LVL(k)	(1ULL << (6 * (k)))	/* ticks at which level k starts */
 /* The clock stops moving here: deadlines stay far from S64_MAX. */
 #define CLOCK_CEIL	BIT_ULL(60)
@@ -74,7 +75,7 @@ static const struct {
 	{ 1000000, 10 },	/* default: delays up to about 2^52.9 ns */
 	{ 2000000, 11 },	/* delays beyond the queue's wheel, 2^36 of its ticks */
 	{ 10000, 10 },		/* the finest tick the module accepts */
-	{ 1 << 20, 6 },		/* the queue's tick, few levels: a short longest delay */
+	{ 1 << 20, 6 },		/* the queue's grain, few levels: a short longest delay */
 };
 
 static struct tempo_delayq *q;
@@ -83,6 +84,7 @@ static unsigned int nn;			/* nodes in play */
 static u64 seq, max_delay, tick_ns;
 static bool dead;
 static u64 m_put, m_taken, m_removed, m_requeued, m_removed_due;
+static u64 m_early;			/* taken or requeued before due (ALL) */
 static u64 last_due;			/* consume's due times never decrease */
 
 /* The watcher: a poller on tempo_delayq_waitqueue(). */
@@ -240,7 +242,7 @@ static unsigned int node_arg(void)
 /* A delay of every size: 0, a few ns, inside a tick, ticks, a level's start, far, the longest. */
 static u64 delay_of(u8 sel, u16 x)
 {
-	static const s64 off[] = { 0, 1, -1, DQ_TICK - 1, -(s64)DQ_TICK, DQ_TICK / 2, 7, -7 };
+	static const s64 off[] = { 0, 1, -1, DQ_GRAIN - 1, -(s64)DQ_GRAIN, DQ_GRAIN / 2, 7, -7 };
 	u64 d;
 
 	switch (sel & 7) {
@@ -251,9 +253,9 @@ static u64 delay_of(u8 sel, u16 x)
 	case 2:
 		return x * 16ULL;				/* < 1 tick */
 	case 3:
-		return (x & 255) * DQ_TICK + ((u64)(x >> 8) << 12);	/* < 256 ticks */
+		return (x & 255) * DQ_GRAIN + ((u64)(x >> 8) << 12);	/* < 256 ticks */
 	case 4:		/* around the start of a level */
-		d = DQ_LVL(1 + (x & 7) % 5) * DQ_TICK;
+		d = DQ_LVL(1 + (x & 7) % 5) * DQ_GRAIN;
 		return d + off[(x >> 3) & 7];
 	case 5:
 		return (u64)x * x * 1013;			/* < 73 min */
@@ -269,10 +271,10 @@ static u64 delay_of(u8 sel, u16 x)
 /* A multiple of 64^k ticks after now (k 0..5), moved by a little. */
 static u64 boundary_of(u8 sel, u16 x)
 {
-	static const s64 off[] = { 0, 0, 1, -1, DQ_TICK - 1, -(s64)DQ_TICK, 3, DQ_TICK };
+	static const s64 off[] = { 0, 0, 1, -1, DQ_GRAIN - 1, -(s64)DQ_GRAIN, 3, DQ_GRAIN };
 	u64 span = DQ_LVL((sel >> 3) % 6), t;
 
-	t = (now() / DQ_TICK / span + 1 + (x & 3)) * span * DQ_TICK;
+	t = (now() / DQ_GRAIN / span + 1 + (x & 3)) * span * DQ_GRAIN;
 	return t + off[(x >> 2) & 7];
 }
 
@@ -434,10 +436,10 @@ static void clock_move(void)
 		to = t + 1;
 		break;
 	case 1:
-		to = t + x % DQ_TICK;
+		to = t + x % DQ_GRAIN;
 		break;
 	case 2:
-		to = t + DQ_TICK + (x % 3) - 1;
+		to = t + DQ_GRAIN + (x % 3) - 1;
 		break;
 	case 3:
 		to = boundary_of(sel & ~0x38, x);	/* a tick boundary, or next to it */
@@ -454,7 +456,7 @@ static void clock_move(void)
 		to = t + delay_of(sel >> 3, x);
 		break;
 	default:
-		to = t + DQ_LVL(1 + (sel >> 3) % 5) * DQ_TICK * (1 + x % 3);
+		to = t + DQ_LVL(1 + (sel >> 3) % 5) * DQ_GRAIN * (1 + x % 3);
 		break;
 	}
 	if (to <= t)
@@ -530,7 +532,7 @@ static void op_put_many(void)
  */
 static void op_put_bulk(void)
 {
-	static const u64 steps[] = { 0, 0, 1, DQ_TICK, 37, DQ_TICK / 3, DQ_TICK * 65, 0 };
+	static const u64 steps[] = { 0, 0, 1, DQ_GRAIN, 37, DQ_GRAIN / 3, DQ_GRAIN * 65, 0 };
 	static struct tempo_delayq_node *nodes[NN];
 	static ktime_t deadlines[NN];
 	u8 sel = in8();
@@ -657,6 +659,7 @@ static void op_drain(void)
 struct consumer {
 	unsigned int	max, n;
 	bool		stopped;
+	bool		all;	/* TEMPO_DELAYQ_ALL: shown due or not */
 };
 
 static enum tempo_delayq_verdict consume_fn(struct tempo_delayq_node *node, ktime_t due,
@@ -664,7 +667,8 @@ static enum tempo_delayq_verdict consume_fn(struct tempo_delayq_node *node, ktim
 {
 	struct consumer *c = arg;
 	unsigned int i = idx(node);
-	int f = m_first_due();
+	int f = c->all ? m_first() : m_first_due();
+	bool early = mn[i].deadline > now();
 	u8 v = in8();
 	u64 nd;
 
@@ -674,7 +678,7 @@ static enum tempo_delayq_verdict consume_fn(struct tempo_delayq_node *node, ktim
 	if ((int)i != f)
 		FAIL("consume: shown node %u (deadline %llu seq %llu), want node %d", i,
 		     mn[i].deadline, mn[i].seq, f);
-	if (ktime_to_ns(due) < (s64)mn[i].deadline || ktime_to_ns(due) > (s64)now() ||
+	if ((!c->all && ktime_to_ns(due) < (s64)mn[i].deadline) || ktime_to_ns(due) > (s64)now() ||
 	    (u64)due < last_due)
 		FAIL("consume: node %u (deadline %llu) found due at %lld (last %llu)", i,
 		     mn[i].deadline, (long long)due, last_due);
@@ -684,14 +688,17 @@ static enum tempo_delayq_verdict consume_fn(struct tempo_delayq_node *node, ktim
 	case 1:
 		mn[i].queued = false;
 		m_taken++;
+		m_early += early;
 		c->n++;
 		return TEMPO_DELAYQ_TAKE;
 	case 2:		/* a periodic item: later, within the longest delay of now */
 		nd = mn[i].deadline + 1 + delay_of(v >> 2, in16());
 		nd = min(nd, now() + max_delay);
+		nd = max(nd, mn[i].deadline + 1);	/* ALL: it may be beyond that */
 		node->deadline = nd;
 		m_link(i, nd);
 		m_requeued++;
+		m_early += early;
 		c->n++;
 		return TEMPO_DELAYQ_AGAIN;
 	default:
@@ -713,8 +720,11 @@ static void op_consume(bool odd)
 		case 0:
 			c.max = 0;
 			break;
-		case 1:
-			flags = 2;	/* unknown */
+		case 1:		/* ALL, or a bad combination or flag */
+			flags = (const unsigned int[]){ TEMPO_DELAYQ_ALL, TEMPO_DELAYQ_ALL,
+				TEMPO_DELAYQ_ALL | TEMPO_DELAYQ_WAIT, 4 }[(sel >> 2) & 3];
+			c.all = flags == TEMPO_DELAYQ_ALL;
+			due = c.all ? m_first() >= 0 : due;
 			break;
 		default:	/* sleeps only when nothing is due */
 			if (due || dead)
@@ -723,7 +733,8 @@ static void op_consume(bool odd)
 		}
 	}
 	got = tempo_delayq_consume(q, consume_fn, &c, c.max, flags);
-	if (flags & ~TEMPO_DELAYQ_WAIT)
+	if (flags & ~(TEMPO_DELAYQ_WAIT | TEMPO_DELAYQ_ALL) ||
+	    flags == (TEMPO_DELAYQ_WAIT | TEMPO_DELAYQ_ALL))
 		want = -EINVAL;
 	else if (!c.max)
 		want = 0;
@@ -737,8 +748,8 @@ static void op_consume(bool odd)
 		FAIL("consume max %u flags %u: %d, want %d", c.max, flags, got, want);
 	if (want <= 0 && c.n)
 		FAIL("consume: %u verdicts applied, returned %d", c.n, got);
-	/* Every item due at the call, unless STOP or @max ended it. */
-	if (got > 0 && !c.stopped && c.n < c.max && m_first_due() >= 0)
+	/* Every item due at the call (any, with ALL), unless STOP or @max ended it. */
+	if (got > 0 && !c.stopped && c.n < c.max && (c.all ? m_first() : m_first_due()) >= 0)
 		FAIL("consume max %u: %u verdicts, node %d left due", c.max, c.n, m_first_due());
 }
 
@@ -785,7 +796,7 @@ static void op_stats(void)
 	if (st.put != st.taken + st.removed + st.flushed + st.pending + st.ready)
 		FAIL("conservation: put %llu, taken %llu + removed %llu + flushed %llu + queued %u",
 		     st.put, st.taken, st.removed, st.flushed, st.pending + st.ready);
-	low = st.taken + st.requeued + st.ready;
+	low = st.taken + st.requeued + st.ready - m_early;
 	high = low + m_removed_due;
 	if (st.expired < low || st.expired > high)
 		FAIL("stats: expired %llu, not in [%llu, %llu]", st.expired, low, high);
@@ -861,8 +872,8 @@ static void setup(const u8 *data, size_t size)
 	cfg = (cfg & 3) < 2 ? 0 : 1 + (cfg & 1) + ((cfg >> 4) & 1);
 	x = in16();
 	/* Just before a boundary of one of the queue's levels, or on it. */
-	start = DQ_LVL(x % 6) * (1 + ((x >> 3) & 7)) * DQ_TICK;
-	start -= min(start - DQ_TICK, (u64)(x >> 6) * 4099 * ((x & 0x20) ? DQ_TICK / 64 : 1));
+	start = DQ_LVL(x % 6) * (1 + ((x >> 3) & 7)) * DQ_GRAIN;
+	start -= min(start - DQ_GRAIN, (u64)(x >> 6) * 4099 * ((x & 0x20) ? DQ_GRAIN / 64 : 1));
 
 	tempo_sim_init(1, false, true);
 	tempo_sim_clock_set(start);
@@ -887,6 +898,7 @@ static void setup(const u8 *data, size_t size)
 	m_removed = 0;
 	m_requeued = 0;
 	m_removed_due = 0;
+	m_early = 0;
 	last_due = 0;
 	memset(&w, 0, sizeof(w));
 	init_waitqueue_func_entry(&w.wait, watcher_wake);
