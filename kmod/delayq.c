@@ -66,10 +66,10 @@
  * than the timer wheel takes. An offset moves only when a clock is set or the
  * machine resumes; the clock core then calls delayq_clock_changed(), which
  * visits each queue of another clock once (delayq_clock_list): it forgets the
- * kick's aim, reads the clock and settles, so that the kick is aimed anew or a
- * consumer woken for what the change made due. A change costs O(queues),
- * whatever they hold; a kick aimed through an old offset that fires early finds
- * nothing due and is aimed again.
+ * kick's aim, reads the clock and notifies (delayq_notify()), so that the kick
+ * is aimed anew or a consumer woken for what the change made due. A change
+ * costs O(queues), whatever they hold; a kick aimed through an old offset that
+ * fires early finds nothing due and is aimed again.
  *
  * CLOCK_REALTIME can be set back. A queue of another clock than MONOTONIC
  * reads it under the lock only, so its readings come in order and a lower
@@ -87,7 +87,7 @@
 /**
  * DOC: delay queue: wake-ups and the kick
  *
- * delayq_settle() ends every critical section that may change what is
+ * delayq_notify() ends every critical section that may change what is
  * takeable (delayq_unlock()):
  *
  *  - Ready (a node is takeable): it wakes one consumer, unless one is woken
@@ -123,7 +123,7 @@
  *    tempo_delayq_ready() under the lock, so the lock orders its look
  *    against the critical section that makes the edge. The same holds for
  *    the look asked of watchers, and for whether anybody waits: a consumer
- *    joins q->wait before the settle that ends its pass.
+ *    joins q->wait before the notify that ends its pass.
  *
  * The ready count: stats() tells how many nodes are due, counted as a prefix
  * of each sorted sequence, the tree's up to q->last_ready (state READY) and
@@ -269,7 +269,7 @@ struct tempo_delayq {
 	unsigned int		nready;		/* counted nodes: READY and RUN_READY */
 	unsigned int		nwaiters;	/* consumers in delayq_wait()'s passes */
 	bool			woken;		/* a selected consumer has not looked yet */
-	bool			ready;		/* ready at the last settle */
+	bool			ready;		/* ready at the last notify */
 	bool			kick_short;	/* the kick left due slots to sort */
 	bool			look_asked;	/* watchers woken to sort, not yet done */
 	bool			dead;		/* shut down */
@@ -728,7 +728,7 @@ static void delayq_kick_arm(struct tempo_delayq *q, ktime_t at)
 	q->kick_for = at;
 }
 
-/* What delayq_settle() asks delayq_unlock() to tell the watchers. */
+/* What delayq_notify() asks delayq_unlock() to tell the watchers. */
 enum delayq_news {
 	DQ_NEWS_NONE,
 	DQ_NEWS_EDGE,	/* an item became due: EPOLLIN | EPOLLRDNORM */
@@ -739,10 +739,10 @@ enum delayq_news {
 static bool delayq_waited(struct tempo_delayq *q)
 {
 	/*
-	 * A consumer joins q->wait under the lock, before the settle that
+	 * A consumer joins q->wait under the lock, before the notify that
 	 * ends its pass; a watcher joins q->watch before it takes the lock in
-	 * tempo_delayq_ready(), whose own settle then sees it: a watcher this
-	 * waitqueue_active() misses settles for itself.
+	 * tempo_delayq_ready(), whose own notify then sees it: a watcher this
+	 * waitqueue_active() misses looks for itself.
 	 */
 	return waitqueue_active(&q->wait) || waitqueue_active(&q->watch);
 }
@@ -757,7 +757,7 @@ static bool delayq_waited(struct tempo_delayq *q)
  * kick for the first time the queue may become ready. The kick only if
  * anybody waits. Return: what delayq_unlock() tells the watchers.
  */
-static enum delayq_news delayq_settle(struct tempo_delayq *q)
+static enum delayq_news delayq_notify(struct tempo_delayq *q)
 {
 	struct tempo_delayq_node *first = delayq_first(q);
 	bool ready = delayq_takeable(q, first), edge;
@@ -809,11 +809,11 @@ static enum delayq_news delayq_settle(struct tempo_delayq *q)
 	return DQ_NEWS_NONE;
 }
 
-/* Leave a critical section: settle, unlock, and tell the watchers what settle found. */
+/* Leave a critical section: notify, unlock, and tell the watchers what it found. */
 static void delayq_unlock(struct tempo_delayq *q, unsigned long flags)
 	__releases(&q->wait.lock)
 {
-	enum delayq_news news = delayq_settle(q);
+	enum delayq_news news = delayq_notify(q);
 
 	spin_unlock_irqrestore(&q->wait.lock, flags);
 	/*
@@ -995,7 +995,7 @@ EXPORT_SYMBOL_NS_GPL(tempo_delayq_create, "TEMPO");
  * (process context, a work item): visit every queue of another clock than
  * MONOTONIC once. Under its lock: forget where the kick is aimed (the offset
  * it was aimed through may have moved) and read the clock; the unlock's
- * settle aims the kick again if anybody waits, or wakes a consumer or the
+ * notify aims the kick again if anybody waits, or wakes a consumer or the
  * watchers for what the change made due. O(queues), whatever they hold.
  */
 static int delayq_clock_changed(struct notifier_block *nb, unsigned long unused, void *data)
@@ -1824,7 +1824,7 @@ unsigned int tempo_delayq_destroy(struct tempo_delayq *q,
 
 	might_sleep();
 	tempo_delayq_shutdown(q);
-	/* Dead: nothing arms the kick again (delayq_settle()). */
+	/* Dead: nothing arms the kick again (delayq_notify()). */
 	tempo_timer_shutdown_sync(&q->kick);
 	delayq_wait_quiescent(q);
 	/* Sort everything, to hand the items back in take() order. */

@@ -27,7 +27,7 @@
  * Locks. read() takes no lock of this file: the delay queue's calls take the
  * queue's lock, and the read callback, which runs inside it, takes none.
  * What a consume() took (one-shot timers' slots, ordered records) is let go
- * after it returns (dev_read_settle()). open() and release() run with no
+ * after it returns (dev_read_release()). open() and release() run with no
  * other call on the file.
  *
  * The loss report. An ordered completion beyond max_events adds to
@@ -35,11 +35,11 @@
  * is read before every record already ready; a put of the item while it is
  * queued fails with EBUSY and the queued report will carry the count. The
  * read that takes the report subtracts what it reported, and then looks at
- * the count again (dev_read_settle()): a completion that added to it while
+ * the count again (dev_read_release()): a completion that added to it while
  * the report was being taken, and whose put found the item still queued,
  * is either seen there or its put finds the item free. A store-buffering
- * pair, LMM(dev_lost_queue:A) and LMM(dev_read_settle:A), proved by
- * tools/litmus/dev-lost-settle.litmus.
+ * pair, LMM(dev_lost_queue:A) and LMM(dev_read_release:A), proved by
+ * tools/litmus/dev-lost-release.litmus.
  *
  * Security. Any local user may open /dev/tempo (mode 0666, as inotify and
  * timerfd are available to all), so everything a user can make the module
@@ -119,7 +119,7 @@ static u32 dev_overrun_clamp(u64 overrun)
 /*
  * One consume() of a read: where its records go, and what it took. The
  * items it took (one-shot timers, ordered records) are the reader's once
- * consume() returns, and dev_read_settle() lets go of them then, not in
+ * consume() returns, and dev_read_release() lets go of them then, not in
  * the callback: the queue still holds an item while it is shown.
  */
 struct dev_reader {
@@ -258,7 +258,7 @@ static enum tempo_delayq_verdict dev_read_record(struct tempo_delayq_node *node,
 	rd->n++;
 	switch (it->kind) {
 	case DI_TIMER:
-		/* Counted once per consume(), in dev_read_settle(). */
+		/* Counted once per consume(), in dev_read_release(). */
 		rd->fired += 1 + overrun;
 		rd->overruns += overrun;
 		if (ut->period && !rd->ended) {
@@ -307,7 +307,7 @@ void dev_lost_queue(struct tempo_ctx *ctx)
 	/*
 	 * LMM(dev_lost_queue:A) The count, then (the full barrier of a value
 	 * returning atomic) put()'s read of the report's state. Pairs with:
-	 * dev_read_settle:A.
+	 * dev_read_release:A.
 	 */
 	atomic_inc_return(&ctx->lost);
 	dev_lost_put(ctx);
@@ -318,7 +318,7 @@ void dev_lost_queue(struct tempo_ctx *ctx)
  * ids died with their FINAL records) and the ordered records; and if it took
  * the loss report, report what was lost while it was being taken.
  */
-static void dev_read_settle(struct tempo_ctx *ctx, struct dev_reader *rd)
+static void dev_read_release(struct tempo_ctx *ctx, struct dev_reader *rd)
 {
 	struct tempo_osub *os, *tmp;
 
@@ -341,7 +341,7 @@ static void dev_read_settle(struct tempo_ctx *ctx, struct dev_reader *rd)
 		return;
 	rd->lost_taken = false;
 	/*
-	 * LMM(dev_read_settle:A) The report TAKEN (consume's critical section,
+	 * LMM(dev_read_release:A) The report TAKEN (consume's critical section,
 	 * released by its unlock), then a full barrier, then the count. Pairs
 	 * with: dev_lost_queue:A (the count, a full barrier, then put()'s
 	 * read of the item's state). A completion that added to the count
@@ -392,7 +392,7 @@ static ssize_t tempo_dev_read_iter(struct kiocb *iocb, struct iov_iter *to)
 					   &rd.gen);
 			rd.ended = false;
 		}
-		dev_read_settle(ctx, &rd);
+		dev_read_release(ctx, &rd);
 		done += rd.n;
 		if (ret < 0) {
 			/* EAGAIN: nothing more ready; an error only if nothing was read. */

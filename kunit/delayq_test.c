@@ -243,7 +243,7 @@ static void dq_expect_waiters(struct kunit *test, struct tempo_delayq *q,
  * the consumer asleep) before the next item's deadline.
  * Fails if: a node is taken before a clock reading at or past its deadline
  * (delayq_next()), or the kick is not armed for the earliest deadline
- * (delayq_settle()).
+ * (delayq_notify()).
  */
 static void delayq_take_never_early_in_order(struct kunit *test)
 {
@@ -401,7 +401,7 @@ static struct task_struct *dq_starve_scenario(struct kunit *test, struct tempo_d
  * consumer must be woken for it.
  * Fails if: an item is handed out while an earlier one is queued (not the
  * tree's leftmost), or a consumer that leaves an item due does not wake the
- * next (delayq_settle()).
+ * next (delayq_notify()).
  */
 static void delayq_order_survives_a_starved_cpu(struct kunit *test)
 {
@@ -907,7 +907,7 @@ static void delayq_wake_one(struct kunit *test)
  * is already due: the put itself must wake the consumer, since no timer of
  * the queue is armed to do it. The consumer is seen asleep in take() before
  * the put.
- * Fails if: a due put() does not wake a sleeper (delayq_settle() after the
+ * Fails if: a due put() does not wake a sleeper (delayq_notify() after the
  * put): the consumer then sleeps until its own timeout.
  */
 static void delayq_due_put_wakes_a_sleeper(struct kunit *test)
@@ -1650,7 +1650,7 @@ static void delayq_consume_tick_run(struct kunit *test)
  * answers STOP, then consumer B sleeps in take(); an item put due wakes A
  * (first in line), A leaves with 0, and B must be woken to take the item.
  * Fails if: a consumer that leaves an item due does not wake the next
- * (delayq_settle() at the end of its pass): B sleeps on while the item
+ * (delayq_notify() at the end of its pass): B sleeps on while the item
  * waits.
  */
 static void delayq_consume_stop_passes_wakeup(struct kunit *test)
