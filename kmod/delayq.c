@@ -1588,6 +1588,62 @@ bool tempo_delayq_remove(struct tempo_delayq *q, struct tempo_delayq_node *node)
 EXPORT_SYMBOL_NS_GPL(tempo_delayq_remove, "TEMPO");
 
 /**
+ * tempo_delayq_requeue() - move a queued item to a new deadline
+ * @q: the queue
+ * @node: the item's node
+ * @deadline: its new deadline, as for tempo_delayq_put_at()
+ * @fn: if not NULL, called with @node and @arg once it is known queued,
+ *	before it waits for @deadline (see &typedef tempo_delayq_requeue_fn)
+ * @arg: passed to @fn
+ *
+ * As tempo_delayq_remove() and tempo_delayq_put_at() of the item, in one
+ * critical section: no call finds the item out of the queue in between,
+ * and no consume() callback is shown it with @fn's changes before its new
+ * deadline. It goes after the items of @deadline queued before the call.
+ * Counted as requeued (as a consume() AGAIN), not as removed and put.
+ *
+ * Context: any context except NMI; does not sleep. O(log n).
+ * Return: 0; -ENOENT if @node is not queued on @q; -ESHUTDOWN if @q is
+ * shut down; -ERANGE if @deadline is beyond tempo_timer_max_delay_ns()
+ * from now. On error nothing changes and @fn is not called.
+ */
+int tempo_delayq_requeue(struct tempo_delayq *q, struct tempo_delayq_node *node,
+			 ktime_t deadline, tempo_delayq_requeue_fn fn, void *arg)
+{
+	/* The clock as delayq_put() reads it: a requeue is a put ("Clocks"). */
+	bool mono = likely(q->clock == CLOCK_MONOTONIC);
+	ktime_t now = mono ? ktime_get() : 0;
+	unsigned long flags;
+	int err = 0;
+
+	spin_lock_irqsave(&q->wait.lock, flags);
+	if (!mono)
+		now = tempo_clock_read(q->clock);
+	delayq_set_now(q, now);
+	delayq_advance_free(q);
+	if (unlikely(q->dead))
+		err = -ESHUTDOWN;
+	else if (READ_ONCE(node->q) != q || READ_ONCE(node->state) == DELAYQ_IDLE)
+		err = -ENOENT;
+	else if (ktime_after(deadline, now) &&
+		 ktime_to_ns(ktime_sub(deadline, now)) > tempo_timer_max_delay_ns())
+		err = -ERANGE;
+	if (!err) {
+		delayq_unlink(q, node, node->deadline);
+		if (fn)
+			fn(node, arg);
+		node->deadline = deadline;
+		/* After the items of its new deadline put before now. */
+		node->seq = q->seq++;
+		delayq_link(q, node);
+		delayq_count(q, DELAYQ_STAT_REQUEUED);
+	}
+	delayq_unlock(q, flags);
+	return err;
+}
+EXPORT_SYMBOL_NS_GPL(tempo_delayq_requeue, "TEMPO");
+
+/**
  * tempo_delayq_peek() - the earliest deadline in the queue
  * @q: the queue
  * @deadline: receives it

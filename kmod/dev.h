@@ -401,6 +401,8 @@ void dev_clock_unlock(struct tempo_ctx *ctx);
 unsigned int dev_clock_put_many(struct tempo_ctx *ctx, u8 clock,
 				struct tempo_delayq_node *const *nodes, const ktime_t *deadlines,
 				unsigned int n, int *errp);
+int dev_clock_requeue(struct tempo_ctx *ctx, u8 clock, struct tempo_delayq_node *node,
+		      ktime_t deadline, tempo_delayq_requeue_fn fn, void *arg);
 int dev_clock_read_one(struct tempo_ctx *ctx, unsigned int i, tempo_delayq_consume_fn fn,
 		       void *arg, unsigned int max, bool *ended, u32 *gen);
 unsigned int dev_clock_queued(struct tempo_ctx *ctx, unsigned int i, unsigned int *ready,

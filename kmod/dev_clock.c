@@ -272,6 +272,37 @@ unsigned int dev_clock_put_many(struct tempo_ctx *ctx, u8 clock,
 	return put;
 }
 
+/**
+ * dev_clock_requeue() - move a timer of a clock with a queue of its own
+ * @ctx: the file
+ * @clock: its enum dev_clk (DEV_CLK_BOOT or later), unchanged by the move
+ * @node: its item, queued on that clock's queue
+ * @deadline: its new deadline, in the clock
+ * @fn: as tempo_delayq_requeue()'s
+ * @arg: passed to @fn
+ *
+ * As dev_clock_put_many() of a timer removed first, in one critical section
+ * of the queue: the timer keeps its COS generation (the caller checked that
+ * no set ended it, and it is in the queue, so none begins). The proxy moves
+ * earlier if the first deadline did.
+ *
+ * Context: process context, under ctl_lock and clk_lock.
+ * Return: as tempo_delayq_requeue().
+ */
+int dev_clock_requeue(struct tempo_ctx *ctx, u8 clock, struct tempo_delayq_node *node,
+		      ktime_t deadline, tempo_delayq_requeue_fn fn, void *arg)
+{
+	struct dev_clock *c = dev_clock_slot(ctx, clock);
+	int err;
+
+	lockdep_assert_held(&ctx->ctl_lock);
+	lockdep_assert_held(&ctx->clk_lock);
+	err = tempo_delayq_requeue(c->q, node, deadline, fn, arg);
+	if (!err && ktime_before(deadline, c->first))
+		dev_proxy_place(ctx, c, deadline, dev_clock_now_due(ctx, c));
+	return err;
+}
+
 /* Serialise with the proxies' movers and the COS checks (dev.h's lock order). */
 void dev_clock_lock(struct tempo_ctx *ctx)
 	__acquires(&ctx->clk_lock)

@@ -331,6 +331,23 @@ static struct tempo_utimer *dev_timer_remove(struct tempo_ctx *ctx, u64 id)
 	return ut;
 }
 
+/* A re-arm's spec and clock, for dev_timer_requeued(). */
+struct dev_rearm {
+	const struct tempo_timer_spec	*s;
+	u8				clock;
+};
+
+/* Under the queue's lock: a re-armed timer's record says what its spec says. */
+static void dev_timer_requeued(struct tempo_delayq_node *node, void *arg)
+{
+	struct tempo_utimer *ut = container_of(node, struct tempo_utimer, item.dq);
+	const struct dev_rearm *r = arg;
+
+	ut->cookie = r->s->cookie;
+	ut->period = r->s->period;
+	ut->item.clock = r->clock;
+}
+
 /*
  * dev_timers_put()'s work, under clk_lock when @own (the clock's own queue).
  */
@@ -344,6 +361,20 @@ static unsigned int __dev_timers_put(struct tempo_ctx *ctx, u8 clock, bool own,
 	if ((ut && dev_clock_ended(ctx, &ut->item)) || (own && dev_clock_refuses(ctx, clock)))
 		return 0;
 	*errp = -ENOENT;
+	if (ut && dev_timer_queue(ctx, ut) == dev_clock_queue(ctx, clock)) {
+		/* The same queue: moved in one critical section, with its record's fields. */
+		struct dev_rearm r = { .s = s, .clock = clock };
+		int err = own ? dev_clock_requeue(ctx, clock, nodes[0], deadlines[0],
+						  dev_timer_requeued, &r) :
+				tempo_delayq_requeue(ctx->q, nodes[0], deadlines[0],
+						     dev_timer_requeued, &r);
+
+		/* What put refuses (a clock set back since the batch's reading) as below. */
+		if (err != -ERANGE && err != -ESHUTDOWN) {
+			*errp = err;
+			return !err;
+		}
+	}
 	if (ut) {
 		if (!tempo_delayq_remove(dev_timer_queue(ctx, ut), &ut->item.dq))
 			return 0;
@@ -361,8 +392,10 @@ static unsigned int __dev_timers_put(struct tempo_ctx *ctx, u8 clock, bool own,
  * the event queue or, under clk_lock, on the clock's own (its proxy moved;
  * the COS check and the put in one section, dev_clock_put_many()). For a
  * re-arm, @ut is the timer and @s its new spec: nothing happens if a clock
- * set ended it (-ECANCELED) or it is not queued (-ENOENT); else it leaves
- * its old queue and takes @s's cookie and period and @clock. -ECANCELED,
+ * set ended it (-ECANCELED) or it is not queued (-ENOENT); else it takes
+ * @s's cookie and period and @clock and moves to its new deadline, in one
+ * critical section of its queue (tempo_delayq_requeue()) if @clock keeps
+ * it there, else leaving its old queue for the new one. -ECANCELED,
  * with nothing done, for an arm into CANCEL_ON_SET the clock refuses.
  * Return: as tempo_delayq_put_many().
  */

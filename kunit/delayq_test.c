@@ -672,6 +672,83 @@ static void delayq_remove_pending(struct kunit *test)
 	tempo_delayq_destroy(q, NULL, NULL);
 }
 
+/* tempo_delayq_requeue()'s fn: the item it was shown, and how often. */
+struct dq_requeue_seen {
+	struct tempo_delayq_node *node;
+	unsigned int calls;
+};
+
+static void dq_requeued(struct tempo_delayq_node *node, void *arg)
+{
+	struct dq_requeue_seen *seen = arg;
+
+	seen->node = node;
+	seen->calls++;
+}
+
+/*
+ * requeue() moves a queued item, from the cascade or the sorted part, to a
+ * deadline earlier or later, after the items of that deadline put before,
+ * counted as requeued, fn shown it once; an item not queued on the queue,
+ * a deadline too far and a queue shut down change nothing and call no fn.
+ */
+static void delayq_requeue_moves_in_place(struct kunit *test)
+{
+	struct tempo_delayq *q = dq_create(test), *q2 = dq_create(test);
+	struct dq_item *items = dq_items(test, 4);
+	struct dq_requeue_seen seen = {};
+	ktime_t past = ktime_sub_ns(ktime_get(), 10 * DQ_MS), far, old;
+	struct tempo_delayq_stats s;
+
+	far = ktime_add_ns(ktime_get(), 3600ULL * NSEC_PER_SEC);
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put_at(q, &items[0].node, far), 0);
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put_at(q, &items[1].node, past), 0);
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put_at(q, &items[2].node, past), 0);
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put_at(q2, &items[3].node, past), 0);
+
+	/* From an hour ahead to due: after the two of that deadline. */
+	KUNIT_EXPECT_EQ(test, tempo_delayq_requeue(q, &items[0].node, past, dq_requeued, &seen), 0);
+	KUNIT_EXPECT_EQ(test, seen.calls, 1U);
+	KUNIT_EXPECT_PTR_EQ(test, seen.node, &items[0].node);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_size(q), 3U);
+	s = dq_stats(q);
+	KUNIT_EXPECT_EQ(test, s.put, 3ULL);
+	KUNIT_EXPECT_EQ(test, s.requeued, 1ULL);
+	KUNIT_EXPECT_EQ(test, s.removed, 0ULL);
+	KUNIT_EXPECT_EQ(test, s.ready, 3U);
+
+	/* From due to an hour ahead: no longer takeable. */
+	KUNIT_EXPECT_EQ(test, tempo_delayq_requeue(q, &items[1].node, far, NULL, NULL), 0);
+	KUNIT_EXPECT_PTR_EQ(test, tempo_delayq_try_take(q), &items[2].node);
+	KUNIT_EXPECT_PTR_EQ(test, tempo_delayq_try_take(q), &items[0].node);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(tempo_delayq_try_take(q)), -EAGAIN);
+
+	/* Refused: taken, on another queue, too far, shut down. */
+	seen.calls = 0;
+	KUNIT_EXPECT_EQ(test, tempo_delayq_requeue(q, &items[0].node, past, dq_requeued, &seen),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_requeue(q, &items[3].node, far, dq_requeued, &seen),
+			-ENOENT);
+	old = items[1].node.deadline;
+	KUNIT_EXPECT_EQ(test, tempo_delayq_requeue(q, &items[1].node,
+						   ktime_add_ns(ktime_get(),
+								tempo_timer_max_delay_ns() +
+								NSEC_PER_SEC),
+						   dq_requeued, &seen), -ERANGE);
+	KUNIT_EXPECT_EQ(test, items[1].node.deadline, old);
+	tempo_delayq_shutdown(q);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_requeue(q, &items[1].node, past, dq_requeued, &seen),
+			-ESHUTDOWN);
+	KUNIT_EXPECT_EQ(test, seen.calls, 0U);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_size(q), 1U);
+	KUNIT_EXPECT_PTR_EQ(test, tempo_delayq_try_take(q2), &items[3].node);
+	s = dq_stats(q);
+	KUNIT_EXPECT_EQ(test, s.requeued, 2ULL);
+	KUNIT_EXPECT_EQ(test, s.put, s.taken + s.removed + s.flushed + s.pending + s.ready);
+	tempo_delayq_destroy(q, NULL, NULL);
+	tempo_delayq_destroy(q2, NULL, NULL);
+}
+
 /*
  * remove() of a ready item unlinks it; remove() of a taken item says no.
  * Fails if: remove() ignores READY nodes or counts TAKEN ones.
@@ -2357,6 +2434,7 @@ static struct kunit_case tempo_delayq_cases[] = {
 	KUNIT_CASE(delayq_long_delay_is_tick_precise),
 	KUNIT_CASE(delayq_remove_pending),
 	KUNIT_CASE(delayq_remove_ready),
+	KUNIT_CASE(delayq_requeue_moves_in_place),
 	KUNIT_CASE(delayq_remove_races_expiry),
 	KUNIT_CASE(delayq_try_and_timeout),
 	KUNIT_CASE(delayq_peek_and_size),

@@ -256,6 +256,18 @@ enum tempo_delayq_verdict { TEMPO_DELAYQ_TAKE, TEMPO_DELAYQ_AGAIN, TEMPO_DELAYQ_
 typedef enum tempo_delayq_verdict (*tempo_delayq_consume_fn)(struct tempo_delayq_node *node,
 							     ktime_t due, void *arg);
 
+/**
+ * typedef tempo_delayq_requeue_fn - update an item as tempo_delayq_requeue() moves it
+ * @node: the item, queued, about to wait for its new deadline
+ * @arg:  the argument given to tempo_delayq_requeue()
+ *
+ * Runs under the queue's lock with interrupts off, where no consume()
+ * callback can be shown the item: what such a callback reads of the item
+ * may change here. It must not sleep, must not call into the queue and must
+ * not change @node.
+ */
+typedef void (*tempo_delayq_requeue_fn)(struct tempo_delayq_node *node, void *arg);
+
 #define TEMPO_DELAYQ_WAIT	BIT(0)	/* sleep (as take()) until an item is takeable */
 #define TEMPO_DELAYQ_ALL	BIT(1)	/* every item, due or not (not with WAIT) */
 
@@ -288,6 +300,8 @@ int tempo_delayq_drain(struct tempo_delayq *q,
 int tempo_delayq_consume(struct tempo_delayq *q, tempo_delayq_consume_fn fn, void *arg,
 			 unsigned int max, unsigned int flags);
 
+int tempo_delayq_requeue(struct tempo_delayq *q, struct tempo_delayq_node *node,
+			 ktime_t deadline, tempo_delayq_requeue_fn fn, void *arg);
 bool tempo_delayq_remove(struct tempo_delayq *q,
 			 struct tempo_delayq_node *node);
 unsigned int tempo_delayq_remove_many(struct tempo_delayq *q,

@@ -9,7 +9,8 @@
  * number of nodes (16..256) and the starting clock (just before a boundary
  * of one of the queue's wheel levels), then a sequence of operations:
  * put, put_at (deadlines past, now, equal to another node's, on level
- * boundaries, beyond the longest delay), put_many (refused nodes in the
+ * boundaries, beyond the longest delay), requeue (the same deadlines, of a
+ * queued node, or after shutdown), put_many (refused nodes in the
  * batch; slots of up to 256 nodes of one deadline), remove, remove_many
  * (duplicates), try_take, take and take_timeout (only where they cannot
  * sleep: with an item due, else take_timeout(0)), drain, consume with a
@@ -84,7 +85,7 @@ static unsigned int nn;			/* nodes in play */
 static u64 seq, max_delay, tick_ns;
 static bool dead;
 static u64 m_put, m_taken, m_removed, m_requeued, m_removed_due;
-static u64 m_early;			/* taken or requeued before due (ALL) */
+static u64 m_early;			/* left before due: consume ALL, requeue() */
 static u64 last_due;			/* consume's due times never decrease */
 
 /* The watcher: a poller on tempo_delayq_waitqueue(). */
@@ -500,6 +501,63 @@ static void op_put_at(void)
 	got = tempo_delayq_put_at(q, &mn[i].dq, deadline);
 	if (got != want)
 		FAIL("put_at node %u deadline %llu: %d, want %d", i, deadline, got, want);
+}
+
+static unsigned int requeue_calls;
+static void op_requeue(unsigned int i);
+
+/* put_at() of a node that is not queued; requeue() of one that is, or after shutdown. */
+static void op_put_at_or_requeue(void)
+{
+	unsigned int i = node_arg();
+
+	if (!mn[i].queued && !dead) {
+		u64 deadline = deadline_arg();
+		int want = m_put_at(i, deadline), got;
+
+		got = tempo_delayq_put_at(q, &mn[i].dq, deadline);
+		if (got != want)
+			FAIL("put_at node %u deadline %llu: %d, want %d", i, deadline, got, want);
+		return;
+	}
+	op_requeue(i);
+}
+
+static void requeued_fn(struct tempo_delayq_node *node, void *arg)
+{
+	if (node != arg)
+		FAIL("requeue: fn shown node %u, not %u", idx(node), idx(arg));
+	requeue_calls++;
+}
+
+/*
+ * requeue() of node @i for a deadline: as remove() and put_at() in one
+ * section (after the items of that deadline queued before); on an error
+ * nothing changes and fn is not called.
+ */
+static void op_requeue(unsigned int i)
+{
+	u64 deadline = deadline_arg();
+	unsigned int calls = requeue_calls;
+	int want = 0, got;
+
+	if (dead)
+		want = -ESHUTDOWN;
+	else if (!mn[i].queued)
+		want = -ENOENT;
+	else if (deadline > now() && deadline - now() > max_delay)
+		want = -ERANGE;
+	got = tempo_delayq_requeue(q, &mn[i].dq, deadline, requeued_fn, &mn[i].dq);
+	if (got != want)
+		FAIL("requeue node %u deadline %llu: %d, want %d", i, deadline, got, want);
+	if (requeue_calls != calls + !want)
+		FAIL("requeue node %u: fn called %u times, want %d", i, requeue_calls - calls,
+		     !want);
+	if (want)
+		return;
+	m_early += mn[i].deadline > now();
+	m_link(i, deadline);
+	m_requeued++;
 }
 
 /* A batch, some of it refused (queued, twice in the batch, too far, shut down). */
@@ -919,8 +977,10 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			op_put();
 			break;
 		case 2:
-		case 3:
 			op_put_at();
+			break;
+		case 3:		/* a queued node: requeue() */
+			op_put_at_or_requeue();
 			break;
 		case 4:
 			op_put_many();
