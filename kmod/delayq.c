@@ -132,6 +132,13 @@
  * A node linked into the tree before q->last_ready joins the prefix (the run
  * is joined at its end). A node counts as expired once per deadline: as it
  * joins the prefix or, if it never did, as it leaves the queue due.
+ *
+ * Why a prefix, and not a count at each stats(): /dev/tempo reports its
+ * ready records at every TEMPO_IOC_STATS and fdinfo read, and a file may
+ * hold a user's whole timer limit due at once. A walk per call would visit
+ * them all each time (in steps, but all of them); the prefix visits each
+ * node once per deadline, and a stats() after that is O(1). Two node
+ * states and q->last_ready, q->run_ready and q->nready are its whole cost.
  */
 
 /**
