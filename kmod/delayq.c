@@ -32,7 +32,8 @@
  * usually cancelled before it fires, descend a tree of everything queued; a
  * wheel alone orders only to its grain, so an item put already due would wait
  * for its grain to end. Here far items never touch the tree, and what comes
- * in order is taken from a list.
+ * in order is taken from a list. One lock, and no lock-free inbox for near
+ * items: at native cost an inbox only moves the lock's cost to the drain.
  *
  * Sorting is moving q->next_grain on (delayq_advance()). At grain T, every
  * slot whose time has come is emptied (delayq_collect()): a level-k slot

@@ -19,7 +19,8 @@
  * (Documentation/tempo.rst, its last section), with padata's job (completions
  * in submission order) but without its serial worker: tempo_order_submit()
  * runs the work on per-CPU workqueues and the completion on whichever thread
- * holds the head.
+ * holds the head. Each request is a work item of its own, not a per-CPU
+ * batch: a work_fn may sleep, and would hold up the requests behind it.
  *
  * Geometry: a ring of W slots, W a power of two (the window). Ticket t uses
  * slot t & (W - 1). A ticket may be taken only while next - head < W, so
