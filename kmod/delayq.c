@@ -33,7 +33,8 @@
  * wheel alone orders only to its grain, so an item put already due would wait
  * for its grain to end. Here far items never touch the tree, and what comes
  * in order is taken from a list. One lock, and no lock-free inbox for near
- * items: at native cost an inbox only moves the lock's cost to the drain.
+ * items: its cmpxchg costs what the lock round trip does at native cost, and
+ * /dev/tempo puts in batches under one lock anyway.
  *
  * Sorting is moving q->next_grain on (delayq_advance()). At grain T, every
  * slot whose time has come is emptied (delayq_collect()): a level-k slot
