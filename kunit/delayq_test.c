@@ -745,6 +745,7 @@ static void delayq_requeue_moves_in_place(struct kunit *test)
 	s = dq_stats(q);
 	KUNIT_EXPECT_EQ(test, s.requeued, 2ULL);
 	KUNIT_EXPECT_EQ(test, s.put, s.taken + s.removed + s.flushed + s.pending + s.ready);
+	KUNIT_EXPECT_TRUE(test, tempo_delayq_remove(q, &items[1].node));
 	tempo_delayq_destroy(q, NULL, NULL);
 	tempo_delayq_destroy(q2, NULL, NULL);
 }
