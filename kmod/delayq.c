@@ -1050,24 +1050,28 @@ static int delayq_put_locked(struct tempo_delayq *q, struct tempo_delayq_node *n
 
 /*
  * put_many(), or put() of a delay (@relative: @when[] are nanoseconds from
- * now): one clock reading and one critical section for the batch.
+ * now): one clock reading and one critical section for the batch. @mono, a
+ * constant: a MONOTONIC queue, whose clock is read before the lock; another
+ * clock is read under it ("Clocks").
  */
-static __always_inline unsigned int delayq_put(struct tempo_delayq *q,
-					       struct tempo_delayq_node *const *nodes,
-					       const ktime_t *when, unsigned int n,
-					       bool relative, int *errp)
+static __always_inline unsigned int __delayq_put(struct tempo_delayq *q,
+						 struct tempo_delayq_node *const *nodes,
+						 const ktime_t *when, unsigned int n,
+						 bool relative, bool mono, int *errp)
 {
-	/* MONOTONIC is read before the lock; another clock under it ("Clocks"). */
-	bool mono = likely(q->clock == CLOCK_MONOTONIC);
 	ktime_t now = mono ? ktime_get() : 0;
 	unsigned long flags;
 	unsigned int i;
 	int err = 0;
 
 	spin_lock_irqsave(&q->wait.lock, flags);
-	if (!mono)
+	if (mono) {
+		if (ktime_after(now, q->now))
+			q->now = now;
+	} else {
 		now = tempo_clock_read(q->clock);
-	delayq_set_now(q, now);
+		delayq_set_now(q, now);
+	}
 	/* Only where no slot is to be emptied: a put moves no other node. */
 	delayq_advance_free(q);
 	for (i = 0; i < n; i++) {
@@ -1079,6 +1083,25 @@ static __always_inline unsigned int delayq_put(struct tempo_delayq *q,
 	delayq_unlock(q, flags);
 	*errp = err;
 	return i;
+}
+
+/* Another clock than MONOTONIC: out of line, so MONOTONIC's path stays as it was. */
+static noinline unsigned int delayq_put_clock(struct tempo_delayq *q,
+					      struct tempo_delayq_node *const *nodes,
+					      const ktime_t *when, unsigned int n,
+					      bool relative, int *errp)
+{
+	return __delayq_put(q, nodes, when, n, relative, false, errp);
+}
+
+static __always_inline unsigned int delayq_put(struct tempo_delayq *q,
+					       struct tempo_delayq_node *const *nodes,
+					       const ktime_t *when, unsigned int n,
+					       bool relative, int *errp)
+{
+	if (unlikely(q->clock != CLOCK_MONOTONIC))
+		return delayq_put_clock(q, nodes, when, n, relative, errp);
+	return __delayq_put(q, nodes, when, n, relative, true, errp);
 }
 
 /**
