@@ -38,6 +38,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "common.h"
 #include "kids.h"
 
 #ifndef CLONE_NEWTIME

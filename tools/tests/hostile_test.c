@@ -64,6 +64,7 @@
 #include <sys/time.h>
 #include <sys/wait.h>
 
+#include "common.h"
 #include "kids.h"
 
 #define UID_A		65534	/* "nobody": the attacker */

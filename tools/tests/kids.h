@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Children of a VM test case, each running one side of a test (an attacker,
- * another user, a process in another namespace) under a uid of its own, or
- * the case's. It talks to the case through two pipes: it says ints up
- * (say()) and waits for a go-ahead down (await_go()); the case hears it
- * (kid_hear()), lets it go on (kid_go()) and takes its verdict within a
- * bound (kid_finish()), else kills it and says where it was stuck
- * (/proc/PID/syscall and wchan). A kid's expectations that fail fail its
- * verdict, as a case's do. A kid stuck in the kernel is killed; one stuck
- * writing to a full sink pipe is released by draining that pipe (drain_fd);
- * one that ends neither way is left behind, and said so.
+ * another user, a process in another namespace, the ioctl fuzzer's
+ * unprivileged pass) under a uid of its own, or the case's. It talks to the
+ * case through two pipes: it says ints up (say()) and waits for a go-ahead
+ * down (await_go()); the case hears it (kid_hear()), lets it go on
+ * (kid_go()) and takes its verdict within a bound (kid_finish()), else
+ * kills it and says where it was stuck (/proc/PID/syscall and wchan). A
+ * kid's expectations that fail fail its verdict, as a case's do. A kid
+ * stuck in the kernel is killed; one stuck writing to a full sink pipe is
+ * released by draining that pipe (drain_fd); one that ends neither way is
+ * left behind, and said so.
  *
  * Each case of the harness runs in a process of its own, so the table of
  * kids is the case's; kids_cleanup(), from the case's fixture teardown,
@@ -19,14 +20,21 @@
 #define TEMPO_TEST_KIDS_H
 
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
-#include "common.h"
+#include "harness.h"
 
 #define KILL_MS		5000	/* SIGKILL must end a process within this */
 #define KID_SAME_UID	((uid_t)-1)	/* kid_start(): keep the case's credentials */
@@ -49,9 +57,13 @@ static int left_behind;			/* kids that SIGKILL and draining did not end */
 
 typedef int (*kid_fn_t)(void *arg);
 
+/* CLOCK_MONOTONIC in ms. */
 static inline uint64_t now_ms(void)
 {
-	return tempo_now_ns() / 1000000;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
 }
 
 static inline int drop_to(uid_t uid)
