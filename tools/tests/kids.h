@@ -267,14 +267,14 @@ static inline char proc_state(pid_t pid)
 	return p ? p[0] : 0;
 }
 
-/* System time of @pid in clock ticks (field 15 of its stat), -1 if it is gone. */
-static inline long long proc_stime(pid_t pid)
+/* Numeric field @n (3 and on) of /proc/@pid/stat; -1 if it is gone. */
+static inline long long proc_field(pid_t pid, int n)
 {
 	char buf[512];
 	const char *p = proc_stat(pid, buf, sizeof(buf));
 	int field;
 
-	for (field = 3; p && field < 15; field++) {
+	for (field = 3; p && field < n; field++) {
 		p = strchr(p, ' ');
 		if (p)
 			p++;
@@ -282,19 +282,16 @@ static inline long long proc_stime(pid_t pid)
 	return p ? strtoll(p, NULL, 10) : -1;
 }
 
+/* System time of @pid in clock ticks (field 15 of its stat), -1 if it is gone. */
+static inline long long proc_stime(pid_t pid)
+{
+	return proc_field(pid, 15);
+}
+
 /* Field 9 of /proc/@pid/stat, the task's flags; -1 if unreadable. */
 static inline long long proc_flags(pid_t pid)
 {
-	char buf[512];
-	const char *p = proc_stat(pid, buf, sizeof(buf));
-	int field;
-
-	for (field = 3; p && field < 9; field++) {
-		p = strchr(p, ' ');
-		if (p)
-			p++;
-	}
-	return p ? strtoll(p, NULL, 10) : -1;
+	return proc_field(pid, 9);
 }
 
 #define PF_EXITING	0x00000004	/* include/linux/sched.h */
