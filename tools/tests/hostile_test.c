@@ -660,10 +660,7 @@ static int sink_kinds_kid(void *unused)
  */
 TEST_F(hostile, test_sink_unix_socket_refused)
 {
-	struct kid *k = kid_start(UID_A, sink_kinds_kid, NULL);
-
-	ASSERT_TRUE(k);
-	return kid_finish(k, 30000);
+	return kid_run(UID_A, sink_kinds_kid, NULL, 30000);
 }
 
 #define FPOS_N		4000	/* records each way */
@@ -730,10 +727,7 @@ static int fpos_kid(void *unused)
  */
 TEST_F(hostile, test_sink_fpos_shared_with_owner)
 {
-	struct kid *k = kid_start(UID_A, fpos_kid, NULL);
-
-	ASSERT_TRUE(k);
-	return kid_finish(k, 60000);
+	return kid_run(UID_A, fpos_kid, NULL, 60000);
 }
 
 /* uid 65534: the tempo file's sink is a socket that holds the tempo file. */
@@ -1219,10 +1213,7 @@ static int skip_efault_kid(void *unused)
  */
 TEST_F(hostile, test_skip_efault_changes_nothing)
 {
-	struct kid *k = kid_start(UID_A, skip_efault_kid, NULL);
-
-	ASSERT_TRUE(k);
-	return kid_finish(k, 30000);
+	return kid_run(UID_A, skip_efault_kid, NULL, 30000);
 }
 
 /* ---- per-user limits -------------------------------------------------- */
@@ -1900,10 +1891,7 @@ static int nosink_kid(void *unused)
  */
 TEST_F(hostile, test_nosink_data_freed_at_completion)
 {
-	struct kid *k = kid_start(UID_A, nosink_kid, NULL);
-
-	ASSERT_TRUE(k);
-	return kid_finish(k, 60000);
+	return kid_run(UID_A, nosink_kid, NULL, 60000);
 }
 
 /* ---- user arrays read once ------------------------------------------- */
@@ -2098,10 +2086,7 @@ static int abs_range_kid(void *unused)
  */
 TEST_F(hostile, test_arm_abs_beyond_range_erange)
 {
-	struct kid *k = kid_start(UID_A, abs_range_kid, NULL);
-
-	ASSERT_TRUE(k);
-	return kid_finish(k, 60000);
+	return kid_run(UID_A, abs_range_kid, NULL, 60000);
 }
 
 /* uid 65534: relative delays beyond max_delay_ns. */
@@ -2131,10 +2116,7 @@ static int rel_range_kid(void *unused)
  */
 TEST_F(hostile, test_arm_delay_beyond_max_erange)
 {
-	struct kid *k = kid_start(UID_A, rel_range_kid, NULL);
-
-	ASSERT_TRUE(k);
-	return kid_finish(k, 60000);
+	return kid_run(UID_A, rel_range_kid, NULL, 60000);
 }
 
 /* ---- read() into a faulting buffer ------------------------------------ */
@@ -2185,10 +2167,7 @@ static int read_midway_kid(void *unused)
  */
 TEST_F(hostile, test_read_fault_midway_loses_nothing)
 {
-	struct kid *k = kid_start(UID_A, read_midway_kid, NULL);
-
-	ASSERT_TRUE(k);
-	return kid_finish(k, 30000);
+	return kid_run(UID_A, read_midway_kid, NULL, 30000);
 }
 
 /* uid 65534: read() into a wholly unmapped buffer. */
@@ -2238,10 +2217,7 @@ static int read_unmapped_kid(void *unused)
  */
 TEST_F(hostile, test_read_unmapped_efault_keeps_record)
 {
-	struct kid *k = kid_start(UID_A, read_unmapped_kid, NULL);
-
-	ASSERT_TRUE(k);
-	return kid_finish(k, 30000);
+	return kid_run(UID_A, read_unmapped_kid, NULL, 30000);
 }
 
 /* ---- smaller ABI points ---------------------------------------------- */
@@ -2473,10 +2449,7 @@ static int epoll_exclusive_kid(void *unused)
  */
 TEST_F(hostile, test_epoll_exclusive_spares_blocked_reader)
 {
-	struct kid *k = kid_start(UID_A, epoll_exclusive_kid, NULL);
-
-	ASSERT_TRUE(k);
-	return kid_finish(k, 30000);
+	return kid_run(UID_A, epoll_exclusive_kid, NULL, 30000);
 }
 
 #define WI_DUE		(262144 - 256)	/* unread records, past their deadlines */

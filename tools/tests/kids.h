@@ -402,6 +402,15 @@ static inline int kid_finish(struct kid *k, int ms)
 	return kid_verdict(k);
 }
 
+/* @fn(@arg) in a kid as @uid (kid_start()): its verdict within @ms (kid_finish()). */
+static inline int kid_run(uid_t uid, kid_fn_t fn, void *arg, int ms)
+{
+	struct kid *k = kid_start(uid, fn, arg);
+
+	ASSERT_TRUE(k);
+	return kid_finish(k, ms);
+}
+
 /*
  * After a case: its kids still running killed (and released), its sink
  * pipe closed. 0, or -1 if a kid of the case could not be ended.
