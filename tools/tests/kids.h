@@ -7,7 +7,7 @@
  * down (await_go()); the case hears it (kid_hear()), lets it go on
  * (kid_go()) and takes its verdict within a bound (kid_finish()), else
  * kills it and says where it was stuck (/proc/PID/syscall and wchan). A
- * kid's expectations that fail fail its verdict, as a case's do. A kid
+ * failed expectation in a kid fails its verdict, as in a case. A kid
  * stuck in the kernel is killed; one stuck writing to a full sink pipe is
  * released by draining that pipe (drain_fd); one that ends neither way is
  * left behind, and said so.
