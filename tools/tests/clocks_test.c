@@ -659,18 +659,6 @@ out:
 
 /* ---- suspend and resume ---- */
 
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 /*
  * Can this kernel come back from ACPI S3? Not a KCSAN one: the resume's
  * first C function, restore_processor_state() (arch/x86/power/cpu.c, which

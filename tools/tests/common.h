@@ -79,6 +79,19 @@ static inline int param_set(const char *name, long v)
 	return fclose(f) == 0 && ok ? 0 : -EIO;
 }
 
+/* Write @s to the file at @path (sysfs, procfs, cgroupfs): 0 or -errno. */
+static inline int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
 /* The parameters a case set (param_push()), with their old values. */
 static struct {
 	const char *name;

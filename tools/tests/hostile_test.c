@@ -1473,18 +1473,6 @@ static int userns_kid(void *unused)
 	return TEST_PASS;
 }
 
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 /*
  * Per-user limits count per user namespace, as the kernel's ucounts do: the
  * users of a namespace are charged, together, to its creator as well. So
