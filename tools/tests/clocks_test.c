@@ -90,9 +90,12 @@ static int timens_start(long long mono_s, long long boot_s, kid_fn_t fn, void *a
 	char offs[96];
 	int fd;
 
-	if (unshare(CLONE_NEWTIME))
-		SKIP(return errno == EINVAL ? TEST_SKIP : TEST_FAIL, "no time namespaces: %s",
-		     strerror(errno));
+	if (unshare(CLONE_NEWTIME)) {
+		if (errno == EINVAL)
+			SKIP(return TEST_SKIP, "no time namespaces");
+		test_diag("unshare(CLONE_NEWTIME): %s", strerror(errno));
+		return TEST_FAIL;
+	}
 	fd = open("/proc/self/timens_offsets", O_WRONLY);
 	snprintf(offs, sizeof(offs), "monotonic %lld 0\nboottime %lld 0\n", mono_s, boot_s);
 	if (fd < 0 || write(fd, offs, strlen(offs)) != (ssize_t)strlen(offs)) {
