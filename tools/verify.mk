@@ -50,7 +50,7 @@ FUZZ_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Werror -I$(U_INC) -Itools/tests 
 
 fuzz: $(FUZZ_BIN)
 
-$(FUZZ_BIN): tools/fuzz/fuzz_ioctl.c tools/tests/harness.h $(U_UAPI)
+$(FUZZ_BIN): tools/fuzz/fuzz_ioctl.c tools/tests/harness.h tools/tests/kids.h $(U_UAPI)
 	@mkdir -p $(dir $@)
 	$(CC) $(FUZZ_CFLAGS) $< -o $@
 

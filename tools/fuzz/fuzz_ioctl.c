@@ -60,6 +60,7 @@
 #include <uapi/tempo.h>
 
 #include "harness.h"
+#include "kids.h"
 
 #define NFD	8
 #define MAXT	16
@@ -73,7 +74,6 @@ static char *unmapped;	/* a page that is mapped PROT_NONE */
 static unsigned int opt_secs = 20, opt_threads = 4;
 static uint64_t opt_seed;
 static long opt_uid = 65534;
-static bool first_pass_stuck;
 
 enum { OP_IOCTL, OP_RANDIOCTL, OP_READ, OP_POLL, OP_OPEN, OP_CLOSE, OP_SINK, OP_N };
 
@@ -410,60 +410,36 @@ static bool failnth_usable(void)
 /* The first pass, as the caller (root in the VM). */
 static int fuzz(void)
 {
-	int rc = fuzz_pass(opt_secs, opt_threads, opt_seed, "fuzz");
+	return fuzz_pass(opt_secs, opt_threads, opt_seed, "fuzz");
+}
 
-	first_pass_stuck = rc != TEST_PASS;
-	return rc;
+/* The second pass's kid, as opt_uid with no supplementary groups. */
+static int unprivileged_kid(void *unused)
+{
+	(void)unused;
+	/* It says nothing: no pipe of its own among the fds the fuzzer names. */
+	close(kid_up);
+	close(kid_down);
+	/* Its /proc files (fail-nth) belong to it again. */
+	prctl(PR_SET_DUMPABLE, 1);
+	failnth = failnth && failnth_usable();
+	return fuzz_pass(opt_secs, opt_threads, opt_seed * 3 | 1, "fuzz_unprivileged");
 }
 
 /*
- * The second pass, in a child that dropped to opt_uid: what every local user
- * can do to /dev/tempo (mode 0666). The child's exit status is its verdict.
+ * The second pass, in a kid that dropped to opt_uid (tools/tests/kids.h):
+ * what every local user can do to /dev/tempo (mode 0666). The kid's own
+ * alarm (secs + 60) ends it; kid_finish()'s bound is the backstop.
  */
 static int fuzz_unprivileged(void)
 {
-	uid_t uid = opt_uid;
-	int status = 0;
-	uint64_t end;
-	pid_t pid, r;
+	struct kid *k = kid_start(opt_uid, unprivileged_kid, NULL);
 
-	/* Stuck threads cannot be joined: no second pass. */
-	if (first_pass_stuck) {
-		test_diag("the first pass is stuck");
+	if (!k) {
+		test_diag("cannot start the unprivileged pass: %s", strerror(errno));
 		return TEST_FAIL;
 	}
-	fflush(test_file());
-	pid = fork();
-	if (pid < 0) {
-		test_diag("fork: %s", strerror(errno));
-		return TEST_FAIL;
-	}
-	if (!pid) {
-		if (setgroups(0, NULL) || setresgid(uid, uid, uid) || setresuid(uid, uid, uid)) {
-			test_diag("cannot drop to uid %u: %s", uid, strerror(errno));
-			_exit(TEST_FAIL);
-		}
-		/* Its /proc files (fail-nth) belong to it again; gone with the parent. */
-		prctl(PR_SET_DUMPABLE, 1);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		failnth = failnth && failnth_usable();
-		_exit(fuzz_pass(opt_secs, opt_threads, opt_seed * 3 | 1, "fuzz_unprivileged"));
-	}
-	/* The child's own alarm (secs + 60) ends it; this is the backstop. */
-	end = now_ns() + (opt_secs + 90) * 1000000000ULL;
-	while ((r = waitpid(pid, &status, WNOHANG)) == 0 && now_ns() < end)
-		usleep(100000);
-	if (r == 0) {
-		kill(pid, SIGKILL);	/* a thread stuck in the kernel keeps it */
-		test_diag("still running 90 s after its end");
-		return TEST_FAIL;
-	}
-	if (r < 0 || !WIFEXITED(status)) {
-		test_diag("died (signal %d) before its verdict",
-			  r > 0 && WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-		return TEST_FAIL;
-	}
-	return WEXITSTATUS(status) ? TEST_FAIL : TEST_PASS;
+	return kid_finish(k, (opt_secs + 90) * 1000);
 }
 
 static struct test_case cases[] = {

@@ -24,8 +24,9 @@
  *    one the sleep passed fires, and a CANCEL_ON_SET one reports the change
  *    (a resume sets the wall clock forward by the time slept).
  *
- * Cases that need a namespace fork into one; a child reports through its
- * exit status (and its diagnostics on the shared stdout). KTAP on stdout.
+ * Cases that need a namespace start a kid in one (tools/tests/kids.h); it
+ * reports through its exit status (and its diagnostics on the shared
+ * stdout). KTAP on stdout.
  */
 #define _GNU_SOURCE
 #include <poll.h>
@@ -38,6 +39,7 @@
 #include <time.h>
 
 #include "common.h"
+#include "kids.h"
 
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME	0x00000080
@@ -48,6 +50,7 @@
 #define NS_MONO_S	(70 * DAY_S)	/* the namespace's offsets, s */
 #define NS_BOOT_S	(71 * DAY_S)
 #define HOUR		(3600 * SEC)
+#define TIMENS_MS	60000	/* a kid in a time namespace, at most */
 
 static uint64_t now_ns(clockid_t clock)
 {
@@ -74,53 +77,44 @@ static int read_one(int fd, struct tempo_event *ev)
 }
 
 /*
- * Run @fn(@arg) in a child of a new time namespace whose MONOTONIC and
- * BOOTTIME clocks are @mono_s and @boot_s seconds off the host's: fork,
- * unshare(CLONE_NEWTIME) (which makes the namespace of the caller's future
- * children), set the offsets, and fork again into it. Returns the pid of
- * the first child, whose exit status is @fn's result (TEST_SKIP without time
- * namespaces), or -errno.
+ * Start @fn(@arg) in a kid in a new time namespace whose MONOTONIC and
+ * BOOTTIME clocks are @mono_s and @boot_s seconds off the host's:
+ * unshare(CLONE_NEWTIME) makes the namespace of the case's future children
+ * (the case stays in the host's), the offsets are set, and the kid is
+ * forked into it. TEST_PASS and the kid in @k, TEST_SKIP without time
+ * namespaces, or TEST_FAIL.
  */
-static pid_t timens_fork(long long mono_s, long long boot_s, int (*fn)(void *), void *arg)
+static int timens_start(long long mono_s, long long boot_s, kid_fn_t fn, void *arg,
+			struct kid **k)
 {
 	char offs[96];
-	pid_t pid, kid;
-	int status, fd;
+	int fd;
 
-	fflush(stdout);
-	pid = fork();
-	if (pid)
-		return pid < 0 ? -errno : pid;
-	if (unshare(CLONE_NEWTIME))
-		_exit(errno == EINVAL ? TEST_SKIP : TEST_FAIL);
+	if (unshare(CLONE_NEWTIME)) {
+		if (errno == EINVAL)
+			SKIP(return TEST_SKIP, "no time namespaces");
+		test_diag("unshare(CLONE_NEWTIME): %s", strerror(errno));
+		return TEST_FAIL;
+	}
 	fd = open("/proc/self/timens_offsets", O_WRONLY);
 	snprintf(offs, sizeof(offs), "monotonic %lld 0\nboottime %lld 0\n", mono_s, boot_s);
 	if (fd < 0 || write(fd, offs, strlen(offs)) != (ssize_t)strlen(offs)) {
 		test_diag("cannot set the time namespace's offsets: %s", strerror(errno));
-		_exit(TEST_FAIL);
+		return TEST_FAIL;
 	}
 	close(fd);
-	kid = fork();
-	if (!kid) {
-		unsigned long failures = test_failures;
-		int r = fn(arg);
-
-		/* A failed expectation fails the case too: exit status is all we say. */
-		_exit(r == TEST_PASS && test_failures != failures ? TEST_FAIL : r);
-	}
-	if (kid < 0 || waitpid(kid, &status, 0) != kid || !WIFEXITED(status))
-		_exit(TEST_FAIL);
-	_exit(WEXITSTATUS(status));
+	*k = kid_start(KID_SAME_UID, fn, arg);
+	ASSERT_TRUE(*k);
+	return TEST_PASS;
 }
 
-/* Wait for a child of timens_fork(): its result. */
-static int timens_wait(pid_t pid)
+/* @fn(@arg) in a time namespace @mono_s and @boot_s seconds off: its verdict. */
+static int timens_run(long long mono_s, long long boot_s, kid_fn_t fn, void *arg)
 {
-	int status;
+	struct kid *k;
+	int rc = timens_start(mono_s, boot_s, fn, arg, &k);
 
-	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return TEST_FAIL;
-	return WEXITSTATUS(status);
+	return rc == TEST_PASS ? kid_finish(k, TIMENS_MS) : rc;
 }
 
 /* TEMPO_IOC_INFO's readings: each clock's, in the caller's namespace, one instant. */
@@ -254,7 +248,7 @@ static int ns_arm_query_read(void *unused)
 
 static int test_timens_own_clocks(void)
 {
-	return timens_wait(timens_fork(NS_MONO_S, NS_BOOT_S, ns_arm_query_read, NULL));
+	return timens_run(NS_MONO_S, NS_BOOT_S, ns_arm_query_read, NULL);
 }
 
 /* What the two sides tell each other: a timer's id and the deadline it was armed with. */
@@ -312,15 +306,16 @@ static int test_timens_passed_files(void)
 {
 	int sv[2], fd_out, fd_in, i, ret;
 	struct armed a[2], b[2];
-	pid_t pid;
+	struct kid *k;
 
 	fd_out = tempo_open(0);
 	ASSERT_GE(fd_out, 0);
 	ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	passed_sock = sv[1];
 	passed_fd = fd_out;
-	pid = timens_fork(NS_MONO_S, NS_BOOT_S, ns_passed_files, NULL);
-	ASSERT_GT(pid, 0);
+	ret = timens_start(NS_MONO_S, NS_BOOT_S, ns_passed_files, NULL, &k);
+	if (ret != TEST_PASS)
+		return ret;
 	close(sv[1]);
 	fd_in = recv_fd(sv[0]);
 	ASSERT_GE(fd_in, 0);
@@ -335,7 +330,7 @@ static int test_timens_passed_files(void)
 	for (i = 0; i < 2; i++)
 		EXPECT_ERRNO(tempo_arm_one(fd_in, i, b[i].value, 0, b[i].flags, &b[i].id), 0);
 	EXPECT_EQ(write(sv[0], b, sizeof(b)), (ssize_t)sizeof(b));
-	ret = timens_wait(pid);
+	ret = kid_finish(k, TIMENS_MS);
 	close(sv[0]);
 	close(fd_in);
 	close(fd_out);
@@ -384,7 +379,7 @@ static int test_timens_behind(void)
 	ASSERT_GT(up, 5 * SEC);
 	behind_host_deadline = SEC;
 	ASSERT_ERRNO(tempo_arm_one(behind_fd, 1, behind_host_deadline, 0, TEMPO_ARM_ABS, &id), 0);
-	ret = timens_wait(timens_fork(off, 0, ns_behind, NULL));
+	ret = timens_run(off, 0, ns_behind, NULL);
 	close(behind_fd);
 	return ret;
 }
@@ -666,18 +661,6 @@ out:
 }
 
 /* ---- suspend and resume ---- */
-
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
-		ret = -errno;
-	close(fd);
-	return ret;
-}
 
 /*
  * Can this kernel come back from ACPI S3? Not a KCSAN one: the resume's

@@ -79,6 +79,73 @@ static inline int param_set(const char *name, long v)
 	return fclose(f) == 0 && ok ? 0 : -EIO;
 }
 
+/* Write @s to the file at @path (sysfs, procfs, cgroupfs): 0 or -errno. */
+static inline int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* The parameters a case set (param_push()), with their old values. */
+static struct {
+	const char *name;
+	long old;
+} params_saved[8];
+static int params_nsaved;
+
+/*
+ * Set a parameter for this case, to be put back by params_restore() in its
+ * teardown: 0, -ENOENT if it does not exist, -EIO.
+ */
+static inline int param_push(const char *name, long v)
+{
+	long old = param_get(name);
+
+	if (old < 0)
+		return -ENOENT;
+	if (params_nsaved == (int)(sizeof(params_saved) / sizeof(params_saved[0])) ||
+	    param_set(name, v))
+		return -EIO;
+	params_saved[params_nsaved].name = name;
+	params_saved[params_nsaved].old = old;
+	params_nsaved++;
+	return 0;
+}
+
+/* A per-user limit this case needs: param_push(), and a diagnostic if it fails. */
+static inline int param_need(const char *name, long v)
+{
+	int err = param_push(name, v);
+
+	if (err == -ENOENT)
+		test_diag("module parameter %s: does not exist (no such per-user bound)", name);
+	else if (err)
+		test_diag("module parameter %s: cannot be set", name);
+	return err;
+}
+
+/* Every parameter param_push() set back to its old value, last first: 0 or -EIO. */
+static inline int params_restore(void)
+{
+	int ret = 0;
+
+	while (params_nsaved) {
+		params_nsaved--;
+		if (param_set(params_saved[params_nsaved].name, params_saved[params_nsaved].old)) {
+			test_diag("cannot restore %s to %ld", params_saved[params_nsaved].name,
+				  params_saved[params_nsaved].old);
+			ret = -EIO;
+		}
+	}
+	return ret;
+}
+
 /* Pass @fd over the unix socket @sock (SCM_RIGHTS): 0 or -errno. */
 static inline int send_fd(int sock, int fd)
 {

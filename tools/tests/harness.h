@@ -56,6 +56,28 @@
  * unless the program or TEST_TIMEOUT in the environment says otherwise) is
  * killed, with its group, and fails.
  *
+ * A fixture is what several cases set up the same way and must undo however
+ * they end, as kselftest_harness.h's FIXTURE is: its data, a setup and a
+ * teardown, then cases that take the data as @self:
+ *
+ *	FIXTURE(ctx) { int fd; };
+ *	FIXTURE_SETUP(ctx) { self->fd = tempo_open(0); ASSERT_GE(self->fd, 0); return TEST_PASS; }
+ *	FIXTURE_TEARDOWN(ctx) { ASSERT_EQ(close(self->fd), 0); return TEST_PASS; }
+ *
+ *	TEST_F(ctx, test_foo) { ASSERT_ERRNO(tempo_info(self->fd, &in), 0); return TEST_PASS; }
+ *
+ *	static const struct test_case cases[] = { TEST_CASE_F(ctx, test_foo), {} };
+ *
+ * The case's process zeroes the data, runs the setup, then the case, then
+ * the teardown, whatever the case returned: an ASSERT_*() that ends the
+ * case does not skip the teardown. A setup that fails (or skips) fails (or
+ * skips) the case, which does not run, nor does the teardown: a setup undoes
+ * what it did before it fails. A teardown that returns TEST_FAIL, or during
+ * which an expectation fails, fails the case, with a diagnostic line that
+ * says so. A case's process that dies (a signal, its timeout) runs no
+ * teardown; the kernel closes its files and the harness kills its process
+ * group, and the diagnostic line says which stage it died in.
+ *
  * The userspace build of the cores counts its WARN()s (tools/user/sim.c);
  * it defines TEST_WARN_COUNT as that counter (tools/user/user.mk), and a
  * case during which the counter grows fails.
@@ -76,10 +98,20 @@
 
 enum { TEST_PASS = 0, TEST_FAIL = 1, TEST_SKIP = 77 };
 
+/* A fixture's data (@size bytes, zeroed), its setup and its teardown; FIXTURE(). */
+struct test_fixture {
+	const char *name;
+	size_t size;
+	int (*setup)(void *self);	/* TEST_PASS, TEST_FAIL or TEST_SKIP */
+	int (*teardown)(void *self);	/* TEST_PASS or TEST_FAIL */
+};
+
 struct test_case {
 	const char *name;
 	int (*fn)(void);	/* returns TEST_PASS, TEST_FAIL or TEST_SKIP */
 	void (*run)(void);	/* or this: passes unless an expectation fails */
+	int (*fn_f)(void *self);		/* or this, with @fixture's data */
+	const struct test_fixture *fixture;
 	unsigned int timeout;	/* seconds, 0: test_timeout */
 };
 
@@ -87,6 +119,47 @@ struct test_case {
 #define TEST_CASE_VOID(f)	{ .name = #f, .run = f }
 /* A case that may take longer than test_timeout: @secs. */
 #define TEST_CASE_TIMEOUT(f, secs)	{ .name = #f, .fn = f, .timeout = (secs) }
+/* A case of fixture @fx (TEST_F()). */
+#define TEST_CASE_F(fx, f)	{ .name = #f, .fn_f = f, .fixture = &fx##_fixture }
+
+/*
+ * FIXTURE(fx) { members; }; then FIXTURE_SETUP(fx) { ... } and
+ * FIXTURE_TEARDOWN(fx) { ... }, in this order, each returning a verdict;
+ * then TEST_F(fx, name) { ... } for each case. Each body sees the data as
+ * @self.
+ */
+#define FIXTURE_DATA(fx)	struct fx##_fixture_data
+#define FIXTURE(fx)		FIXTURE_DATA(fx)
+
+#define FIXTURE_SETUP(fx)						\
+	static int fx##_setup(FIXTURE_DATA(fx) *self);			\
+	static int fx##_setup_thunk(void *self)				\
+	{								\
+		return fx##_setup(self);				\
+	}								\
+	static int fx##_setup(__attribute__((unused)) FIXTURE_DATA(fx) *self)
+
+#define FIXTURE_TEARDOWN(fx)						\
+	static int fx##_teardown(FIXTURE_DATA(fx) *self);		\
+	static int fx##_teardown_thunk(void *self)			\
+	{								\
+		return fx##_teardown(self);				\
+	}								\
+	static const struct test_fixture fx##_fixture = {		\
+		.name = #fx,						\
+		.size = sizeof(FIXTURE_DATA(fx)),			\
+		.setup = fx##_setup_thunk,				\
+		.teardown = fx##_teardown_thunk,			\
+	};								\
+	static int fx##_teardown(__attribute__((unused)) FIXTURE_DATA(fx) *self)
+
+#define TEST_F(fx, f)							\
+	static int f##_body(FIXTURE_DATA(fx) *self);			\
+	static int f(void *self)					\
+	{								\
+		return f##_body(self);					\
+	}								\
+	static int f##_body(__attribute__((unused)) FIXTURE_DATA(fx) *self)
 
 /* Seconds a case may run before it is killed; TEST_TIMEOUT in the environment wins. */
 static unsigned int test_timeout = 120;
@@ -272,35 +345,93 @@ static inline __attribute__((format(printf, 1, 2))) int test_skip_all(const char
 	return TEST_SKIP;
 }
 
-/* What a case's process hands back: its verdict and a reason to skip. */
+/* Where a case's process is: the parent names the stage it died in. */
+enum test_stage { TEST_IN_SETUP, TEST_IN_BODY, TEST_IN_TEARDOWN, TEST_DONE };
+
+static const char *const test_stage_name[] = {
+	[TEST_IN_SETUP] = "its fixture's setup",
+	[TEST_IN_BODY] = "its body",
+	[TEST_IN_TEARDOWN] = "its fixture's teardown",
+	[TEST_DONE] = "its exit",
+};
+
+/* What a case's process hands back: its verdict, a reason to skip, its stage. */
 struct test_outcome {
 	int rc;
 	char skip_reason[sizeof(test_skip_reason)];
+	enum test_stage stage;
 };
 
-/* Run case @c here, in its own process: its verdict, expectations and WARN()s counted. */
-static inline int test_run_here(const struct test_case *c)
+static inline unsigned long test_failed(void)
 {
-	unsigned long fails = __atomic_load_n(&test_failures, __ATOMIC_RELAXED);
+	return __atomic_load_n(&test_failures, __ATOMIC_RELAXED);
+}
+
+/*
+ * Case @c with its fixture: setup, body, then teardown whatever the body
+ * returned. @out->stage follows it, for a parent that outlives it.
+ */
+static inline int test_run_fixture(const struct test_case *c, struct test_outcome *out)
+{
+	const struct test_fixture *fx = c->fixture;
+	unsigned long fails = test_failed();
+	void *self = calloc(1, fx->size ? fx->size : 1);
+	int rc, td;
+
+	if (!self) {
+		test_diag("%s: no memory for fixture %s", c->name, fx->name);
+		return TEST_FAIL;
+	}
+	out->stage = TEST_IN_SETUP;
+	rc = fx->setup(self);
+	if (rc == TEST_PASS && test_failed() != fails)
+		rc = TEST_FAIL;
+	if (rc != TEST_PASS) {
+		if (rc != TEST_SKIP)
+			test_diag("%s: fixture %s: setup failed", c->name, fx->name);
+		free(self);
+		return rc;
+	}
+	out->stage = TEST_IN_BODY;
+	rc = c->fn_f(self);
+	out->stage = TEST_IN_TEARDOWN;
+	fails = test_failed();
+	td = fx->teardown(self);
+	if (td != TEST_PASS || test_failed() != fails) {
+		test_diag("%s: fixture %s: teardown failed", c->name, fx->name);
+		rc = TEST_FAIL;
+	}
+	free(self);
+	return rc;
+}
+
+/* Run case @c here, in its own process: its verdict, expectations and WARN()s counted. */
+static inline int test_run_here(const struct test_case *c, struct test_outcome *out)
+{
+	unsigned long fails = test_failed();
 #ifdef TEST_WARN_COUNT
 	unsigned long warns = TEST_WARN_COUNT;
 #endif
 	int rc;
 
 	test_skip_reason[0] = '\0';
-	if (c->fn) {
+	out->stage = TEST_IN_BODY;
+	if (c->fixture) {
+		rc = test_run_fixture(c, out);
+	} else if (c->fn) {
 		rc = c->fn();
 	} else {
 		c->run();
 		rc = TEST_PASS;
 	}
+	out->stage = TEST_DONE;
 #ifdef TEST_WARN_COUNT
 	if (warns != TEST_WARN_COUNT) {
 		test_diag("%lu WARN(s) from the core", TEST_WARN_COUNT - warns);
 		rc = TEST_FAIL;
 	}
 #endif
-	if (__atomic_load_n(&test_failures, __ATOMIC_RELAXED) != fails)
+	if (test_failed() != fails)
 		rc = TEST_FAIL;
 	return rc;
 }
@@ -311,6 +442,14 @@ static inline unsigned long long test_mono_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
+}
+
+/* For the diagnostic of a case that died: whether its fixture's teardown was cut short. */
+static inline const char *test_no_teardown(const struct test_case *c,
+					   const struct test_outcome *out)
+{
+	return c->fixture && out->stage != TEST_DONE && out->stage != TEST_IN_SETUP ?
+	       "; its fixture's teardown did not finish" : "";
 }
 
 /*
@@ -327,17 +466,18 @@ static inline int test_run_forked(const struct test_case *c, struct test_outcome
 
 	out->rc = -1;
 	out->skip_reason[0] = '\0';
+	out->stage = TEST_IN_BODY;
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
 		test_diag("%s: fork: %s; run in the harness's process", c->name, strerror(errno));
-		rc = test_run_here(c);
+		rc = test_run_here(c, out);
 		memcpy(out->skip_reason, test_skip_reason, sizeof(out->skip_reason));
 		return rc;
 	}
 	if (!pid) {
 		setpgid(0, 0);
-		rc = test_run_here(c);
+		rc = test_run_here(c, out);
 		memcpy(out->skip_reason, test_skip_reason, sizeof(out->skip_reason));
 		out->rc = rc;
 		fflush(NULL);
@@ -350,15 +490,18 @@ static inline int test_run_forked(const struct test_case *c, struct test_outcome
 	if (r == 0) {
 		kill(-pid, SIGKILL);
 		waitpid(pid, &status, 0);
-		test_diag("%s: still running after %u s: killed", c->name, secs);
+		test_diag("%s: still running after %u s, in %s: killed%s", c->name, secs,
+			  test_stage_name[out->stage], test_no_teardown(c, out));
 		rc = TEST_FAIL;
 	} else if (WIFSIGNALED(status)) {
-		test_diag("%s: killed by signal %d (%s)", c->name, WTERMSIG(status),
-			  strsignal(WTERMSIG(status)));
+		test_diag("%s: killed by signal %d (%s) in %s%s", c->name, WTERMSIG(status),
+			  strsignal(WTERMSIG(status)), test_stage_name[out->stage],
+			  test_no_teardown(c, out));
 		rc = TEST_FAIL;
 	} else if (out->rc < 0 || WEXITSTATUS(status) != out->rc) {
-		test_diag("%s: exited with status %d%s", c->name, WEXITSTATUS(status),
-			  out->rc < 0 ? " before its verdict" : " after its verdict");
+		test_diag("%s: exited with status %d %s its verdict, in %s%s", c->name,
+			  WEXITSTATUS(status), out->rc < 0 ? "before" : "after",
+			  test_stage_name[out->stage], test_no_teardown(c, out));
 		rc = TEST_FAIL;
 	} else {
 		rc = out->rc;
@@ -374,6 +517,7 @@ static inline int test_run(const char *suite, const struct test_case *cases)
 	const char *env = getenv("TEST_TIMEOUT");
 	struct test_outcome *out;
 	FILE *f = test_file();
+	struct test_outcome here;
 	int rc;
 
 	while (cases[n].name)
@@ -388,7 +532,7 @@ static inline int test_run(const char *suite, const struct test_case *cases)
 		if (out != MAP_FAILED) {
 			rc = test_run_forked(&cases[i], out, secs);
 		} else {
-			rc = test_run_here(&cases[i]);
+			rc = test_run_here(&cases[i], &here);
 		}
 		if (rc == TEST_SKIP) {
 			const char *why = out != MAP_FAILED ? out->skip_reason : test_skip_reason;

@@ -65,401 +65,16 @@
 #include <sys/wait.h>
 
 #include "common.h"
+#include "kids.h"
 
 #define UID_A		65534	/* "nobody": the attacker */
 #define UID_B		65533	/* another user, who must not notice */
 
 #define STREAK		64	/* the ordered scheduler's max_streak */
 #define SLOW_MS		1000	/* no operation of an innocent user may take longer */
-#define KILL_MS		5000	/* SIGKILL must end a process within this */
 #define SEC		(1000 * MS)
 
-/* ---- children -------------------------------------------------------- */
-
-/*
- * A child runs one side of an attack under its own uid. It talks to the
- * parent through two pipes: it says ints up (say()) and waits for a go-ahead
- * down (await_go()). Children live in a small table, so that whatever a case
- * leaves running when it returns is killed (and released) before the next.
- */
-struct kid {
-	pid_t pid;
-	uid_t uid;
-	int up;		/* the parent reads what the kid says */
-	int down;	/* the parent writes go-aheads */
-	int status;
-	bool live;
-};
-
-#define MAX_KIDS	8
-static struct kid kids[MAX_KIDS];
-static int kid_up = -1, kid_down = -1;	/* in a kid: its ends of the pipes */
-static int drain_fd = -1;		/* a case's full sink pipe, to release stuck writers */
-static int left_behind;			/* kids that SIGKILL and draining did not end */
-
-typedef int (*kid_fn_t)(void *arg);
-
-static uint64_t now_ms(void)
-{
-	return tempo_now_ns() / 1000000;
-}
-
-static int drop_to(uid_t uid)
-{
-	if (setgroups(0, NULL) || setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
-		return -errno;
-	if (geteuid() != uid || getegid() != uid)
-		return -EPERM;
-	/* Set after the change of credentials, which clears it. */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	return 0;
-}
-
-static struct kid *kid_start(uid_t uid, kid_fn_t fn, void *arg)
-{
-	struct kid *k = NULL;
-	int up[2], down[2], i, err;
-
-	for (i = 0; i < MAX_KIDS && !k; i++)
-		if (!kids[i].live)
-			k = &kids[i];
-	if (!k || pipe2(up, O_CLOEXEC))
-		return NULL;
-	if (pipe2(down, O_CLOEXEC)) {
-		close(up[0]);
-		close(up[1]);
-		return NULL;
-	}
-	fflush(NULL);
-	k->pid = fork();
-	if (k->pid < 0) {
-		close(up[0]);
-		close(up[1]);
-		close(down[0]);
-		close(down[1]);
-		return NULL;
-	}
-	if (!k->pid) {
-		close(up[0]);
-		close(down[1]);
-		kid_up = up[1];
-		kid_down = down[0];
-		err = drop_to(uid);
-		if (err) {
-			test_diag("uid %u: cannot drop privileges: %s", uid, strerror(-err));
-			_exit(TEST_FAIL);
-		}
-		fflush(NULL);
-		_exit(fn(arg));
-	}
-	close(up[1]);
-	close(down[0]);
-	k->uid = uid;
-	k->up = up[0];
-	k->down = down[1];
-	k->live = true;
-	return k;
-}
-
-/* In a kid: tell the parent @v. */
-static void say(int v)
-{
-	if (write(kid_up, &v, sizeof(v)) != sizeof(v))
-		_exit(TEST_FAIL);
-}
-
-/* In a kid: wait for the parent's go-ahead. */
-static int await_go(void)
-{
-	int v;
-
-	return read(kid_down, &v, sizeof(v)) == sizeof(v) ? v : -1;
-}
-
-/* In a kid: has the parent said anything yet (a go-ahead to stop)? */
-static bool kid_told_to_stop(void)
-{
-	struct pollfd p = { .fd = kid_down, .events = POLLIN };
-
-	return poll(&p, 1, 0) > 0;
-}
-
-/* The next int @k says, within @ms: -ETIMEDOUT, or -EPIPE once it is gone. */
-static int kid_hear(struct kid *k, int ms)
-{
-	struct pollfd p = { .fd = k->up, .events = POLLIN };
-	int v;
-
-	if (poll(&p, 1, ms) <= 0)
-		return -ETIMEDOUT;
-	if (read(k->up, &v, sizeof(v)) != sizeof(v))
-		return -EPIPE;
-	return v;
-}
-
-static void kid_go(struct kid *k, int v)
-{
-	if (write(k->down, &v, sizeof(v)) != sizeof(v))
-		test_diag("pid %d: go-ahead not delivered", k->pid);
-}
-
-static void kid_forget(struct kid *k)
-{
-	close(k->up);
-	close(k->down);
-	k->live = false;
-}
-
-/* Drain the case's sink pipe, if any: a blocked sink writer moves on. */
-static void drain_sink(void)
-{
-	static char buf[65536];
-
-	if (drain_fd >= 0)
-		while (read(drain_fd, buf, sizeof(buf)) > 0)
-			;
-}
-
-/* Reap @k within @ms (draining the sink pipe meanwhile if @drain): 0 or -ETIMEDOUT. */
-static int kid_reap(struct kid *k, int ms, bool drain)
-{
-	uint64_t end = now_ms() + ms;
-	pid_t r;
-
-	for (;;) {
-		r = waitpid(k->pid, &k->status, WNOHANG);
-		if (r == k->pid || (r < 0 && errno == ECHILD)) {
-			if (r < 0)
-				k->status = TEST_FAIL << 8;
-			kid_forget(k);
-			return 0;
-		}
-		if (now_ms() >= end)
-			return -ETIMEDOUT;
-		if (drain)
-			drain_sink();
-		usleep(2000);
-	}
-}
-
-/* First word of /proc/@pid/@file, in @buf; "" if unreadable. */
-static char *proc_word(pid_t pid, const char *file, char *buf, size_t len)
-{
-	char path[64];
-	ssize_t n;
-	int fd;
-
-	buf[0] = 0;
-	snprintf(path, sizeof(path), "/proc/%d/%s", pid, file);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return buf;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = 0;
-	buf[strcspn(buf, " \n")] = 0;
-	return buf;
-}
-
-/* /proc/@pid/stat from the state field on, in @buf; NULL if it is gone. */
-static const char *proc_stat(pid_t pid, char *buf, size_t len)
-{
-	char path[64], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = 0;
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p + 2 : NULL;
-}
-
-/* The process state letter of @pid, 0 if it is gone. */
-static char proc_state(pid_t pid)
-{
-	char buf[512];
-	const char *p = proc_stat(pid, buf, sizeof(buf));
-
-	return p ? p[0] : 0;
-}
-
-/* System time of @pid in clock ticks (field 15 of its stat), -1 if it is gone. */
-static long long proc_stime(pid_t pid)
-{
-	char buf[512];
-	const char *p = proc_stat(pid, buf, sizeof(buf));
-	int field;
-
-	for (field = 3; p && field < 15; field++) {
-		p = strchr(p, ' ');
-		if (p)
-			p++;
-	}
-	return p ? strtoll(p, NULL, 10) : -1;
-}
-
-/* Field 9 of /proc/@pid/stat, the task's flags; -1 if unreadable. */
-static long long proc_flags(pid_t pid)
-{
-	char buf[512];
-	const char *p = proc_stat(pid, buf, sizeof(buf));
-	int field;
-
-	for (field = 3; p && field < 9; field++) {
-		p = strchr(p, ' ');
-		if (p)
-			p++;
-	}
-	return p ? strtoll(p, NULL, 10) : -1;
-}
-
-#define PF_EXITING	0x00000004	/* include/linux/sched.h */
-
-/*
- * Wait until @pid has left its system call for exit (PF_EXITING, or gone):
- * 0, or -ETIMEDOUT after @ms. What follows, the exit's teardown of its
- * files, is the kernel's own work, as long as the files are big.
- */
-static int wait_exiting(pid_t pid, int ms)
-{
-	uint64_t end = now_ms() + ms;
-	long long flags;
-
-	for (;;) {
-		flags = proc_flags(pid);
-		if (flags < 0 || (flags & PF_EXITING) || proc_state(pid) == 'Z')
-			return 0;
-		if (now_ms() >= end)
-			return -ETIMEDOUT;
-		usleep(2000);
-	}
-}
-
-/* Where @pid is: "state D, syscall 3, wchan __flush_workqueue". */
-static const char *proc_where(pid_t pid)
-{
-	static char out[160];
-	char sc[64], wc[64];
-
-	proc_word(pid, "syscall", sc, sizeof(sc));
-	proc_word(pid, "wchan", wc, sizeof(wc));
-	snprintf(out, sizeof(out), "state %c, syscall %s, wchan %s", proc_state(pid) ?: '-',
-		 sc, wc);
-	return out;
-}
-
-/*
- * Wait until @pid sleeps in system call @nr: 0, -ESRCH if it ended first,
- * -ETIMEDOUT after @ms.
- */
-static int wait_in_syscall(pid_t pid, long nr, int ms)
-{
-	uint64_t end = now_ms() + ms;
-	char buf[64], st;
-
-	for (;;) {
-		st = proc_state(pid);
-		if (!st || st == 'Z' || st == 'X')
-			return -ESRCH;
-		if ((st == 'S' || st == 'D') &&
-		    strtol(proc_word(pid, "syscall", buf, sizeof(buf)), NULL, 10) == nr &&
-		    isdigit((unsigned char)buf[0]))
-			return 0;
-		if (now_ms() >= end)
-			return -ETIMEDOUT;
-		usleep(2000);
-	}
-}
-
-/*
- * SIGKILL @k and reap it: within @ms on its own, else within 20 s more while
- * the case's sink pipe is drained. 0 if it ended within @ms.
- */
-static int kid_kill(struct kid *k, int ms)
-{
-	char where[160];
-	pid_t pid = k->pid;
-
-	kill(pid, SIGKILL);
-	if (!kid_reap(k, ms, false))
-		return 0;
-	snprintf(where, sizeof(where), "%s", proc_where(pid));
-	test_diag("pid %d (uid %u): still there %d ms after SIGKILL (%s)", pid, k->uid, ms,
-		  where);
-	if (drain_fd >= 0 && !kid_reap(k, 20000, true)) {
-		test_diag("pid %d: ended once its sink pipe was drained", pid);
-		return -ETIMEDOUT;
-	}
-	if (k->live) {
-		test_diag("pid %d: left behind, unkillable (%s)", pid, proc_where(pid));
-		left_behind++;
-		kid_forget(k);
-	}
-	return -ETIMEDOUT;
-}
-
-/* How @k ended, as a KTAP verdict. */
-static int kid_verdict(const struct kid *k)
-{
-	if (WIFSIGNALED(k->status)) {
-		test_diag("pid %d (uid %u): killed by signal %d", k->pid, k->uid,
-			  WTERMSIG(k->status));
-		return TEST_FAIL;
-	}
-	return WIFEXITED(k->status) ? WEXITSTATUS(k->status) : TEST_FAIL;
-}
-
-/* Let @k end within @ms and return its verdict; a kid still running fails. */
-static int kid_finish(struct kid *k, int ms)
-{
-	if (kid_reap(k, ms, false)) {
-		test_diag("pid %d (uid %u): still running after %d ms (%s)", k->pid, k->uid, ms,
-			  proc_where(k->pid));
-		kid_kill(k, KILL_MS);
-		return TEST_FAIL;
-	}
-	return kid_verdict(k);
-}
-
-/* ---- module parameters ----------------------------------------------- */
-
-static struct {
-	const char *name;
-	long old;
-} saved[8];
-static int nsaved;
-
-/* Set a parameter for this case: 0, -ENOENT if it does not exist, -EIO. */
-static int param_push(const char *name, long v)
-{
-	long old = param_get(name);
-
-	if (old < 0)
-		return -ENOENT;
-	if (nsaved == (int)(sizeof(saved) / sizeof(saved[0])) || param_set(name, v))
-		return -EIO;
-	saved[nsaved].name = name;
-	saved[nsaved].old = old;
-	nsaved++;
-	return 0;
-}
-
-/* A per-user limit this case needs: a missing one fails the case. */
-static int param_need(const char *name, long v)
-{
-	int err = param_push(name, v);
-
-	if (err == -ENOENT)
-		test_diag("module parameter %s: does not exist (no such per-user bound)", name);
-	else if (err)
-		test_diag("module parameter %s: cannot be set", name);
-	return err;
-}
+/* ---- test points and the fixture ------------------------------------- */
 
 /*
  * The test points a VM test may hold (kmod/testing.h): root names one in
@@ -496,40 +111,40 @@ static int hold_wait(long want, int ms)
 	return 0;
 }
 
-/* After each case: children killed, parameters restored, sink pipe closed, hold disarmed. */
-static void case_cleanup(void)
+/*
+ * After a case, however it ended (its fixture's teardown), or between two
+ * halves of one: its kids killed (and released), its sink pipe closed, the
+ * parameters it set restored and the test point it held released. Fails if
+ * any of that could not be done.
+ */
+static int case_cleanup(void)
 {
-	int i;
+	int ret = TEST_PASS;
 
-	for (i = 0; i < MAX_KIDS; i++)
-		if (kids[i].live)
-			kid_kill(&kids[i], KILL_MS);
-	while (nsaved) {
-		nsaved--;
-		if (param_set(saved[nsaved].name, saved[nsaved].old))
-			test_diag("cannot restore %s to %ld", saved[nsaved].name,
-				  saved[nsaved].old);
-	}
-	if (drain_fd >= 0)
-		close(drain_fd);
-	drain_fd = -1;
-	if (hold_armed && hold_set("none"))
+	if (kids_cleanup())
+		ret = TEST_FAIL;
+	if (params_restore())
+		ret = TEST_FAIL;
+	if (hold_armed && hold_set("none")) {
 		test_diag("cannot disarm tempo.test_hold");
-	if (left_behind)
-		test_diag("%d child processes could not be ended", left_behind);
+		ret = TEST_FAIL;
+	}
+	return ret;
 }
 
-/* A case: its body, then case_cleanup() whatever the body returned. */
-#define CASE(name)							\
-	static int name##_body(void);					\
-	static int name(void)						\
-	{								\
-		int rc = name##_body();					\
-									\
-		case_cleanup();						\
-		return rc;						\
-	}								\
-	static int name##_body(void)
+/* Every case's fixture: no data, nothing to set up, case_cleanup() after. */
+FIXTURE(hostile) {
+};
+
+FIXTURE_SETUP(hostile)
+{
+	return TEST_PASS;
+}
+
+FIXTURE_TEARDOWN(hostile)
+{
+	return case_cleanup();
+}
 
 /* ---- ordered streams and sinks --------------------------------------- */
 
@@ -684,7 +299,7 @@ static int streak_attack(long fsize, unsigned int n, unsigned int len, struct st
  * streak was written by a kworker with kernel credentials, and the bit
  * stayed.
  */
-CASE(test_sink_streak_clears_setuid)
+TEST_F(hostile, test_sink_streak_clears_setuid)
 {
 	struct stat st = { 0 };
 	const unsigned int n = 256, len = 16;
@@ -699,7 +314,7 @@ CASE(test_sink_streak_clears_setuid)
  * ...and under the writer's RLIMIT_FSIZE: the file stops at 100 bytes and
  * the failed writes are counted with -EFBIG. A kworker had no limit.
  */
-CASE(test_sink_streak_honours_rlimit_fsize)
+TEST_F(hostile, test_sink_streak_honours_rlimit_fsize)
 {
 	struct stat st = { 0 };
 	int rc = streak_attack(100, 256, 16, &st);
@@ -792,7 +407,7 @@ static int bystander_kid(void *unused)
  * SLOW_MS. Fails if: a stuck drain sits in a module-wide workqueue that
  * 65533's close() flushes (D state until the pipe is drained). Then 65534 ends on SIGKILL without help.
  */
-CASE(test_sink_stuck_spares_other_users)
+TEST_F(hostile, test_sink_stuck_spares_other_users)
 {
 	struct kid *a, *b;
 	int p[2], rc;
@@ -886,7 +501,7 @@ static int sigkill_blocked(kid_fn_t fn, long nr, const char *what)
  * context whose streak is left to write. (close() writes nothing:
  * test_sink_exit_full_pipe_ends.)
  */
-CASE(test_sink_sigkill_frees_writer)
+TEST_F(hostile, test_sink_sigkill_frees_writer)
 {
 	int in_submit, in_flush;
 
@@ -936,7 +551,7 @@ static int interrupted_kid(void *p)
  * -EINTR (or the write's real error). Fails if: it records -ERESTARTSYS
  * (-512).
  */
-CASE(test_sink_last_error_no_erestartsys)
+TEST_F(hostile, test_sink_last_error_no_erestartsys)
 {
 	struct kid *k;
 	int p[2];
@@ -1043,12 +658,9 @@ static int sink_kinds_kid(void *unused)
  * write as such a device does: the kind of file decides. Skipped on a
  * kernel without CONFIG_UNIX, if the other kinds are right.
  */
-CASE(test_sink_unix_socket_refused)
+TEST_F(hostile, test_sink_unix_socket_refused)
 {
-	struct kid *k = kid_start(UID_A, sink_kinds_kid, NULL);
-
-	ASSERT_TRUE(k);
-	return kid_finish(k, 30000);
+	return kid_run(UID_A, sink_kinds_kid, NULL, 30000);
 }
 
 #define FPOS_N		4000	/* records each way */
@@ -1113,12 +725,9 @@ static int fpos_kid(void *unused)
  * sink's, so no record overwrites another. Fails if: the sink write reads
  * and stores f_pos unlocked around kernel_write() (records are lost).
  */
-CASE(test_sink_fpos_shared_with_owner)
+TEST_F(hostile, test_sink_fpos_shared_with_owner)
 {
-	struct kid *k = kid_start(UID_A, fpos_kid, NULL);
-
-	ASSERT_TRUE(k);
-	return kid_finish(k, 60000);
+	return kid_run(UID_A, fpos_kid, NULL, 60000);
 }
 
 /* uid 65534: the tempo file's sink is a socket that holds the tempo file. */
@@ -1152,7 +761,7 @@ static int cycle_kid(void *unused)
  * this case runs last). Skipped on a kernel without
  * CONFIG_UNIX.
  */
-CASE(test_sink_unix_socket_cycle_collected)
+TEST_F(hostile, test_sink_unix_socket_cycle_collected)
 {
 	uint64_t before, now = 0, end;
 	struct kid *k;
@@ -1221,7 +830,7 @@ static int exit_queued_kid(void *p)
  * pipe_write() with the group exit under way, SIGKILL is lost, and only
  * draining the pipe lets the process end).
  */
-CASE(test_sink_exit_full_pipe_ends)
+TEST_F(hostile, test_sink_exit_full_pipe_ends)
 {
 	uint64_t before = sink_dropped(), after, t;
 	struct kid *k;
@@ -1308,7 +917,7 @@ static int drop_fd_kid(void *p)
  * once, and the data is dropped and counted. Fails if: that recvmsg() writes
  * 65534's sink as 65533 (with the pipe full it never returns).
  */
-CASE(test_sink_fd_dropped_in_transit_costs_receiver_nothing)
+TEST_F(hostile, test_sink_fd_dropped_in_transit_costs_receiver_nothing)
 {
 	struct pass_arg a = { .len = 4096 };
 	uint64_t before = sink_dropped(), after;
@@ -1356,7 +965,7 @@ CASE(test_sink_fd_dropped_in_transit_costs_receiver_nothing)
  * credentials (the file grows and keeps its setuid bit, which 65534's own
  * write clears).
  */
-CASE(test_sink_privileged_reader_writes_nothing)
+TEST_F(hostile, test_sink_privileged_reader_writes_nothing)
 {
 	char dir[] = "/tmp/tempo-hostile.XXXXXX", path[64];
 	struct pass_arg a = { .path = path, .len = 16 };
@@ -1456,7 +1065,7 @@ static int nonblock_calls_kid(void *p)
  * them writes the sink first (it sleeps in pipe_write(), O_NONBLOCK or
  * not).
  */
-CASE(test_sink_nonblock_read_returns_at_once)
+TEST_F(hostile, test_sink_nonblock_read_returns_at_once)
 {
 	struct kid *k;
 	int p[2];
@@ -1538,7 +1147,7 @@ static int ticket_skip_kid(void *unused)
  * nor trashed, EINVAL, the stream stalls there, and close() WARNs in
  * tempo_order_destroy() and dev_user_put()). Needs a TEMPO_TESTING module.
  */
-CASE(test_ticket_record_never_overwrites_newer)
+TEST_F(hostile, test_ticket_record_never_overwrites_newer)
 {
 	struct kid *k;
 	int rc;
@@ -1602,12 +1211,9 @@ static int skip_efault_kid(void *unused)
  * trashes the tickets and then fails to write the count back (EFAULT, and
  * four tickets gone).
  */
-CASE(test_skip_efault_changes_nothing)
+TEST_F(hostile, test_skip_efault_changes_nothing)
 {
-	struct kid *k = kid_start(UID_A, skip_efault_kid, NULL);
-
-	ASSERT_TRUE(k);
-	return kid_finish(k, 30000);
+	return kid_run(UID_A, skip_efault_kid, NULL, 30000);
 }
 
 /* ---- per-user limits -------------------------------------------------- */
@@ -1705,7 +1311,7 @@ static int limit_case(kid_fn_t attacker)
  * the user's files; another user still opens; a close gives the room back.
  * Fails if: nothing but RLIMIT_NOFILE bounds a user's files.
  */
-CASE(test_user_limit_contexts)
+TEST_F(hostile, test_user_limit_contexts)
 {
 	if (param_need("max_user_contexts", 8))
 		return TEST_FAIL;
@@ -1748,7 +1354,7 @@ static int timers_kid(void *unused)
  * max_user_timers: TEMPO_IOC_TIMER_ARM beyond it fails with ENOSPC, whole
  * batch, counted over all of the user's files.
  */
-CASE(test_user_limit_timers)
+TEST_F(hostile, test_user_limit_timers)
 {
 	if (param_need("max_user_timers", 100))
 		return TEST_FAIL;
@@ -1797,7 +1403,7 @@ static int bytes_kid(void *unused)
  * max_user_bytes: queued ordered data beyond it fails TEMPO_IOC_ORDER_SUBMIT
  * with ENOSPC, the ticket still the caller's.
  */
-CASE(test_user_limit_bytes)
+TEST_F(hostile, test_user_limit_bytes)
 {
 	if (param_need("max_user_bytes", 65536))
 		return TEST_FAIL;
@@ -1867,18 +1473,6 @@ static int userns_kid(void *unused)
 	return TEST_PASS;
 }
 
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 /*
  * Per-user limits count per user namespace, as the kernel's ucounts do: the
  * users of a namespace are charged, together, to its creator as well. So
@@ -1888,7 +1482,7 @@ static int write_file(const char *path, const char *s)
  * uid alone (each mapped uid then has them all: NS_UIDS * NS_CONTEXTS).
  * Skipped on a kernel without user namespaces.
  */
-CASE(test_user_limit_across_user_namespaces)
+TEST_F(hostile, test_user_limit_across_user_namespaces)
 {
 	char path[64], map[64];
 	struct kid *k;
@@ -1962,7 +1556,7 @@ static int copy_limit_kid(void *unused)
  * copies up to max_timers elements (tens of MiB) whatever the user's other
  * calls hold.
  */
-CASE(test_user_limit_copy_bytes)
+TEST_F(hostile, test_user_limit_copy_bytes)
 {
 	struct kid *k;
 
@@ -2107,7 +1701,7 @@ static int memcg_kid(void *unused)
  * Fails if: the timer table's pages are allocated so that hitting the limit
  * wakes the memcg OOM killer, which kills the child.
  */
-CASE(test_memcg_arm_fails_without_oom_kill)
+TEST_F(hostile, test_memcg_arm_fails_without_oom_kill)
 {
 	char num[32];
 	long long cur, oom;
@@ -2181,7 +1775,7 @@ static int cookie_kid(void *p)
  * is then released by truncating the shared file its cookie array lives in
  * (the next copy faults).
  */
-CASE(test_cancel_cookie_killable)
+TEST_F(hostile, test_cancel_cookie_killable)
 {
 	long long stime, now = 0;
 	struct kid *k;
@@ -2283,12 +1877,9 @@ static int nosink_kid(void *unused)
  * unread records cost a record each, not their data (only len is reported).
  * Fails if: each unread record keeps its 64 KiB.
  */
-CASE(test_nosink_data_freed_at_completion)
+TEST_F(hostile, test_nosink_data_freed_at_completion)
 {
-	struct kid *k = kid_start(UID_A, nosink_kid, NULL);
-
-	ASSERT_TRUE(k);
-	return kid_finish(k, 60000);
+	return kid_run(UID_A, nosink_kid, NULL, 60000);
 }
 
 /* ---- user arrays read once ------------------------------------------- */
@@ -2383,7 +1974,7 @@ static int double_fetch_kid(void *unused)
  * pass and the arm pass each copy the array (the table grows past the
  * limit).
  */
-CASE(test_arm_double_fetch_bounded)
+TEST_F(hostile, test_arm_double_fetch_bounded)
 {
 	struct kid *k;
 
@@ -2481,12 +2072,9 @@ static int abs_range_kid(void *unused)
  * 2^63 + now on are taken as negative and fire at once, or the others get
  * EINVAL.
  */
-CASE(test_arm_abs_beyond_range_erange)
+TEST_F(hostile, test_arm_abs_beyond_range_erange)
 {
-	struct kid *k = kid_start(UID_A, abs_range_kid, NULL);
-
-	ASSERT_TRUE(k);
-	return kid_finish(k, 60000);
+	return kid_run(UID_A, abs_range_kid, NULL, 60000);
 }
 
 /* uid 65534: relative delays beyond max_delay_ns. */
@@ -2514,12 +2102,9 @@ static int rel_range_kid(void *unused)
  * A relative delay beyond max_delay_ns gets ERANGE, like a deadline beyond
  * the wheel (the same error for "too far", whichever way it is said).
  */
-CASE(test_arm_delay_beyond_max_erange)
+TEST_F(hostile, test_arm_delay_beyond_max_erange)
 {
-	struct kid *k = kid_start(UID_A, rel_range_kid, NULL);
-
-	ASSERT_TRUE(k);
-	return kid_finish(k, 60000);
+	return kid_run(UID_A, rel_range_kid, NULL, 60000);
 }
 
 /* ---- read() into a faulting buffer ------------------------------------ */
@@ -2568,12 +2153,9 @@ static int read_midway_kid(void *unused)
  * Fails if: both are dequeued before the copy (both are lost and read()
  * says EFAULT).
  */
-CASE(test_read_fault_midway_loses_nothing)
+TEST_F(hostile, test_read_fault_midway_loses_nothing)
 {
-	struct kid *k = kid_start(UID_A, read_midway_kid, NULL);
-
-	ASSERT_TRUE(k);
-	return kid_finish(k, 30000);
+	return kid_run(UID_A, read_midway_kid, NULL, 30000);
 }
 
 /* uid 65534: read() into a wholly unmapped buffer. */
@@ -2621,12 +2203,9 @@ static int read_unmapped_kid(void *unused)
  * read, events_lost stays 0. Fails if: the record is dequeued before the
  * copy (it is lost, events_lost 1, and the id is dead).
  */
-CASE(test_read_unmapped_efault_keeps_record)
+TEST_F(hostile, test_read_unmapped_efault_keeps_record)
 {
-	struct kid *k = kid_start(UID_A, read_unmapped_kid, NULL);
-
-	ASSERT_TRUE(k);
-	return kid_finish(k, 30000);
+	return kid_run(UID_A, read_unmapped_kid, NULL, 30000);
 }
 
 /* ---- smaller ABI points ---------------------------------------------- */
@@ -2660,7 +2239,7 @@ static int overrun_kid(void *p)
  * lowered to a few ns (2^32 periods of 1 ns: 4.3 s); skipped if the module
  * refuses that. Fails if: the count wraps modulo 2^32.
  */
-CASE(test_periodic_overrun_saturates)
+TEST_F(hostile, test_periodic_overrun_saturates)
 {
 	uint64_t period;
 	struct kid *k;
@@ -2745,7 +2324,7 @@ static int batch_kid(void *unused)
  * failure), error the errno. Fails if: they keep whatever the caller left
  * there.
  */
-CASE(test_batch_out_fields_on_early_errors)
+TEST_F(hostile, test_batch_out_fields_on_early_errors)
 {
 	struct kid *k;
 
@@ -2856,12 +2435,9 @@ static int epoll_exclusive_kid(void *unused)
  * the readers' wait queue, ahead of the reader (it takes the one wake-up the
  * record gets, and the read() sleeps on).
  */
-CASE(test_epoll_exclusive_spares_blocked_reader)
+TEST_F(hostile, test_epoll_exclusive_spares_blocked_reader)
 {
-	struct kid *k = kid_start(UID_A, epoll_exclusive_kid, NULL);
-
-	ASSERT_TRUE(k);
-	return kid_finish(k, 30000);
+	return kid_run(UID_A, epoll_exclusive_kid, NULL, 30000);
 }
 
 #define WI_DUE		(262144 - 256)	/* unread records, past their deadlines */
@@ -2930,7 +2506,7 @@ static int late_bystander_kid(void *unused)
  * the call took 2.5 s and the other timer was 148 ms late), or the arm
  * batch holds preemption off across its puts.
  */
-CASE(test_worst_insert_spares_other_users)
+TEST_F(hostile, test_worst_insert_spares_other_users)
 {
 	int late, took, rc = TEST_PASS;
 	struct kid *a, *b;
@@ -3020,7 +2596,7 @@ static unsigned long long mem_available_kib(void)
  * the batch's new timers stays until close(), counted by no per-user limit
  * (54 MiB held here, about 6.5 MiB per file and ioctl).
  */
-CASE(test_failed_batch_keeps_no_memory)
+TEST_F(hostile, test_failed_batch_keeps_no_memory)
 {
 	unsigned long long m0, m1;
 	uint64_t b0, b1;
@@ -3178,7 +2754,7 @@ static int sorting_victim_kid(void *unused)
 	return TEST_PASS;
 }
 
-CASE(test_sorting_spares_other_users)
+TEST_F(hostile, test_sorting_spares_other_users)
 {
 	static const unsigned int rounds[] = { SU_SMALL, SU_BIG, SU_BIG, SU_SMALL };
 	int late[4], gap[4], worst_small_late = 0, best_big_late = INT32_MAX;
@@ -3301,7 +2877,7 @@ static int stats_actor_kid(void *unused)
  * caller gets the module-wide counters (uid 65533 then sees exactly when
  * uid 65534 opens, arms and reads).
  */
-CASE(test_stats_hide_other_users)
+TEST_F(hostile, test_stats_hide_other_users)
 {
 	struct tempo_mod_stats m0, m1;
 	struct kid *a, *b;
@@ -3526,7 +3102,7 @@ static void dev_clock_counts(long long *walks, long long *visits)
  * WARN (the VM fails on one). The wall clock is put back as it would have
  * run.
  */
-static int test_clock_flips_while_root_sets_the_clock(void)
+TEST_F(hostile, test_clock_flips_while_root_sets_the_clock)
 {
 	uint64_t real0 = clock_ns(CLOCK_REALTIME), mono0 = clock_ns(CLOCK_MONOTONIC), t;
 	long long w0, v0, w1, v1;
@@ -3565,41 +3141,41 @@ static int test_clock_flips_while_root_sets_the_clock(void)
 }
 
 static const struct test_case cases[] = {
-	TEST_CASE(test_sink_streak_clears_setuid),
-	TEST_CASE(test_sink_streak_honours_rlimit_fsize),
-	TEST_CASE(test_sink_stuck_spares_other_users),
-	TEST_CASE(test_sink_sigkill_frees_writer),
-	TEST_CASE(test_sink_last_error_no_erestartsys),
-	TEST_CASE(test_sink_unix_socket_refused),
-	TEST_CASE(test_sink_fpos_shared_with_owner),
-	TEST_CASE(test_sink_exit_full_pipe_ends),
-	TEST_CASE(test_sink_fd_dropped_in_transit_costs_receiver_nothing),
-	TEST_CASE(test_sink_privileged_reader_writes_nothing),
-	TEST_CASE(test_sink_nonblock_read_returns_at_once),
-	TEST_CASE(test_ticket_record_never_overwrites_newer),
-	TEST_CASE(test_skip_efault_changes_nothing),
-	TEST_CASE(test_user_limit_contexts),
-	TEST_CASE(test_user_limit_timers),
-	TEST_CASE(test_user_limit_bytes),
-	TEST_CASE(test_user_limit_across_user_namespaces),
-	TEST_CASE(test_user_limit_copy_bytes),
-	TEST_CASE(test_memcg_arm_fails_without_oom_kill),
-	TEST_CASE(test_cancel_cookie_killable),
-	TEST_CASE(test_nosink_data_freed_at_completion),
-	TEST_CASE(test_arm_double_fetch_bounded),
-	TEST_CASE(test_arm_abs_beyond_range_erange),
-	TEST_CASE(test_arm_delay_beyond_max_erange),
-	TEST_CASE(test_read_fault_midway_loses_nothing),
-	TEST_CASE(test_read_unmapped_efault_keeps_record),
-	TEST_CASE(test_periodic_overrun_saturates),
-	TEST_CASE(test_batch_out_fields_on_early_errors),
-	TEST_CASE(test_epoll_exclusive_spares_blocked_reader),
-	TEST_CASE(test_worst_insert_spares_other_users),
-	TEST_CASE(test_failed_batch_keeps_no_memory),
-	TEST_CASE(test_sorting_spares_other_users),
-	TEST_CASE(test_stats_hide_other_users),
-	TEST_CASE(test_clock_flips_while_root_sets_the_clock),
-	TEST_CASE(test_sink_unix_socket_cycle_collected),	/* leaks today: last */
+	TEST_CASE_F(hostile, test_sink_streak_clears_setuid),
+	TEST_CASE_F(hostile, test_sink_streak_honours_rlimit_fsize),
+	TEST_CASE_F(hostile, test_sink_stuck_spares_other_users),
+	TEST_CASE_F(hostile, test_sink_sigkill_frees_writer),
+	TEST_CASE_F(hostile, test_sink_last_error_no_erestartsys),
+	TEST_CASE_F(hostile, test_sink_unix_socket_refused),
+	TEST_CASE_F(hostile, test_sink_fpos_shared_with_owner),
+	TEST_CASE_F(hostile, test_sink_exit_full_pipe_ends),
+	TEST_CASE_F(hostile, test_sink_fd_dropped_in_transit_costs_receiver_nothing),
+	TEST_CASE_F(hostile, test_sink_privileged_reader_writes_nothing),
+	TEST_CASE_F(hostile, test_sink_nonblock_read_returns_at_once),
+	TEST_CASE_F(hostile, test_ticket_record_never_overwrites_newer),
+	TEST_CASE_F(hostile, test_skip_efault_changes_nothing),
+	TEST_CASE_F(hostile, test_user_limit_contexts),
+	TEST_CASE_F(hostile, test_user_limit_timers),
+	TEST_CASE_F(hostile, test_user_limit_bytes),
+	TEST_CASE_F(hostile, test_user_limit_across_user_namespaces),
+	TEST_CASE_F(hostile, test_user_limit_copy_bytes),
+	TEST_CASE_F(hostile, test_memcg_arm_fails_without_oom_kill),
+	TEST_CASE_F(hostile, test_cancel_cookie_killable),
+	TEST_CASE_F(hostile, test_nosink_data_freed_at_completion),
+	TEST_CASE_F(hostile, test_arm_double_fetch_bounded),
+	TEST_CASE_F(hostile, test_arm_abs_beyond_range_erange),
+	TEST_CASE_F(hostile, test_arm_delay_beyond_max_erange),
+	TEST_CASE_F(hostile, test_read_fault_midway_loses_nothing),
+	TEST_CASE_F(hostile, test_read_unmapped_efault_keeps_record),
+	TEST_CASE_F(hostile, test_periodic_overrun_saturates),
+	TEST_CASE_F(hostile, test_batch_out_fields_on_early_errors),
+	TEST_CASE_F(hostile, test_epoll_exclusive_spares_blocked_reader),
+	TEST_CASE_F(hostile, test_worst_insert_spares_other_users),
+	TEST_CASE_F(hostile, test_failed_batch_keeps_no_memory),
+	TEST_CASE_F(hostile, test_sorting_spares_other_users),
+	TEST_CASE_F(hostile, test_stats_hide_other_users),
+	TEST_CASE_F(hostile, test_clock_flips_while_root_sets_the_clock),
+	TEST_CASE_F(hostile, test_sink_unix_socket_cycle_collected),	/* leaks today: last */
 	{}
 };
 

@@ -2,7 +2,7 @@
 /*
  * tempo_uapi: every /dev/tempo operation, and every error path one invalid
  * field at a time (Documentation/process/botching-up-ioctls.rst). Each case
- * opens its own context. KTAP on stdout.
+ * has its own context (the fixtures ctx and ctx_nb). KTAP on stdout.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -20,6 +20,44 @@ static int open_ctx(void)
 	return tempo_open(0);
 }
 
+/*
+ * Each case's own context, opened by the fixture and closed by it however
+ * the case ends: ctx blocks in read(), ctx_nb (O_NONBLOCK) says EAGAIN.
+ */
+FIXTURE(ctx) {
+	int fd;
+};
+
+FIXTURE_SETUP(ctx)
+{
+	self->fd = open_ctx();
+	ASSERT_GE(self->fd, 0);
+	return TEST_PASS;
+}
+
+FIXTURE_TEARDOWN(ctx)
+{
+	ASSERT_EQ(close(self->fd), 0);
+	return TEST_PASS;
+}
+
+FIXTURE(ctx_nb) {
+	int fd;
+};
+
+FIXTURE_SETUP(ctx_nb)
+{
+	self->fd = tempo_open(O_NONBLOCK);
+	ASSERT_GE(self->fd, 0);
+	return TEST_PASS;
+}
+
+FIXTURE_TEARDOWN(ctx_nb)
+{
+	ASSERT_EQ(close(self->fd), 0);
+	return TEST_PASS;
+}
+
 /* Read one record, blocking. */
 static int read_one(int fd, struct tempo_event *ev)
 {
@@ -28,12 +66,11 @@ static int read_one(int fd, struct tempo_event *ev)
 
 /* ---- info and stats ---- */
 
-static int test_info(void)
+TEST_F(ctx, test_info)
 {
 	struct tempo_info in;
-	int fd = open_ctx();
+	int fd = self->fd;
 
-	ASSERT_GE(fd, 0);
 	memset(&in, 0xff, sizeof(in));
 	ASSERT_ERRNO(tempo_info(fd, &in), 0);
 	ASSERT_EQ(in.version, TEMPO_ABI_VERSION);
@@ -49,33 +86,29 @@ static int test_info(void)
 	test_diag("tick %llu ns, max delay %llu ns, window %u",
 		  (unsigned long long)in.tick_ns, (unsigned long long)in.max_delay_ns,
 		  in.order_window);
-	close(fd);
 	return TEST_PASS;
 }
 
-static int test_stats_fresh_context(void)
+TEST_F(ctx, test_stats_fresh_context)
 {
 	struct tempo_ctx_stats s;
-	int fd = open_ctx();
+	int fd = self->fd;
 
-	ASSERT_GE(fd, 0);
 	s = ctx_stats(fd);
 	ASSERT_TRUE(!s.timers && !s.armed && !s.fired && !s.cancelled && !s.events_ready);
 	ASSERT_TRUE(!s.tickets && !s.submitted && !s.completed && !s.sink_last_error);
 	ASSERT_GE(mod_stats(fd).contexts, 1);
-	close(fd);
 	return TEST_PASS;
 }
 
 /* ---- timers ---- */
 
-static int test_arm_one_fires(void)
+TEST_F(ctx, test_arm_one_fires)
 {
 	struct tempo_event ev;
 	uint64_t id = 0, t0;
-	int fd = open_ctx();
+	int fd = self->fd;
 
-	ASSERT_GE(fd, 0);
 	t0 = tempo_now_ns();
 	ASSERT_ERRNO(tempo_arm_one(fd, 42, 2 * MS, 0, 0, &id), 0);
 	ASSERT_NE(id, 0);
@@ -87,45 +120,39 @@ static int test_arm_one_fires(void)
 	ASSERT_GE(ev.time, ev.deadline);			/* never early */
 	ASSERT_GE(tempo_now_ns(), ev.deadline);
 	ASSERT_EQ(ctx_stats(fd).timers, 0);		/* a read one-shot is gone */
-	close(fd);
 	return TEST_PASS;
 }
 
-static int test_arm_absolute(void)
+TEST_F(ctx, test_arm_absolute)
 {
 	struct tempo_event ev;
 	uint64_t id, when = tempo_now_ns() + 3 * MS;
-	int fd = open_ctx();
+	int fd = self->fd;
 
-	ASSERT_GE(fd, 0);
 	ASSERT_ERRNO(tempo_arm_one(fd, 1, when, 0, TEMPO_ARM_ABS, &id), 0);
 	ASSERT_ERRNO(read_one(fd, &ev), 0);
 	ASSERT_TRUE(ev.deadline == when && ev.time >= when);
-	close(fd);
 	return TEST_PASS;
 }
 
-static int test_arm_absolute_past_fires_at_once(void)
+TEST_F(ctx, test_arm_absolute_past_fires_at_once)
 {
 	struct tempo_event ev;
 	uint64_t id, when = tempo_now_ns() - 1000 * MS;
-	int fd = open_ctx();
+	int fd = self->fd;
 
-	ASSERT_GE(fd, 0);
 	ASSERT_ERRNO(tempo_arm_one(fd, 1, when, 0, TEMPO_ARM_ABS, &id), 0);
 	ASSERT_ERRNO(read_one(fd, &ev), 0);
 	ASSERT_EQ(ev.deadline, when);
-	close(fd);
 	return TEST_PASS;
 }
 
-static int test_arm_batch(void)
+TEST_F(ctx, test_arm_batch)
 {
 	struct tempo_timer_spec s[100];
 	struct tempo_batch b;
-	int fd = open_ctx(), i, j;
+	int fd = self->fd, i, j;
 
-	ASSERT_GE(fd, 0);
 	memset(s, 0, sizeof(s));
 	for (i = 0; i < 100; i++) {
 		s[i].cookie = i;
@@ -140,17 +167,15 @@ static int test_arm_batch(void)
 	}
 	ASSERT_EQ(ctx_stats(fd).timers, 100);
 	ASSERT_EQ(ctx_stats(fd).armed, 100);
-	close(fd);
 	return TEST_PASS;
 }
 
-static int test_read_as_many_as_fit(void)
+TEST_F(ctx, test_read_as_many_as_fit)
 {
 	struct tempo_timer_spec s[10];
 	struct tempo_event ev[10];
-	int fd = open_ctx(), i;
+	int fd = self->fd, i;
 
-	ASSERT_GE(fd, 0);
 	memset(s, 0, sizeof(s));
 	for (i = 0; i < 10; i++)
 		s[i].value = 1 * MS;
@@ -161,51 +186,44 @@ static int test_read_as_many_as_fit(void)
 	ASSERT_EQ(tempo_read_events(fd, ev, 10), 6);
 	for (i = 0; i < 6; i++)
 		ASSERT_EQ(ev[i].type, TEMPO_EV_TIMER);
-	close(fd);
 	return TEST_PASS;
 }
 
-static int test_read_short_buffer_einval(void)
+TEST_F(ctx, test_read_short_buffer_einval)
 {
 	struct tempo_event ev;
 	uint64_t id;
-	int fd = open_ctx();
+	int fd = self->fd;
 
-	ASSERT_GE(fd, 0);
 	ASSERT_ERRNO(tempo_arm_one(fd, 1, 0, 0, 0, &id), 0);
 	ASSERT_ERRNO(wait_ready(fd, 1, 2000), 0);
 	ASSERT_TRUE(read(fd, &ev, sizeof(ev) - 1) == -1 && errno == EINVAL);
 	ASSERT_EQ(ctx_stats(fd).events_ready, 1);		/* nothing consumed */
-	close(fd);
 	return TEST_PASS;
 }
 
-static int test_read_nonblock_eagain(void)
+TEST_F(ctx_nb, test_read_nonblock_eagain)
 {
 	struct tempo_event ev;
-	int fd = tempo_open(O_NONBLOCK);
+	int fd = self->fd;
 
-	ASSERT_GE(fd, 0);
 	ASSERT_TRUE(read(fd, &ev, sizeof(ev)) == -1 && errno == EAGAIN);
-	close(fd);
 	return TEST_PASS;
 }
 
 /* A record leaves the queue only once it reached the user: nothing is lost. */
-static int test_read_bad_buffer_efault_keeps_record(void)
+TEST_F(ctx, test_read_bad_buffer_efault_keeps_record)
 {
 	struct tempo_event ev;
 	uint64_t id;
-	int fd = open_ctx();
+	int fd = self->fd;
 
-	ASSERT_GE(fd, 0);
 	ASSERT_ERRNO(tempo_arm_one(fd, 1, 0, 0, 0, &id), 0);
 	ASSERT_ERRNO(wait_ready(fd, 1, 2000), 0);
 	ASSERT_TRUE(read(fd, bad_page, sizeof(struct tempo_event)) == -1 && errno == EFAULT);
 	ASSERT_TRUE(ctx_stats(fd).events_lost == 0 && ctx_stats(fd).events_ready == 1);
 	ASSERT_ERRNO(read_one(fd, &ev), 0);		/* still there, once */
 	ASSERT_TRUE(ev.id == id && ev.cookie == 1 && (ev.flags & TEMPO_EVF_FINAL));
-	close(fd);
 	return TEST_PASS;
 }
 
@@ -215,15 +233,14 @@ static int test_read_bad_buffer_efault_keeps_record(void)
  * one that straddles it (partly written) and those after it stay queued,
  * and the next read returns each of them once.
  */
-static int test_read_straddling_buffer_keeps_the_rest(void)
+TEST_F(ctx, test_read_straddling_buffer_keeps_the_rest)
 {
 	struct tempo_timer_spec s[5];
 	struct tempo_event ev[5], *at;
 	uint64_t seen = 0;
 	char *map;
-	int fd = open_ctx(), i;
+	int fd = self->fd, i;
 
-	ASSERT_GE(fd, 0);
 	map = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(map, MAP_FAILED);
 	ASSERT_EQ(mprotect(map + 4096, 4096, PROT_NONE), 0);
@@ -253,7 +270,6 @@ static int test_read_straddling_buffer_keeps_the_rest(void)
 	ASSERT_EQ(seen, 0x3e);	/* cookies 1..5, each once */
 	ASSERT_TRUE(ctx_stats(fd).events_lost == 0 && ctx_stats(fd).timers == 0);
 	munmap(map, 8192);
-	close(fd);
 	return TEST_PASS;
 }
 
@@ -266,15 +282,14 @@ static int test_read_straddling_buffer_keeps_the_rest(void)
  * from its first record without sorting in the slots still to empty (it
  * returned 1 record; the rest came a read and a tick later).
  */
-static int test_read_takes_every_due_record(void)
+TEST_F(ctx, test_read_takes_every_due_record)
 {
 	static const uint64_t after_ms[] = { 50, 60, 100, 300, 4400 };
 	struct tempo_timer_spec s[5];
 	struct tempo_event ev[8];
 	struct pollfd p;
-	int fd = open_ctx(), i;
+	int fd = self->fd, i;
 
-	ASSERT_GE(fd, 0);
 	memset(s, 0, sizeof(s));
 	for (i = 0; i < 5; i++) {
 		s[i].cookie = i + 1;
@@ -288,7 +303,6 @@ static int test_read_takes_every_due_record(void)
 	ASSERT_EQ(tempo_read_events(fd, ev, 8), 5);
 	for (i = 0; i < 5; i++)
 		ASSERT_EQ(ev[i].cookie, (uint64_t)i + 1);
-	close(fd);
 	return TEST_PASS;
 }
 
@@ -297,13 +311,12 @@ static int test_read_takes_every_due_record(void)
  * timer is far ahead (then the file's queue timer waits for it, for the
  * poller, and close() cancels it).
  */
-static int test_poll(void)
+TEST_F(ctx, test_poll)
 {
 	struct pollfd p;
 	uint64_t id;
-	int fd = open_ctx();
+	int fd = self->fd;
 
-	ASSERT_GE(fd, 0);
 	p.fd = fd;
 	p.events = POLLIN;
 	ASSERT_EQ(poll(&p, 1, 0), 0);
@@ -312,19 +325,17 @@ static int test_poll(void)
 	ASSERT_ERRNO(read_one(fd, &(struct tempo_event){ 0 }), 0);
 	ASSERT_ERRNO(tempo_arm_one(fd, 2, 10000 * MS, 0, 0, &id), 0);
 	ASSERT_EQ(poll(&p, 1, 20), 0);
-	close(fd);
 	return TEST_PASS;
 }
 
-static int test_cancel_by_id(void)
+TEST_F(ctx_nb, test_cancel_by_id)
 {
 	struct tempo_batch b;
 	struct tempo_ctx_stats s;
 	struct tempo_event ev;
 	uint64_t id;
-	int fd = tempo_open(O_NONBLOCK);
+	int fd = self->fd;
 
-	ASSERT_GE(fd, 0);
 	ASSERT_ERRNO(tempo_arm_one(fd, 1, 1000 * MS, 0, 0, &id), 0);
 	ASSERT_ERRNO(tempo_cancel(fd, &id, 1, 0, &b), 0);
 	ASSERT_TRUE(b.done == 1 && b.affected == 1 && b.error == 0 && b.error_index == 1);
@@ -332,37 +343,32 @@ static int test_cancel_by_id(void)
 	ASSERT_TRUE(s.timers == 0 && s.cancelled == 1);
 	ASSERT_TRUE(read(fd, &ev, sizeof(ev)) == -1 && errno == EAGAIN);
 	ASSERT_ERRNO(tempo_cancel_one(fd, id), -ENOENT);		/* twice */
-	close(fd);
 	return TEST_PASS;
 }
 
-static int test_cancel_queued_withdraws_record(void)
+TEST_F(ctx_nb, test_cancel_queued_withdraws_record)
 {
 	struct tempo_event ev;
 	uint64_t id;
-	int fd = tempo_open(O_NONBLOCK);
+	int fd = self->fd;
 
-	ASSERT_GE(fd, 0);
 	ASSERT_ERRNO(tempo_arm_one(fd, 1, 0, 0, 0, &id), 0);
 	ASSERT_ERRNO(wait_ready(fd, 1, 2000), 0);
 	ASSERT_ERRNO(tempo_cancel_one(fd, id), 0);
 	ASSERT_TRUE(read(fd, &ev, sizeof(ev)) == -1 && errno == EAGAIN);
-	close(fd);
 	return TEST_PASS;
 }
 
-static int test_cancel_after_read_enoent(void)
+TEST_F(ctx, test_cancel_after_read_enoent)
 {
 	struct tempo_event ev;
 	uint64_t id;
-	int fd = open_ctx();
+	int fd = self->fd;
 
-	ASSERT_GE(fd, 0);
 	ASSERT_ERRNO(tempo_arm_one(fd, 1, 0, 0, 0, &id), 0);
 	ASSERT_ERRNO(read_one(fd, &ev), 0);
 	ASSERT_ERRNO(tempo_cancel_one(fd, id), -ENOENT);
 	ASSERT_EQ(ctx_stats(fd).cancelled, 0);
-	close(fd);
 	return TEST_PASS;
 }
 
@@ -372,13 +378,12 @@ static int test_cancel_after_read_enoent(void)
  * neither cancels nor re-arms it. Fails if ids name slots without their
  * generation (the old id would cancel the new timer).
  */
-static int test_dead_id_never_names_a_reused_slot(void)
+TEST_F(ctx, test_dead_id_never_names_a_reused_slot)
 {
 	struct tempo_event ev;
 	uint64_t old, id, again;
-	int fd = open_ctx();
+	int fd = self->fd;
 
-	ASSERT_GE(fd, 0);
 	ASSERT_ERRNO(tempo_arm_one(fd, 1, 1000 * MS, 0, 0, &old), 0);
 	ASSERT_ERRNO(tempo_cancel_one(fd, old), 0);
 	ASSERT_ERRNO(tempo_arm_one(fd, 2, 1000 * MS, 0, 0, &id), 0);
@@ -396,35 +401,31 @@ static int test_dead_id_never_names_a_reused_slot(void)
 	ASSERT_ERRNO(tempo_cancel_one(fd, id), -ENOENT);
 	ASSERT_TRUE(ctx_stats(fd).timers == 1 && ctx_stats(fd).cancelled == 1);
 	ASSERT_ERRNO(tempo_cancel_one(fd, again), 0);
-	close(fd);
 	return TEST_PASS;
 }
 
-static int test_cancel_batch_reports_first_failure(void)
+TEST_F(ctx, test_cancel_batch_reports_first_failure)
 {
 	uint64_t keys[3];
 	struct tempo_batch b;
-	int fd = open_ctx();
+	int fd = self->fd;
 
-	ASSERT_GE(fd, 0);
 	ASSERT_ERRNO(tempo_arm_one(fd, 1, 1000 * MS, 0, 0, &keys[0]), 0);
 	ASSERT_ERRNO(tempo_arm_one(fd, 1, 1000 * MS, 0, 0, &keys[2]), 0);
 	keys[1] = 999999;
 	ASSERT_ERRNO(tempo_cancel(fd, keys, 3, 0, &b), -ENOENT);
 	ASSERT_TRUE(b.done == 2 && b.affected == 2 && b.error_index == 1 && b.error == -ENOENT);
 	ASSERT_EQ(ctx_stats(fd).timers, 0);
-	close(fd);
 	return TEST_PASS;
 }
 
-static int test_cancel_by_cookie(void)
+TEST_F(ctx, test_cancel_by_cookie)
 {
 	struct tempo_timer_spec s[8];
 	struct tempo_batch b;
 	uint64_t cookie = 7;
-	int fd = open_ctx(), i;
+	int fd = self->fd, i;
 
-	ASSERT_GE(fd, 0);
 	memset(s, 0, sizeof(s));
 	for (i = 0; i < 8; i++) {
 		s[i].cookie = i < 5 ? 7 : 8;
@@ -435,17 +436,15 @@ static int test_cancel_by_cookie(void)
 	ASSERT_TRUE(b.done == 1 && b.affected == 5);
 	ASSERT_EQ(ctx_stats(fd).timers, 3);
 	ASSERT_ERRNO(tempo_cancel(fd, &cookie, 1, TEMPO_CANCEL_COOKIE, &b), -ENOENT);
-	close(fd);
 	return TEST_PASS;
 }
 
-static int test_rearm_moves_deadline(void)
+TEST_F(ctx_nb, test_rearm_moves_deadline)
 {
 	struct tempo_event ev;
 	uint64_t id, t0;
-	int fd = tempo_open(O_NONBLOCK);
+	int fd = self->fd;
 
-	ASSERT_GE(fd, 0);
 	ASSERT_ERRNO(tempo_arm_one(fd, 1, 1000 * MS, 0, 0, &id), 0);
 	t0 = tempo_now_ns();
 	ASSERT_ERRNO(tempo_rearm(fd, id, 2, 2 * MS, 0, 0), 0);
@@ -454,24 +453,21 @@ static int test_rearm_moves_deadline(void)
 	ASSERT_TRUE(ev.id == id && ev.cookie == 2 && ev.deadline >= t0 + 2 * MS);
 	ASSERT_LT(ev.deadline, t0 + 500 * MS);
 	ASSERT_EQ(ctx_stats(fd).rearmed, 1);
-	close(fd);
 	return TEST_PASS;
 }
 
-static int test_rearm_withdraws_unread_record(void)
+TEST_F(ctx_nb, test_rearm_withdraws_unread_record)
 {
 	struct tempo_event ev;
 	uint64_t id;
-	int fd = tempo_open(O_NONBLOCK);
+	int fd = self->fd;
 
-	ASSERT_GE(fd, 0);
 	ASSERT_ERRNO(tempo_arm_one(fd, 1, 0, 0, 0, &id), 0);
 	ASSERT_ERRNO(wait_ready(fd, 1, 2000), 0);
 	ASSERT_ERRNO(tempo_rearm(fd, id, 1, 1000 * MS, 0, 0), 0);
 	ASSERT_EQ(ctx_stats(fd).events_ready, 0);
 	ASSERT_TRUE(read(fd, &ev, sizeof(ev)) == -1 && errno == EAGAIN);
 	ASSERT_ERRNO(tempo_cancel_one(fd, id), 0);
-	close(fd);
 	return TEST_PASS;
 }
 
@@ -481,16 +477,15 @@ static int test_rearm_withdraws_unread_record(void)
  * one-shot, a cancelled one and an id never issued ENOENT in their entries,
  * while the batch goes on; a bad flag or count is refused whole.
  */
-static int test_query(void)
+TEST_F(ctx_nb, test_query)
 {
 	struct tempo_timer_query q[5];
 	struct tempo_batch b;
 	struct tempo_event ev;
 	struct tempo_info in;
 	uint64_t id[4], t0;
-	int fd = tempo_open(O_NONBLOCK), i;
+	int fd = self->fd, i;
 
-	ASSERT_GE(fd, 0);
 	ASSERT_ERRNO(tempo_info(fd, &in), 0);
 	ASSERT_TRUE(in.features & TEMPO_FEAT_QUERY);
 	t0 = tempo_now_ns();
@@ -535,30 +530,26 @@ static int test_query(void)
 	ASSERT_TRUE(ioctl(fd, TEMPO_IOC_TIMER_QUERY, &b) == -1 && errno == EINVAL);
 	ASSERT_TRUE(b.done == 0 && b.error == -EINVAL);
 	ASSERT_ERRNO(tempo_query(fd, q, 0, &b), -EINVAL);
-	close(fd);
 	return TEST_PASS;
 }
 
-static int test_rearm_unknown_enoent(void)
+TEST_F(ctx, test_rearm_unknown_enoent)
 {
 	struct tempo_timer_spec s = { .value = MS, .id = 12345, .flags = TEMPO_ARM_REARM };
 	struct tempo_batch b;
-	int fd = open_ctx();
+	int fd = self->fd;
 
-	ASSERT_GE(fd, 0);
 	ASSERT_ERRNO(tempo_arm(fd, &s, 1, &b), -ENOENT);
 	ASSERT_TRUE(b.done == 0 && b.error_index == 0 && b.error == -ENOENT);
-	close(fd);
 	return TEST_PASS;
 }
 
-static int test_periodic_overrun(void)
+TEST_F(ctx, test_periodic_overrun)
 {
 	struct tempo_event ev;
 	uint64_t id, t0 = tempo_now_ns();
-	int fd = open_ctx();
+	int fd = self->fd;
 
-	ASSERT_GE(fd, 0);
 	ASSERT_ERRNO(tempo_arm_one(fd, 5, 2 * MS, 2 * MS, 0, &id), 0);
 	usleep(30000);					/* a slow reader */
 	/* unread, it parked after one more expiry: no callback storm */
@@ -573,17 +564,15 @@ static int test_periodic_overrun(void)
 	ASSERT_GE(ctx_stats(fd).overruns, 3);
 	ASSERT_ERRNO(tempo_cancel_one(fd, id), 0);
 	ASSERT_EQ(ctx_stats(fd).timers, 0);
-	close(fd);
 	return TEST_PASS;
 }
 
-static int test_periodic_deadlines_do_not_drift(void)
+TEST_F(ctx, test_periodic_deadlines_do_not_drift)
 {
 	struct tempo_event ev;
 	uint64_t id, first = 0;
-	int fd = open_ctx(), i;
+	int fd = self->fd, i;
 
-	ASSERT_GE(fd, 0);
 	ASSERT_ERRNO(tempo_arm_one(fd, 5, 5 * MS, 5 * MS, 0, &id), 0);
 	for (i = 0; i < 4; i++) {
 		ASSERT_ERRNO(read_one(fd, &ev), 0);
@@ -594,69 +583,65 @@ static int test_periodic_deadlines_do_not_drift(void)
 		ASSERT_GE(ev.deadline, first + i * 5 * MS);
 		ASSERT_GE(ev.time, ev.deadline);
 	}
-	close(fd);
 	return TEST_PASS;
 }
 
 /* ---- arm error paths: one invalid field each, and no effect ---- */
 
-static int arm_expect(struct tempo_timer_spec *s, int n, int want)
+static int arm_expect(int fd, struct tempo_timer_spec *s, int n, int want)
 {
 	struct tempo_ctx_stats st;
-	int fd = open_ctx();
 
-	ASSERT_GE(fd, 0);
 	ASSERT_ERRNO(tempo_arm(fd, s, n, NULL), want);
 	st = ctx_stats(fd);
 	ASSERT_TRUE(st.timers == 0 && st.armed == 0);		/* changed nothing */
-	close(fd);
 	return TEST_PASS;
 }
 
-static int test_arm_unknown_flag(void)
+TEST_F(ctx, test_arm_unknown_flag)
 {
 	struct tempo_timer_spec s = { .value = MS, .flags = 1U << 7 };
 
-	return arm_expect(&s, 1, -EINVAL);
+	return arm_expect(self->fd, &s, 1, -EINVAL);
 }
 
-static int test_arm_reserved_nonzero(void)
+TEST_F(ctx, test_arm_reserved_nonzero)
 {
 	struct tempo_timer_spec s = { .value = MS, .reserved = 1 };
 
-	return arm_expect(&s, 1, -EINVAL);
+	return arm_expect(self->fd, &s, 1, -EINVAL);
 }
 
-static int test_arm_period_too_short(void)
+TEST_F(ctx, test_arm_period_too_short)
 {
 	struct tempo_timer_spec s = { .value = MS, .period = 1 };
 
-	return arm_expect(&s, 1, -EINVAL);
+	return arm_expect(self->fd, &s, 1, -EINVAL);
 }
 
-static int test_arm_delay_too_long(void)
+TEST_F(ctx, test_arm_delay_too_long)
 {
 	struct tempo_timer_spec s = { .value = UINT64_MAX / 2 };
 
-	return arm_expect(&s, 1, -ERANGE);
+	return arm_expect(self->fd, &s, 1, -ERANGE);
 }
 
-static int test_arm_abs_too_far(void)
+TEST_F(ctx, test_arm_abs_too_far)
 {
 	struct tempo_timer_spec s = { .value = tempo_now_ns() + UINT64_MAX / 4,
 				      .flags = TEMPO_ARM_ABS };
 
-	return arm_expect(&s, 1, -ERANGE);
+	return arm_expect(self->fd, &s, 1, -ERANGE);
 }
 
-static int test_arm_rearm_id_zero(void)
+TEST_F(ctx, test_arm_rearm_id_zero)
 {
 	struct tempo_timer_spec s = { .value = MS, .flags = TEMPO_ARM_REARM };
 
-	return arm_expect(&s, 1, -EINVAL);
+	return arm_expect(self->fd, &s, 1, -EINVAL);
 }
 
-static int test_arm_bad_element_in_batch_no_effect(void)
+TEST_F(ctx, test_arm_bad_element_in_batch_no_effect)
 {
 	struct tempo_timer_spec s[5];
 	int i;
@@ -665,18 +650,16 @@ static int test_arm_bad_element_in_batch_no_effect(void)
 	for (i = 0; i < 5; i++)
 		s[i].value = 1000 * MS;
 	s[3].flags = 1U << 9;
-	return arm_expect(s, 5, -EINVAL);
+	return arm_expect(self->fd, s, 5, -EINVAL);
 }
 
-static int test_arm_bad_specs_pointer(void)
+TEST_F(ctx, test_arm_bad_specs_pointer)
 {
 	struct tempo_batch b = { .ptr = BAD_PTR, .count = 1 };
-	int fd = open_ctx();
+	int fd = self->fd;
 
-	ASSERT_GE(fd, 0);
 	ASSERT_TRUE(ioctl(fd, TEMPO_IOC_TIMER_ARM, &b) == -1 && errno == EFAULT);
 	ASSERT_EQ(ctx_stats(fd).timers, 0);
-	close(fd);
 	return TEST_PASS;
 }
 
@@ -687,15 +670,14 @@ static int test_arm_bad_specs_pointer(void)
  * Fails if the arm keeps timers whose ids it could not report, or reports
  * done/error_index that do not say what was applied.
  */
-static int test_arm_ids_unwritable_undone(void)
+TEST_F(ctx, test_arm_ids_unwritable_undone)
 {
 	const int n = 40;	/* more than one chunk of specs */
 	struct tempo_timer_spec *s;
 	struct tempo_batch b;
 	uint64_t id;
-	int i, fd = open_ctx();
+	int i, fd = self->fd;
 
-	ASSERT_GE(fd, 0);
 	s = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(s, MAP_FAILED);
 	for (i = 0; i < n; i++)
@@ -716,82 +698,69 @@ static int test_arm_ids_unwritable_undone(void)
 	ASSERT_ERRNO(tempo_cancel_one(fd, id), 0);
 	ASSERT_EQ(ctx_stats(fd).timers, 0);
 	munmap(s, 4096);
-	close(fd);
 	return TEST_PASS;
 }
 
-static int test_arm_bad_batch_pointer(void)
+TEST_F(ctx, test_arm_bad_batch_pointer)
 {
-	int fd = open_ctx();
+	int fd = self->fd;
 
-	ASSERT_GE(fd, 0);
 	ASSERT_TRUE(ioctl(fd, TEMPO_IOC_TIMER_ARM, bad_page) == -1 && errno == EFAULT);
 	ASSERT_TRUE(ioctl(fd, TEMPO_IOC_TIMER_ARM, NULL) == -1 && errno == EFAULT);
-	close(fd);
 	return TEST_PASS;
 }
 
-static int test_arm_batch_flags_nonzero(void)
+TEST_F(ctx, test_arm_batch_flags_nonzero)
 {
 	struct tempo_timer_spec s = { .value = MS };
 	struct tempo_batch b = { .ptr = (uintptr_t)&s, .count = 1, .flags = 1 };
-	int fd = open_ctx();
+	int fd = self->fd;
 
-	ASSERT_GE(fd, 0);
 	ASSERT_TRUE(ioctl(fd, TEMPO_IOC_TIMER_ARM, &b) == -1 && errno == EINVAL);
 	ASSERT_EQ(ctx_stats(fd).timers, 0);
-	close(fd);
 	return TEST_PASS;
 }
 
-static int test_arm_count_zero(void)
+TEST_F(ctx, test_arm_count_zero)
 {
 	struct tempo_timer_spec s = { .value = MS };
 	struct tempo_batch b = { .ptr = (uintptr_t)&s, .count = 0 };
-	int fd = open_ctx();
+	int fd = self->fd;
 
-	ASSERT_GE(fd, 0);
 	ASSERT_TRUE(ioctl(fd, TEMPO_IOC_TIMER_ARM, &b) == -1 && errno == EINVAL);
-	close(fd);
 	return TEST_PASS;
 }
 
-static int test_cancel_unknown_flag(void)
+TEST_F(ctx, test_cancel_unknown_flag)
 {
 	uint64_t id;
 	struct tempo_batch b = { .ptr = (uintptr_t)&id, .count = 1, .flags = 1U << 5 };
-	int fd = open_ctx();
+	int fd = self->fd;
 
-	ASSERT_GE(fd, 0);
 	ASSERT_ERRNO(tempo_arm_one(fd, 1, 1000 * MS, 0, 0, &id), 0);
 	ASSERT_TRUE(ioctl(fd, TEMPO_IOC_TIMER_CANCEL, &b) == -1 && errno == EINVAL);
 	ASSERT_EQ(ctx_stats(fd).timers, 1);
-	close(fd);
 	return TEST_PASS;
 }
 
-static int test_cancel_bad_pointer(void)
+TEST_F(ctx, test_cancel_bad_pointer)
 {
 	struct tempo_batch b = { .ptr = BAD_PTR, .count = 1 };
-	int fd = open_ctx();
+	int fd = self->fd;
 
-	ASSERT_GE(fd, 0);
 	ASSERT_TRUE(ioctl(fd, TEMPO_IOC_TIMER_CANCEL, &b) == -1 && errno == EFAULT);
-	close(fd);
 	return TEST_PASS;
 }
 
-static int test_unknown_ioctl_enotty(void)
+TEST_F(ctx, test_unknown_ioctl_enotty)
 {
 	char buf[64] = "";
-	int fd = open_ctx();
+	int fd = self->fd;
 
-	ASSERT_GE(fd, 0);
 	ASSERT_TRUE(ioctl(fd, _IO(TEMPO_IOC_MAGIC, 0x3f)) == -1 && errno == ENOTTY);
 	/* A known number with the wrong size is another command. */
 	ASSERT_TRUE(ioctl(fd, _IOWR(TEMPO_IOC_MAGIC, 0x10, char[16]), buf) == -1 && errno == ENOTTY);
 	ASSERT_TRUE(ioctl(fd, _IOR('x', 0x00, struct tempo_info), buf) == -1 && errno == ENOTTY);
-	close(fd);
 	return TEST_PASS;
 }
 
@@ -830,14 +799,13 @@ out:
 	return rc;
 }
 
-static int test_limit_window_eagain(void)
+TEST_F(ctx, test_limit_window_eagain)
 {
 	struct tempo_info in;
 	uint64_t t, first = 0;
 	unsigned int i;
-	int fd = open_ctx();
+	int fd = self->fd;
 
-	ASSERT_GE(fd, 0);
 	ASSERT_ERRNO(tempo_info(fd, &in), 0);
 	for (i = 0; i < in.order_window; i++) {
 		ASSERT_ERRNO(tempo_ticket(fd, TEMPO_TICKET_NONBLOCK, &t), 0);
@@ -849,7 +817,6 @@ static int test_limit_window_eagain(void)
 	ASSERT_ERRNO(tempo_trash(fd, first), 0);		/* room for one */
 	ASSERT_ERRNO(tempo_ticket(fd, TEMPO_TICKET_NONBLOCK, &t), 0);
 	ASSERT_EQ(t, first + in.order_window);
-	close(fd);					/* trashes the rest */
 	return TEST_PASS;
 }
 
@@ -889,14 +856,13 @@ out:
 	return rc;
 }
 
-static int test_submit_too_big_einval(void)
+TEST_F(ctx, test_submit_too_big_einval)
 {
 	struct tempo_info in;
 	uint64_t t;
 	char *buf;
-	int fd = open_ctx();
+	int fd = self->fd;
 
-	ASSERT_GE(fd, 0);
 	ASSERT_ERRNO(tempo_info(fd, &in), 0);
 	buf = calloc(1, in.max_data + 1);
 	ASSERT_TRUE(buf);
@@ -904,19 +870,17 @@ static int test_submit_too_big_einval(void)
 	ASSERT_ERRNO(tempo_submit(fd, t, 1, buf, in.max_data + 1), -EINVAL);
 	ASSERT_ERRNO(tempo_submit(fd, t, 1, buf, in.max_data), 0);	/* still ours */
 	free(buf);
-	close(fd);
 	return TEST_PASS;
 }
 
 /* ---- ordered stream ---- */
 
-static int test_order_reverse_submits_come_out_in_order(void)
+TEST_F(ctx_nb, test_order_reverse_submits_come_out_in_order)
 {
 	struct tempo_event ev[8];
 	uint64_t t[8];
-	int fd = tempo_open(O_NONBLOCK), i;
+	int fd = self->fd, i;
 
-	ASSERT_GE(fd, 0);
 	for (i = 0; i < 8; i++)
 		ASSERT_ERRNO(tempo_ticket(fd, 0, &t[i]), 0);
 	for (i = 7; i >= 1; i--)
@@ -932,17 +896,15 @@ static int test_order_reverse_submits_come_out_in_order(void)
 	}
 	ASSERT_EQ(ev[0].len, 1);
 	ASSERT_EQ(ctx_stats(fd).completed, 8);
-	close(fd);
 	return TEST_PASS;
 }
 
-static int test_order_trash(void)
+TEST_F(ctx_nb, test_order_trash)
 {
 	struct tempo_event ev[4];
 	uint64_t t[3];
-	int fd = tempo_open(O_NONBLOCK), i;
+	int fd = self->fd, i;
 
-	ASSERT_GE(fd, 0);
 	for (i = 0; i < 3; i++)
 		ASSERT_ERRNO(tempo_ticket(fd, 0, &t[i]), 0);
 	ASSERT_ERRNO(tempo_submit(fd, t[2], 2, NULL, 0), 0);
@@ -952,7 +914,6 @@ static int test_order_trash(void)
 	ASSERT_EQ(tempo_read_events(fd, ev, 4), 1);
 	ASSERT_TRUE(ev[0].id == t[2] && ev[0].cookie == 2);
 	ASSERT_EQ(ctx_stats(fd).trashed, 2);
-	close(fd);
 	return TEST_PASS;
 }
 
@@ -962,16 +923,15 @@ static int test_order_trash(void)
  * order; 5 stays open. Beyond what was issued: EINVAL, nothing changed.
  * Skipped tickets can no longer be submitted or trashed.
  */
-static int test_order_skip(void)
+TEST_F(ctx_nb, test_order_skip)
 {
 	struct tempo_skip sk = { .flags = 1 };
 	struct tempo_event ev[4];
 	struct tempo_info in;
 	uint64_t t[6];
 	uint32_t n = 99;
-	int fd = tempo_open(O_NONBLOCK), i;
+	int fd = self->fd, i;
 
-	ASSERT_GE(fd, 0);
 	ASSERT_ERRNO(tempo_info(fd, &in), 0);
 	ASSERT_TRUE(in.features & TEMPO_FEAT_ORDER_SKIP);
 	for (i = 0; i < 6; i++)
@@ -994,18 +954,16 @@ static int test_order_skip(void)
 	ASSERT_ERRNO(tempo_skip(fd, t[5] + 1, &n), 0);
 	ASSERT_EQ(n, 1);
 	ASSERT_EQ(ctx_stats(fd).trashed, 4);
-	close(fd);
 	return TEST_PASS;
 }
 
-static int test_order_ticket_misuse_einval(void)
+TEST_F(ctx, test_order_ticket_misuse_einval)
 {
 	struct tempo_ticket tk = { .flags = 1U << 4 };
 	struct tempo_submit sb = { 0 };
 	uint64_t t;
-	int fd = open_ctx();
+	int fd = self->fd;
 
-	ASSERT_GE(fd, 0);
 	ASSERT_ERRNO(tempo_submit(fd, 0, 0, NULL, 0), -EINVAL);	/* no ticket yet */
 	ASSERT_TRUE(ioctl(fd, TEMPO_IOC_ORDER_TICKET, &tk) == -1 && errno == EINVAL);
 	tk.flags = 0;
@@ -1025,35 +983,31 @@ static int test_order_ticket_misuse_einval(void)
 	ASSERT_ERRNO(tempo_submit(fd, t, 0, NULL, 0), -EINVAL);	/* twice */
 	ASSERT_ERRNO(tempo_trash(fd, t), -EINVAL);			/* after submit */
 	ASSERT_EQ(ctx_stats(fd).submitted, 1);
-	close(fd);
 	return TEST_PASS;
 }
 
-static int test_order_submit_bad_data_no_effect(void)
+TEST_F(ctx, test_order_submit_bad_data_no_effect)
 {
 	struct tempo_event ev;
 	uint64_t t;
-	int fd = open_ctx();
+	int fd = self->fd;
 
-	ASSERT_GE(fd, 0);
 	ASSERT_ERRNO(tempo_ticket(fd, 0, &t), 0);
 	ASSERT_ERRNO(tempo_submit(fd, t, 0, bad_page, 8), -EFAULT);
 	ASSERT_ERRNO(tempo_submit(fd, t, 9, "ok", 2), 0);		/* ticket intact */
 	ASSERT_ERRNO(read_one(fd, &ev), 0);
 	ASSERT_TRUE(ev.id == t && ev.cookie == 9);
-	close(fd);
 	return TEST_PASS;
 }
 
-static int test_order_sink_pipe(void)
+TEST_F(ctx_nb, test_order_sink_pipe)
 {
 	struct tempo_ctx_stats s;
 	struct tempo_event ev;
 	char out[8] = "";
 	uint64_t t[3];
-	int p[2], fd = tempo_open(O_NONBLOCK), i;
+	int p[2], fd = self->fd, i;
 
-	ASSERT_GE(fd, 0);
 	ASSERT_EQ(pipe(p), 0);
 	ASSERT_ERRNO(tempo_set_sink(fd, p[1]), 0);
 	for (i = 0; i < 3; i++)
@@ -1073,7 +1027,6 @@ static int test_order_sink_pipe(void)
 	ASSERT_TRUE(tempo_read_events(fd, &ev, 1) == 1 && ev.id == t[0]);
 	close(p[0]);
 	close(p[1]);
-	close(fd);
 	return TEST_PASS;
 }
 
@@ -1084,16 +1037,15 @@ static int test_order_sink_pipe(void)
  * pipe is full, and writes it once there is room. Fails if: EAGAIN counts as
  * a failed write and the data is dropped.
  */
-static int test_order_sink_full_keeps_data(void)
+TEST_F(ctx, test_order_sink_full_keeps_data)
 {
 	static char big[1 << 16];
 	struct tempo_ctx_stats s;
 	struct pollfd pf;
 	char out[4];
 	uint64_t t;
-	int p[2], fd = open_ctx();
+	int p[2], fd = self->fd;
 
-	ASSERT_GE(fd, 0);
 	ASSERT_EQ(pipe2(p, O_NONBLOCK), 0);
 	while (write(p[1], big, sizeof(big)) > 0)
 		;					/* fill the pipe */
@@ -1114,16 +1066,15 @@ static int test_order_sink_full_keeps_data(void)
 	ASSERT_TRUE(s.sink_pending == 0 && s.sink_bytes == 3 && s.sink_errors == 0);
 	close(p[0]);
 	close(p[1]);
-	close(fd);
 	return TEST_PASS;
 }
 
-static int test_order_sink_invalid(void)
+TEST_F(ctx, test_order_sink_invalid)
 {
 	struct tempo_sink sk = { .fd = 0, .reserved = 1 };
-	int p[2], fd = open_ctx(), other = open_ctx();
+	int p[2], fd = self->fd, other = open_ctx();
 
-	ASSERT_TRUE(fd >= 0 && other >= 0);
+	ASSERT_GE(other, 0);
 	ASSERT_EQ(pipe(p), 0);
 	ASSERT_ERRNO(tempo_set_sink(fd, 1000), -EBADF);		/* not open */
 	ASSERT_ERRNO(tempo_set_sink(fd, p[0]), -EBADF);		/* not writable */
@@ -1136,19 +1087,18 @@ static int test_order_sink_invalid(void)
 	close(p[0]);
 	close(p[1]);
 	close(other);
-	close(fd);
 	return TEST_PASS;
 }
 
 /* ---- contexts ---- */
 
-static int test_contexts_are_isolated(void)
+TEST_F(ctx, test_contexts_are_isolated)
 {
 	struct tempo_event ev;
 	uint64_t id, t;
-	int a = open_ctx(), b = tempo_open(O_NONBLOCK);
+	int a = self->fd, b = tempo_open(O_NONBLOCK);
 
-	ASSERT_TRUE(a >= 0 && b >= 0);
+	ASSERT_GE(b, 0);
 	ASSERT_ERRNO(tempo_arm_one(a, 1, 0, 0, 0, &id), 0);
 	ASSERT_ERRNO(tempo_ticket(a, 0, &t), 0);
 	ASSERT_ERRNO(wait_ready(a, 1, 2000), 0);
@@ -1160,19 +1110,18 @@ static int test_contexts_are_isolated(void)
 	ASSERT_TRUE(ctx_stats(b).timers == 0 && ctx_stats(a).timers == 1);
 	ASSERT_ERRNO(read_one(a, &ev), 0);
 	ASSERT_EQ(ev.id, id);
-	close(a);
 	close(b);
 	return TEST_PASS;
 }
 
-static int test_close_with_pending_leaks_nothing(void)
+TEST_F(ctx, test_close_with_pending_leaks_nothing)
 {
 	struct tempo_mod_stats before, after;
 	struct tempo_timer_spec *s;
 	uint64_t t[4];
-	int probe = open_ctx(), fd = open_ctx(), i, n = 10000;
+	int probe = self->fd, fd = open_ctx(), i, n = 10000;
 
-	ASSERT_TRUE(probe >= 0 && fd >= 0);
+	ASSERT_GE(fd, 0);
 	before = mod_stats(probe);
 	s = calloc(n, sizeof(*s));
 	ASSERT_TRUE(s);
@@ -1198,20 +1147,18 @@ static int test_close_with_pending_leaks_nothing(void)
 	ASSERT_EQ(after.bytes, before.bytes);
 	ASSERT_EQ(after.contexts, before.contexts - 1);
 	free(s);
-	close(probe);
 	return TEST_PASS;
 }
 
-static int test_conservation_single_thread(void)
+TEST_F(ctx, test_conservation_single_thread)
 {
 	struct tempo_timer_spec s[200];
 	struct tempo_event ev[64];
 	struct tempo_ctx_stats st;
 	uint64_t ids[100], got = 0, cancelled;
 	struct tempo_batch b;
-	int fd = open_ctx(), i, n;
+	int fd = self->fd, i, n;
 
-	ASSERT_GE(fd, 0);
 	memset(s, 0, sizeof(s));
 	for (i = 0; i < 200; i++)
 		s[i].value = (i % 20) * MS;
@@ -1233,66 +1180,65 @@ static int test_conservation_single_thread(void)
 	ASSERT_TRUE(st.events_read == got && st.cancelled == cancelled && st.timers == 0);
 	test_diag("armed 200 = read %llu + cancelled %llu",
 		  (unsigned long long)got, (unsigned long long)cancelled);
-	close(fd);
 	return TEST_PASS;
 }
 
 static const struct test_case cases[] = {
-	TEST_CASE(test_info),
-	TEST_CASE(test_stats_fresh_context),
-	TEST_CASE(test_arm_one_fires),
-	TEST_CASE(test_arm_absolute),
-	TEST_CASE(test_arm_absolute_past_fires_at_once),
-	TEST_CASE(test_arm_batch),
-	TEST_CASE(test_read_as_many_as_fit),
-	TEST_CASE(test_read_short_buffer_einval),
-	TEST_CASE(test_read_nonblock_eagain),
-	TEST_CASE(test_read_bad_buffer_efault_keeps_record),
-	TEST_CASE(test_read_straddling_buffer_keeps_the_rest),
-	TEST_CASE(test_read_takes_every_due_record),
-	TEST_CASE(test_poll),
-	TEST_CASE(test_cancel_by_id),
-	TEST_CASE(test_cancel_queued_withdraws_record),
-	TEST_CASE(test_cancel_after_read_enoent),
-	TEST_CASE(test_dead_id_never_names_a_reused_slot),
-	TEST_CASE(test_cancel_batch_reports_first_failure),
-	TEST_CASE(test_cancel_by_cookie),
-	TEST_CASE(test_rearm_moves_deadline),
-	TEST_CASE(test_rearm_withdraws_unread_record),
-	TEST_CASE(test_query),
-	TEST_CASE(test_rearm_unknown_enoent),
-	TEST_CASE(test_periodic_overrun),
-	TEST_CASE(test_periodic_deadlines_do_not_drift),
-	TEST_CASE(test_arm_unknown_flag),
-	TEST_CASE(test_arm_reserved_nonzero),
-	TEST_CASE(test_arm_period_too_short),
-	TEST_CASE(test_arm_delay_too_long),
-	TEST_CASE(test_arm_abs_too_far),
-	TEST_CASE(test_arm_rearm_id_zero),
-	TEST_CASE(test_arm_bad_element_in_batch_no_effect),
-	TEST_CASE(test_arm_bad_specs_pointer),
-	TEST_CASE(test_arm_bad_batch_pointer),
-	TEST_CASE(test_arm_ids_unwritable_undone),
-	TEST_CASE(test_arm_batch_flags_nonzero),
-	TEST_CASE(test_arm_count_zero),
-	TEST_CASE(test_cancel_unknown_flag),
-	TEST_CASE(test_cancel_bad_pointer),
-	TEST_CASE(test_unknown_ioctl_enotty),
+	TEST_CASE_F(ctx, test_info),
+	TEST_CASE_F(ctx, test_stats_fresh_context),
+	TEST_CASE_F(ctx, test_arm_one_fires),
+	TEST_CASE_F(ctx, test_arm_absolute),
+	TEST_CASE_F(ctx, test_arm_absolute_past_fires_at_once),
+	TEST_CASE_F(ctx, test_arm_batch),
+	TEST_CASE_F(ctx, test_read_as_many_as_fit),
+	TEST_CASE_F(ctx, test_read_short_buffer_einval),
+	TEST_CASE_F(ctx_nb, test_read_nonblock_eagain),
+	TEST_CASE_F(ctx, test_read_bad_buffer_efault_keeps_record),
+	TEST_CASE_F(ctx, test_read_straddling_buffer_keeps_the_rest),
+	TEST_CASE_F(ctx, test_read_takes_every_due_record),
+	TEST_CASE_F(ctx, test_poll),
+	TEST_CASE_F(ctx_nb, test_cancel_by_id),
+	TEST_CASE_F(ctx_nb, test_cancel_queued_withdraws_record),
+	TEST_CASE_F(ctx, test_cancel_after_read_enoent),
+	TEST_CASE_F(ctx, test_dead_id_never_names_a_reused_slot),
+	TEST_CASE_F(ctx, test_cancel_batch_reports_first_failure),
+	TEST_CASE_F(ctx, test_cancel_by_cookie),
+	TEST_CASE_F(ctx_nb, test_rearm_moves_deadline),
+	TEST_CASE_F(ctx_nb, test_rearm_withdraws_unread_record),
+	TEST_CASE_F(ctx_nb, test_query),
+	TEST_CASE_F(ctx, test_rearm_unknown_enoent),
+	TEST_CASE_F(ctx, test_periodic_overrun),
+	TEST_CASE_F(ctx, test_periodic_deadlines_do_not_drift),
+	TEST_CASE_F(ctx, test_arm_unknown_flag),
+	TEST_CASE_F(ctx, test_arm_reserved_nonzero),
+	TEST_CASE_F(ctx, test_arm_period_too_short),
+	TEST_CASE_F(ctx, test_arm_delay_too_long),
+	TEST_CASE_F(ctx, test_arm_abs_too_far),
+	TEST_CASE_F(ctx, test_arm_rearm_id_zero),
+	TEST_CASE_F(ctx, test_arm_bad_element_in_batch_no_effect),
+	TEST_CASE_F(ctx, test_arm_bad_specs_pointer),
+	TEST_CASE_F(ctx, test_arm_bad_batch_pointer),
+	TEST_CASE_F(ctx, test_arm_ids_unwritable_undone),
+	TEST_CASE_F(ctx, test_arm_batch_flags_nonzero),
+	TEST_CASE_F(ctx, test_arm_count_zero),
+	TEST_CASE_F(ctx, test_cancel_unknown_flag),
+	TEST_CASE_F(ctx, test_cancel_bad_pointer),
+	TEST_CASE_F(ctx, test_unknown_ioctl_enotty),
 	TEST_CASE(test_limit_timers_enospc),
-	TEST_CASE(test_limit_window_eagain),
+	TEST_CASE_F(ctx, test_limit_window_eagain),
 	TEST_CASE(test_limit_events_lost_reported),
-	TEST_CASE(test_submit_too_big_einval),
-	TEST_CASE(test_order_reverse_submits_come_out_in_order),
-	TEST_CASE(test_order_trash),
-	TEST_CASE(test_order_skip),
-	TEST_CASE(test_order_ticket_misuse_einval),
-	TEST_CASE(test_order_submit_bad_data_no_effect),
-	TEST_CASE(test_order_sink_pipe),
-	TEST_CASE(test_order_sink_full_keeps_data),
-	TEST_CASE(test_order_sink_invalid),
-	TEST_CASE(test_contexts_are_isolated),
-	TEST_CASE(test_close_with_pending_leaks_nothing),
-	TEST_CASE(test_conservation_single_thread),
+	TEST_CASE_F(ctx, test_submit_too_big_einval),
+	TEST_CASE_F(ctx_nb, test_order_reverse_submits_come_out_in_order),
+	TEST_CASE_F(ctx_nb, test_order_trash),
+	TEST_CASE_F(ctx_nb, test_order_skip),
+	TEST_CASE_F(ctx, test_order_ticket_misuse_einval),
+	TEST_CASE_F(ctx, test_order_submit_bad_data_no_effect),
+	TEST_CASE_F(ctx_nb, test_order_sink_pipe),
+	TEST_CASE_F(ctx, test_order_sink_full_keeps_data),
+	TEST_CASE_F(ctx, test_order_sink_invalid),
+	TEST_CASE_F(ctx, test_contexts_are_isolated),
+	TEST_CASE_F(ctx, test_close_with_pending_leaks_nothing),
+	TEST_CASE_F(ctx, test_conservation_single_thread),
 	{}
 };
 

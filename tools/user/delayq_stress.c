@@ -39,6 +39,7 @@
 #include <tempo/timer.h>
 #include "internal.h"
 #include "sim.h"
+#include "stress.h"
 #include "testing.h"
 
 #define MAXCPU		8
@@ -64,35 +65,11 @@ static u64 n_put, n_taken, n_removed, n_flushed, n_early, n_dup, n_busy, n_sig, 
 static u64 n_bad, n_wake_excess, samples;
 static u64 n_again, n_stop, n_consumed, n_bad_due;
 
-#define LD(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
-#define ST(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
-#define ADD(x, v) __atomic_fetch_add(&(x), (v), __ATOMIC_ACQ_REL)
-
-static u64 rnd(u64 *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
-/*
- * The cores' test points (kmod/testing.h, built with TEMPO_TESTING) as jitter
- * points: at the wheel's points under the queue's timer (the kick), sometimes
- * yield, so that another CPU runs in the window.
- */
+/* The wheel's test points under the queue's timer (the kick): jitter. */
 void tempo_test_point(enum tempo_test_point where, const void *obj, u64 arg,
 		      unsigned int state)
 {
-	static __thread u64 seed;
-
-	(void)where;
-	(void)obj;
-	(void)state;
-	if (!seed)
-		seed = 0x9e3779b97f4a7c15ULL ^ arg ^ (uintptr_t)&seed;
-	if (rnd(&seed) % 8 == 0)
-		sched_yield();
+	stress_jitter(arg);
 }
 
 static bool claim(struct item *it, int to)
@@ -396,17 +373,13 @@ static void release(struct tempo_delayq_node *node, void *arg)
 
 int main(int argc, char **argv)
 {
-	double secs = argc > 1 ? atof(argv[1]) : 2;
 	struct tempo_delayq_stats st;
 	pthread_t th[MAXCPU];
 	unsigned int c, i, failed = 0, handed;
 	u64 t_end, seed = 42, requeued;
+	double secs;
 
-	ncpus = argc > 2 ? atoi(argv[2]) : 4;
-	if (ncpus > MAXCPU)
-		ncpus = MAXCPU;
-	if (ncpus < 2)
-		ncpus = 2;
+	stress_args(argc, argv, &secs, &ncpus, 2, MAXCPU);
 	nprod = ncpus / 2;
 	tempo_sim_init(ncpus, true, true);
 	tempo_sim_clock_set(1000000000);

@@ -18,10 +18,8 @@
 #include <pthread.h>
 #include <sched.h>
 #include "sim.h"
+#include "stress.h"
 #include "harness.h"
-
-#define LD(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
-#define ST(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
 
 struct hold {
 	u64	t;

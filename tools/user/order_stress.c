@@ -34,6 +34,7 @@
 #include <tempo/timer.h>
 #include "internal.h"
 #include "sim.h"
+#include "stress.h"
 #include "testing.h"
 
 #define MAXCPU		8
@@ -65,35 +66,11 @@ static int in_completion;	/* atomic */
 static u64 overlaps, order_errs, dup_errs, wrong_err, blocked, tries_full;
 static u64 submits, submit_done, submit_etime, submit_einval;
 
-#define LD(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
-#define ST(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
-#define ADD(x, v) __atomic_fetch_add(&(x), (v), __ATOMIC_ACQ_REL)
-
-static u64 rnd(u64 *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
-/*
- * The cores' test points (kmod/testing.h, built with TEMPO_TESTING) as jitter
- * points, like tempo.inject_delay in the kernel: at the points where a race
- * is decided, sometimes yield, so that the other side moves in the window.
- */
+/* The points where a race is decided: jitter, so that the other side moves in the window. */
 void tempo_test_point(enum tempo_test_point where, const void *obj, u64 t,
 		      unsigned int st)
 {
-	static __thread u64 seed;
-
-	(void)obj;
-	(void)where;
-	(void)st;
-	if (!seed)
-		seed = 0x2545f4914f6cdd1dULL ^ (t << 1) ^ (uintptr_t)&seed;
-	if (rnd(&seed) % 8 == 0)
-		sched_yield();
+	stress_jitter(t << 1);
 }
 
 static void complete(u64 t)
@@ -266,16 +243,14 @@ put:
 
 int main(int argc, char **argv)
 {
-	double secs = argc > 1 ? atof(argv[1]) : 2;
 	struct tempo_order_opts opts = { .max_streak = STREAK };
 	struct tempo_order_stats st;
 	pthread_t th[MAXCPU];
 	u64 taken, k, n_run = 0, n_trash = 0, n_etime = 0, missing = 0, extra = 0;
 	unsigned int c, failed = 0;
+	double secs;
 
-	ncpus = argc > 2 ? atoi(argv[2]) : 4;
-	if (ncpus > MAXCPU)
-		ncpus = MAXCPU;
+	stress_args(argc, argv, &secs, &ncpus, 1, MAXCPU);
 	deadline_mode = argc > 3 && !strcmp(argv[3], "deadline");
 	first = U64_MAX - 5000;		/* wraps after 5000 tickets */
 	opts.first_ticket = first;

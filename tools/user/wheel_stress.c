@@ -27,6 +27,7 @@
 #include <pthread.h>
 #include <unistd.h>
 #include <linux/types.h>
+#include "stress.h"
 #include "wheel_harness.h"
 
 #define NT		24	/* timers per CPU */
@@ -50,9 +51,6 @@ static u64 tick_ns;
 static int stop, quiet_count;
 static u64 ops[MAXCPU], max_late_ns;
 
-#define LD(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
-#define ADD(x, v) __atomic_fetch_add(&(x), (v), __ATOMIC_ACQ_REL)
-
 static void rec_fn(struct tempo_timer *t)
 {
 	struct rec *r = container_of(t, struct rec, timer);
@@ -65,14 +63,6 @@ static void rec_fn(struct tempo_timer *t)
 	if (now - floor > LD(max_late_ns))
 		__atomic_store_n(&max_late_ns, now - floor, __ATOMIC_RELAXED);
 	ADD(r->fires_done, 1);
-}
-
-static u64 rnd(u64 *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
 }
 
 static bool resolved(struct rec *r)
@@ -158,16 +148,14 @@ static void *cpu_thread(void *arg)
 
 int main(int argc, char **argv)
 {
-	double secs = argc > 1 ? atof(argv[1]) : 2;
 	pthread_t th[MAXCPU];
 	unsigned int c, i, failed = 0;
 	u64 taken, fired, released, total_ops = 0, epochs = 0, f = 0, k = 0, early = 0;
+	double secs;
 
-	ncpus = argc > 2 ? atoi(argv[2]) : 4;
+	stress_args(argc, argv, &secs, &ncpus, 1, MAXCPU);
 	fake = argc > 3 && !strcmp(argv[3], "fake");
 	tick_ns = fake ? 10000 : 20000;
-	if (ncpus > MAXCPU)
-		ncpus = MAXCPU;
 	tempo_sim_init(ncpus, true, fake);
 	tempo_sim_clock_set(1000000000);
 	if (tempo_wheel_init(tick_ns, 10))
