@@ -37,7 +37,7 @@
  * /dev/tempo puts in batches under one lock anyway.
  *
  * Sorting is moving q->next_grain on (delayq_advance()). At grain T, every
- * slot whose time has come is emptied (delayq_collect()): a level-k slot
+ * slot whose time has come is emptied (delayq_empty_slot()): a level-k slot
  * when 64^k divides T, its nodes re-placed on lower levels (their grains are
  * within 64^k of T, so none lands in a slot emptied before), and last T's
  * level-0 slot, into the sorted part; only then does q->next_grain pass T.
@@ -549,7 +549,7 @@ static bool delayq_empty_slot(struct tempo_delayq *q, unsigned int lvl, unsigned
  * ones first, then T's level-0 slot, where a coarse slot's nodes of grain T
  * land. Return: false if *@budget ran out first.
  */
-static bool delayq_collect(struct tempo_delayq *q, unsigned int *budget)
+static bool delayq_empty_slot(struct tempo_delayq *q, unsigned int *budget)
 {
 	s64 t = q->next_grain;
 	unsigned int lvl, shift;
@@ -597,7 +597,7 @@ static bool delayq_advance(struct tempo_delayq *q, s64 last, unsigned int budget
 			q->next_grain = min(last + 1, q->next_work);
 			continue;
 		}
-		if (!delayq_collect(q, &budget))
+		if (!delayq_empty_slot(q, &budget))
 			return false;
 		q->next_grain++;
 		q->next_work = delayq_next_work(q);
@@ -1443,7 +1443,7 @@ struct tempo_delayq_node *tempo_delayq_try_take(struct tempo_delayq *q)
 EXPORT_SYMBOL_NS_GPL(tempo_delayq_try_take, "TEMPO");
 
 /**
- * tempo_delayq_drain() - take up to @max due items at once
+ * tempo_delayq_take_many() - take up to @max due items at once
  * @q: the queue
  * @nodes: receives the nodes, in the order take() would return them
  * @max: size of @nodes
@@ -1458,7 +1458,7 @@ EXPORT_SYMBOL_NS_GPL(tempo_delayq_try_take, "TEMPO");
  * Return: the number of nodes stored (0 if none is due), or -ESHUTDOWN once
  * @q is shut down.
  */
-int tempo_delayq_drain(struct tempo_delayq *q,
+int tempo_delayq_take_many(struct tempo_delayq *q,
 		       struct tempo_delayq_node **nodes, unsigned int max)
 {
 	struct tempo_delayq_node *node;
@@ -1483,7 +1483,7 @@ int tempo_delayq_drain(struct tempo_delayq *q,
 	delayq_unlock(q, flags);
 	return n;
 }
-EXPORT_SYMBOL_NS_GPL(tempo_delayq_drain, "TEMPO");
+EXPORT_SYMBOL_NS_GPL(tempo_delayq_take_many, "TEMPO");
 
 /**
  * tempo_delayq_consume() - take items with a verdict decided under the queue's lock

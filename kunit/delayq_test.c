@@ -610,7 +610,7 @@ static void delayq_ready_sorted_by_deadline(struct kunit *test)
 				0);
 	KUNIT_EXPECT_TRUE(test, tempo_delayq_ready(q));
 
-	nr = tempo_delayq_drain(q, got, n);
+	nr = tempo_delayq_take_many(q, got, n);
 	KUNIT_ASSERT_EQ(test, nr, (int)n);
 	for (i = 1; i < n; i++) {
 		ktime_t a = got[i - 1]->deadline, b = got[i]->deadline;
@@ -622,7 +622,7 @@ static void delayq_ready_sorted_by_deadline(struct kunit *test)
 			KUNIT_EXPECT_LT(test, dq_item_of(got[i - 1])->id,
 					dq_item_of(got[i])->id);
 	}
-	KUNIT_EXPECT_EQ(test, tempo_delayq_drain(q, got, n), 0);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_take_many(q, got, n), 0);
 	KUNIT_EXPECT_FALSE(test, tempo_delayq_ready(q));
 	tempo_delayq_destroy(q, NULL, NULL);
 }
@@ -927,7 +927,7 @@ static void delayq_put_errors_and_shutdown(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, PTR_ERR(tempo_delayq_take(q)), -ESHUTDOWN);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(tempo_delayq_take_timeout(q, DQ_MS)), -ESHUTDOWN);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(tempo_delayq_try_take(q)), -ESHUTDOWN);
-	KUNIT_EXPECT_EQ(test, tempo_delayq_drain(q, nodes, 2), -ESHUTDOWN);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_take_many(q, nodes, 2), -ESHUTDOWN);
 	KUNIT_EXPECT_FALSE(test, tempo_delayq_ready(q));
 	/* remove() still works on a shut-down queue. */
 	KUNIT_EXPECT_TRUE(test, tempo_delayq_remove(q, &items[0].node));
@@ -2130,7 +2130,7 @@ static void dq_expect_drain(struct kunit *test, struct tempo_delayq *q, struct d
 	unsigned int i;
 	int nr;
 
-	nr = tempo_delayq_drain(q, got, ARRAY_SIZE(got));
+	nr = tempo_delayq_take_many(q, got, ARRAY_SIZE(got));
 	KUNIT_EXPECT_EQ(test, nr, (int)n);
 	for (i = 0; i < n && i < (unsigned int)max(nr, 0); i++)
 		KUNIT_EXPECT_PTR_EQ_MSG(test, got[i], &items[want[i]].node,
@@ -2234,7 +2234,7 @@ static void delayq_ready_count_in_steps(struct kunit *test)
 	st = dq_stats(q);
 	KUNIT_EXPECT_EQ(test, st.ready, nd);
 	KUNIT_EXPECT_EQ(test, st.pending, np);
-	KUNIT_EXPECT_EQ(test, tempo_delayq_drain(q, got, 10), 10);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_take_many(q, got, 10), 10);
 	KUNIT_EXPECT_EQ(test, dq_stats(q).ready, nd - 10);
 	/* One of the counted items still queued. */
 	for (i = 0; i < nd && !tempo_delayq_remove(q, &items[i].node); i++)

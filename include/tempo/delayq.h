@@ -55,7 +55,8 @@
  *	destroy   |     |       |        |           |          |   S
  *
  *	put is put, put_at and put_many; take* is take, take_timeout,
- *	try_take, drain and consume; remove is remove and remove_many;
+ *	try_take, take_many and consume; remove is remove, remove_many and
+ *	requeue;
  *	peek/size is peek, size, ready, query, stats and waitqueue.
  *	(1) A take() or consume(TEMPO_DELAYQ_WAIT) already asleep when
  *	    destroy starts is woken, returns -ESHUTDOWN, and destroy waits
@@ -71,7 +72,7 @@
  * instant. A call that looks for due items (take*(), ready(), stats()) or
  * for the earliest (peek()) may first sort items in, a
  * bounded number per critical section, dropping the lock between; a batch
- * (drain, consume) does so between two of its items too, where the next
+ * (take_many, consume) does so between two of its items too, where the next
  * item due must first be sorted in, so that it takes every item due at the
  * call. A consume
  * callback runs inside consume's critical section: it must not sleep and
@@ -86,14 +87,14 @@
  * it, and when destroy handed it back: the queue keeps no reference to a
  * node that is not queued.
  *
- * Contexts: put, put_at, put_many, remove, remove_many, try_take, drain,
+ * Contexts: put, put_at, put_many, remove, remove_many, try_take, take_many,
  * consume without TEMPO_DELAYQ_WAIT, peek, size, ready, query and stats
  * never sleep and may be called from any context except NMI (they take the
  * queue's spinlock with interrupts saved). take, take_timeout and consume
  * with TEMPO_DELAYQ_WAIT sleep interruptibly in process context; destroy may
  * sleep; shutdown does not. No critical section does work that grows with
  * the number of items queued beyond O(log n) for one item, except the
- * batches whose size the caller passes (put_many, remove_many, drain,
+ * batches whose size the caller passes (put_many, remove_many, take_many,
  * consume's @max); sorting items in is done a bounded number of items per
  * critical section, with the lock dropped (and the caller's interrupt
  * state restored) between. A call that looks for due items sorts in what
@@ -190,7 +191,7 @@ struct tempo_delayq_node {
  * @expired:	items found due (deadline passed, by a clock reading); an item
  *		consume() keeps with TEMPO_DELAYQ_AGAIN counts again each time
  *		its new deadline passes
- * @taken:	items returned by take, take_timeout, try_take and drain, and
+ * @taken:	items returned by take, take_timeout, try_take and take_many, and
  *		items consume() took (TEMPO_DELAYQ_TAKE)
  * @requeued:	TEMPO_DELAYQ_AGAIN verdicts: items that were due and stay
  *		queued for a later deadline (neither put nor taken again)
@@ -295,7 +296,7 @@ struct tempo_delayq_node *tempo_delayq_take(struct tempo_delayq *q);
 struct tempo_delayq_node *tempo_delayq_take_timeout(struct tempo_delayq *q,
 						    u64 timeout_ns);
 struct tempo_delayq_node *tempo_delayq_try_take(struct tempo_delayq *q);
-int tempo_delayq_drain(struct tempo_delayq *q,
+int tempo_delayq_take_many(struct tempo_delayq *q,
 		       struct tempo_delayq_node **nodes, unsigned int max);
 int tempo_delayq_consume(struct tempo_delayq *q, tempo_delayq_consume_fn fn, void *arg,
 			 unsigned int max, unsigned int flags);

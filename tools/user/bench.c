@@ -245,7 +245,7 @@ static void dq_drain_all(struct tempo_delayq *q)
 {
 	static struct tempo_delayq_node *np[32];
 
-	while (tempo_delayq_drain(q, np, 32) > 0)
+	while (tempo_delayq_take_many(q, np, 32) > 0)
 		;
 }
 

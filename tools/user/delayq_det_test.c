@@ -697,7 +697,7 @@ static void test_batch_takes_every_due(void)
 		n = put_on_every_level(node, idx);
 		h_drive_until(ktime_to_ns(node[idx[n - 1]].deadline) + DQ_GRAIN);
 		if (s) {
-			got = tempo_delayq_drain(q, drained, NLVL);
+			got = tempo_delayq_take_many(q, drained, NLVL);
 		} else {
 			b.n = 0;
 			got = tempo_delayq_consume(q, det_take_all, &b, NLVL, 0);

@@ -700,7 +700,7 @@ static void op_drain(void)
 {
 	static struct tempo_delayq_node *nodes[NN];
 	unsigned int max = in8() % (nn + 2), due = m_count(true), i;
-	int got = tempo_delayq_drain(q, nodes, max);
+	int got = tempo_delayq_take_many(q, nodes, max);
 
 	if (dead) {
 		if (got != -ESHUTDOWN)

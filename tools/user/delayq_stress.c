@@ -258,7 +258,7 @@ static void *consumer(void *arg)
 			n = tempo_delayq_try_take(q);
 			break;
 		default:
-			k = tempo_delayq_drain(q, nodes, 1 + (x >> 8) % 8);
+			k = tempo_delayq_take_many(q, nodes, 1 + (x >> 8) % 8);
 			if (k == -ESHUTDOWN)
 				goto out;
 			for (i = 0; i < k; i++)
