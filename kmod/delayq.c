@@ -37,7 +37,7 @@
  * /dev/tempo puts in batches under one lock anyway.
  *
  * Sorting is moving q->next_grain on (delayq_advance()). At grain T, every
- * slot whose time has come is emptied (delayq_empty_slot()): a level-k slot
+ * slot whose time has come is emptied (delayq_empty_due()): a level-k slot
  * when 64^k divides T, its nodes re-placed on lower levels (their grains are
  * within 64^k of T, so none lands in a slot emptied before), and last T's
  * level-0 slot, into the sorted part; only then does q->next_grain pass T.
@@ -549,7 +549,7 @@ static bool delayq_empty_slot(struct tempo_delayq *q, unsigned int lvl, unsigned
  * ones first, then T's level-0 slot, where a coarse slot's nodes of grain T
  * land. Return: false if *@budget ran out first.
  */
-static bool delayq_empty_slot(struct tempo_delayq *q, unsigned int *budget)
+static bool delayq_empty_due(struct tempo_delayq *q, unsigned int *budget)
 {
 	s64 t = q->next_grain;
 	unsigned int lvl, shift;
@@ -597,7 +597,7 @@ static bool delayq_advance(struct tempo_delayq *q, s64 last, unsigned int budget
 			q->next_grain = min(last + 1, q->next_work);
 			continue;
 		}
-		if (!delayq_empty_slot(q, &budget))
+		if (!delayq_empty_due(q, &budget))
 			return false;
 		q->next_grain++;
 		q->next_work = delayq_next_work(q);
@@ -1458,8 +1458,8 @@ EXPORT_SYMBOL_NS_GPL(tempo_delayq_try_take, "TEMPO");
  * Return: the number of nodes stored (0 if none is due), or -ESHUTDOWN once
  * @q is shut down.
  */
-int tempo_delayq_take_many(struct tempo_delayq *q,
-		       struct tempo_delayq_node **nodes, unsigned int max)
+int tempo_delayq_take_many(struct tempo_delayq *q, struct tempo_delayq_node **nodes,
+			   unsigned int max)
 {
 	struct tempo_delayq_node *node;
 	unsigned long flags;

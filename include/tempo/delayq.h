@@ -296,8 +296,8 @@ struct tempo_delayq_node *tempo_delayq_take(struct tempo_delayq *q);
 struct tempo_delayq_node *tempo_delayq_take_timeout(struct tempo_delayq *q,
 						    u64 timeout_ns);
 struct tempo_delayq_node *tempo_delayq_try_take(struct tempo_delayq *q);
-int tempo_delayq_take_many(struct tempo_delayq *q,
-		       struct tempo_delayq_node **nodes, unsigned int max);
+int tempo_delayq_take_many(struct tempo_delayq *q, struct tempo_delayq_node **nodes,
+			   unsigned int max);
 int tempo_delayq_consume(struct tempo_delayq *q, tempo_delayq_consume_fn fn, void *arg,
 			 unsigned int max, unsigned int flags);
 
