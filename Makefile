@@ -117,7 +117,7 @@ clean:
 # cores; the userspace tools (their include path is build/usr/include, the
 # UAPI headers alone); the verification lanes; the bench.
 include tools/compat/compat.mk
-include tools/user/user.mk
+include tools/user-cores/user.mk
 include tools/userspace.mk
 include tools/verify.mk
 include tools/bench/bench.mk

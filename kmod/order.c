@@ -100,7 +100,7 @@
  *    wins, the owner's release cmpxchg fails and it runs fn itself.
  * Each side retries at most twice per slot (the other side makes at most two
  * moves), so both run() and the drain are lock-free, and every completion
- * ends up run by exactly one thread. tools/user/order_det_test.c drives
+ * ends up run by exactly one thread. tools/user-cores/order_det_test.c drives
  * each of the four interleavings through the test points.
  */
 

@@ -5,14 +5,14 @@
  * Each core names the places where it decides a race (a state word read and
  * not yet changed by its cmpxchg) and calls tempo_test_point() there. In a
  * module built with TEMPO_TESTING=1 (make check, make check-kcsan, and the
- * userspace build of the cores in tools/user/), a point calls the hook a test
+ * userspace build of the cores in tools/user-cores/), a point calls the hook a test
  * installed with tempo_test_set_hook() and then, when the tempo.inject_delay
  * parameter is set, busy-waits a random while to widen the window. In every
  * other build a point is an empty inline and no symbol below exists: the
  * public headers in include/tempo/ carry nothing for tests.
  *
  * A point in process context may also be held from userspace, for a test in
- * the VM that drives /dev/tempo (tools/tests/): root writes the point's
+ * the VM that drives /dev/tempo (tools/uapi-tests/): root writes the point's
  * name to the tempo.test_hold parameter, and the first thread that reaches
  * that point sleeps there (interruptibly, at most 30 s) until test_hold is
  * set to "none"; tempo.test_held reads 1 while it sleeps. Only the points
@@ -21,7 +21,7 @@
  * A hook runs in the core's context at that point: it may be hardirq, with
  * interrupts off or inside an RCU read-side section, so it may only sleep
  * where the comment of the point says so. kmod/testing.c; the userspace
- * harness (tools/user/) supplies its own tempo_test_point().
+ * harness (tools/user-cores/) supplies its own tempo_test_point().
  */
 #ifndef _TEMPO_TESTING_H
 #define _TEMPO_TESTING_H
@@ -48,7 +48,7 @@ enum tempo_test_point {
 	TEMPO_TP_WHEEL_COARSE,
 	/*
 	 * order.c, @obj the domain, @arg the ticket, @state the slot's state as
-	 * read (order.c's enum order_st; tools/user/order_det_test.c includes
+	 * read (order.c's enum order_st; tools/user-cores/order_det_test.c includes
 	 * order.c to name them). Process context: may sleep.
 	 */
 	TEMPO_TP_ORDER_OWNER_SEEN,	/* run/trash read its slot, before cmpxchg */

@@ -802,7 +802,7 @@ static void base_kick(struct tempo_base *base, unsigned int cpu)
  *   The message is redundant: clear QUEUED and stop. We must not move @t's cpu
  *   here: the new owner would take LINKED for its own and list_del() the entry
  *   from the dying CPU's list while that CPU walks it (I1;
- *   tools/user/wheel_det_test.c forces this interleaving).
+ *   tools/user-cores/wheel_det_test.c forces this interleaving).
  * - not LINKED: nobody holds @t but our message; move it to an online CPU (we
  *   hold QUEUED, so nobody else changes cpu). That includes PARKED: @cpu did
  *   its unlink before it sealed (P5 orders it before our push), so the entry

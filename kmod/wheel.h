@@ -5,7 +5,7 @@
  * KUnit suite can drive it tick by tick. kmod/wheel.c wraps one per CPU.
  *
  * Not a public API: kmod/wheel.c includes it, and so do the tests that drive
- * a wheel tick by tick, kunit/wheel_test.c and tools/user/wheel_det_test.c.
+ * a wheel tick by tick, kunit/wheel_test.c and tools/user-cores/wheel_det_test.c.
  */
 #ifndef _TEMPO_WHEEL_H
 #define _TEMPO_WHEEL_H

@@ -1290,7 +1290,7 @@ static void live_cancel_leaves_nothing(struct kunit *test)
  * What a lazy cancel leaves: 32 far timers (0.6-0.9 s) cancelled and never
  * re-armed stay in their slots; when the slots come, their CPU drops them (no
  * callback) and lets go of them. (That it then stops its hrtimer, after one
- * expiry per slot, is checked exactly by tools/user/wheel_det_test; here an
+ * expiry per slot, is checked exactly by tools/user-cores/wheel_det_test; here an
  * earlier case's stale slots may keep an hrtimer armed for seconds.)
  * Fails if: the collection runs a lazily cancelled timer, or keeps it.
  */

@@ -44,29 +44,29 @@ $(U_LIB): $(TEMPO_ROOT)/tools/lib/libtempo.c $(U_HDRS)
 	$(U_CC) $(U_CFLAGS) -c $< -o $(@:.a=.o)
 	$(AR) rcs $@ $(@:.a=.o)
 
-$(TEMPO_ROOT)/build/guest/tests/tempo_uapi: $(TEMPO_ROOT)/tools/tests/uapi_test.c \
-		$(wildcard $(TEMPO_ROOT)/tools/tests/*.h) $(U_LIB)
+$(TEMPO_ROOT)/build/guest/tests/tempo_uapi: $(TEMPO_ROOT)/tools/uapi-tests/uapi_test.c \
+		$(wildcard $(TEMPO_ROOT)/tools/uapi-tests/*.h) $(U_LIB)
 	@mkdir -p $(dir $@)
 	$(U_CC) $(U_CFLAGS) $< $(U_LIB) $(U_LDFLAGS) -o $@
 
-$(TEMPO_ROOT)/build/guest/tests/tempo_mt: $(TEMPO_ROOT)/tools/tests/mt_test.c \
-		$(wildcard $(TEMPO_ROOT)/tools/tests/*.h) $(U_LIB)
+$(TEMPO_ROOT)/build/guest/tests/tempo_mt: $(TEMPO_ROOT)/tools/uapi-tests/mt_test.c \
+		$(wildcard $(TEMPO_ROOT)/tools/uapi-tests/*.h) $(U_LIB)
 	@mkdir -p $(dir $@)
 	$(U_CC) $(U_CFLAGS) $< $(U_LIB) $(U_LDFLAGS) -o $@
 
-$(TEMPO_ROOT)/build/guest/tests/tempo_hostile: $(TEMPO_ROOT)/tools/tests/hostile_test.c \
-		$(wildcard $(TEMPO_ROOT)/tools/tests/*.h) $(U_LIB)
+$(TEMPO_ROOT)/build/guest/tests/tempo_hostile: $(TEMPO_ROOT)/tools/uapi-tests/hostile_test.c \
+		$(wildcard $(TEMPO_ROOT)/tools/uapi-tests/*.h) $(U_LIB)
 	@mkdir -p $(dir $@)
 	$(U_CC) $(U_CFLAGS) $< $(U_LIB) $(U_LDFLAGS) -o $@
 
-$(TEMPO_ROOT)/build/guest/tests/tempo_clocks: $(TEMPO_ROOT)/tools/tests/clocks_test.c \
-		$(wildcard $(TEMPO_ROOT)/tools/tests/*.h) $(U_LIB)
+$(TEMPO_ROOT)/build/guest/tests/tempo_clocks: $(TEMPO_ROOT)/tools/uapi-tests/clocks_test.c \
+		$(wildcard $(TEMPO_ROOT)/tools/uapi-tests/*.h) $(U_LIB)
 	@mkdir -p $(dir $@)
 	$(U_CC) $(U_CFLAGS) $< $(U_LIB) $(U_LDFLAGS) -o $@
 
 # liburing (liburing-dev, tools/vm/deps.sh) linked statically: the guest has no libraries.
-$(TEMPO_ROOT)/build/guest/tests/tempo_uring: $(TEMPO_ROOT)/tools/tests/uring_test.c \
-		$(wildcard $(TEMPO_ROOT)/tools/tests/*.h) $(TEMPO_ROOT)/tools/lib/libtempo_uring.h $(U_LIB)
+$(TEMPO_ROOT)/build/guest/tests/tempo_uring: $(TEMPO_ROOT)/tools/uapi-tests/uring_test.c \
+		$(wildcard $(TEMPO_ROOT)/tools/uapi-tests/*.h) $(TEMPO_ROOT)/tools/lib/libtempo_uring.h $(U_LIB)
 	@mkdir -p $(dir $@)
 	$(U_CC) $(U_CFLAGS) $< $(U_LIB) $(U_LDFLAGS) -luring -o $@
 

@@ -46,11 +46,11 @@ KCSAN_APPEND ?= tempo.inject_delay=20 kcsan.skip_watch=1000
 .PHONY: litmus check-kcsan verify fuzz
 
 FUZZ_BIN := build/guest/tests/tempo_fuzz
-FUZZ_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Werror -I$(U_INC) -Itools/tests -static -pthread
+FUZZ_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Werror -I$(U_INC) -Itools/uapi-tests -static -pthread
 
 fuzz: $(FUZZ_BIN)
 
-$(FUZZ_BIN): tools/fuzz/fuzz_ioctl.c tools/tests/harness.h tools/tests/kids.h $(U_UAPI)
+$(FUZZ_BIN): tools/fuzz/fuzz_ioctl.c tools/uapi-tests/harness.h tools/uapi-tests/kids.h $(U_UAPI)
 	@mkdir -p $(dir $@)
 	$(CC) $(FUZZ_CFLAGS) $< -o $@
 

@@ -10,7 +10,7 @@
  * Every 100 ms a signal interrupts whatever sleeps in the kernel (a blocking
  * read() or ticket would otherwise hold its worker for the rest of the run);
  * at the end it does so until the threads are joined. The program prints
- * KTAP through the test harness (tools/tests/harness.h); it fails if a thread
+ * KTAP through the test harness (tools/uapi-tests/harness.h); it fails if a thread
  * is still stuck in the kernel a few seconds after the end, or if the process
  * dies. The VM runner fails the run on any kernel report (KASAN, lockdep,
  * WARN) besides. A random sink descriptor must not reach the KTAP output: it
@@ -427,7 +427,7 @@ static int unprivileged_kid(void *unused)
 }
 
 /*
- * The second pass, in a kid that dropped to opt_uid (tools/tests/kids.h):
+ * The second pass, in a kid that dropped to opt_uid (tools/uapi-tests/kids.h):
  * what every local user can do to /dev/tempo (mode 0666). The kid's own
  * alarm (secs + 60) ends it; kid_finish()'s bound is the backstop.
  */

@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Run every userspace test of tools/user (see user.mk); one KTAP line per
+# Run every userspace test of tools/user-cores (see user.mk); one KTAP line per
 # test, a closing "N passed, N failed", nonzero exit on any failure. A test
-# passes on exit status 0 alone: the det tests' harness (tools/tests/harness.h)
+# passes on exit status 0 alone: the det tests' harness (tools/uapi-tests/harness.h)
 # exits nonzero when a case fails, the stress tests when a conservation check
 # fails, libFuzzer on a crash.
 # A TSan report, an ASan/UBSan report, a libFuzzer crash or a timeout fails.
@@ -29,14 +29,14 @@ tests=(
 	"wheel_det|$out/wheel_det_test"
 	"wheel_stress_tsan_real_4cpu|$out/wheel_stress $secs 4 real"
 	"wheel_stress_tsan_fake_3cpu|$out/wheel_stress $secs 3 fake"
-	"wheel_fuzz|$out/wheel_fuzz -max_total_time=$fuzz -max_len=256 -timeout=10 -artifact_prefix=$out/ $out/corpus tools/user/corpus/wheel"
+	"wheel_fuzz|$out/wheel_fuzz -max_total_time=$fuzz -max_len=256 -timeout=10 -artifact_prefix=$out/ $out/corpus tools/user-cores/corpus/wheel"
 	"order_det|$out/order_det_test"
 	"order_stress_tsan_4cpu|$out/order_stress $secs 4"
 	"order_stress_tsan_deadline_3cpu|$out/order_stress $secs 3 deadline"
-	"order_fuzz|$out/order_fuzz -max_total_time=$ofuzz -max_len=256 -timeout=10 -artifact_prefix=$out/ $out/corpus_order tools/user/corpus/order"
+	"order_fuzz|$out/order_fuzz -max_total_time=$ofuzz -max_len=256 -timeout=10 -artifact_prefix=$out/ $out/corpus_order tools/user-cores/corpus/order"
 	"delayq_stress_tsan_4cpu|$out/delayq_stress $secs 4"
 	"delayq_det|$out/delayq_det_test"
-	"delayq_fuzz|$out/delayq_fuzz -max_total_time=$dfuzz -max_len=512 -timeout=10 -artifact_prefix=$out/ $out/corpus_delayq tools/user/corpus/delayq"
+	"delayq_fuzz|$out/delayq_fuzz -max_total_time=$dfuzz -max_len=512 -timeout=10 -artifact_prefix=$out/ $out/corpus_delayq tools/user-cores/corpus/delayq"
 	"clock_det|$out/clock_det_test"
 	"fault_det|$out/fault_det_test"
 )

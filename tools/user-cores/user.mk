@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# The cores in userspace (tools/user/): the very same kmod/*.c files, built
-# against the shim headers in tools/user/include and run on simulated CPUs.
+# The cores in userspace (tools/user-cores/): the very same kmod/*.c files, built
+# against the shim headers in tools/user-cores/include and run on simulated CPUs.
 #
 #   make test-user          every userspace test, KTAP, "N passed, N failed"
 #   make user-bench         the native benchmarks only (build/user/bench.json)
@@ -13,16 +13,16 @@
 
 USER_CC ?= clang
 USER_OUT := build/user
-USER_DIR := tools/user
+USER_DIR := tools/user-cores
 USER_STRESS_SECS ?= 3
 USER_FUZZ_SECS ?= 60
 USER_ORDER_FUZZ_SECS ?= 20
 USER_DELAYQ_FUZZ_SECS ?= 25
 USER_KSRC := $(USER_OUT)/ksrc
-# The tests use the one test harness, tools/tests/harness.h; a case during
+# The tests use the one test harness, tools/uapi-tests/harness.h; a case during
 # which the shim's WARN() fires fails (TEST_WARN_COUNT).
 USER_CFLAGS := -std=gnu11 -g -O1 -Wall -Wno-unused-function -fno-omit-frame-pointer \
-	-I$(USER_DIR)/include -Iinclude -Ikmod -I$(USER_DIR) -I$(USER_KSRC) -Itools/tests \
+	-I$(USER_DIR)/include -Iinclude -Ikmod -I$(USER_DIR) -I$(USER_KSRC) -Itools/uapi-tests \
 	-DTEST_WARN_COUNT=tempo_user_warnings
 USER_ASAN := -fsanitize=address,undefined -fno-sanitize=pointer-overflow \
 	-fno-sanitize-recover=undefined
@@ -30,14 +30,14 @@ USER_TSAN := -fsanitize=thread
 USER_FUZZ := -fsanitize=fuzzer,address,undefined -fno-sanitize=pointer-overflow
 USER_SIM := $(USER_DIR)/sim.c
 USER_HDRS := $(wildcard $(USER_DIR)/*.h $(USER_DIR)/include/*.h \
-	$(USER_DIR)/include/*/*.h) kmod/wheel.h include/tempo/timer.h tools/tests/harness.h
+	$(USER_DIR)/include/*/*.h) kmod/wheel.h include/tempo/timer.h tools/uapi-tests/harness.h
 USER_WHEEL := kmod/wheel.c
 USER_HDRS += include/tempo/order.h include/tempo/delayq.h kmod/internal.h kmod/clock.h
 # The det and stress tests see the cores' test points (kmod/testing.h) and
 # supply tempo_test_point() themselves.
 USER_ORDER := kmod/wheel.c kmod/order.c
 # The delay queue's rbtree: the kernel's own userspace copy, taken from the
-# linux-source tree at build time (tools/user/rbtree.sh), never kept here.
+# linux-source tree at build time (tools/user-cores/rbtree.sh), never kept here.
 USER_RBTREE := $(USER_KSRC)/rbtree.c
 USER_DELAYQ := kmod/wheel.c kmod/clock.c kmod/delayq.c $(USER_RBTREE)
 USER_TESTING := -DTEMPO_TESTING

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The one harness of tempo's userspace tests: the /dev/tempo programs run in
- * the test VM (tools/tests/), the ioctl fuzzer (tools/fuzz/) and the
- * deterministic tests of the cores built in userspace (tools/user/). Its
+ * the test VM (tools/uapi-tests/), the ioctl fuzzer (tools/fuzz/) and the
+ * deterministic tests of the cores built in userspace (tools/user-cores/). Its
  * shape is the kernel's tools/testing/selftests/kselftest_harness.h: KTAP
  * out, ASSERT_*() and EXPECT_*() that print the failing expression and its
  * values, a "# Totals:" line and an exit status that says whether anything
@@ -29,7 +29,7 @@
  * reports through its exit status.
  *
  * Output (the VM indents it under the program's own result line and
- * kunit.py parses it; tools/user/run.sh reads the exit status):
+ * kunit.py parses it; tools/user-cores/run.sh reads the exit status):
  *
  *	KTAP version 1
  *	# Subtest: tempo_uapi
@@ -78,8 +78,8 @@
  * teardown; the kernel closes its files and the harness kills its process
  * group, and the diagnostic line says which stage it died in.
  *
- * The userspace build of the cores counts its WARN()s (tools/user/sim.c);
- * it defines TEST_WARN_COUNT as that counter (tools/user/user.mk), and a
+ * The userspace build of the cores counts its WARN()s (tools/user-cores/sim.c);
+ * it defines TEST_WARN_COUNT as that counter (tools/user-cores/user.mk), and a
  * case during which the counter grows fails.
  */
 #ifndef TEMPO_TEST_HARNESS_H

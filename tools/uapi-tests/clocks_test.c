@@ -24,7 +24,7 @@
  *    one the sleep passed fires, and a CANCEL_ON_SET one reports the change
  *    (a resume sets the wall clock forward by the time slept).
  *
- * Cases that need a namespace start a kid in one (tools/tests/kids.h); it
+ * Cases that need a namespace start a kid in one (tools/uapi-tests/kids.h); it
  * reports through its exit status (and its diagnostics on the shared
  * stdout). KTAP on stdout.
  */

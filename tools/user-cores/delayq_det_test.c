@@ -197,7 +197,7 @@ static void test_kick_follows_the_earliest(void)
  * item, the clock driven to 3344.2 s (past the kick's early aim, before it
  * fires), then an item one tick ahead: found due within a tick.
  * Fails if: the kick is left alone because its aim is earlier than the new
- * deadline (found by tools/user/delayq_fuzz.c: the edge came 63.7 s late).
+ * deadline (found by tools/user-cores/delayq_fuzz.c: the edge came 63.7 s late).
  */
 static void test_kick_early_aim_covers_a_new_item(void)
 {

@@ -2,7 +2,7 @@
 /*
  * tempo_user.h: the one seam between tempo's kernel cores and userspace
  * (the role mm/vma_internal.h plays for tools/testing/vma). Every header
- * under tools/user/include/linux/ includes this file and nothing else, so the
+ * under tools/user-cores/include/linux/ includes this file and nothing else, so the
  * cores compile unchanged: the shims provide kernel APIs, never tempo logic.
  *
  * Atomics are GCC/Clang __atomic builtins so that ThreadSanitizer models
@@ -10,7 +10,7 @@
  * relaxed, _acquire/_release/_relaxed map one to one; smp_mb() is a seq_cst
  * fence; READ_ONCE/WRITE_ONCE are relaxed atomic accesses.
  *
- * CPUs are simulated (tools/user/sim.c): each simulated CPU is one thread in
+ * CPUs are simulated (tools/user-cores/sim.c): each simulated CPU is one thread in
  * the threaded mode, or one context switched by the harness in the
  * deterministic mode. Interrupt handlers (hrtimer, IPI, irq_work) and work
  * items of CPU c run only on CPU c's thread, at the points where interrupts
@@ -324,7 +324,7 @@ static inline bool llist_add(struct llist_node *n, struct llist_head *h)
 static inline struct llist_node *llist_del_all(struct llist_head *h) { return xchg(&h->first, NULL); }
 static inline bool llist_empty(const struct llist_head *h) { return READ_ONCE(h->first) == NULL; }
 
-/* ---- simulated CPUs (tools/user/sim.c) ------------------------------- */
+/* ---- simulated CPUs (tools/user-cores/sim.c) ------------------------------- */
 #define NR_CPUS 64
 #define CONFIG_NR_CPUS NR_CPUS
 extern unsigned int nr_cpu_ids;
@@ -464,7 +464,7 @@ int pvclock_gtod_unregister_notifier(struct notifier_block *nb);
 /*
  * Allocation-failure injection, as the kernel's fail-nth: when nonzero, the
  * calling thread's Nth allocation from here on (kmalloc family and
- * alloc_percpu) fails. tools/user/fault_det_test.c.
+ * alloc_percpu) fails. tools/user-cores/fault_det_test.c.
  */
 extern __thread unsigned int tempo_fail_nth;
 static inline bool tempo_should_fail(void)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Allocation-failure injection on the cores' create paths, in userspace:
- * the shim's fail-nth (tempo_fail_nth, tools/user/include/
+ * the shim's fail-nth (tempo_fail_nth, tools/user-cores/include/
  * tempo_user.h) fails the Nth allocation of one call, for N = 1, 2, ...
  * until the call no longer reaches the Nth allocation. A failed call must
  * return its error; a successful one a working object. Built with ASan, so
