@@ -20,11 +20,13 @@
  * and the owner catches up when it collects the timer's slot.
  *
  * Time is counted in ticks of tempo_tick_ns (1 ms by default) of
- * CLOCK_MONOTONIC: tick = ktime_get_ns() / tick_ns. A timer's expiry is an
- * absolute tick, rounded up from its deadline, so it is the same on every CPU.
- * A TEMPO_TIMER_COARSE timer takes "now" from ktime_get_coarse_ns() instead
- * and pads its deadline by one jiffy (COARSE below); everything after the
- * deadline is computed is the same for both kinds.
+ * CLOCK_MONOTONIC: tick = ktime_get_ns() / tick_ns. A timer holds its absolute
+ * deadline in nanoseconds (tempo_timer.expires); its expiry tick is the first
+ * tick at or after it, the same on every CPU, and a timer is due at that tick.
+ * An arm compares and stores nanoseconds; only its owner, placing the timer,
+ * divides. A TEMPO_TIMER_COARSE timer takes "now" from the jiffies instead
+ * (the start of the current jiffy) and pads its deadline by one jiffy (COARSE
+ * below); everything after the deadline is computed is the same for both.
  *
  * THE WHEEL (struct tempo_wheel, kmod/wheel.h)
  *
@@ -127,12 +129,13 @@
  *   CPU that holds it or anywhere (not arm_on another CPU), is the store of
  *   expires and one cmpxchg (PD and MV set), provided
  *
- *	bucket < expires + gran(level(expires - now))        (the lazy rule)
+ *	bucket < tick(expires) + gran(level(expires - now))  (the lazy rule)
  *
- *   where gran(level(d)) is the granule of the level a fresh arm at distance
- *   d would get. Its delay alone decides: whatever chain of re-arms came
- *   before, each is checked against the same slot, so the rule holds for the
- *   last deadline set. lazy_ok() computes it without a loop.
+ *   where tick(expires) is the expiry tick and gran(level(d)) the granule of
+ *   the level a fresh arm at distance d would get. Its delay alone decides:
+ *   whatever chain of re-arms came before, each is checked against the same
+ *   slot, so the rule holds for the last deadline set. lazy_ok() computes it
+ *   without a loop, and the common cases without a division.
  * - such an arm of a timer that is pending already, for the same expiry
  *   tick and on the CPU that holds it, writes nothing (the same expiry, as
  *   mod_timer() returns early for an unchanged expires). The state word it
@@ -150,11 +153,12 @@
  * (base_collect(), in the hrtimer's interrupt): MV clear and due, to the
  * expired list as placed; PD clear, dropped (a lazy cancel's garbage); MV set
  * and PD set, re-placed for its latest expires. Why the rule keeps the bound
- * of include/tempo/timer.h for the last deadline: if expires >= bucket, the
- * timer is re-placed at bucket or later, at a distance no greater than its
- * delay, so into a level no coarser than a fresh arm's; if expires < bucket,
- * it is due when collected and waits on the expired list, late by
- * bucket - expires, less than the granule of its delay's level by the rule.
+ * of include/tempo/timer.h for the last deadline: if tick(expires) >= bucket,
+ * the timer is re-placed at bucket or later, at a distance no greater than
+ * its delay, so into a level no coarser than a fresh arm's; if
+ * tick(expires) < bucket, it is due when collected and waits on the expired
+ * list, late by bucket - tick(expires), less than the granule of its delay's
+ * level by the rule.
  *
  * Every other arm and cancel is eager (below: PARKING, the inbox), and so are
  * cancel_sync and shutdown_sync: they let go of a lazily held timer at once,
@@ -172,16 +176,32 @@
  *
  * COARSE
  *
- * ktime_get_coarse_ns() is the time of the last timekeeping update, behind
- * CLOCK_MONOTONIC by s >= 0; s stays under a jiffy while some CPU's tick
- * keeps timekeeping current. A COARSE arm of delay d on reading c takes the
- * deadline c + TICK_NSEC + d, and places the timer from c. So it is never
- * early while s <= TICK_NSEC, early by s - TICK_NSEC when timekeeping was that
- * overdue at the arm, and late (beyond the pad, TICK_NSEC - s) by the wheel's
- * bound for a delay of d + TICK_NSEC. The placement reading c is never ahead
- * of the clock, so the wheel clock never passes real time and precise timers
- * keep their bound. tempo_timer_arm_at() of a COARSE timer places it from c
- * and keeps its absolute deadline exact: never early.
+ * A COARSE arm reads the jiffies, and dates "now" c by the start of the
+ * current jiffy: jiffies * TICK_NSEC + B (jiffies_now_ns(): a load, a
+ * multiply, an add). The kernel makes jiffy j current no earlier than its
+ * start T(j) = j * TICK_NSEC + B0, B0 constant (tick_do_update_jiffies64()),
+ * and B >= B0 is measured at load (jiffies_calibrate()): it exceeds B0 by e,
+ * the tick's own latency, microseconds. So c >= T(j), and s = now - c stays
+ * at most TICK_NSEC while the jiffies are current (jiffy j + 1 made current
+ * within e of T(j + 1)); s >= -e. An arm of delay d takes the deadline
+ * c + TICK_NSEC + d, and places the timer from c. So it is never early while
+ * s <= TICK_NSEC, early by s - TICK_NSEC when the jiffies were that overdue
+ * at the arm, and late (beyond the pad, TICK_NSEC - s, at most a jiffy and e)
+ * by the wheel's bound for a delay of d + TICK_NSEC.
+ *
+ * ktime_get_coarse_ns() would not do: it is where timekeeping last
+ * accumulated a whole interval, at the last tick, and that is not in phase
+ * with the jiffies; it lags CLOCK_MONOTONIC by up to two jiffies while they
+ * are current (kunit/wheel_test.c, live_coarse_reading_current), and it is a
+ * call and a seqcount loop.
+ *
+ * The placement reading c is ahead of the clock by e at most, in the first
+ * microseconds of a jiffy. Forwarding the wheel clock to c's tick can then
+ * put it a tick ahead of real time for that long, which costs only a timer
+ * armed meanwhile for a deadline already past: it waits for that tick, the
+ * next one. Precise timers keep their bound. tempo_timer_arm_at() of a
+ * COARSE timer places it from c and keeps its absolute deadline exact: never
+ * early.
  *
  * PARKING
  *
@@ -229,8 +249,8 @@
  *     early (the arithmetic is kernel/time/timer.c's, with exact rounding).
  * I7  A timer runs only if, at the claim, PD is set, MV is clear (no arm or
  *     cancel since its owner placed it), QU is clear (no message on its way
- *     that would reach a timer whose callback may free it) and expires <= the
- *     current tick (checked, not assumed).
+ *     that would reach a timer whose callback may free it) and its expiry
+ *     tick is the current tick or before (checked, not assumed).
  * I8  bucket is written only by whoever holds the entry (LK or PK on its
  *     CPU, or the QU it pops), and it is 0 unless the timer is LK in a far
  *     slot that has not been collected since: then it is that slot's bucket
@@ -716,6 +736,65 @@ static inline u64 now_tick(void)
 	return ns_to_tick_floor(ktime_get_ns());
 }
 
+/* The first tick at which a timer of deadline @expires (ns) is due. */
+static inline u64 expiry_tick(u64 expires)
+{
+	return ns_to_tick_ceil(expires);
+}
+
+/* Whether a timer of deadline @expires (ns) is due at tick @now. */
+static inline bool expiry_due(u64 expires, u64 now)
+{
+	return expires <= now * tick_ns;
+}
+
+/*
+ * CLOCK_MONOTONIC at the start of the current jiffy, for COARSE arms: jiffies
+ * times TICK_NSEC plus jiffies_base_ns (u64 arithmetic, which wraps as jiffies
+ * does; see jiffies_calibrate()). One load of jiffies, a multiply and an add.
+ */
+static u64 jiffies_base_ns __read_mostly;
+
+static inline u64 jiffies_now_ns(void)
+{
+	return (u64)jiffies * TICK_NSEC + jiffies_base_ns;
+}
+
+/*
+ * The kernel makes jiffy j current at CLOCK_MONOTONIC T(j) = j * TICK_NSEC +
+ * B, for a constant B (tick_do_update_jiffies64() moves last_jiffies_update
+ * by whole TICK_NSECs, and jiffies with it), never before T(j): a clock
+ * reading t taken after jiffies read j gives B <= t - j * TICK_NSEC. Take
+ * the least of such bounds over three jiffy changes: the first reading after
+ * a change exceeds B only by the tick's own latency (tens of microseconds
+ * under User-Mode Linux). So jiffies_now_ns() is never before the start of
+ * the jiffy and late by that excess at most. Spins for three jiffies at
+ * most; gives up at once on a clock that does not move (a test's fake one:
+ * its first reading is kept).
+ */
+static void jiffies_calibrate(void)
+{
+	unsigned long j0 = jiffies;
+	u64 start = ktime_get_ns(), best = start - (u64)j0 * TICK_NSEC;
+	unsigned int changes = 0, i;
+
+	for (i = 1; changes < 3; i++) {
+		unsigned long j = jiffies;
+		u64 t = ktime_get_ns(), b = t - (u64)j * TICK_NSEC;
+
+		if ((s64)(b - best) < 0)
+			best = b;
+		if (j != j0) {
+			j0 = j;
+			changes++;
+		}
+		if ((i == 1024 && t == start) || t - start > 4 * TICK_NSEC)
+			break;
+		cpu_relax();
+	}
+	jiffies_base_ns = best;
+}
+
 /* ---------------------------------------------------------------------- */
 /* Inboxes and kicks.                                                       */
 
@@ -1008,7 +1087,7 @@ static bool base_settle(struct tempo_base *base, struct tempo_timer *t,
 				new = tt_set_cpu(new, target) | TT_QUEUED;
 			}
 		} else if ((how & SETTLE_DUE) && !(old & (TT_MOVED | TT_QUEUED)) &&
-			   expires <= now) {
+			   expiry_due(expires, now)) {
 			/* A message on its way settles it first: only then may it run. */
 			act = FIRE;
 			new &= ~TT_PENDING;
@@ -1016,12 +1095,12 @@ static bool base_settle(struct tempo_base *base, struct tempo_timer *t,
 			/* A placement: published with a new seq, MV clear (P6, I7). */
 			new = (tt_set_cpu(new, base->cpu) | TT_LINKED) & ~TT_MOVED;
 			new += TT_SEQ_ONE;
-			if ((how & SETTLE_COLLECTED) && expires <= now) {
+			if ((how & SETTLE_COLLECTED) && expiry_due(expires, now)) {
 				/* Due: to the expired list, as if placed there. */
 				act = KEEP;
 			} else {
 				act = PLACE;
-				base_choose(base, expires, now, &slot);
+				base_choose(base, expiry_tick(expires), now, &slot);
 				far = slot_far(&slot);
 			}
 		}
@@ -1090,7 +1169,7 @@ static void base_collect(struct tempo_base *base, u64 now)
 		long state = atomic_long_read_acquire(&t->state);
 
 		if ((state & (TT_PENDING | TT_MOVED)) == TT_PENDING &&
-		    READ_ONCE(t->expires) <= now)
+		    expiry_due(READ_ONCE(t->expires), now))
 			continue;
 		list_del_init(&t->entry);
 		base_settle(base, t, SETTLE_UNLINKED | SETTLE_COLLECTED, now);
@@ -1171,10 +1250,11 @@ static void base_kick_irq_work(struct irq_work *work)
 
 static void record_lateness(struct tempo_base *base, struct tempo_timer *t, u64 now_ns)
 {
-	s64 late_ns = now_ns - READ_ONCE(t->expires) * tick_ns;
+	u64 expires = READ_ONCE(t->expires);
+	s64 late_ns = now_ns - expires;
 	u64 late_us = late_ns > 0 ? div_u64(late_ns, NSEC_PER_USEC) : 0;
 
-	trace_tempo_timer_fire(t, READ_ONCE(t->expires) * tick_ns, late_ns);
+	trace_tempo_timer_fire(t, expires, late_ns);
 	base->stats.late[min_t(unsigned int, fls64(late_us), TEMPO_LATE_BUCKETS - 1)]++;
 }
 
@@ -1221,7 +1301,7 @@ static void base_dispatch(struct work_struct *work)
 		 * would let later timers of this batch overtake it.
 		 */
 		if (!(n % DISPATCH_CLOCK_EVERY) ||
-		    READ_ONCE(t->expires) > ns_to_tick_floor(now_ns))
+		    !expiry_due(READ_ONCE(t->expires), ns_to_tick_floor(now_ns)))
 			now_ns = ktime_get_ns();
 		/* LMM(base_dispatch:B): the claim is base_settle's cmpxchg. */
 		fire = base_settle(base, t, SETTLE_UNLINKED | SETTLE_DUE,
@@ -1271,9 +1351,9 @@ void tempo_timer_init(struct tempo_timer *timer, tempo_timer_fn_t fn, unsigned i
 EXPORT_SYMBOL_NS_GPL(tempo_timer_init, "TEMPO");
 
 /*
- * Arm @t to expire at tick @expires on @cpu (or, for -1, where it is if it is
- * held by a base, else on the calling CPU): the eager arm. Interrupts are off
- * throughout.
+ * Arm @t to expire at @expires (ns) on @cpu (or, for -1, where it is if it
+ * is held by a base, else on the calling CPU): the eager arm. Interrupts are
+ * off throughout.
  */
 static int timer_arm_tick(struct tempo_timer *t, int cpu, u64 expires, u64 now)
 {
@@ -1330,7 +1410,7 @@ static int timer_arm_tick(struct tempo_timer *t, int cpu, u64 expires, u64 now)
 		}
 		if (how == PLACE_LINK) {
 			new &= ~TT_MOVED;	/* we place it */
-			base_choose(local, expires, now, &slot);
+			base_choose(local, expiry_tick(expires), now, &slot);
 		}
 		if (held && owner == this && local->online) {
 			/*
@@ -1358,32 +1438,53 @@ static int timer_arm_tick(struct tempo_timer *t, int cpu, u64 expires, u64 now)
 	if (!(old & TT_HELD) && how == PLACE_LINK)
 		WRITE_ONCE(t->bucket, slot_far(&slot));
 	stats_hold(local, old, new, false);
-	trace_tempo_timer_arm(t, target, expires * tick_ns, old & TT_PENDING);
+	trace_tempo_timer_arm(t, target, expires, old & TT_PENDING);
 	base_place(local, t, how, target, &slot);
 	return !!(old & TT_PENDING);
 }
 
 /*
- * May a re-arm to @expires, @delay_ns from now, leave its timer in the far
- * slot collected at @bucket (LAZY)? Yes if the slot is collected less than a
- * granule of the new delay's level after @expires: when that level's granule
- * exceeds bucket - expires, its start is at most the delay. (A delay of
- * LVL_START(lvl) ticks or more, in ns, has a level of at least lvl, whatever
- * tempo_timer_slack_ns() rounds it to.)
+ * May a re-arm to @expires (ns), @delay_ns from now, leave its timer in the
+ * far slot collected at tick @bucket (LAZY)? Yes if the slot is collected less
+ * than a granule of the new delay's level after the expiry tick: when that
+ * level's granule exceeds the wait, its start is at most the delay. (A delay
+ * of LVL_START(lvl) ticks or more, in ns, has a level of at least lvl,
+ * whatever tempo_timer_slack_ns() rounds it to.)
+ *
+ * lazy_quick() decides the common cases without a division, and says yes
+ * only where lazy_ok() does: a slot less than a tick after the deadline is
+ * at the expiry tick or before it; and a slot w ns after it serves any delay
+ * of 64 w or more, since the lowest level whose granule exceeds w ticks
+ * starts at 63 granules of the level below, at most 63 w.
  */
+static __always_inline bool lazy_quick(u64 bucket, u64 expires, s64 delay_ns)
+{
+	s64 wait = bucket * tick_ns - expires;
+
+	return bucket && (wait < (s64)tick_ns || wait <= delay_ns >> 6);
+}
+
 static inline bool lazy_ok(u64 bucket, u64 expires, s64 delay_ns)
 {
 	unsigned int lvl;
-	u64 wait;
 
 	if (!bucket)
 		return false;
-	if ((s64)(expires - bucket) >= 0)
+	if (lazy_quick(bucket, expires, delay_ns))
 		return true;
-	wait = bucket - expires;
-	/* The lowest level whose granule, 2^(3 lvl) ticks, exceeds @wait. */
-	lvl = DIV_ROUND_UP(fls64(wait), TEMPO_LVL_CLK_SHIFT);
+	/* The lowest level whose granule, 2^(3 lvl) ticks, exceeds the wait. */
+	lvl = DIV_ROUND_UP(fls64(bucket - expiry_tick(expires)), TEMPO_LVL_CLK_SHIFT);
 	return lvl < wheel_depth && delay_ns >= (s64)lvl_start_ns[lvl];
+}
+
+/* Whether deadlines @a and @b (ns) fall due at the same tick. */
+static inline bool same_tick(u64 a, u64 b)
+{
+	if (a == b)
+		return true;
+	if (max(a, b) - min(a, b) >= tick_ns)
+		return false;
+	return expiry_tick(a) == expiry_tick(b);
 }
 
 /*
@@ -1427,17 +1528,20 @@ static int timer_arm_lazy(struct tempo_timer *t, int cpu, u64 expires, s64 delay
 	long old = atomic_long_read_acquire(&t->state), new;
 
 	for (;;) {
+		u64 was;
+
 		if ((old & (TT_LINKED | TT_QUEUED | TT_PARKED | TT_SHUTDOWN)) != TT_LINKED ||
 		    (cpu >= 0 && cpu != tt_cpu(old)) ||
 		    !lazy_ok(READ_ONCE(t->bucket), expires, delay_ns))
 			return -EAGAIN;
 		/*
-		 * Pending for this expiry already, where it is: nothing to
-		 * write (LAZY, the same expiry). Ordered by timer_arm_lazy:A.
+		 * Pending for this expiry tick already, where it is: nothing
+		 * to write (LAZY, the same expiry). Ordered by timer_arm_lazy:A.
 		 */
-		if ((old & TT_PENDING) && READ_ONCE(t->expires) == expires &&
+		was = READ_ONCE(t->expires);
+		if ((old & TT_PENDING) && same_tick(was, expires) &&
 		    READ_ONCE(t->want_cpu) == tt_cpu(old)) {
-			trace_tempo_timer_arm(t, tt_cpu(old), expires * tick_ns, true);
+			trace_tempo_timer_arm(t, tt_cpu(old), was, true);
 			return 1;
 		}
 		tempo_test_point(TEMPO_TP_WHEEL_LAZY, t, old, 0);
@@ -1451,7 +1555,7 @@ static int timer_arm_lazy(struct tempo_timer *t, int cpu, u64 expires, s64 delay
 		/* A failed cmpxchg orders nothing: read again, for P6. */
 		old = atomic_long_read_acquire(&t->state);
 	}
-	trace_tempo_timer_arm(t, tt_cpu(old), expires * tick_ns, old & TT_PENDING);
+	trace_tempo_timer_arm(t, tt_cpu(old), expires, old & TT_PENDING);
 	/* LMM(timer_arm_lazy:D): pairs with base_collect:A (P7). */
 	if (unlikely(!READ_ONCE(t->bucket)))
 		timer_poke(t);
@@ -1460,7 +1564,6 @@ static int timer_arm_lazy(struct tempo_timer *t, int cpu, u64 expires, s64 delay
 
 static int timer_arm_ns(struct tempo_timer *t, int cpu, u64 deadline_ns, u64 now_ns)
 {
-	u64 expires = ns_to_tick_ceil(deadline_ns);
 	unsigned long flags;
 	int ret;
 
@@ -1470,21 +1573,21 @@ static int timer_arm_ns(struct tempo_timer *t, int cpu, u64 deadline_ns, u64 now
 	if (cpu >= 0 && (cpu >= nr_cpu_ids || !cpu_online(cpu)))
 		return -ENODEV;
 
-	ret = timer_arm_lazy(t, cpu, expires, deadline_ns - now_ns);
+	ret = timer_arm_lazy(t, cpu, deadline_ns, deadline_ns - now_ns);
 	if (ret != -EAGAIN)
 		return ret;
 	local_irq_save(flags);
-	ret = timer_arm_tick(t, cpu, expires, ns_to_tick_floor(now_ns));
+	ret = timer_arm_tick(t, cpu, deadline_ns, ns_to_tick_floor(now_ns));
 	local_irq_restore(flags);
 	return ret;
 }
 
 /*
  * "Now" for an arm of @t, and the pad its deadline gets: the precise clock, or
- * for a COARSE timer the coarse one and a jiffy (COARSE). A test may move the
- * coarse reading back to make it stale (kmod/testing.h).
+ * for a COARSE timer the start of the current jiffy and a jiffy (COARSE). A
+ * test may move the coarse reading back to make it stale (kmod/testing.h).
  */
-static inline u64 timer_now(const struct tempo_timer *t, u64 *pad)
+static __always_inline u64 timer_now(const struct tempo_timer *t, u64 *pad)
 {
 	u64 now;
 
@@ -1492,7 +1595,7 @@ static inline u64 timer_now(const struct tempo_timer *t, u64 *pad)
 		*pad = 0;
 		return ktime_get_ns();
 	}
-	now = ktime_get_coarse_ns();
+	now = jiffies_now_ns();
 	tempo_test_point(TEMPO_TP_WHEEL_COARSE, t, (uintptr_t)&now, 0);
 	*pad = TICK_NSEC;
 	return now;
@@ -1556,7 +1659,7 @@ EXPORT_SYMBOL_NS_GPL(tempo_timer_arm_on, "TEMPO");
  *	past fires at the next tick
  *
  * The deadline is exact for every timer: a COARSE one only places the timer
- * by the coarse clock, and is never early.
+ * by the jiffies, and is never early.
  *
  * Context: any but NMI. O(1), lock-free; does not sleep.
  * Return: as tempo_timer_arm_on().
@@ -1804,7 +1907,7 @@ bool tempo_timer_expires(const struct tempo_timer *timer, u64 *expires_ns)
 		*expires_ns = 0;
 		return false;
 	}
-	*expires_ns = READ_ONCE(timer->expires) * tick_ns;
+	*expires_ns = expiry_tick(READ_ONCE(timer->expires)) * tick_ns;
 	return true;
 }
 EXPORT_SYMBOL_NS_GPL(tempo_timer_expires, "TEMPO");
@@ -2024,6 +2127,12 @@ static int geometry_show(struct seq_file *m, void *v)
 	seq_printf(m, "tick_ns %u levels %u slots_per_level %u max_delay_ns %llu\n",
 		   tick_ns, wheel_depth, (unsigned int)TEMPO_LVL_SIZE, tempo_timer_max_delay_ns());
 	seq_printf(m, "lazy_from_level %u\n", lazy_idx / (unsigned int)TEMPO_LVL_SIZE);
+	/*
+	 * Where the kernel starts its jiffies on multiples of TICK_NSEC (with
+	 * NO_HZ or high-resolution timers) this is the calibration's excess.
+	 */
+	seq_printf(m, "jiffy_ns %llu jiffies_base_mod_jiffy_ns %lld\n", (u64)TICK_NSEC,
+		   ((s64)jiffies_base_ns % (s64)TICK_NSEC + (s64)TICK_NSEC) % (s64)TICK_NSEC);
 	seq_puts(m, "level granularity_ns from_ns to_ns\n");
 	for (lvl = 0; lvl < wheel_depth; lvl++) {
 		u64 from = lvl ? TEMPO_LVL_START(lvl) : 0;
@@ -2123,6 +2232,7 @@ int tempo_wheel_init(u32 tick, unsigned int levels)
 	lazy_idx = lvl < levels ? TEMPO_LVL_OFFS(lvl) : TEMPO_WHEEL_SLOTS;
 	for (lvl = 1; lvl < levels; lvl++)
 		lvl_start_ns[lvl] = TEMPO_LVL_START(lvl) * tick;
+	jiffies_calibrate();
 
 	bases = alloc_percpu(struct tempo_base);
 	if (!bases)

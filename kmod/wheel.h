@@ -67,7 +67,8 @@ static inline u64 tempo_wheel_max_ticks(unsigned int depth)
 }
 
 /*
- * ns -> ticks without a division on the arm path: for every x < 2^63,
+ * ns -> ticks without a division instruction (placements, and the exact lazy
+ * rule of an arm): for every x < 2^63,
  *
  *	floor(x / d) = (x * m) >> (63 + l),  l = ceil(log2 d),
  *	                                     m = floor(2^(63 + l) / d) + 1

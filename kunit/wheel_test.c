@@ -1493,6 +1493,92 @@ static bool coarse_once(struct kunit *test, const void *arg)
 	return ok;
 }
 
+/*
+ * A COARSE arm's reading, as read, is the start of the current jiffy: at most
+ * TICK_NSEC behind CLOCK_MONOTONIC whenever the jiffies are current. The case
+ * dates jiffy j as the test kernels do (NO_HZ, high-resolution timers: jiffy
+ * j starts at j * TICK_NSEC + B, on a multiple of TICK_NSEC), with B from the
+ * first jiffy change it sees, and arms 64 times, TICK_NSEC / 8 apart: a
+ * reading made while jiffy j is current, before j + 1 is due, must be at
+ * most TICK_NSEC old. (If the change was seen late, B reads a jiffy high and
+ * the check only gets looser.)
+ * Fails if: the arm reads ktime_get_coarse_ns(), the time where timekeeping
+ * last accumulated a whole interval: that is not in phase with the jiffies,
+ * and lags by up to two of them.
+ */
+struct reading {
+	u64 at, reading;
+	unsigned long j;
+};
+
+static struct reading *readings;
+static const void *reading_timer;
+static atomic_t nreadings;
+
+static void reading_hook(enum tempo_test_point where, const void *obj, u64 arg,
+			 unsigned int state)
+{
+	struct reading *r = READ_ONCE(readings);
+	int i;
+
+	if (where != TEMPO_TP_WHEEL_COARSE || !r || obj != READ_ONCE(reading_timer))
+		return;
+	i = atomic_inc_return(&nreadings) - 1;
+	if (i >= 64)
+		return;
+	r[i].j = jiffies;
+	r[i].at = ktime_get_ns();
+	r[i].reading = *(u64 *)(uintptr_t)arg;
+}
+
+static void live_coarse_reading_current(struct kunit *test)
+{
+	struct reading *r = kunit_kcalloc(test, 64, sizeof(*r), GFP_KERNEL);
+	struct probe *p = probe_new(test);
+	unsigned int i, current_ = 0, stale = 0;
+	unsigned long j0;
+	u64 base, t, worst = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	tempo_timer_init(&p->timer, probe_fn, TEMPO_TIMER_COARSE);
+	j0 = jiffies;
+	while (!time_after(jiffies, j0))
+		cpu_relax();
+	j0 = jiffies;
+	t = ktime_get_ns();
+	base = t - t % TICK_NSEC - (u64)j0 * TICK_NSEC;
+
+	atomic_set(&nreadings, 0);
+	WRITE_ONCE(reading_timer, &p->timer);
+	WRITE_ONCE(readings, r);
+	tempo_test_set_hook(reading_hook);
+	for (i = 0; i < 64; i++) {
+		KUNIT_EXPECT_GE(test, tempo_timer_arm(&p->timer, NSEC_PER_SEC), 0);
+		udelay(TICK_NSEC / 8 / NSEC_PER_USEC);
+	}
+	tempo_test_set_hook(NULL);
+	WRITE_ONCE(readings, NULL);
+	tempo_timer_cancel_sync(&p->timer);
+	KUNIT_ASSERT_EQ(test, atomic_read(&nreadings), 64);
+
+	for (i = 0; i < 64; i++) {
+		u64 next = (u64)(r[i].j + 1) * TICK_NSEC + base;
+
+		if ((s64)(r[i].at - next) >= 0)
+			continue;	/* the jiffies were late: not current */
+		current_++;
+		if ((s64)(r[i].at - r[i].reading) > (s64)TICK_NSEC) {
+			stale++;
+			worst = max(worst, r[i].at - r[i].reading);
+		}
+	}
+	KUNIT_EXPECT_GE_MSG(test, current_, 32U, "the jiffies were late at %u of 64 arms",
+			    64 - current_);
+	KUNIT_EXPECT_EQ_MSG(test, stale, 0U,
+			    "%u of %u readings more than a jiffy (%lu ns) old, by %llu ns at worst",
+			    stale, current_, TICK_NSEC, worst);
+}
+
 static void live_coarse_stale_clock(struct kunit *test)
 {
 	static const struct coarse_case cases[] = {
@@ -1506,6 +1592,11 @@ static void live_coarse_stale_clock(struct kunit *test)
 }
 #else
 static void live_coarse_stale_clock(struct kunit *test)
+{
+	kunit_skip(test, "needs the test points: build with TEMPO_TESTING=1");
+}
+
+static void live_coarse_reading_current(struct kunit *test)
 {
 	kunit_skip(test, "needs the test points: build with TEMPO_TESTING=1");
 }
@@ -1535,6 +1626,7 @@ static struct kunit_case live_cases[] = {
 	KUNIT_CASE(live_postpone_chain),
 	KUNIT_CASE(live_rearm_same_expiry),
 	KUNIT_CASE(live_coarse_stale_clock),
+	KUNIT_CASE(live_coarse_reading_current),
 	{}
 };
 
@@ -1544,6 +1636,7 @@ static void live_exit(struct kunit *test)
 {
 	tempo_test_set_hook(NULL);
 	WRITE_ONCE(coarse_run, NULL);
+	WRITE_ONCE(readings, NULL);
 }
 #endif
 

@@ -842,6 +842,62 @@ static void test_garbage_costs_one_expiry_per_slot(void)
 	}
 }
 
+/* ---------------------------------------------------------------------- */
+/* COARSE timers and the same expiry (kmod/wheel.c, COARSE and LAZY).      */
+
+static struct obj *coarse_obj(void)
+{
+	struct obj *o = obj_new(false);
+
+	tempo_timer_init(&o->timer, obj_fn, TEMPO_TIMER_COARSE);
+	return o;
+}
+
+/*
+ * A COARSE arm dates "now" by the jiffy (T0 starts one; a jiffy is
+ * TICK_NSEC, 4 ms here) and pads by one: armed anywhere in the jiffy, the
+ * timer is due TICK_NSEC + delay after the jiffy's start, never before
+ * now + delay, and a jiffy late at most. Re-armed to the same delay within
+ * the jiffy, it is pending for the same deadline and nothing is written;
+ * in the next jiffy it is postponed by a jiffy, lazily (MV).
+ * Fails if: the arm dates now by anything but the jiffy (the deadline moves
+ * within it, or is early), or a re-arm within the jiffy writes the state.
+ */
+static void test_coarse_dates_by_jiffy(void)
+{
+	u64 d = 656 * TICK_NS, j0, at;
+	struct obj *o;
+	long st;
+
+	setup(2);
+	o = coarse_obj();
+	tempo_sim_set_cpu(0);
+	j0 = ktime_get_ns();
+	tempo_sim_clock_advance(TICK_NSEC - 1000);	/* late in the jiffy */
+	at = ktime_get_ns();
+	EXPECT_EQ(tempo_timer_arm(&o->timer, d), 0, "idle timer");
+	EXPECT_EQ(o->timer.expires, j0 + TICK_NSEC + d, "deadline %llu ns after the jiffy",
+		  o->timer.expires - j0);
+	EXPECT_GE(o->timer.expires, at + d, "early by %llu ns", at + d - o->timer.expires);
+	st = h_state(&o->timer);
+	tempo_sim_clock_set(j0);
+	tempo_sim_set_cpu(1);
+	EXPECT_EQ(tempo_timer_arm(&o->timer, d), 1, "pending");
+	EXPECT_EQ(h_state(&o->timer), st, "the same expiry wrote the state: %#lx, was %#lx",
+		  h_state(&o->timer), st);
+	tempo_sim_clock_set(j0 + TICK_NSEC);
+	EXPECT_EQ(tempo_timer_arm(&o->timer, d), 1, "pending");
+	EXPECT_EQ(o->timer.expires, j0 + 2 * TICK_NSEC + d, "postponed by a jiffy");
+	EXPECT_TRUE(h_state(&o->timer) & H_TT_MOVED, "postponed lazily: %#lx", h_state(&o->timer));
+	o->deadline = o->timer.expires - TICK_NSEC;
+	h_drive_until(o->deadline - 1);
+	EXPECT_EQ(o->fired, 0, "early");
+	h_drive_until(o->timer.expires + tempo_timer_slack_ns(d + TICK_NSEC));
+	EXPECT_EQ(o->fired, 1, "fired %u times", o->fired);
+	teardown();
+	free(o);
+}
+
 static const struct test_case cases[] = {
 	TEST_CASE_VOID(test_fires_once_on_time),
 	TEST_CASE_VOID(test_claim_with_remote_rearm_in_flight),
@@ -862,6 +918,7 @@ static const struct test_case cases[] = {
 	TEST_CASE_VOID(test_sync_after_lazy_cancel),
 	TEST_CASE_VOID(test_postpone_chain_bound),
 	TEST_CASE_VOID(test_garbage_costs_one_expiry_per_slot),
+	TEST_CASE_VOID(test_coarse_dates_by_jiffy),
 	{}
 };
 
