@@ -135,7 +135,7 @@
  *   the level a fresh arm at distance d would get. Its delay alone decides:
  *   whatever chain of re-arms came before, each is checked against the same
  *   slot, so the rule holds for the last deadline set. lazy_ok() computes it
- *   without a loop, and the common cases without a division.
+ *   without a loop, and lazy_quick() the common cases without a division.
  * - such an arm of a timer that is pending already, for the same expiry
  *   tick and on the CPU that holds it, writes nothing (the same expiry, as
  *   mod_timer() returns early for an unchanged expires). The state word it
@@ -148,6 +148,15 @@
  *   expiry every verdict it can reach is this arm's: due, to the expired
  *   list; MV set, re-placed for it. The lazy rule above still bounds how
  *   late it fires for the new delay.
+ * - for the very deadline the timer holds (timer_arm_same(), tried first,
+ *   with lazy_quick()): the same, with no division on the way, when it is
+ *   pending; and when it was lazily cancelled and is still in its slot, one
+ *   cmpxchg setting PD and MV, with no store: the expires it publishes is
+ *   the one the state it read already published (P1). This re-arm needs no
+ *   look at the bucket after its cmpxchg (P7): a collection passes over, to
+ *   the expired list, only a timer it reads pending and not moved; one it
+ *   reads cancelled it settles, by a cmpxchg of its own on the state word,
+ *   and one of the two cmpxchgs then fails and decides again.
  *
  * The owner collects the far slot at bucket and sorts each timer in it
  * (base_collect(), in the hrtimer's interrupt): MV clear and due, to the
@@ -187,7 +196,8 @@
  * c + TICK_NSEC + d, and places the timer from c. So it is never early while
  * s <= TICK_NSEC, early by s - TICK_NSEC when the jiffies were that overdue
  * at the arm, and late (beyond the pad, TICK_NSEC - s, at most a jiffy and e)
- * by the wheel's bound for a delay of d + TICK_NSEC.
+ * by the wheel's bound for a delay of d + TICK_NSEC. Within a jiffy the same
+ * delay gives the same deadline: a re-arm has only to compare (LAZY).
  *
  * ktime_get_coarse_ns() would not do: it is where timekeeping last
  * accumulated a whole interval, at the last tick, and that is not in phase
@@ -302,7 +312,16 @@
  *     (a message or its slot's collection) with the expires it settled on or
  *     a newer one. tempo_timer_expires:A (acquire read of state) pairs with
  *     timer_arm_tick:B and timer_arm_lazy:C the same way: seeing PD set by an
- *     arm, it reads that arm's expires or a later one.
+ *     arm, it reads that arm's expires or a later one. So does
+ *     timer_arm_same:A, which compares that expires with its own: equal, the
+ *     timer holds this arm's deadline as the state it read published it.
+ *     timer_arm_same:B (the same expiry's re-arm of a lazily cancelled timer)
+ *     stores nothing, and is relaxed: the expires it publishes again is one
+ *     that an earlier fully ordered cmpxchg, before the state it read, had
+ *     published, and a settle or a collection that acquires its seq, later in
+ *     the word's coherence order, reads that expires or a newer one. Its
+ *     decision's reads come before it by timer_arm_same:A and by the control
+ *     dependency of its condition.
  * P2  inbox_push:A (release cmpxchg of the inbox head) pairs with
  *     inbox_take:A (acquire cmpxchg to NULL): the owner sees the state the
  *     pusher published before the push.
@@ -329,14 +348,18 @@
  *     evacuation will settle it) or moves it elsewhere.
  * P6  base_settle:D and timer_arm_tick:C (the holder's store of bucket)
  *     happen before the fully ordered cmpxchg that publishes the placement
- *     (base_settle:B, timer_arm_tick:B). timer_arm_lazy:A and
- *     tempo_timer_cancel:A (acquire reads of state) pair with it: a lazy
+ *     (base_settle:B, timer_arm_tick:B). timer_arm_lazy:A, timer_arm_same:A
+ *     and tempo_timer_cancel:A (acquire reads of state) pair with it: a lazy
  *     operation that sees the placement reads its bucket or a newer one. A
  *     newer one belongs to a placement whose cmpxchg is still to come (the
  *     holder retries until one succeeds), and then one of the two cmpxchgs
- *     fails. A timer no base held has bucket 0 (I8); the arm that links it
- *     stores its bucket after its cmpxchg, when the entry became its own, and
- *     until then a lazy operation reads 0 and is eager instead.
+ *     fails; or, for timer_arm_same() of a pending timer, which has none,
+ *     the placement is of the very expires it compared (another could only
+ *     come with a cmpxchg, after that placement's), by the owner from its
+ *     clock: either slot serves the deadline. A timer no base held has
+ *     bucket 0 (I8); the arm that links it stores its bucket after its
+ *     cmpxchg, when the entry became its own, and until then a lazy
+ *     operation reads 0 and is eager instead.
  * P7  Store buffering between a collection and a lazy re-arm. base_collect
  *     zeroes the bucket of every timer it collected, then base_collect:A
  *     (smp_mb()), then reads their state words. timer_arm_lazy:C (its fully
@@ -1562,14 +1585,52 @@ static int timer_arm_lazy(struct tempo_timer *t, int cpu, u64 expires, s64 delay
 	return !!(old & TT_PENDING);
 }
 
-static int timer_arm_ns(struct tempo_timer *t, int cpu, u64 deadline_ns, u64 now_ns)
+/*
+ * The same expiry (LAZY): an arm of @t, held where it is (and on @cpu, if >=
+ * 0) in a far slot that serves a delay of @delay_ns (lazy_quick()), to the
+ * very deadline @expires it has. Pending, there is nothing to write: loads of
+ * one cache line, as mod_timer() returns for an unchanged expires. Cancelled
+ * and still in the slot (a lazy cancel), the expires is already the one it
+ * publishes (P1): one cmpxchg, and no look at the bucket after it (P7 does
+ * not arise, see LAZY). No division, no seqcount, nothing else. Any other
+ * case is timer_arm_ns()'s, whose lazy arm also returns early for an expiry
+ * in the same tick.
+ * Return: as tempo_timer_arm(), or -EAGAIN for timer_arm_ns().
+ */
+static __always_inline int timer_arm_same(struct tempo_timer *t, int cpu, u64 expires,
+					  s64 delay_ns)
+{
+	/*
+	 * LMM(timer_arm_same:A): pairs with timer_arm_tick:B, timer_arm_lazy:C
+	 * and base_settle:B (P1, P6).
+	 */
+	long old = atomic_long_read_acquire(&t->state);
+
+	if ((old & (TT_LINKED | TT_QUEUED | TT_PARKED | TT_SHUTDOWN)) != TT_LINKED ||
+	    (cpu >= 0 && cpu != tt_cpu(old)) || READ_ONCE(t->expires) != expires ||
+	    READ_ONCE(t->want_cpu) != tt_cpu(old) ||
+	    !lazy_quick(READ_ONCE(t->bucket), expires, delay_ns))
+		return -EAGAIN;
+	if (!(old & TT_PENDING)) {
+		tempo_test_point(TEMPO_TP_WHEEL_LAZY, t, old, 0);
+		/* LMM(timer_arm_same:B): relaxed; it publishes nothing new (P1). */
+		if (!atomic_long_try_cmpxchg_relaxed(&t->state, &old,
+						     (old | TT_PENDING | TT_MOVED) + TT_SEQ_ONE))
+			return -EAGAIN;
+	}
+	trace_tempo_timer_arm(t, tt_cpu(old), expires, old & TT_PENDING);
+	return !!(old & TT_PENDING);
+}
+
+/*
+ * Every arm but the same expiry's (timer_arm_same(), which the callers try
+ * first, inline, without this function's frame).
+ */
+static noinline int timer_arm_ns(struct tempo_timer *t, int cpu, u64 deadline_ns, u64 now_ns)
 {
 	unsigned long flags;
 	int ret;
 
-	/* Then expires - now_tick is at most tempo_wheel_max_ticks() + 1. */
-	if (deadline_ns > now_ns && deadline_ns - now_ns > max_delay_ns)
-		return -ERANGE;
 	if (cpu >= 0 && (cpu >= nr_cpu_ids || !cpu_online(cpu)))
 		return -ENODEV;
 
@@ -1619,9 +1680,13 @@ static __always_inline u64 timer_now(const struct tempo_timer *t, u64 *pad)
 int tempo_timer_arm(struct tempo_timer *timer, u64 delay_ns)
 {
 	u64 pad, now = timer_now(timer, &pad);
+	int ret;
 
 	if (delay_ns > (pad ? coarse_max_delay_ns : max_delay_ns))
 		return -ERANGE;
+	ret = timer_arm_same(timer, -1, now + pad + delay_ns, pad + delay_ns);
+	if (ret != -EAGAIN)
+		return ret;
 	return timer_arm_ns(timer, -1, now + pad + delay_ns, now);
 }
 EXPORT_SYMBOL_NS_GPL(tempo_timer_arm, "TEMPO");
@@ -1642,11 +1707,15 @@ EXPORT_SYMBOL_NS_GPL(tempo_timer_arm, "TEMPO");
 int tempo_timer_arm_on(struct tempo_timer *timer, int cpu, u64 delay_ns)
 {
 	u64 pad, now = timer_now(timer, &pad);
+	int ret;
 
 	if (cpu < 0)
 		return -ENODEV;
 	if (delay_ns > (pad ? coarse_max_delay_ns : max_delay_ns))
 		return -ERANGE;
+	ret = timer_arm_same(timer, cpu, now + pad + delay_ns, pad + delay_ns);
+	if (ret != -EAGAIN)
+		return ret;
 	return timer_arm_ns(timer, cpu, now + pad + delay_ns, now);
 }
 EXPORT_SYMBOL_NS_GPL(tempo_timer_arm_on, "TEMPO");
@@ -1666,13 +1735,21 @@ EXPORT_SYMBOL_NS_GPL(tempo_timer_arm_on, "TEMPO");
  */
 int tempo_timer_arm_at(struct tempo_timer *timer, int cpu, ktime_t deadline)
 {
-	u64 deadline_ns = ktime_to_ns(deadline), pad;
+	u64 deadline_ns = ktime_to_ns(deadline), pad, now;
+	int ret;
 
 	if (cpu < TEMPO_CPU_LOCAL)
 		return -ENODEV;
 	if ((s64)deadline_ns < 0)	/* a negative ktime: fire at the next tick */
 		deadline_ns = 0;
-	return timer_arm_ns(timer, cpu, deadline_ns, timer_now(timer, &pad));
+	now = timer_now(timer, &pad);
+	/* Then expires - now_tick is at most tempo_wheel_max_ticks() + 1. */
+	if (deadline_ns > now && deadline_ns - now > max_delay_ns)
+		return -ERANGE;
+	ret = timer_arm_same(timer, cpu, deadline_ns, deadline_ns - now);
+	if (ret != -EAGAIN)
+		return ret;
+	return timer_arm_ns(timer, cpu, deadline_ns, now);
 }
 EXPORT_SYMBOL_NS_GPL(tempo_timer_arm_at, "TEMPO");
 
