@@ -1487,17 +1487,25 @@ static __always_inline bool lazy_quick(u64 bucket, u64 expires, s64 delay_ns)
 	return bucket && (wait < (s64)tick_ns || wait <= delay_ns >> 6);
 }
 
+/* The rest of lazy_ok(), out of line: the lazy arm's frame stays small. */
+static noinline bool lazy_ok_exact(u64 bucket, u64 expires, s64 delay_ns)
+{
+	/* The lowest level whose granule, 2^(3 lvl) ticks, exceeds the wait. */
+	unsigned int lvl = DIV_ROUND_UP(fls64(bucket - expiry_tick(expires)), TEMPO_LVL_CLK_SHIFT);
+
+	return lvl < wheel_depth && delay_ns >= (s64)lvl_start_ns[lvl];
+}
+
 static inline bool lazy_ok(u64 bucket, u64 expires, s64 delay_ns)
 {
-	unsigned int lvl;
-
 	if (!bucket)
 		return false;
-	if (lazy_quick(bucket, expires, delay_ns))
-		return true;
-	/* The lowest level whose granule, 2^(3 lvl) ticks, exceeds the wait. */
-	lvl = DIV_ROUND_UP(fls64(bucket - expiry_tick(expires)), TEMPO_LVL_CLK_SHIFT);
-	return lvl < wheel_depth && delay_ns >= (s64)lvl_start_ns[lvl];
+	return lazy_quick(bucket, expires, delay_ns) || lazy_ok_exact(bucket, expires, delay_ns);
+}
+
+static noinline bool same_tick_exact(u64 a, u64 b)
+{
+	return expiry_tick(a) == expiry_tick(b);
 }
 
 /* Whether deadlines @a and @b (ns) fall due at the same tick. */
@@ -1507,7 +1515,7 @@ static inline bool same_tick(u64 a, u64 b)
 		return true;
 	if (max(a, b) - min(a, b) >= tick_ns)
 		return false;
-	return expiry_tick(a) == expiry_tick(b);
+	return same_tick_exact(a, b);
 }
 
 /*
@@ -1622,13 +1630,24 @@ static __always_inline int timer_arm_same(struct tempo_timer *t, int cpu, u64 ex
 	return !!(old & TT_PENDING);
 }
 
+/* The eager arm, out of line: the lazy one has none of its frame. */
+static noinline int timer_arm_eager(struct tempo_timer *t, int cpu, u64 deadline_ns, u64 now_ns)
+{
+	unsigned long flags;
+	int ret;
+
+	local_irq_save(flags);
+	ret = timer_arm_tick(t, cpu, deadline_ns, ns_to_tick_floor(now_ns));
+	local_irq_restore(flags);
+	return ret;
+}
+
 /*
  * Every arm but the same expiry's (timer_arm_same(), which the callers try
  * first, inline, without this function's frame).
  */
 static noinline int timer_arm_ns(struct tempo_timer *t, int cpu, u64 deadline_ns, u64 now_ns)
 {
-	unsigned long flags;
 	int ret;
 
 	if (cpu >= 0 && (cpu >= nr_cpu_ids || !cpu_online(cpu)))
@@ -1637,10 +1656,7 @@ static noinline int timer_arm_ns(struct tempo_timer *t, int cpu, u64 deadline_ns
 	ret = timer_arm_lazy(t, cpu, deadline_ns, deadline_ns - now_ns);
 	if (ret != -EAGAIN)
 		return ret;
-	local_irq_save(flags);
-	ret = timer_arm_tick(t, cpu, deadline_ns, ns_to_tick_floor(now_ns));
-	local_irq_restore(flags);
-	return ret;
+	return timer_arm_eager(t, cpu, deadline_ns, now_ns);
 }
 
 /*
@@ -1753,8 +1769,11 @@ int tempo_timer_arm_at(struct tempo_timer *timer, int cpu, ktime_t deadline)
 }
 EXPORT_SYMBOL_NS_GPL(tempo_timer_arm_at, "TEMPO");
 
-/* The eager cancel: tempo_timer_cancel() of a timer not in a far slot. */
-static bool timer_cancel_eager(struct tempo_timer *timer)
+/*
+ * The eager cancel: tempo_timer_cancel() of a timer not in a far slot. Out of
+ * line, so that the lazy cancel has none of its frame.
+ */
+static noinline bool timer_cancel_eager(struct tempo_timer *timer)
 {
 	struct tempo_base *local;
 	unsigned long flags;
