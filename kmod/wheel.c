@@ -119,9 +119,9 @@
  * A slot of level lazy_level or above (the first level whose granule is at
  * least LAZY_GRAN_NS, 64 ms: level 2 at tick_ns = 1 ms) is a far slot. When
  * the owner places a timer in a far slot it records the slot's bucket expiry
- * (the tick the slot is collected at) in tempo_timer.bucket; in any other
- * slot, and once it collects the slot, it records 0. From any CPU, with
- * interrupts on:
+ * (the tick the slot is collected at, bucket below) in tempo_timer.bucket,
+ * as that tick's start in ns; in any other slot, and once it collects the
+ * slot, it records 0. From any CPU, with interrupts on:
  *
  * - cancel of a pending timer LK in a far slot (not QU, not PK) is one
  *   cmpxchg: PD cleared, MV set. The entry stays in its slot.
@@ -976,10 +976,10 @@ static void base_choose(struct tempo_base *base, u64 expires, u64 now,
 	slot->idx = tempo_wheel_slot(&base->wheel, expires, &slot->bucket);
 }
 
-/* What tempo_timer.bucket says of a timer linked into @slot: its bucket if far (I8). */
+/* What tempo_timer.bucket says of a timer linked into @slot: its bucket, in ns, if far (I8). */
 static inline u64 slot_far(const struct tempo_slot *slot)
 {
-	return slot->idx >= lazy_idx ? slot->bucket : 0;
+	return slot->idx >= lazy_idx ? slot->bucket * tick_ns : 0;
 }
 
 static void base_link(struct tempo_base *base, struct tempo_timer *t,
@@ -1468,7 +1468,7 @@ static int timer_arm_tick(struct tempo_timer *t, int cpu, u64 expires, u64 now)
 
 /*
  * May a re-arm to @expires (ns), @delay_ns from now, leave its timer in the
- * far slot collected at tick @bucket (LAZY)? Yes if the slot is collected less
+ * far slot collected at @bucket (ns, a tick's start) (LAZY)? Yes if the slot is collected less
  * than a granule of the new delay's level after the expiry tick: when that
  * level's granule exceeds the wait, its start is at most the delay. (A delay
  * of LVL_START(lvl) ticks or more, in ns, has a level of at least lvl,
@@ -1482,7 +1482,7 @@ static int timer_arm_tick(struct tempo_timer *t, int cpu, u64 expires, u64 now)
  */
 static __always_inline bool lazy_quick(u64 bucket, u64 expires, s64 delay_ns)
 {
-	s64 wait = bucket * tick_ns - expires;
+	s64 wait = bucket - expires;
 
 	return bucket && (wait < (s64)tick_ns || wait <= delay_ns >> 6);
 }
@@ -1490,8 +1490,9 @@ static __always_inline bool lazy_quick(u64 bucket, u64 expires, s64 delay_ns)
 /* The rest of lazy_ok(), out of line: the lazy arm's frame stays small. */
 static noinline bool lazy_ok_exact(u64 bucket, u64 expires, s64 delay_ns)
 {
+	u64 wait = ns_to_tick_floor(bucket) - expiry_tick(expires);
 	/* The lowest level whose granule, 2^(3 lvl) ticks, exceeds the wait. */
-	unsigned int lvl = DIV_ROUND_UP(fls64(bucket - expiry_tick(expires)), TEMPO_LVL_CLK_SHIFT);
+	unsigned int lvl = DIV_ROUND_UP(fls64(wait), TEMPO_LVL_CLK_SHIFT);
 
 	return lvl < wheel_depth && delay_ns >= (s64)lvl_start_ns[lvl];
 }
@@ -1608,6 +1609,7 @@ static int timer_arm_lazy(struct tempo_timer *t, int cpu, u64 expires, s64 delay
 static __always_inline int timer_arm_same(struct tempo_timer *t, int cpu, u64 expires,
 					  s64 delay_ns)
 {
+	u64 bucket;
 	/*
 	 * LMM(timer_arm_same:A): pairs with timer_arm_tick:B, timer_arm_lazy:C
 	 * and base_settle:B (P1, P6).
@@ -1616,8 +1618,11 @@ static __always_inline int timer_arm_same(struct tempo_timer *t, int cpu, u64 ex
 
 	if ((old & (TT_LINKED | TT_QUEUED | TT_PARKED | TT_SHUTDOWN)) != TT_LINKED ||
 	    (cpu >= 0 && cpu != tt_cpu(old)) || READ_ONCE(t->expires) != expires ||
-	    READ_ONCE(t->want_cpu) != tt_cpu(old) ||
-	    !lazy_quick(READ_ONCE(t->bucket), expires, delay_ns))
+	    READ_ONCE(t->want_cpu) != tt_cpu(old))
+		return -EAGAIN;
+	/* lazy_quick()'s second test alone: for a far slot the first adds nothing. */
+	bucket = READ_ONCE(t->bucket);
+	if (!bucket || (s64)(bucket - expires) > delay_ns >> 6)
 		return -EAGAIN;
 	if (!(old & TT_PENDING)) {
 		tempo_test_point(TEMPO_TP_WHEEL_LAZY, t, old, 0);
@@ -1678,6 +1683,43 @@ static __always_inline u64 timer_now(const struct tempo_timer *t, u64 *pad)
 	return now;
 }
 
+/* An arm after a delay, of a timer of either kind: timer_arm_delay(). */
+static __always_inline int timer_arm_after(struct tempo_timer *t, int cpu, u64 delay_ns,
+					   u64 now, u64 pad)
+{
+	int ret;
+
+	if (delay_ns > (pad ? coarse_max_delay_ns : max_delay_ns))
+		return -ERANGE;
+	ret = timer_arm_same(t, cpu, now + pad + delay_ns, pad + delay_ns);
+	if (ret != -EAGAIN)
+		return ret;
+	return timer_arm_ns(t, cpu, now + pad + delay_ns, now);
+}
+
+/* A precise arm, out of line: its clock read is a call, and needs a frame. */
+static noinline int timer_arm_precise(struct tempo_timer *t, int cpu, u64 delay_ns)
+{
+	u64 pad, now = timer_now(t, &pad);
+
+	return timer_arm_after(t, cpu, delay_ns, now, pad);
+}
+
+/*
+ * tempo_timer_arm() and _arm_on(). A COARSE one is inline, with no call
+ * before its same expiry's return and so no frame: the arm TCP-like users
+ * repeat.
+ */
+static __always_inline int timer_arm_delay(struct tempo_timer *t, int cpu, u64 delay_ns)
+{
+	u64 pad, now;
+
+	if (!(t->flags & TEMPO_TIMER_COARSE))
+		return timer_arm_precise(t, cpu, delay_ns);
+	now = timer_now(t, &pad);
+	return timer_arm_after(t, cpu, delay_ns, now, pad);
+}
+
 /**
  * tempo_timer_arm - arm or re-arm a timer to expire after a delay
  * @timer: the timer
@@ -1695,15 +1737,7 @@ static __always_inline u64 timer_now(const struct tempo_timer *t, u64 *pad)
  */
 int tempo_timer_arm(struct tempo_timer *timer, u64 delay_ns)
 {
-	u64 pad, now = timer_now(timer, &pad);
-	int ret;
-
-	if (delay_ns > (pad ? coarse_max_delay_ns : max_delay_ns))
-		return -ERANGE;
-	ret = timer_arm_same(timer, -1, now + pad + delay_ns, pad + delay_ns);
-	if (ret != -EAGAIN)
-		return ret;
-	return timer_arm_ns(timer, -1, now + pad + delay_ns, now);
+	return timer_arm_delay(timer, -1, delay_ns);
 }
 EXPORT_SYMBOL_NS_GPL(tempo_timer_arm, "TEMPO");
 
@@ -1722,17 +1756,9 @@ EXPORT_SYMBOL_NS_GPL(tempo_timer_arm, "TEMPO");
  */
 int tempo_timer_arm_on(struct tempo_timer *timer, int cpu, u64 delay_ns)
 {
-	u64 pad, now = timer_now(timer, &pad);
-	int ret;
-
 	if (cpu < 0)
 		return -ENODEV;
-	if (delay_ns > (pad ? coarse_max_delay_ns : max_delay_ns))
-		return -ERANGE;
-	ret = timer_arm_same(timer, cpu, now + pad + delay_ns, pad + delay_ns);
-	if (ret != -EAGAIN)
-		return ret;
-	return timer_arm_ns(timer, cpu, now + pad + delay_ns, now);
+	return timer_arm_delay(timer, cpu, delay_ns);
 }
 EXPORT_SYMBOL_NS_GPL(tempo_timer_arm_on, "TEMPO");
 

@@ -439,7 +439,7 @@ static void arm_far_on_cpu0(struct obj *o)
 	tempo_sim_set_cpu(0);
 	o->deadline = ktime_get_ns() + FAR_TICKS * TICK_NS;
 	EXPECT_EQ(tempo_timer_arm(&o->timer, FAR_TICKS * TICK_NS), 0, "idle timer");
-	EXPECT_EQ(o->timer.bucket, BUCKET, "placed in a far slot: bucket %llu", o->timer.bucket);
+	EXPECT_EQ(o->timer.bucket, tick_ns(BUCKET), "placed in a far slot: bucket %llu", o->timer.bucket);
 }
 
 /* CPU 0 reaches BUCKET: its hrtimer collects the slot; its work item not yet. */
@@ -776,7 +776,7 @@ static void test_postpone_chain_bound(void)
 			last_d[i] = d;
 			EXPECT_EQ(tempo_timer_arm(&o[i]->timer, d), 1, "pending");
 			EXPECT_TRUE(h_state(&o[i]->timer) & H_TT_MOVED, "a postpone in the slot is lazy");
-			EXPECT_EQ(o[i]->timer.bucket, BUCKET, "still in its slot");
+			EXPECT_EQ(o[i]->timer.bucket, tick_ns(BUCKET), "still in its slot");
 		}
 	}
 	h_drive_until(o[0]->deadline - 1);
@@ -919,11 +919,11 @@ static void test_same_expiry_keeps_bound(void)
 	tempo_sim_set_cpu(0);
 	EXPECT_EQ(tempo_timer_arm(&o->timer, 600 * TICK_NS), 0, "idle timer");
 	EXPECT_EQ(o->timer.expires, tick_ns(1604), "due at %llu", o->timer.expires);
-	EXPECT_EQ(o->timer.bucket, BUCKET, "in a far slot: bucket %llu", o->timer.bucket);
+	EXPECT_EQ(o->timer.bucket, tick_ns(BUCKET), "in a far slot: bucket %llu", o->timer.bucket);
 	tempo_sim_clock_set(T0 + 200 * TICK_NS);
 	EXPECT_EQ(tempo_timer_arm(&o->timer, 400 * TICK_NS), 1, "pending");
 	EXPECT_EQ(o->timer.expires, tick_ns(1604), "the same deadline: %llu", o->timer.expires);
-	EXPECT_NE(o->timer.bucket, BUCKET, "left in a slot 60 ticks after its deadline");
+	EXPECT_NE(o->timer.bucket, tick_ns(BUCKET), "left in a slot 60 ticks after its deadline");
 	o->deadline = tick_ns(1604);
 	h_drive_until(o->deadline - 1);
 	EXPECT_EQ(o->fired, 0, "early");
@@ -1003,7 +1003,7 @@ static void test_rearm_same_after_cancel(void)
 		lazy_obj = o;
 		tempo_sim_set_cpu(0);
 		EXPECT_EQ(tempo_timer_arm_at(&o->timer, TEMPO_CPU_LOCAL, at), 0, "idle timer");
-		EXPECT_EQ(o->timer.bucket, BUCKET, "placed in a far slot: bucket %llu",
+		EXPECT_EQ(o->timer.bucket, tick_ns(BUCKET), "placed in a far slot: bucket %llu",
 			  o->timer.bucket);
 		tempo_sim_set_cpu(1);
 		EXPECT_TRUE(tempo_timer_cancel(&o->timer), "pending");
