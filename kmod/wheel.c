@@ -134,8 +134,8 @@
  *   where tick(expires) is the expiry tick and gran(level(d)) the granule of
  *   the level a fresh arm at distance d would get. Its delay alone decides:
  *   whatever chain of re-arms came before, each is checked against the same
- *   slot, so the rule holds for the last deadline set. lazy_ok() computes it
- *   without a loop, and lazy_quick() the common cases without a division.
+ *   slot, so the rule holds for the last deadline set. tempo_lazy_ok()
+ *   computes it without a loop or a division.
  * - such an arm of a timer that is pending already, for the same expiry
  *   tick and on the CPU that holds it, writes nothing (the same expiry, as
  *   mod_timer() returns early for an unchanged expires). The state word it
@@ -149,7 +149,7 @@
  *   list; MV set, re-placed for it. The lazy rule above still bounds how
  *   late it fires for the new delay.
  * - for the very deadline the timer holds (timer_arm_same(), tried first,
- *   with lazy_quick()): the same, with no division on the way, when it is
+ *   with the same rule): the same, with no division on the way, when it is
  *   pending; and when it was lazily cancelled and is still in its slot, one
  *   cmpxchg setting PD and MV, with no store: the expires it publishes is
  *   the one the state it read already published (P1). This re-arm needs no
@@ -488,7 +488,7 @@ static unsigned int wheel_depth;
 /* The first slot index of the far (lazy) levels, TEMPO_WHEEL_SLOTS for none. */
 static unsigned int lazy_idx;
 static u64 max_delay_ns;		/* tempo_timer_max_delay_ns() */
-static u64 lvl_start_ns[TEMPO_LVL_DEPTH_MAX];	/* TEMPO_LVL_START(lvl) in ns, lvl >= 1 */
+static struct tempo_lazy lazy_rule __read_mostly;	/* tempo_lazy_ok(), LAZY */
 static u64 coarse_max_delay_ns;		/* the same, less the coarse pad */
 
 /* A far slot's granule is at least this long (LAZY in the comment above). */
@@ -1468,40 +1468,16 @@ static int timer_arm_tick(struct tempo_timer *t, int cpu, u64 expires, u64 now)
 
 /*
  * May a re-arm to @expires (ns), @delay_ns from now, leave its timer in the
- * far slot collected at @bucket (ns, a tick's start) (LAZY)? Yes if the slot is collected less
+ * far slot collected at @bucket (LAZY)? Yes if the slot is collected less
  * than a granule of the new delay's level after the expiry tick: when that
  * level's granule exceeds the wait, its start is at most the delay. (A delay
  * of LVL_START(lvl) ticks or more, in ns, has a level of at least lvl,
- * whatever tempo_timer_slack_ns() rounds it to.)
- *
- * lazy_quick() decides the common cases without a division, and says yes
- * only where lazy_ok() does: a slot less than a tick after the deadline is
- * at the expiry tick or before it; and a slot w ns after it serves any delay
- * of 64 w or more, since the lowest level whose granule exceeds w ticks
- * starts at 63 granules of the level below, at most 63 w.
+ * whatever tempo_timer_slack_ns() rounds it to.) tempo_lazy_ok() (wheel.h)
+ * computes it without a loop or a division.
  */
-static __always_inline bool lazy_quick(u64 bucket, u64 expires, s64 delay_ns)
+static __always_inline bool lazy_ok(u64 bucket, u64 expires, s64 delay_ns)
 {
-	s64 wait = bucket - expires;
-
-	return bucket && (wait < (s64)tick_ns || wait <= delay_ns >> 6);
-}
-
-/* The rest of lazy_ok(), out of line: the lazy arm's frame stays small. */
-static noinline bool lazy_ok_exact(u64 bucket, u64 expires, s64 delay_ns)
-{
-	u64 wait = ns_to_tick_floor(bucket) - expiry_tick(expires);
-	/* The lowest level whose granule, 2^(3 lvl) ticks, exceeds the wait. */
-	unsigned int lvl = DIV_ROUND_UP(fls64(wait), TEMPO_LVL_CLK_SHIFT);
-
-	return lvl < wheel_depth && delay_ns >= (s64)lvl_start_ns[lvl];
-}
-
-static inline bool lazy_ok(u64 bucket, u64 expires, s64 delay_ns)
-{
-	if (!bucket)
-		return false;
-	return lazy_quick(bucket, expires, delay_ns) || lazy_ok_exact(bucket, expires, delay_ns);
+	return bucket && tempo_lazy_ok(&lazy_rule, bucket, expires, delay_ns);
 }
 
 static noinline bool same_tick_exact(u64 a, u64 b)
@@ -1596,7 +1572,7 @@ static int timer_arm_lazy(struct tempo_timer *t, int cpu, u64 expires, s64 delay
 
 /*
  * The same expiry (LAZY): an arm of @t, held where it is (and on @cpu, if >=
- * 0) in a far slot that serves a delay of @delay_ns (lazy_quick()), to the
+ * 0) in a far slot that serves a delay of @delay_ns (lazy_ok()), to the
  * very deadline @expires it has. Pending, there is nothing to write: loads of
  * one cache line, as mod_timer() returns for an unchanged expires. Cancelled
  * and still in the slot (a lazy cancel), the expires is already the one it
@@ -1620,9 +1596,8 @@ static __always_inline int timer_arm_same(struct tempo_timer *t, int cpu, u64 ex
 	    (cpu >= 0 && cpu != tt_cpu(old)) || READ_ONCE(t->expires) != expires ||
 	    READ_ONCE(t->want_cpu) != tt_cpu(old))
 		return -EAGAIN;
-	/* lazy_quick()'s second test alone: for a far slot the first adds nothing. */
 	bucket = READ_ONCE(t->bucket);
-	if (!bucket || (s64)(bucket - expires) > delay_ns >> 6)
+	if (!lazy_ok(bucket, expires, delay_ns))
 		return -EAGAIN;
 	if (!(old & TT_PENDING)) {
 		tempo_test_point(TEMPO_TP_WHEEL_LAZY, t, old, 0);
@@ -2352,8 +2327,7 @@ int tempo_wheel_init(u32 tick, unsigned int levels)
 		if (TEMPO_LVL_GRAN(lvl) * tick >= LAZY_GRAN_NS)
 			break;
 	lazy_idx = lvl < levels ? TEMPO_LVL_OFFS(lvl) : TEMPO_WHEEL_SLOTS;
-	for (lvl = 1; lvl < levels; lvl++)
-		lvl_start_ns[lvl] = TEMPO_LVL_START(lvl) * tick;
+	tempo_lazy_init(&lazy_rule, tick, levels);
 	jiffies_calibrate();
 
 	bases = alloc_percpu(struct tempo_base);

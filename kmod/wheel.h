@@ -104,6 +104,66 @@ static inline u64 tempo_tick_div(const struct tempo_tick_div *r, u64 x)
 	return mul_u64_u64_shr(x, r->mult, r->shift);
 }
 
+/*
+ * The lazy rule (kmod/wheel.c, LAZY) without a division or a loop: may a
+ * timer whose far slot is collected at @bucket (that tick's start, in ns) be
+ * re-armed to @expires (ns), @delay_ns ahead, and stay there? Yes if the
+ * wait, in whole ticks from the expiry tick to the bucket, is less than the
+ * granule of the level a fresh arm of @delay_ns would get. That is exactly
+ * when the wait in ns, w = bucket - expires, is less than that granule in ns
+ * (the bucket is a tick's start); w < tick is no wait at all. For a longer
+ * one, the lowest level whose granule exceeds w is one of two, granules
+ * being 8 apart, and the lower one's granule decides which: step[fls64(w)]
+ * holds it, and the least delay each of the two serves, TEMPO_LVL_START in
+ * ns (S64_MAX past the last level). The pure KUnit suite compares it with
+ * the rule in ticks.
+ */
+struct tempo_lazy_step {
+	u64	gran;
+	s64	min_delay[2];
+};
+
+struct tempo_lazy {
+	u64			tick;
+	struct tempo_lazy_step	step[65];
+};
+
+static inline void tempo_lazy_init(struct tempo_lazy *r, u32 tick, unsigned int levels)
+{
+	unsigned int k, lvl, i;
+
+	r->tick = tick;
+	/* step[0], a wait of 0, is never looked up: a wait under a tick is free. */
+	for (k = 1; k <= 64; k++) {
+		struct tempo_lazy_step *step = &r->step[k];
+		u64 gran = tick;
+
+		/* The lowest level whose granule exceeds 2^(k - 1). */
+		for (lvl = 0; lvl < levels && gran <= BIT_ULL(k - 1); lvl++)
+			gran = gran > U64_MAX / TEMPO_LVL_CLK_DIV ? U64_MAX :
+			       gran * TEMPO_LVL_CLK_DIV;
+		step->gran = gran;
+		for (i = 0; i < 2; i++) {
+			unsigned int l = lvl + i;
+
+			step->min_delay[i] = l >= levels ? S64_MAX :
+					     l ? (s64)(TEMPO_LVL_START(l) * tick) : 0;
+		}
+	}
+}
+
+static inline bool tempo_lazy_ok(const struct tempo_lazy *r, u64 bucket, u64 expires,
+				 s64 delay_ns)
+{
+	s64 wait = bucket - expires;
+	const struct tempo_lazy_step *step;
+
+	if (wait < (s64)r->tick)
+		return true;
+	step = &r->step[fls64(wait)];
+	return delay_ns >= step->min_delay[(u64)wait >= step->gran];
+}
+
 VISIBLE_IF_KUNIT void tempo_wheel_setup(struct tempo_wheel *w, unsigned int depth, u64 clk);
 VISIBLE_IF_KUNIT unsigned int tempo_wheel_level(const struct tempo_wheel *w, u64 expires);
 VISIBLE_IF_KUNIT unsigned int tempo_wheel_slot(const struct tempo_wheel *w, u64 expires,

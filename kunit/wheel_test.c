@@ -331,6 +331,91 @@ static void pure_tick_div(struct kunit *test)
 	}
 }
 
+/*
+ * The lazy rule without a division (tempo_lazy_ok()) is the rule in ticks,
+ * exactly: the wait from the expiry tick (the deadline rounded up) to the
+ * bucket, in whole ticks, against the granule of the delay's level. Checked
+ * for several tick lengths and depths at every level's edges (a wait of a
+ * granule, one tick either side, and the deadline anywhere in its tick;
+ * the delay at each level's start, one ns either side), and at random.
+ * Fails if: a step holds the wrong granule or level (a wait of exactly a
+ * granule decided on the wrong side), or a wait under a tick is not free.
+ */
+static bool lazy_rule_in_ticks(u64 bucket, u64 expires, s64 delay_ns, u64 tick,
+			       unsigned int depth)
+{
+	u64 b = div64_u64(bucket, tick), e = div64_u64(expires + tick - 1, tick);
+	unsigned int lvl;
+
+	if ((s64)(e - b) >= 0)
+		return true;
+	lvl = DIV_ROUND_UP(fls64(b - e), TEMPO_LVL_CLK_SHIFT);
+	return lvl < depth && delay_ns >= (s64)(TEMPO_LVL_START(lvl) * tick);
+}
+
+static void expect_lazy_rule(struct kunit *test, const struct tempo_lazy *r, u64 bucket,
+			     u64 expires, s64 delay_ns, u64 tick, unsigned int depth)
+{
+	KUNIT_EXPECT_EQ_MSG(test, tempo_lazy_ok(r, bucket, expires, delay_ns),
+			    lazy_rule_in_ticks(bucket, expires, delay_ns, tick, depth),
+			    "tick %llu depth %u: bucket - expires %lld ns, delay %lld ns",
+			    tick, depth, (s64)(bucket - expires), delay_ns);
+}
+
+static void pure_lazy_rule(struct kunit *test)
+{
+	static const struct { u32 tick; unsigned int depth; } geo[] = {
+		{ 1000000, 10 }, { 1000000, 11 }, { 999983, 4 }, { 3, 11 }, { 1, 4 },
+		{ 1 << 20, 10 }, { 1000000000, 6 },
+	};
+	struct tempo_lazy *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	unsigned int i, lvl, j;
+	int dw, dt, dd;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	for (i = 0; i < ARRAY_SIZE(geo); i++) {
+		unsigned int depth = geo[i].depth;
+		/* Later than any wait tested: twice the last level's granule, and more. */
+		u64 tick = geo[i].tick, bucket = (2ULL << (3 * (depth + 1))) * tick;
+		u64 rnd = 0x2545f4914f6cdd1dULL;
+
+		KUNIT_ASSERT_TRUE(test, tempo_wheel_params_ok(tick, depth));
+		tempo_lazy_init(r, tick, depth);
+		/*
+		 * A wait of a granule of each level and a tick either side, the
+		 * deadline at, just after, or at the end of its tick; the delay at
+		 * the level's start and a ns either side.
+		 */
+		for (lvl = 0; lvl <= depth; lvl++) {
+			u64 gran = 1ULL << (lvl * TEMPO_LVL_CLK_SHIFT);
+			s64 start = lvl ? TEMPO_LVL_START(min(lvl, depth - 1)) * tick : 0;
+
+			for (dw = -1; dw <= 1; dw++)
+				for (dt = 0; dt < 3; dt++)
+					for (dd = -1; dd <= 1; dd++)
+						expect_lazy_rule(test, r, bucket,
+								 bucket - (gran + dw) * tick +
+								 (dt == 2 ? tick - 1 : dt),
+								 start + dd, tick, depth);
+		}
+		for (j = 0; j < 4096; j++) {
+			u64 expires;
+
+			rnd ^= rnd << 13;
+			rnd ^= rnd >> 7;
+			rnd ^= rnd << 17;
+			expires = rnd >> (16 + j % 48);
+			if (expires >= bucket)
+				continue;
+			/* Waits of every length, and deadlines up to two ticks after the bucket. */
+			expires = j & 7 ? bucket - expires : bucket + expires % (2 * tick);
+			expect_lazy_rule(test, r, bucket, expires,
+					 (s64)((rnd * 0x9e3779b97f4a7c15ULL) >> (16 + j % 47)),
+					 tick, depth);
+		}
+	}
+}
+
 static struct kunit_case pure_cases[] = {
 	KUNIT_CASE(pure_boundaries),
 	KUNIT_CASE(pure_clock_moves_before_insert),
@@ -339,6 +424,7 @@ static struct kunit_case pure_cases[] = {
 	KUNIT_CASE(pure_forward),
 	KUNIT_CASE(pure_params_bounds),
 	KUNIT_CASE(pure_tick_div),
+	KUNIT_CASE(pure_lazy_rule),
 	{}
 };
 
