@@ -1480,19 +1480,17 @@ static __always_inline bool lazy_ok(u64 bucket, u64 expires, s64 delay_ns)
 	return bucket && tempo_lazy_ok(&lazy_rule, bucket, expires, delay_ns);
 }
 
-static noinline bool same_tick_exact(u64 a, u64 b)
+/* Whether deadline @was (ns) falls due at the same tick as @expires. */
+static inline bool same_tick(u64 was, u64 expires)
 {
-	return expiry_tick(a) == expiry_tick(b);
-}
+	u64 end;
 
-/* Whether deadlines @a and @b (ns) fall due at the same tick. */
-static inline bool same_tick(u64 a, u64 b)
-{
-	if (a == b)
+	if (was == expires)
 		return true;
-	if (max(a, b) - min(a, b) >= tick_ns)
+	if (max(was, expires) - min(was, expires) >= tick_ns)
 		return false;
-	return same_tick_exact(a, b);
+	end = expiry_tick(expires) * tick_ns;
+	return was <= end && was > end - tick_ns;
 }
 
 /*
@@ -1672,12 +1670,18 @@ static __always_inline int timer_arm_after(struct tempo_timer *t, int cpu, u64 d
 	return timer_arm_ns(t, cpu, now + pad + delay_ns, now);
 }
 
-/* A precise arm, out of line: its clock read is a call, and needs a frame. */
+/*
+ * A precise arm, out of line: its clock read is a call, and needs a frame.
+ * Its deadline is never the one it had (the clock has moved): no same
+ * expiry to try, only the same tick (timer_arm_lazy()).
+ */
 static noinline int timer_arm_precise(struct tempo_timer *t, int cpu, u64 delay_ns)
 {
-	u64 pad, now = timer_now(t, &pad);
+	u64 now = ktime_get_ns();
 
-	return timer_arm_after(t, cpu, delay_ns, now, pad);
+	if (delay_ns > max_delay_ns)
+		return -ERANGE;
+	return timer_arm_ns(t, cpu, now + delay_ns, now);
 }
 
 /*
