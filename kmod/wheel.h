@@ -111,12 +111,12 @@ static inline u64 tempo_tick_div(const struct tempo_tick_div *r, u64 x)
  * wait, in whole ticks from the expiry tick to the bucket, is less than the
  * granule of the level a fresh arm of @delay_ns would get. That is exactly
  * when the wait in ns, w = bucket - expires, is less than that granule in ns
- * (the bucket is a tick's start); w < tick is no wait at all. For a longer
- * one, the lowest level whose granule exceeds w is one of two, granules
- * being 8 apart, and the lower one's granule decides which: step[fls64(w)]
- * holds it, and the least delay each of the two serves, TEMPO_LVL_START in
- * ns (S64_MAX past the last level). The pure KUnit suite compares it with
- * the rule in ticks.
+ * (the bucket is a tick's start); w < tick is no wait at all (step[0]). For
+ * a longer one, the lowest level whose granule exceeds w is one of two,
+ * granules being 8 apart, and the lower one's granule decides which:
+ * step[fls64(w)] holds it, and the least delay each of the two serves,
+ * TEMPO_LVL_START in ns (S64_MAX past the last level). The pure KUnit suite
+ * compares it with the rule in ticks.
  */
 struct tempo_lazy_step {
 	u64	gran;
@@ -133,7 +133,9 @@ static inline void tempo_lazy_init(struct tempo_lazy *r, u32 tick, unsigned int 
 	unsigned int k, lvl, i;
 
 	r->tick = tick;
-	/* step[0], a wait of 0, is never looked up: a wait under a tick is free. */
+	r->step[0].gran = 0;
+	for (i = 0; i < 2; i++)
+		r->step[0].min_delay[i] = S64_MIN;	/* no wait: any delay */
 	for (k = 1; k <= 64; k++) {
 		struct tempo_lazy_step *step = &r->step[k];
 		u64 gran = tick;
@@ -156,11 +158,11 @@ static inline bool tempo_lazy_ok(const struct tempo_lazy *r, u64 bucket, u64 exp
 				 s64 delay_ns)
 {
 	s64 wait = bucket - expires;
-	const struct tempo_lazy_step *step;
+	/* A wait of no tick is step[0], which serves every delay. */
+	/* Masked, not branched on: a loop's timers fall on either side at random. */
+	const struct tempo_lazy_step *step =
+		&r->step[fls64(wait) & -(unsigned int)(wait >= (s64)r->tick)];
 
-	if (wait < (s64)r->tick)
-		return true;
-	step = &r->step[fls64(wait)];
 	return delay_ns >= step->min_delay[(u64)wait >= step->gran];
 }
 

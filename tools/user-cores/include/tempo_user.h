@@ -50,6 +50,7 @@ typedef unsigned int gfp_t;
 #define U64_MAX UINT64_MAX
 #endif
 #define S64_MAX INT64_MAX
+#define S64_MIN INT64_MIN
 #define U32_MAX UINT32_MAX
 #define BITS_PER_LONG 64
 #define NSEC_PER_USEC 1000ULL
