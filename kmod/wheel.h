@@ -158,11 +158,20 @@ static inline bool tempo_lazy_ok(const struct tempo_lazy *r, u64 bucket, u64 exp
 				 s64 delay_ns)
 {
 	s64 wait = bucket - expires;
+	const struct tempo_lazy_step *step;
+
+	/*
+	 * First without the table: a wait of at most 1/64 of the delay is
+	 * served. (A wait w of W >= 1 ticks, W * tick <= w, has for its level
+	 * the lowest L with GRAN(L - 1) <= W, whose start, 63 * GRAN(L - 1)
+	 * ticks, is less than 64 * w. L is in the wheel for every delay up
+	 * to its largest, tempo_wheel_max_ticks() ticks, which an arm's is.)
+	 */
+	if (wait <= delay_ns >> TEMPO_LVL_BITS)
+		return true;
 	/* A wait of no tick is step[0], which serves every delay. */
 	/* Masked, not branched on: a loop's timers fall on either side at random. */
-	const struct tempo_lazy_step *step =
-		&r->step[fls64(wait) & -(unsigned int)(wait >= (s64)r->tick)];
-
+	step = &r->step[fls64(wait) & -(unsigned int)(wait >= (s64)r->tick)];
 	return delay_ns >= step->min_delay[(u64)wait >= step->gran];
 }
 

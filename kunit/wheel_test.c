@@ -337,9 +337,14 @@ static void pure_tick_div(struct kunit *test)
  * bucket, in whole ticks, against the granule of the delay's level. Checked
  * for several tick lengths and depths at every level's edges (a wait of a
  * granule, one tick either side, and the deadline anywhere in its tick;
- * the delay at each level's start, one ns either side), and at random.
+ * the delay at each level's start, one ns either side; the delay at 63 and
+ * 64 times the wait, a ns either side, where the check without the table
+ * hands over to it), and at random, for the delays an arm can have (up to
+ * the wheel's largest).
  * Fails if: a step holds the wrong granule or level (a wait of exactly a
- * granule decided on the wrong side), or a wait under a tick is not free.
+ * granule decided on the wrong side), a wait under a tick is not free, or
+ * the check without the table serves a wait of more than 1/64 of the delay
+ * (seen failing with 1/32: a wait of a granule, the delay 63 of them).
  */
 static bool lazy_rule_in_ticks(u64 bucket, u64 expires, s64 delay_ns, u64 tick,
 			       unsigned int depth)
@@ -362,6 +367,22 @@ static void expect_lazy_rule(struct kunit *test, const struct tempo_lazy *r, u64
 			    tick, depth, (s64)(bucket - expires), delay_ns);
 }
 
+/*
+ * A wait of @wait ns: against a delay of @delay, and of 63 and 64 times the
+ * wait, @dd ns either side, where the check without the table hands over.
+ */
+static void expect_lazy_edges(struct kunit *test, const struct tempo_lazy *r, u64 bucket,
+			      u64 wait, s64 delay, int dd, unsigned int depth, u64 max_ns)
+{
+	s64 d;
+
+	expect_lazy_rule(test, r, bucket, bucket - wait, delay, r->tick, depth);
+	for (d = 63; d <= 64; d++)
+		if (d * wait + dd <= max_ns)
+			expect_lazy_rule(test, r, bucket, bucket - wait, d * wait + dd, r->tick,
+					 depth);
+}
+
 static void pure_lazy_rule(struct kunit *test)
 {
 	static const struct { u32 tick; unsigned int depth; } geo[] = {
@@ -377,6 +398,7 @@ static void pure_lazy_rule(struct kunit *test)
 		unsigned int depth = geo[i].depth;
 		/* Later than any wait tested: twice the last level's granule, and more. */
 		u64 tick = geo[i].tick, bucket = (2ULL << (3 * (depth + 1))) * tick;
+		u64 max_ns = tempo_wheel_max_ticks(depth) * tick;
 		u64 rnd = 0x2545f4914f6cdd1dULL;
 
 		KUNIT_ASSERT_TRUE(test, tempo_wheel_params_ok(tick, depth));
@@ -393,10 +415,10 @@ static void pure_lazy_rule(struct kunit *test)
 			for (dw = -1; dw <= 1; dw++)
 				for (dt = 0; dt < 3; dt++)
 					for (dd = -1; dd <= 1; dd++)
-						expect_lazy_rule(test, r, bucket,
-								 bucket - (gran + dw) * tick +
-								 (dt == 2 ? tick - 1 : dt),
-								 start + dd, tick, depth);
+						expect_lazy_edges(test, r, bucket,
+								  (gran + dw) * tick -
+								  (dt == 2 ? tick - 1 : dt),
+								  start + dd, dd, depth, max_ns);
 		}
 		for (j = 0; j < 4096; j++) {
 			u64 expires;
@@ -410,7 +432,8 @@ static void pure_lazy_rule(struct kunit *test)
 			/* Waits of every length, and deadlines up to two ticks after the bucket. */
 			expires = j & 7 ? bucket - expires : bucket + expires % (2 * tick);
 			expect_lazy_rule(test, r, bucket, expires,
-					 (s64)((rnd * 0x9e3779b97f4a7c15ULL) >> (16 + j % 47)),
+					 (s64)(((rnd * 0x9e3779b97f4a7c15ULL) >> (16 + j % 47)) %
+					       (max_ns + 1)),
 					 tick, depth);
 		}
 	}
