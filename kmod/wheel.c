@@ -1591,13 +1591,21 @@ static __always_inline int timer_arm_same(struct tempo_timer *t, int cpu, u64 ex
 	long old = atomic_long_read_acquire(&t->state);
 
 	if ((old & (TT_LINKED | TT_QUEUED | TT_PARKED | TT_SHUTDOWN)) != TT_LINKED ||
-	    (cpu >= 0 && cpu != tt_cpu(old)) || READ_ONCE(t->expires) != expires ||
-	    READ_ONCE(t->want_cpu) != tt_cpu(old))
+	    (cpu >= 0 && cpu != tt_cpu(old)) || READ_ONCE(t->expires) != expires)
 		return -EAGAIN;
 	bucket = READ_ONCE(t->bucket);
 	if (!lazy_ok(bucket, expires, delay_ns))
 		return -EAGAIN;
+	/*
+	 * Pending, want_cpu needs no look: every state with LK and not QU was
+	 * published with the holder's (an arm that wants another CPU sets QU
+	 * or takes the timer), and another value is an arm in flight's, which
+	 * this one, writing nothing, precedes. The cmpxchg below would publish
+	 * it again, so it must be the holder's.
+	 */
 	if (!(old & TT_PENDING)) {
+		if (READ_ONCE(t->want_cpu) != tt_cpu(old))
+			return -EAGAIN;
 		tempo_test_point(TEMPO_TP_WHEEL_LAZY, t, old, 0);
 		/* LMM(timer_arm_same:B): relaxed; it publishes nothing new (P1). */
 		if (!atomic_long_try_cmpxchg_relaxed(&t->state, &old,

@@ -949,8 +949,8 @@ static void test_same_expiry_keeps_bound(void)
  * CPU 0 to move, re-armed where it is before the message is read, stays on
  * CPU 0, as the last arm says. (Due at tick 1660, 4 ticks before its slot:
  * the same expiry's shortest path.)
- * Fails if: the same-expiry return ignores PENDING, or both QUEUED and
- * want_cpu (either one alone stops it here).
+ * Fails if: the same-expiry return ignores PENDING, or QUEUED (which alone
+ * stops a pending timer's move here: its want_cpu is not looked at).
  */
 static void test_same_expiry_not_stopped_or_moving(void)
 {
