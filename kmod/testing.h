@@ -42,8 +42,8 @@ enum tempo_test_point {
 	TEMPO_TP_WHEEL_LAZY,		/* lazy arm/cancel: decided, before its stores */
 	/*
 	 * wheel.c, arm of a TEMPO_TIMER_COARSE timer, @obj the timer, @arg the
-	 * address of its coarse clock reading (a u64 *): a hook may move the
-	 * reading back, as a stale coarse clock would be. Any context.
+	 * address of its coarse reading, the start of the jiffy (a u64 *): a
+	 * hook may move the reading back, as overdue jiffies would. Any context.
 	 */
 	TEMPO_TP_WHEEL_COARSE,
 	/*

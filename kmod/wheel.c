@@ -20,11 +20,13 @@
  * and the owner catches up when it collects the timer's slot.
  *
  * Time is counted in ticks of tempo_tick_ns (1 ms by default) of
- * CLOCK_MONOTONIC: tick = ktime_get_ns() / tick_ns. A timer's expiry is an
- * absolute tick, rounded up from its deadline, so it is the same on every CPU.
- * A TEMPO_TIMER_COARSE timer takes "now" from ktime_get_coarse_ns() instead
- * and pads its deadline by one jiffy (COARSE below); everything after the
- * deadline is computed is the same for both kinds.
+ * CLOCK_MONOTONIC: tick = ktime_get_ns() / tick_ns. A timer holds its absolute
+ * deadline in nanoseconds (tempo_timer.expires); its expiry tick is the first
+ * tick at or after it, the same on every CPU, and a timer is due at that tick.
+ * An arm compares and stores nanoseconds; only its owner, placing the timer,
+ * divides. A TEMPO_TIMER_COARSE timer takes "now" from the jiffies instead
+ * (the start of the current jiffy) and pads its deadline by one jiffy (COARSE
+ * below); everything after the deadline is computed is the same for both.
  *
  * THE WHEEL (struct tempo_wheel, kmod/wheel.h)
  *
@@ -117,9 +119,9 @@
  * A slot of level lazy_level or above (the first level whose granule is at
  * least LAZY_GRAN_NS, 64 ms: level 2 at tick_ns = 1 ms) is a far slot. When
  * the owner places a timer in a far slot it records the slot's bucket expiry
- * (the tick the slot is collected at) in tempo_timer.bucket; in any other
- * slot, and once it collects the slot, it records 0. From any CPU, with
- * interrupts on:
+ * (the tick the slot is collected at, bucket below) in tempo_timer.bucket,
+ * as that tick's start in ns; in any other slot, and once it collects the
+ * slot, it records 0. From any CPU, with interrupts on:
  *
  * - cancel of a pending timer LK in a far slot (not QU, not PK) is one
  *   cmpxchg: PD cleared, MV set. The entry stays in its slot.
@@ -127,12 +129,13 @@
  *   CPU that holds it or anywhere (not arm_on another CPU), is the store of
  *   expires and one cmpxchg (PD and MV set), provided
  *
- *	bucket < expires + gran(level(expires - now))        (the lazy rule)
+ *	bucket < tick(expires) + gran(level(expires - now))  (the lazy rule)
  *
- *   where gran(level(d)) is the granule of the level a fresh arm at distance
- *   d would get. Its delay alone decides: whatever chain of re-arms came
- *   before, each is checked against the same slot, so the rule holds for the
- *   last deadline set. lazy_ok() computes it without a loop.
+ *   where tick(expires) is the expiry tick and gran(level(d)) the granule of
+ *   the level a fresh arm at distance d would get. Its delay alone decides:
+ *   whatever chain of re-arms came before, each is checked against the same
+ *   slot, so the rule holds for the last deadline set. tempo_lazy_ok()
+ *   computes it without a loop or a division.
  * - such an arm of a timer that is pending already, for the same expiry
  *   tick and on the CPU that holds it, writes nothing (the same expiry, as
  *   mod_timer() returns early for an unchanged expires). The state word it
@@ -145,16 +148,26 @@
  *   expiry every verdict it can reach is this arm's: due, to the expired
  *   list; MV set, re-placed for it. The lazy rule above still bounds how
  *   late it fires for the new delay.
+ * - for the very deadline the timer holds (timer_arm_same(), tried first,
+ *   with the same rule): the same, with no division on the way, when it is
+ *   pending; and when it was lazily cancelled and is still in its slot, one
+ *   cmpxchg setting PD and MV, with no store: the expires it publishes is
+ *   the one the state it read already published (P1). This re-arm needs no
+ *   look at the bucket after its cmpxchg (P7): a collection passes over, to
+ *   the expired list, only a timer it reads pending and not moved; one it
+ *   reads cancelled it settles, by a cmpxchg of its own on the state word,
+ *   and one of the two cmpxchgs then fails and decides again.
  *
  * The owner collects the far slot at bucket and sorts each timer in it
  * (base_collect(), in the hrtimer's interrupt): MV clear and due, to the
  * expired list as placed; PD clear, dropped (a lazy cancel's garbage); MV set
  * and PD set, re-placed for its latest expires. Why the rule keeps the bound
- * of include/tempo/timer.h for the last deadline: if expires >= bucket, the
- * timer is re-placed at bucket or later, at a distance no greater than its
- * delay, so into a level no coarser than a fresh arm's; if expires < bucket,
- * it is due when collected and waits on the expired list, late by
- * bucket - expires, less than the granule of its delay's level by the rule.
+ * of include/tempo/timer.h for the last deadline: if tick(expires) >= bucket,
+ * the timer is re-placed at bucket or later, at a distance no greater than
+ * its delay, so into a level no coarser than a fresh arm's; if
+ * tick(expires) < bucket, it is due when collected and waits on the expired
+ * list, late by bucket - tick(expires), less than the granule of its delay's
+ * level by the rule.
  *
  * Every other arm and cancel is eager (below: PARKING, the inbox), and so are
  * cancel_sync and shutdown_sync: they let go of a lazily held timer at once,
@@ -172,16 +185,33 @@
  *
  * COARSE
  *
- * ktime_get_coarse_ns() is the time of the last timekeeping update, behind
- * CLOCK_MONOTONIC by s >= 0; s stays under a jiffy while some CPU's tick
- * keeps timekeeping current. A COARSE arm of delay d on reading c takes the
- * deadline c + TICK_NSEC + d, and places the timer from c. So it is never
- * early while s <= TICK_NSEC, early by s - TICK_NSEC when timekeeping was that
- * overdue at the arm, and late (beyond the pad, TICK_NSEC - s) by the wheel's
- * bound for a delay of d + TICK_NSEC. The placement reading c is never ahead
- * of the clock, so the wheel clock never passes real time and precise timers
- * keep their bound. tempo_timer_arm_at() of a COARSE timer places it from c
- * and keeps its absolute deadline exact: never early.
+ * A COARSE arm reads the jiffies, and dates "now" c by the start of the
+ * current jiffy: jiffies * TICK_NSEC + B (jiffies_now_ns(): a load, a
+ * multiply, an add). The kernel makes jiffy j current no earlier than its
+ * start T(j) = j * TICK_NSEC + B0, B0 constant (tick_do_update_jiffies64()),
+ * and B >= B0 is measured at load (jiffies_calibrate()): it exceeds B0 by e,
+ * the tick's own latency, microseconds. So c >= T(j), and s = now - c stays
+ * at most TICK_NSEC while the jiffies are current (jiffy j + 1 made current
+ * within e of T(j + 1)); s >= -e. An arm of delay d takes the deadline
+ * c + TICK_NSEC + d, and places the timer from c. So it is never early while
+ * s <= TICK_NSEC, early by s - TICK_NSEC when the jiffies were that overdue
+ * at the arm, and late (beyond the pad, TICK_NSEC - s, at most a jiffy and e)
+ * by the wheel's bound for a delay of d + TICK_NSEC. Within a jiffy the same
+ * delay gives the same deadline: a re-arm has only to compare (LAZY).
+ *
+ * ktime_get_coarse_ns() would not do: it is where timekeeping last
+ * accumulated a whole interval, at the last tick, and that is not in phase
+ * with the jiffies; it lags CLOCK_MONOTONIC by up to two jiffies while they
+ * are current (kunit/wheel_test.c, live_coarse_reading_current), and it is a
+ * call and a seqcount loop.
+ *
+ * The placement reading c is ahead of the clock by e at most, in the first
+ * microseconds of a jiffy. Forwarding the wheel clock to c's tick can then
+ * put it a tick ahead of real time for that long, which costs only a timer
+ * armed meanwhile for a deadline already past: it waits for that tick, the
+ * next one. Precise timers keep their bound. tempo_timer_arm_at() of a
+ * COARSE timer places it from c and keeps its absolute deadline exact: never
+ * early.
  *
  * PARKING
  *
@@ -229,8 +259,8 @@
  *     early (the arithmetic is kernel/time/timer.c's, with exact rounding).
  * I7  A timer runs only if, at the claim, PD is set, MV is clear (no arm or
  *     cancel since its owner placed it), QU is clear (no message on its way
- *     that would reach a timer whose callback may free it) and expires <= the
- *     current tick (checked, not assumed).
+ *     that would reach a timer whose callback may free it) and its expiry
+ *     tick is the current tick or before (checked, not assumed).
  * I8  bucket is written only by whoever holds the entry (LK or PK on its
  *     CPU, or the QU it pops), and it is 0 unless the timer is LK in a far
  *     slot that has not been collected since: then it is that slot's bucket
@@ -282,7 +312,16 @@
  *     (a message or its slot's collection) with the expires it settled on or
  *     a newer one. tempo_timer_expires:A (acquire read of state) pairs with
  *     timer_arm_tick:B and timer_arm_lazy:C the same way: seeing PD set by an
- *     arm, it reads that arm's expires or a later one.
+ *     arm, it reads that arm's expires or a later one. So does
+ *     timer_arm_same:A, which compares that expires with its own: equal, the
+ *     timer holds this arm's deadline as the state it read published it.
+ *     timer_arm_same:B (the same expiry's re-arm of a lazily cancelled timer)
+ *     stores nothing, and is relaxed: the expires it publishes again is one
+ *     that an earlier fully ordered cmpxchg, before the state it read, had
+ *     published, and a settle or a collection that acquires its seq, later in
+ *     the word's coherence order, reads that expires or a newer one. Its
+ *     decision's reads come before it by timer_arm_same:A and by the control
+ *     dependency of its condition.
  * P2  inbox_push:A (release cmpxchg of the inbox head) pairs with
  *     inbox_take:A (acquire cmpxchg to NULL): the owner sees the state the
  *     pusher published before the push.
@@ -309,14 +348,18 @@
  *     evacuation will settle it) or moves it elsewhere.
  * P6  base_settle:D and timer_arm_tick:C (the holder's store of bucket)
  *     happen before the fully ordered cmpxchg that publishes the placement
- *     (base_settle:B, timer_arm_tick:B). timer_arm_lazy:A and
- *     tempo_timer_cancel:A (acquire reads of state) pair with it: a lazy
+ *     (base_settle:B, timer_arm_tick:B). timer_arm_lazy:A, timer_arm_same:A
+ *     and tempo_timer_cancel:A (acquire reads of state) pair with it: a lazy
  *     operation that sees the placement reads its bucket or a newer one. A
  *     newer one belongs to a placement whose cmpxchg is still to come (the
  *     holder retries until one succeeds), and then one of the two cmpxchgs
- *     fails. A timer no base held has bucket 0 (I8); the arm that links it
- *     stores its bucket after its cmpxchg, when the entry became its own, and
- *     until then a lazy operation reads 0 and is eager instead.
+ *     fails; or, for timer_arm_same() of a pending timer, which has none,
+ *     the placement is of the very expires it compared (another could only
+ *     come with a cmpxchg, after that placement's), by the owner from its
+ *     clock: either slot serves the deadline. A timer no base held has
+ *     bucket 0 (I8); the arm that links it stores its bucket after its
+ *     cmpxchg, when the entry became its own, and until then a lazy
+ *     operation reads 0 and is eager instead.
  * P7  Store buffering between a collection and a lazy re-arm. base_collect
  *     zeroes the bucket of every timer it collected, then base_collect:A
  *     (smp_mb()), then reads their state words. timer_arm_lazy:C (its fully
@@ -445,7 +488,7 @@ static unsigned int wheel_depth;
 /* The first slot index of the far (lazy) levels, TEMPO_WHEEL_SLOTS for none. */
 static unsigned int lazy_idx;
 static u64 max_delay_ns;		/* tempo_timer_max_delay_ns() */
-static u64 lvl_start_ns[TEMPO_LVL_DEPTH_MAX];	/* TEMPO_LVL_START(lvl) in ns, lvl >= 1 */
+static struct tempo_lazy lazy_rule __read_mostly;	/* tempo_lazy_ok(), LAZY */
 static u64 coarse_max_delay_ns;		/* the same, less the coarse pad */
 
 /* A far slot's granule is at least this long (LAZY in the comment above). */
@@ -716,6 +759,65 @@ static inline u64 now_tick(void)
 	return ns_to_tick_floor(ktime_get_ns());
 }
 
+/* The first tick at which a timer of deadline @expires (ns) is due. */
+static inline u64 expiry_tick(u64 expires)
+{
+	return ns_to_tick_ceil(expires);
+}
+
+/* Whether a timer of deadline @expires (ns) is due at tick @now. */
+static inline bool expiry_due(u64 expires, u64 now)
+{
+	return expires <= now * tick_ns;
+}
+
+/*
+ * CLOCK_MONOTONIC at the start of the current jiffy, for COARSE arms: jiffies
+ * times TICK_NSEC plus jiffies_base_ns (u64 arithmetic, which wraps as jiffies
+ * does; see jiffies_calibrate()). One load of jiffies, a multiply and an add.
+ */
+static u64 jiffies_base_ns __read_mostly;
+
+static inline u64 jiffies_now_ns(void)
+{
+	return (u64)jiffies * TICK_NSEC + jiffies_base_ns;
+}
+
+/*
+ * The kernel makes jiffy j current at CLOCK_MONOTONIC T(j) = j * TICK_NSEC +
+ * B, for a constant B (tick_do_update_jiffies64() moves last_jiffies_update
+ * by whole TICK_NSECs, and jiffies with it), never before T(j): a clock
+ * reading t taken after jiffies read j gives B <= t - j * TICK_NSEC. Take
+ * the least of such bounds over three jiffy changes: the first reading after
+ * a change exceeds B only by the tick's own latency (tens of microseconds
+ * under User-Mode Linux). So jiffies_now_ns() is never before the start of
+ * the jiffy and late by that excess at most. Spins for three jiffies at
+ * most; gives up at once on a clock that does not move (a test's fake one:
+ * its first reading is kept).
+ */
+static void jiffies_calibrate(void)
+{
+	unsigned long j0 = jiffies;
+	u64 start = ktime_get_ns(), best = start - (u64)j0 * TICK_NSEC;
+	unsigned int changes = 0, i;
+
+	for (i = 1; changes < 3; i++) {
+		unsigned long j = jiffies;
+		u64 t = ktime_get_ns(), b = t - (u64)j * TICK_NSEC;
+
+		if ((s64)(b - best) < 0)
+			best = b;
+		if (j != j0) {
+			j0 = j;
+			changes++;
+		}
+		if ((i == 1024 && t == start) || t - start > 4 * TICK_NSEC)
+			break;
+		cpu_relax();
+	}
+	jiffies_base_ns = best;
+}
+
 /* ---------------------------------------------------------------------- */
 /* Inboxes and kicks.                                                       */
 
@@ -874,10 +976,10 @@ static void base_choose(struct tempo_base *base, u64 expires, u64 now,
 	slot->idx = tempo_wheel_slot(&base->wheel, expires, &slot->bucket);
 }
 
-/* What tempo_timer.bucket says of a timer linked into @slot: its bucket if far (I8). */
+/* What tempo_timer.bucket says of a timer linked into @slot: its bucket, in ns, if far (I8). */
 static inline u64 slot_far(const struct tempo_slot *slot)
 {
-	return slot->idx >= lazy_idx ? slot->bucket : 0;
+	return slot->idx >= lazy_idx ? slot->bucket * tick_ns : 0;
 }
 
 static void base_link(struct tempo_base *base, struct tempo_timer *t,
@@ -1008,7 +1110,7 @@ static bool base_settle(struct tempo_base *base, struct tempo_timer *t,
 				new = tt_set_cpu(new, target) | TT_QUEUED;
 			}
 		} else if ((how & SETTLE_DUE) && !(old & (TT_MOVED | TT_QUEUED)) &&
-			   expires <= now) {
+			   expiry_due(expires, now)) {
 			/* A message on its way settles it first: only then may it run. */
 			act = FIRE;
 			new &= ~TT_PENDING;
@@ -1016,12 +1118,12 @@ static bool base_settle(struct tempo_base *base, struct tempo_timer *t,
 			/* A placement: published with a new seq, MV clear (P6, I7). */
 			new = (tt_set_cpu(new, base->cpu) | TT_LINKED) & ~TT_MOVED;
 			new += TT_SEQ_ONE;
-			if ((how & SETTLE_COLLECTED) && expires <= now) {
+			if ((how & SETTLE_COLLECTED) && expiry_due(expires, now)) {
 				/* Due: to the expired list, as if placed there. */
 				act = KEEP;
 			} else {
 				act = PLACE;
-				base_choose(base, expires, now, &slot);
+				base_choose(base, expiry_tick(expires), now, &slot);
 				far = slot_far(&slot);
 			}
 		}
@@ -1090,7 +1192,7 @@ static void base_collect(struct tempo_base *base, u64 now)
 		long state = atomic_long_read_acquire(&t->state);
 
 		if ((state & (TT_PENDING | TT_MOVED)) == TT_PENDING &&
-		    READ_ONCE(t->expires) <= now)
+		    expiry_due(READ_ONCE(t->expires), now))
 			continue;
 		list_del_init(&t->entry);
 		base_settle(base, t, SETTLE_UNLINKED | SETTLE_COLLECTED, now);
@@ -1171,10 +1273,11 @@ static void base_kick_irq_work(struct irq_work *work)
 
 static void record_lateness(struct tempo_base *base, struct tempo_timer *t, u64 now_ns)
 {
-	s64 late_ns = now_ns - READ_ONCE(t->expires) * tick_ns;
+	u64 expires = READ_ONCE(t->expires);
+	s64 late_ns = now_ns - expires;
 	u64 late_us = late_ns > 0 ? div_u64(late_ns, NSEC_PER_USEC) : 0;
 
-	trace_tempo_timer_fire(t, READ_ONCE(t->expires) * tick_ns, late_ns);
+	trace_tempo_timer_fire(t, expires, late_ns);
 	base->stats.late[min_t(unsigned int, fls64(late_us), TEMPO_LATE_BUCKETS - 1)]++;
 }
 
@@ -1221,7 +1324,7 @@ static void base_dispatch(struct work_struct *work)
 		 * would let later timers of this batch overtake it.
 		 */
 		if (!(n % DISPATCH_CLOCK_EVERY) ||
-		    READ_ONCE(t->expires) > ns_to_tick_floor(now_ns))
+		    !expiry_due(READ_ONCE(t->expires), ns_to_tick_floor(now_ns)))
 			now_ns = ktime_get_ns();
 		/* LMM(base_dispatch:B): the claim is base_settle's cmpxchg. */
 		fire = base_settle(base, t, SETTLE_UNLINKED | SETTLE_DUE,
@@ -1271,9 +1374,9 @@ void tempo_timer_init(struct tempo_timer *timer, tempo_timer_fn_t fn, unsigned i
 EXPORT_SYMBOL_NS_GPL(tempo_timer_init, "TEMPO");
 
 /*
- * Arm @t to expire at tick @expires on @cpu (or, for -1, where it is if it is
- * held by a base, else on the calling CPU): the eager arm. Interrupts are off
- * throughout.
+ * Arm @t to expire at @expires (ns) on @cpu (or, for -1, where it is if it
+ * is held by a base, else on the calling CPU): the eager arm. Interrupts are
+ * off throughout.
  */
 static int timer_arm_tick(struct tempo_timer *t, int cpu, u64 expires, u64 now)
 {
@@ -1330,7 +1433,7 @@ static int timer_arm_tick(struct tempo_timer *t, int cpu, u64 expires, u64 now)
 		}
 		if (how == PLACE_LINK) {
 			new &= ~TT_MOVED;	/* we place it */
-			base_choose(local, expires, now, &slot);
+			base_choose(local, expiry_tick(expires), now, &slot);
 		}
 		if (held && owner == this && local->online) {
 			/*
@@ -1358,32 +1461,36 @@ static int timer_arm_tick(struct tempo_timer *t, int cpu, u64 expires, u64 now)
 	if (!(old & TT_HELD) && how == PLACE_LINK)
 		WRITE_ONCE(t->bucket, slot_far(&slot));
 	stats_hold(local, old, new, false);
-	trace_tempo_timer_arm(t, target, expires * tick_ns, old & TT_PENDING);
+	trace_tempo_timer_arm(t, target, expires, old & TT_PENDING);
 	base_place(local, t, how, target, &slot);
 	return !!(old & TT_PENDING);
 }
 
 /*
- * May a re-arm to @expires, @delay_ns from now, leave its timer in the far
- * slot collected at @bucket (LAZY)? Yes if the slot is collected less than a
- * granule of the new delay's level after @expires: when that level's granule
- * exceeds bucket - expires, its start is at most the delay. (A delay of
- * LVL_START(lvl) ticks or more, in ns, has a level of at least lvl, whatever
- * tempo_timer_slack_ns() rounds it to.)
+ * May a re-arm to @expires (ns), @delay_ns from now, leave its timer in the
+ * far slot collected at @bucket (LAZY)? Yes if the slot is collected less
+ * than a granule of the new delay's level after the expiry tick: when that
+ * level's granule exceeds the wait, its start is at most the delay. (A delay
+ * of LVL_START(lvl) ticks or more, in ns, has a level of at least lvl,
+ * whatever tempo_timer_slack_ns() rounds it to.) tempo_lazy_ok() (wheel.h)
+ * computes it without a loop or a division.
  */
-static inline bool lazy_ok(u64 bucket, u64 expires, s64 delay_ns)
+static __always_inline bool lazy_ok(u64 bucket, u64 expires, s64 delay_ns)
 {
-	unsigned int lvl;
-	u64 wait;
+	return bucket && tempo_lazy_ok(&lazy_rule, bucket, expires, delay_ns);
+}
 
-	if (!bucket)
-		return false;
-	if ((s64)(expires - bucket) >= 0)
+/* Whether deadline @was (ns) falls due at the same tick as @expires. */
+static inline bool same_tick(u64 was, u64 expires)
+{
+	u64 end;
+
+	if (was == expires)
 		return true;
-	wait = bucket - expires;
-	/* The lowest level whose granule, 2^(3 lvl) ticks, exceeds @wait. */
-	lvl = DIV_ROUND_UP(fls64(wait), TEMPO_LVL_CLK_SHIFT);
-	return lvl < wheel_depth && delay_ns >= (s64)lvl_start_ns[lvl];
+	if (max(was, expires) - min(was, expires) >= tick_ns)
+		return false;
+	end = expiry_tick(expires) * tick_ns;
+	return was <= end && was > end - tick_ns;
 }
 
 /*
@@ -1427,17 +1534,20 @@ static int timer_arm_lazy(struct tempo_timer *t, int cpu, u64 expires, s64 delay
 	long old = atomic_long_read_acquire(&t->state), new;
 
 	for (;;) {
+		u64 was;
+
 		if ((old & (TT_LINKED | TT_QUEUED | TT_PARKED | TT_SHUTDOWN)) != TT_LINKED ||
 		    (cpu >= 0 && cpu != tt_cpu(old)) ||
 		    !lazy_ok(READ_ONCE(t->bucket), expires, delay_ns))
 			return -EAGAIN;
 		/*
-		 * Pending for this expiry already, where it is: nothing to
-		 * write (LAZY, the same expiry). Ordered by timer_arm_lazy:A.
+		 * Pending for this expiry tick already, where it is: nothing
+		 * to write (LAZY, the same expiry). Ordered by timer_arm_lazy:A.
 		 */
-		if ((old & TT_PENDING) && READ_ONCE(t->expires) == expires &&
+		was = READ_ONCE(t->expires);
+		if ((old & TT_PENDING) && same_tick(was, expires) &&
 		    READ_ONCE(t->want_cpu) == tt_cpu(old)) {
-			trace_tempo_timer_arm(t, tt_cpu(old), expires * tick_ns, true);
+			trace_tempo_timer_arm(t, tt_cpu(old), was, true);
 			return 1;
 		}
 		tempo_test_point(TEMPO_TP_WHEEL_LAZY, t, old, 0);
@@ -1451,40 +1561,96 @@ static int timer_arm_lazy(struct tempo_timer *t, int cpu, u64 expires, s64 delay
 		/* A failed cmpxchg orders nothing: read again, for P6. */
 		old = atomic_long_read_acquire(&t->state);
 	}
-	trace_tempo_timer_arm(t, tt_cpu(old), expires * tick_ns, old & TT_PENDING);
+	trace_tempo_timer_arm(t, tt_cpu(old), expires, old & TT_PENDING);
 	/* LMM(timer_arm_lazy:D): pairs with base_collect:A (P7). */
 	if (unlikely(!READ_ONCE(t->bucket)))
 		timer_poke(t);
 	return !!(old & TT_PENDING);
 }
 
-static int timer_arm_ns(struct tempo_timer *t, int cpu, u64 deadline_ns, u64 now_ns)
+/*
+ * The same expiry (LAZY): an arm of @t, held where it is (and on @cpu, if >=
+ * 0) in a far slot that serves a delay of @delay_ns (lazy_ok()), to the
+ * very deadline @expires it has. Pending, there is nothing to write: loads of
+ * one cache line, as mod_timer() returns for an unchanged expires. Cancelled
+ * and still in the slot (a lazy cancel), the expires is already the one it
+ * publishes (P1): one cmpxchg, and no look at the bucket after it (P7 does
+ * not arise, see LAZY). No division, no seqcount, nothing else. Any other
+ * case is timer_arm_ns()'s, whose lazy arm also returns early for an expiry
+ * in the same tick.
+ * Return: as tempo_timer_arm(), or -EAGAIN for timer_arm_ns().
+ */
+static __always_inline int timer_arm_same(struct tempo_timer *t, int cpu, u64 expires,
+					  s64 delay_ns)
 {
-	u64 expires = ns_to_tick_ceil(deadline_ns);
+	u64 bucket;
+	/*
+	 * LMM(timer_arm_same:A): pairs with timer_arm_tick:B, timer_arm_lazy:C
+	 * and base_settle:B (P1, P6).
+	 */
+	long old = atomic_long_read_acquire(&t->state);
+
+	if ((old & (TT_LINKED | TT_QUEUED | TT_PARKED | TT_SHUTDOWN)) != TT_LINKED ||
+	    (cpu >= 0 && cpu != tt_cpu(old)) || READ_ONCE(t->expires) != expires)
+		return -EAGAIN;
+	bucket = READ_ONCE(t->bucket);
+	if (!lazy_ok(bucket, expires, delay_ns))
+		return -EAGAIN;
+	/*
+	 * Pending, want_cpu needs no look: every state with LK and not QU was
+	 * published with the holder's (an arm that wants another CPU sets QU
+	 * or takes the timer), and another value is an arm in flight's, which
+	 * this one, writing nothing, precedes. The cmpxchg below would publish
+	 * it again, so it must be the holder's.
+	 */
+	if (!(old & TT_PENDING)) {
+		if (READ_ONCE(t->want_cpu) != tt_cpu(old))
+			return -EAGAIN;
+		tempo_test_point(TEMPO_TP_WHEEL_LAZY, t, old, 0);
+		/* LMM(timer_arm_same:B): relaxed; it publishes nothing new (P1). */
+		if (!atomic_long_try_cmpxchg_relaxed(&t->state, &old,
+						     (old | TT_PENDING | TT_MOVED) + TT_SEQ_ONE))
+			return -EAGAIN;
+	}
+	trace_tempo_timer_arm(t, tt_cpu(old), expires, old & TT_PENDING);
+	return !!(old & TT_PENDING);
+}
+
+/* The eager arm, out of line: the lazy one has none of its frame. */
+static noinline int timer_arm_eager(struct tempo_timer *t, int cpu, u64 deadline_ns, u64 now_ns)
+{
 	unsigned long flags;
 	int ret;
 
-	/* Then expires - now_tick is at most tempo_wheel_max_ticks() + 1. */
-	if (deadline_ns > now_ns && deadline_ns - now_ns > max_delay_ns)
-		return -ERANGE;
-	if (cpu >= 0 && (cpu >= nr_cpu_ids || !cpu_online(cpu)))
-		return -ENODEV;
-
-	ret = timer_arm_lazy(t, cpu, expires, deadline_ns - now_ns);
-	if (ret != -EAGAIN)
-		return ret;
 	local_irq_save(flags);
-	ret = timer_arm_tick(t, cpu, expires, ns_to_tick_floor(now_ns));
+	ret = timer_arm_tick(t, cpu, deadline_ns, ns_to_tick_floor(now_ns));
 	local_irq_restore(flags);
 	return ret;
 }
 
 /*
- * "Now" for an arm of @t, and the pad its deadline gets: the precise clock, or
- * for a COARSE timer the coarse one and a jiffy (COARSE). A test may move the
- * coarse reading back to make it stale (kmod/testing.h).
+ * Every arm but the same expiry's (timer_arm_same(), which the callers try
+ * first, inline, without this function's frame).
  */
-static inline u64 timer_now(const struct tempo_timer *t, u64 *pad)
+static noinline int timer_arm_ns(struct tempo_timer *t, int cpu, u64 deadline_ns, u64 now_ns)
+{
+	int ret;
+
+	if (cpu >= 0 && (cpu >= nr_cpu_ids || !cpu_online(cpu)))
+		return -ENODEV;
+
+	ret = timer_arm_lazy(t, cpu, deadline_ns, deadline_ns - now_ns);
+	if (ret != -EAGAIN)
+		return ret;
+	return timer_arm_eager(t, cpu, deadline_ns, now_ns);
+}
+
+/*
+ * "Now" for an arm of @t, and the pad its deadline gets: the precise clock, or
+ * for a COARSE timer the start of the current jiffy and a jiffy (COARSE). A
+ * test may move the coarse reading back to make it stale (kmod/testing.h).
+ */
+static __always_inline u64 timer_now(const struct tempo_timer *t, u64 *pad)
 {
 	u64 now;
 
@@ -1492,10 +1658,53 @@ static inline u64 timer_now(const struct tempo_timer *t, u64 *pad)
 		*pad = 0;
 		return ktime_get_ns();
 	}
-	now = ktime_get_coarse_ns();
+	now = jiffies_now_ns();
 	tempo_test_point(TEMPO_TP_WHEEL_COARSE, t, (uintptr_t)&now, 0);
 	*pad = TICK_NSEC;
 	return now;
+}
+
+/* An arm after a delay, of a timer of either kind: timer_arm_delay(). */
+static __always_inline int timer_arm_after(struct tempo_timer *t, int cpu, u64 delay_ns,
+					   u64 now, u64 pad)
+{
+	int ret;
+
+	if (delay_ns > (pad ? coarse_max_delay_ns : max_delay_ns))
+		return -ERANGE;
+	ret = timer_arm_same(t, cpu, now + pad + delay_ns, pad + delay_ns);
+	if (ret != -EAGAIN)
+		return ret;
+	return timer_arm_ns(t, cpu, now + pad + delay_ns, now);
+}
+
+/*
+ * A precise arm, out of line: its clock read is a call, and needs a frame.
+ * Its deadline is never the one it had (the clock has moved): no same
+ * expiry to try, only the same tick (timer_arm_lazy()).
+ */
+static noinline int timer_arm_precise(struct tempo_timer *t, int cpu, u64 delay_ns)
+{
+	u64 now = ktime_get_ns();
+
+	if (delay_ns > max_delay_ns)
+		return -ERANGE;
+	return timer_arm_ns(t, cpu, now + delay_ns, now);
+}
+
+/*
+ * tempo_timer_arm() and _arm_on(). A COARSE one is inline, with no call
+ * before its same expiry's return and so no frame: the arm TCP-like users
+ * repeat.
+ */
+static __always_inline int timer_arm_delay(struct tempo_timer *t, int cpu, u64 delay_ns)
+{
+	u64 pad, now;
+
+	if (!(t->flags & TEMPO_TIMER_COARSE))
+		return timer_arm_precise(t, cpu, delay_ns);
+	now = timer_now(t, &pad);
+	return timer_arm_after(t, cpu, delay_ns, now, pad);
 }
 
 /**
@@ -1515,11 +1724,7 @@ static inline u64 timer_now(const struct tempo_timer *t, u64 *pad)
  */
 int tempo_timer_arm(struct tempo_timer *timer, u64 delay_ns)
 {
-	u64 pad, now = timer_now(timer, &pad);
-
-	if (delay_ns > (pad ? coarse_max_delay_ns : max_delay_ns))
-		return -ERANGE;
-	return timer_arm_ns(timer, -1, now + pad + delay_ns, now);
+	return timer_arm_delay(timer, -1, delay_ns);
 }
 EXPORT_SYMBOL_NS_GPL(tempo_timer_arm, "TEMPO");
 
@@ -1538,13 +1743,9 @@ EXPORT_SYMBOL_NS_GPL(tempo_timer_arm, "TEMPO");
  */
 int tempo_timer_arm_on(struct tempo_timer *timer, int cpu, u64 delay_ns)
 {
-	u64 pad, now = timer_now(timer, &pad);
-
 	if (cpu < 0)
 		return -ENODEV;
-	if (delay_ns > (pad ? coarse_max_delay_ns : max_delay_ns))
-		return -ERANGE;
-	return timer_arm_ns(timer, cpu, now + pad + delay_ns, now);
+	return timer_arm_delay(timer, cpu, delay_ns);
 }
 EXPORT_SYMBOL_NS_GPL(tempo_timer_arm_on, "TEMPO");
 
@@ -1556,25 +1757,36 @@ EXPORT_SYMBOL_NS_GPL(tempo_timer_arm_on, "TEMPO");
  *	past fires at the next tick
  *
  * The deadline is exact for every timer: a COARSE one only places the timer
- * by the coarse clock, and is never early.
+ * by the jiffies, and is never early.
  *
  * Context: any but NMI. O(1), lock-free; does not sleep.
  * Return: as tempo_timer_arm_on().
  */
 int tempo_timer_arm_at(struct tempo_timer *timer, int cpu, ktime_t deadline)
 {
-	u64 deadline_ns = ktime_to_ns(deadline), pad;
+	u64 deadline_ns = ktime_to_ns(deadline), pad, now;
+	int ret;
 
 	if (cpu < TEMPO_CPU_LOCAL)
 		return -ENODEV;
 	if ((s64)deadline_ns < 0)	/* a negative ktime: fire at the next tick */
 		deadline_ns = 0;
-	return timer_arm_ns(timer, cpu, deadline_ns, timer_now(timer, &pad));
+	now = timer_now(timer, &pad);
+	/* Then expires - now_tick is at most tempo_wheel_max_ticks() + 1. */
+	if (deadline_ns > now && deadline_ns - now > max_delay_ns)
+		return -ERANGE;
+	ret = timer_arm_same(timer, cpu, deadline_ns, deadline_ns - now);
+	if (ret != -EAGAIN)
+		return ret;
+	return timer_arm_ns(timer, cpu, deadline_ns, now);
 }
 EXPORT_SYMBOL_NS_GPL(tempo_timer_arm_at, "TEMPO");
 
-/* The eager cancel: tempo_timer_cancel() of a timer not in a far slot. */
-static bool timer_cancel_eager(struct tempo_timer *timer)
+/*
+ * The eager cancel: tempo_timer_cancel() of a timer not in a far slot. Out of
+ * line, so that the lazy cancel has none of its frame.
+ */
+static noinline bool timer_cancel_eager(struct tempo_timer *timer)
 {
 	struct tempo_base *local;
 	unsigned long flags;
@@ -1804,7 +2016,7 @@ bool tempo_timer_expires(const struct tempo_timer *timer, u64 *expires_ns)
 		*expires_ns = 0;
 		return false;
 	}
-	*expires_ns = READ_ONCE(timer->expires) * tick_ns;
+	*expires_ns = expiry_tick(READ_ONCE(timer->expires)) * tick_ns;
 	return true;
 }
 EXPORT_SYMBOL_NS_GPL(tempo_timer_expires, "TEMPO");
@@ -2024,6 +2236,12 @@ static int geometry_show(struct seq_file *m, void *v)
 	seq_printf(m, "tick_ns %u levels %u slots_per_level %u max_delay_ns %llu\n",
 		   tick_ns, wheel_depth, (unsigned int)TEMPO_LVL_SIZE, tempo_timer_max_delay_ns());
 	seq_printf(m, "lazy_from_level %u\n", lazy_idx / (unsigned int)TEMPO_LVL_SIZE);
+	/*
+	 * Where the kernel starts its jiffies on multiples of TICK_NSEC (with
+	 * NO_HZ or high-resolution timers) this is the calibration's excess.
+	 */
+	seq_printf(m, "jiffy_ns %llu jiffies_base_mod_jiffy_ns %lld\n", (u64)TICK_NSEC,
+		   ((s64)jiffies_base_ns % (s64)TICK_NSEC + (s64)TICK_NSEC) % (s64)TICK_NSEC);
 	seq_puts(m, "level granularity_ns from_ns to_ns\n");
 	for (lvl = 0; lvl < wheel_depth; lvl++) {
 		u64 from = lvl ? TEMPO_LVL_START(lvl) : 0;
@@ -2121,8 +2339,8 @@ int tempo_wheel_init(u32 tick, unsigned int levels)
 		if (TEMPO_LVL_GRAN(lvl) * tick >= LAZY_GRAN_NS)
 			break;
 	lazy_idx = lvl < levels ? TEMPO_LVL_OFFS(lvl) : TEMPO_WHEEL_SLOTS;
-	for (lvl = 1; lvl < levels; lvl++)
-		lvl_start_ns[lvl] = TEMPO_LVL_START(lvl) * tick;
+	tempo_lazy_init(&lazy_rule, tick, levels);
+	jiffies_calibrate();
 
 	bases = alloc_percpu(struct tempo_base);
 	if (!bases)

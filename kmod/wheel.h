@@ -67,7 +67,8 @@ static inline u64 tempo_wheel_max_ticks(unsigned int depth)
 }
 
 /*
- * ns -> ticks without a division on the arm path: for every x < 2^63,
+ * ns -> ticks without a division instruction (placements, and the exact lazy
+ * rule of an arm): for every x < 2^63,
  *
  *	floor(x / d) = (x * m) >> (63 + l),  l = ceil(log2 d),
  *	                                     m = floor(2^(63 + l) / d) + 1
@@ -101,6 +102,77 @@ static inline u64 tempo_tick_div(const struct tempo_tick_div *r, u64 x)
 	if (unlikely(x >> 63))
 		return div64_u64(x, r->div);
 	return mul_u64_u64_shr(x, r->mult, r->shift);
+}
+
+/*
+ * The lazy rule (kmod/wheel.c, LAZY) without a division or a loop: may a
+ * timer whose far slot is collected at @bucket (that tick's start, in ns) be
+ * re-armed to @expires (ns), @delay_ns ahead, and stay there? Yes if the
+ * wait, in whole ticks from the expiry tick to the bucket, is less than the
+ * granule of the level a fresh arm of @delay_ns would get. That is exactly
+ * when the wait in ns, w = bucket - expires, is less than that granule in ns
+ * (the bucket is a tick's start); w < tick is no wait at all (step[0]). For
+ * a longer one, the lowest level whose granule exceeds w is one of two,
+ * granules being 8 apart, and the lower one's granule decides which:
+ * step[fls64(w)] holds it, and the least delay each of the two serves,
+ * TEMPO_LVL_START in ns (S64_MAX past the last level). The pure KUnit suite
+ * compares it with the rule in ticks.
+ */
+struct tempo_lazy_step {
+	u64	gran;
+	s64	min_delay[2];
+};
+
+struct tempo_lazy {
+	u64			tick;
+	struct tempo_lazy_step	step[65];
+};
+
+static inline void tempo_lazy_init(struct tempo_lazy *r, u32 tick, unsigned int levels)
+{
+	unsigned int k, lvl, i;
+
+	r->tick = tick;
+	r->step[0].gran = 0;
+	for (i = 0; i < 2; i++)
+		r->step[0].min_delay[i] = S64_MIN;	/* no wait: any delay */
+	for (k = 1; k <= 64; k++) {
+		struct tempo_lazy_step *step = &r->step[k];
+		u64 gran = tick;
+
+		/* The lowest level whose granule exceeds 2^(k - 1). */
+		for (lvl = 0; lvl < levels && gran <= BIT_ULL(k - 1); lvl++)
+			gran = gran > U64_MAX / TEMPO_LVL_CLK_DIV ? U64_MAX :
+			       gran * TEMPO_LVL_CLK_DIV;
+		step->gran = gran;
+		for (i = 0; i < 2; i++) {
+			unsigned int l = lvl + i;
+
+			step->min_delay[i] = l >= levels ? S64_MAX :
+					     l ? (s64)(TEMPO_LVL_START(l) * tick) : 0;
+		}
+	}
+}
+
+static inline bool tempo_lazy_ok(const struct tempo_lazy *r, u64 bucket, u64 expires,
+				 s64 delay_ns)
+{
+	s64 wait = bucket - expires;
+	const struct tempo_lazy_step *step;
+
+	/*
+	 * First without the table: a wait of at most 1/64 of the delay is
+	 * served. (A wait w of W >= 1 ticks, W * tick <= w, has for its level
+	 * the lowest L with GRAN(L - 1) <= W, whose start, 63 * GRAN(L - 1)
+	 * ticks, is less than 64 * w. L is in the wheel for every delay up
+	 * to its largest, tempo_wheel_max_ticks() ticks, which an arm's is.)
+	 */
+	if (wait <= delay_ns >> TEMPO_LVL_BITS)
+		return true;
+	/* A wait of no tick is step[0], which serves every delay. */
+	/* Masked, not branched on: a loop's timers fall on either side at random. */
+	step = &r->step[fls64(wait) & -(unsigned int)(wait >= (s64)r->tick)];
+	return delay_ns >= step->min_delay[(u64)wait >= step->gran];
 }
 
 VISIBLE_IF_KUNIT void tempo_wheel_setup(struct tempo_wheel *w, unsigned int depth, u64 clk);

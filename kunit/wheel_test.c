@@ -331,6 +331,114 @@ static void pure_tick_div(struct kunit *test)
 	}
 }
 
+/*
+ * The lazy rule without a division (tempo_lazy_ok()) is the rule in ticks,
+ * exactly: the wait from the expiry tick (the deadline rounded up) to the
+ * bucket, in whole ticks, against the granule of the delay's level. Checked
+ * for several tick lengths and depths at every level's edges (a wait of a
+ * granule, one tick either side, and the deadline anywhere in its tick;
+ * the delay at each level's start, one ns either side; the delay at 63 and
+ * 64 times the wait, a ns either side, where the check without the table
+ * hands over to it), and at random, for the delays an arm can have (up to
+ * the wheel's largest).
+ * Fails if: a step holds the wrong granule or level (a wait of exactly a
+ * granule decided on the wrong side), a wait under a tick is not free, or
+ * the check without the table serves a wait of more than 1/64 of the delay
+ * (seen failing with 1/32: a wait of a granule, the delay 63 of them).
+ */
+static bool lazy_rule_in_ticks(u64 bucket, u64 expires, s64 delay_ns, u64 tick,
+			       unsigned int depth)
+{
+	u64 b = div64_u64(bucket, tick), e = div64_u64(expires + tick - 1, tick);
+	unsigned int lvl;
+
+	if ((s64)(e - b) >= 0)
+		return true;
+	lvl = DIV_ROUND_UP(fls64(b - e), TEMPO_LVL_CLK_SHIFT);
+	return lvl < depth && delay_ns >= (s64)(TEMPO_LVL_START(lvl) * tick);
+}
+
+static void expect_lazy_rule(struct kunit *test, const struct tempo_lazy *r, u64 bucket,
+			     u64 expires, s64 delay_ns, u64 tick, unsigned int depth)
+{
+	KUNIT_EXPECT_EQ_MSG(test, tempo_lazy_ok(r, bucket, expires, delay_ns),
+			    lazy_rule_in_ticks(bucket, expires, delay_ns, tick, depth),
+			    "tick %llu depth %u: bucket - expires %lld ns, delay %lld ns",
+			    tick, depth, (s64)(bucket - expires), delay_ns);
+}
+
+/*
+ * A wait of @wait ns: against a delay of @delay, and of 63 and 64 times the
+ * wait, @dd ns either side, where the check without the table hands over.
+ */
+static void expect_lazy_edges(struct kunit *test, const struct tempo_lazy *r, u64 bucket,
+			      u64 wait, s64 delay, int dd, unsigned int depth, u64 max_ns)
+{
+	s64 d;
+
+	expect_lazy_rule(test, r, bucket, bucket - wait, delay, r->tick, depth);
+	for (d = 63; d <= 64; d++)
+		if (d * wait + dd <= max_ns)
+			expect_lazy_rule(test, r, bucket, bucket - wait, d * wait + dd, r->tick,
+					 depth);
+}
+
+static void pure_lazy_rule(struct kunit *test)
+{
+	static const struct { u32 tick; unsigned int depth; } geo[] = {
+		{ 1000000, 10 }, { 1000000, 11 }, { 999983, 4 }, { 3, 11 }, { 1, 4 },
+		{ 1 << 20, 10 }, { 1000000000, 6 },
+	};
+	struct tempo_lazy *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	unsigned int i, lvl, j;
+	int dw, dt, dd;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	for (i = 0; i < ARRAY_SIZE(geo); i++) {
+		unsigned int depth = geo[i].depth;
+		/* Later than any wait tested: twice the last level's granule, and more. */
+		u64 tick = geo[i].tick, bucket = (2ULL << (3 * (depth + 1))) * tick;
+		u64 max_ns = tempo_wheel_max_ticks(depth) * tick;
+		u64 rnd = 0x2545f4914f6cdd1dULL;
+
+		KUNIT_ASSERT_TRUE(test, tempo_wheel_params_ok(tick, depth));
+		tempo_lazy_init(r, tick, depth);
+		/*
+		 * A wait of a granule of each level and a tick either side, the
+		 * deadline at, just after, or at the end of its tick; the delay at
+		 * the level's start and a ns either side.
+		 */
+		for (lvl = 0; lvl <= depth; lvl++) {
+			u64 gran = 1ULL << (lvl * TEMPO_LVL_CLK_SHIFT);
+			s64 start = lvl ? TEMPO_LVL_START(min(lvl, depth - 1)) * tick : 0;
+
+			for (dw = -1; dw <= 1; dw++)
+				for (dt = 0; dt < 3; dt++)
+					for (dd = -1; dd <= 1; dd++)
+						expect_lazy_edges(test, r, bucket,
+								  (gran + dw) * tick -
+								  (dt == 2 ? tick - 1 : dt),
+								  start + dd, dd, depth, max_ns);
+		}
+		for (j = 0; j < 4096; j++) {
+			u64 expires;
+
+			rnd ^= rnd << 13;
+			rnd ^= rnd >> 7;
+			rnd ^= rnd << 17;
+			expires = rnd >> (16 + j % 48);
+			if (expires >= bucket)
+				continue;
+			/* Waits of every length, and deadlines up to two ticks after the bucket. */
+			expires = j & 7 ? bucket - expires : bucket + expires % (2 * tick);
+			expect_lazy_rule(test, r, bucket, expires,
+					 (s64)(((rnd * 0x9e3779b97f4a7c15ULL) >> (16 + j % 47)) %
+					       (max_ns + 1)),
+					 tick, depth);
+		}
+	}
+}
+
 static struct kunit_case pure_cases[] = {
 	KUNIT_CASE(pure_boundaries),
 	KUNIT_CASE(pure_clock_moves_before_insert),
@@ -339,6 +447,7 @@ static struct kunit_case pure_cases[] = {
 	KUNIT_CASE(pure_forward),
 	KUNIT_CASE(pure_params_bounds),
 	KUNIT_CASE(pure_tick_div),
+	KUNIT_CASE(pure_lazy_rule),
 	{}
 };
 
@@ -1493,6 +1602,92 @@ static bool coarse_once(struct kunit *test, const void *arg)
 	return ok;
 }
 
+/*
+ * A COARSE arm's reading, as read, is the start of the current jiffy: at most
+ * TICK_NSEC behind CLOCK_MONOTONIC whenever the jiffies are current. The case
+ * dates jiffy j as the test kernels do (NO_HZ, high-resolution timers: jiffy
+ * j starts at j * TICK_NSEC + B, on a multiple of TICK_NSEC), with B from the
+ * first jiffy change it sees, and arms 64 times, TICK_NSEC / 8 apart: a
+ * reading made while jiffy j is current, before j + 1 is due, must be at
+ * most TICK_NSEC old. (If the change was seen late, B reads a jiffy high and
+ * the check only gets looser.)
+ * Fails if: the arm reads ktime_get_coarse_ns(), the time where timekeeping
+ * last accumulated a whole interval: that is not in phase with the jiffies,
+ * and lags by up to two of them.
+ */
+struct reading {
+	u64 at, reading;
+	unsigned long j;
+};
+
+static struct reading *readings;
+static const void *reading_timer;
+static atomic_t nreadings;
+
+static void reading_hook(enum tempo_test_point where, const void *obj, u64 arg,
+			 unsigned int state)
+{
+	struct reading *r = READ_ONCE(readings);
+	int i;
+
+	if (where != TEMPO_TP_WHEEL_COARSE || !r || obj != READ_ONCE(reading_timer))
+		return;
+	i = atomic_inc_return(&nreadings) - 1;
+	if (i >= 64)
+		return;
+	r[i].j = jiffies;
+	r[i].at = ktime_get_ns();
+	r[i].reading = *(u64 *)(uintptr_t)arg;
+}
+
+static void live_coarse_reading_current(struct kunit *test)
+{
+	struct reading *r = kunit_kcalloc(test, 64, sizeof(*r), GFP_KERNEL);
+	struct probe *p = probe_new(test);
+	unsigned int i, current_ = 0, stale = 0;
+	unsigned long j0;
+	u64 base, t, worst = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	tempo_timer_init(&p->timer, probe_fn, TEMPO_TIMER_COARSE);
+	j0 = jiffies;
+	while (!time_after(jiffies, j0))
+		cpu_relax();
+	j0 = jiffies;
+	t = ktime_get_ns();
+	base = t - t % TICK_NSEC - (u64)j0 * TICK_NSEC;
+
+	atomic_set(&nreadings, 0);
+	WRITE_ONCE(reading_timer, &p->timer);
+	WRITE_ONCE(readings, r);
+	tempo_test_set_hook(reading_hook);
+	for (i = 0; i < 64; i++) {
+		KUNIT_EXPECT_GE(test, tempo_timer_arm(&p->timer, NSEC_PER_SEC), 0);
+		udelay(TICK_NSEC / 8 / NSEC_PER_USEC);
+	}
+	tempo_test_set_hook(NULL);
+	WRITE_ONCE(readings, NULL);
+	tempo_timer_cancel_sync(&p->timer);
+	KUNIT_ASSERT_EQ(test, atomic_read(&nreadings), 64);
+
+	for (i = 0; i < 64; i++) {
+		u64 next = (u64)(r[i].j + 1) * TICK_NSEC + base;
+
+		if ((s64)(r[i].at - next) >= 0)
+			continue;	/* the jiffies were late: not current */
+		current_++;
+		if ((s64)(r[i].at - r[i].reading) > (s64)TICK_NSEC) {
+			stale++;
+			worst = max(worst, r[i].at - r[i].reading);
+		}
+	}
+	KUNIT_EXPECT_GE_MSG(test, current_, 32U, "the jiffies were late at %u of 64 arms",
+			    64 - current_);
+	KUNIT_EXPECT_EQ_MSG(test, stale, 0U,
+			    "%u of %u readings more than a jiffy (%lu ns) old, by %llu ns at worst",
+			    stale, current_, TICK_NSEC, worst);
+}
+
 static void live_coarse_stale_clock(struct kunit *test)
 {
 	static const struct coarse_case cases[] = {
@@ -1506,6 +1701,11 @@ static void live_coarse_stale_clock(struct kunit *test)
 }
 #else
 static void live_coarse_stale_clock(struct kunit *test)
+{
+	kunit_skip(test, "needs the test points: build with TEMPO_TESTING=1");
+}
+
+static void live_coarse_reading_current(struct kunit *test)
 {
 	kunit_skip(test, "needs the test points: build with TEMPO_TESTING=1");
 }
@@ -1535,6 +1735,7 @@ static struct kunit_case live_cases[] = {
 	KUNIT_CASE(live_postpone_chain),
 	KUNIT_CASE(live_rearm_same_expiry),
 	KUNIT_CASE(live_coarse_stale_clock),
+	KUNIT_CASE(live_coarse_reading_current),
 	{}
 };
 
@@ -1544,6 +1745,7 @@ static void live_exit(struct kunit *test)
 {
 	tempo_test_set_hook(NULL);
 	WRITE_ONCE(coarse_run, NULL);
+	WRITE_ONCE(readings, NULL);
 }
 #endif
 

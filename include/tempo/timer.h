@@ -83,18 +83,22 @@
  * then wait for the workqueue to run them.
  *
  * A TEMPO_TIMER_COARSE timer trades that for a cheaper arm: tempo_timer_arm()
- * and tempo_timer_arm_on() read ktime_get_coarse_ns() (c, the time of the
- * last timekeeping update, s >= 0 behind CLOCK_MONOTONIC) instead of the
- * precise clock, and take the deadline c + TICK_NSEC + delay. It is never
- * early while s <= TICK_NSEC, which holds whenever timekeeping is current: a
- * CPU's tick updates it every jiffy. s exceeds a jiffy only when timekeeping
- * is overdue at the arm (no tick has run for more than a jiffy: interrupts
- * held off that long on the CPU that keeps time, a virtual CPU its host does
- * not run, NO_HZ_FULL); the timer is then early by s - TICK_NSEC at most.
- * It is late by less than TICK_NSEC - s, plus tempo_timer_slack_ns() of
- * delay + TICK_NSEC. Delays above tempo_timer_max_delay_ns() - TICK_NSEC get
- * -ERANGE. tempo_timer_arm_at() keeps its absolute deadline exact for a
- * COARSE timer too (never early); only its placement reads the coarse clock.
+ * and tempo_timer_arm_on() read the jiffies instead of the precise clock, and
+ * date "now" c by the start of the current jiffy (s = CLOCK_MONOTONIC - c),
+ * then take the deadline c + TICK_NSEC + delay. It is never early while
+ * s <= TICK_NSEC, which holds whenever the jiffies are current: a CPU's tick
+ * updates them every jiffy. s exceeds a jiffy only when the jiffies are
+ * overdue at the arm (no tick has run for more than a jiffy: interrupts held
+ * off that long on the CPU that keeps time, a virtual CPU its host does not
+ * run, NO_HZ_FULL); the timer is then early by s - TICK_NSEC at most. It is
+ * late by less than TICK_NSEC - s (a jiffy, and the few microseconds by which
+ * tempo may date a jiffy late: see COARSE in kmod/wheel.c), plus
+ * tempo_timer_slack_ns() of delay + TICK_NSEC. Within one jiffy the same
+ * delay gives the same deadline, so re-arming a pending timer to it, as
+ * mod_timer() with an unchanged expires, changes nothing and writes nothing.
+ * Delays above tempo_timer_max_delay_ns() - TICK_NSEC get -ERANGE.
+ * tempo_timer_arm_at() keeps its absolute deadline exact for a COARSE timer
+ * too (never early); only its placement uses the jiffies.
  */
 #ifndef _TEMPO_TIMER_H
 #define _TEMPO_TIMER_H
@@ -124,7 +128,7 @@ typedef void (*tempo_timer_fn_t)(struct tempo_timer *timer);
  * Flags for tempo_timer_init().
  * TEMPO_TIMER_PINNED: tempo_timer_arm() keeps an idle timer on the CPU it last
  * ran on instead of moving it to the calling CPU.
- * TEMPO_TIMER_COARSE: arms read the coarse clock, with timer_list's kind of
+ * TEMPO_TIMER_COARSE: arms read the jiffies, with timer_list's kind of
  * guarantee instead of never early (see "tempo timer time bounds" above).
  */
 #define TEMPO_TIMER_PINNED	BIT(0)
@@ -142,9 +146,9 @@ struct tempo_timer {
 	struct list_head	entry;		/* wheel slot or expired list (owner CPU only) */
 	struct llist_node	msg;		/* on the owner's inbox while QUEUED */
 	atomic_long_t		state;		/* seq | cpu | flags, see wheel.c */
-	u64			expires;	/* absolute deadline, in wheel ticks */
+	u64			expires;	/* deadline, CLOCK_MONOTONIC ns */
 	tempo_timer_fn_t	fn;
-	u64			bucket;		/* when its far slot is collected, or 0 */
+	u64			bucket;		/* when its far slot is collected (ns), or 0 */
 	u32			flags;
 	u16			want_cpu;	/* where the latest arm wants it */
 	u16			idx;		/* wheel slot index (owner only) */

@@ -17,8 +17,9 @@
 #   TEMPO_BENCH_QUICK  1: 1K tier only
 #   TEMPO_BENCH_ONLY   sections (default: the ones UML represents, see README)
 #   TEMPO_BENCH_SYS    only these systems (comma-separated), e.g. for a profile
-#   TEMPO_BENCH_EXTRA  controls added to the cancel lane (timer64: a timer_list
-#                      padded to the 64 bytes of a tempo_timer)
+#   TEMPO_BENCH_EXTRA  controls added to the cancel and postpone lanes and hirq
+#                      (timer64: a timer_list padded to the 64 bytes of a
+#                      tempo_timer; lazyc and lazyp always run there)
 #   TEMPO_BENCH_TIERS  only these tiers of outstanding timers (e.g. 65536)
 #   TEMPO_BENCH_SRC    build tempo.ko from this tree's kmod/ and include/ (an
 #                      A/B run against another checkout); the bench module and

@@ -439,7 +439,7 @@ static void arm_far_on_cpu0(struct obj *o)
 	tempo_sim_set_cpu(0);
 	o->deadline = ktime_get_ns() + FAR_TICKS * TICK_NS;
 	EXPECT_EQ(tempo_timer_arm(&o->timer, FAR_TICKS * TICK_NS), 0, "idle timer");
-	EXPECT_EQ(o->timer.bucket, BUCKET, "placed in a far slot: bucket %llu", o->timer.bucket);
+	EXPECT_EQ(o->timer.bucket, tick_ns(BUCKET), "placed in a far slot: bucket %llu", o->timer.bucket);
 }
 
 /* CPU 0 reaches BUCKET: its hrtimer collects the slot; its work item not yet. */
@@ -776,7 +776,7 @@ static void test_postpone_chain_bound(void)
 			last_d[i] = d;
 			EXPECT_EQ(tempo_timer_arm(&o[i]->timer, d), 1, "pending");
 			EXPECT_TRUE(h_state(&o[i]->timer) & H_TT_MOVED, "a postpone in the slot is lazy");
-			EXPECT_EQ(o[i]->timer.bucket, BUCKET, "still in its slot");
+			EXPECT_EQ(o[i]->timer.bucket, tick_ns(BUCKET), "still in its slot");
 		}
 	}
 	h_drive_until(o[0]->deadline - 1);
@@ -842,6 +842,192 @@ static void test_garbage_costs_one_expiry_per_slot(void)
 	}
 }
 
+/* ---------------------------------------------------------------------- */
+/* COARSE timers and the same expiry (kmod/wheel.c, COARSE and LAZY).      */
+
+static struct obj *coarse_obj(void)
+{
+	struct obj *o = obj_new(false);
+
+	tempo_timer_init(&o->timer, obj_fn, TEMPO_TIMER_COARSE);
+	return o;
+}
+
+/*
+ * A COARSE arm dates "now" by the jiffy (T0 starts one; a jiffy is
+ * TICK_NSEC, 4 ms here) and pads by one: armed anywhere in the jiffy, the
+ * timer is due TICK_NSEC + delay after the jiffy's start, never before
+ * now + delay, and a jiffy late at most. Re-armed to the same delay within
+ * the jiffy, it is pending for the same deadline and nothing is written;
+ * in the next jiffy it is postponed by a jiffy, lazily (MV).
+ * Fails if: the arm dates now by anything but the jiffy (the deadline moves
+ * within it, or is early), or a re-arm within the jiffy writes the state.
+ */
+static void test_coarse_dates_by_jiffy(void)
+{
+	u64 d = 656 * TICK_NS, j0, at;
+	struct obj *o;
+	long st;
+
+	setup(2);
+	o = coarse_obj();
+	tempo_sim_set_cpu(0);
+	j0 = ktime_get_ns();
+	tempo_sim_clock_advance(TICK_NSEC - 1000);	/* late in the jiffy */
+	at = ktime_get_ns();
+	EXPECT_EQ(tempo_timer_arm(&o->timer, d), 0, "idle timer");
+	EXPECT_EQ(o->timer.expires, j0 + TICK_NSEC + d, "deadline %llu ns after the jiffy",
+		  o->timer.expires - j0);
+	EXPECT_GE(o->timer.expires, at + d, "early by %llu ns", at + d - o->timer.expires);
+	st = h_state(&o->timer);
+	tempo_sim_clock_set(j0);
+	tempo_sim_set_cpu(1);
+	EXPECT_EQ(tempo_timer_arm(&o->timer, d), 1, "pending");
+	EXPECT_EQ(h_state(&o->timer), st, "the same expiry wrote the state: %#lx, was %#lx",
+		  h_state(&o->timer), st);
+	tempo_sim_clock_set(j0 + TICK_NSEC);
+	EXPECT_EQ(tempo_timer_arm(&o->timer, d), 1, "pending");
+	EXPECT_EQ(o->timer.expires, j0 + 2 * TICK_NSEC + d, "postponed by a jiffy");
+	EXPECT_TRUE(h_state(&o->timer) & H_TT_MOVED, "postponed lazily: %#lx", h_state(&o->timer));
+	o->deadline = o->timer.expires - TICK_NSEC;
+	h_drive_until(o->deadline - 1);
+	EXPECT_EQ(o->fired, 0, "early");
+	h_drive_until(o->timer.expires + tempo_timer_slack_ns(d + TICK_NSEC));
+	EXPECT_EQ(o->fired, 1, "fired %u times", o->fired);
+	teardown();
+	free(o);
+}
+
+/*
+ * The same deadline is not the same arm: re-armed later to the deadline it
+ * has, a timer's delay is shorter, and the slot it sits in may be too late
+ * for that delay (the lazy rule). A COARSE timer armed at T0 for 600 ms is
+ * due at tick 1604, in the level-2 slot of tick 1664 (60 ticks after). At
+ * T0 + 200 ms the same deadline is a delay of 404 ms (with the pad), whose
+ * level-1 granule is 8 ticks: the timer must leave the slot, and fire
+ * within 8 ticks of its deadline, not 60. A re-arm with a delay of 3 s to a
+ * deadline 3 s ahead, alike, keeps its slot and writes nothing.
+ * Fails if: the same-expiry return skips the lazy rule.
+ */
+static void test_same_expiry_keeps_bound(void)
+{
+	struct obj *o;
+	long st;
+
+	setup(2);
+	o = coarse_obj();
+	tempo_sim_set_cpu(0);
+	EXPECT_EQ(tempo_timer_arm(&o->timer, 600 * TICK_NS), 0, "idle timer");
+	EXPECT_EQ(o->timer.expires, tick_ns(1604), "due at %llu", o->timer.expires);
+	EXPECT_EQ(o->timer.bucket, tick_ns(BUCKET), "in a far slot: bucket %llu", o->timer.bucket);
+	tempo_sim_clock_set(T0 + 200 * TICK_NS);
+	EXPECT_EQ(tempo_timer_arm(&o->timer, 400 * TICK_NS), 1, "pending");
+	EXPECT_EQ(o->timer.expires, tick_ns(1604), "the same deadline: %llu", o->timer.expires);
+	EXPECT_NE(o->timer.bucket, tick_ns(BUCKET), "left in a slot 60 ticks after its deadline");
+	o->deadline = tick_ns(1604);
+	h_drive_until(o->deadline - 1);
+	EXPECT_EQ(o->fired, 0, "early");
+	h_drive_until(o->deadline + tempo_timer_slack_ns(404 * TICK_NS));
+	EXPECT_EQ(o->fired, 1, "not within %llu ns of its deadline",
+		  tempo_timer_slack_ns(404 * TICK_NS));
+
+	o->fired = 0;
+	tempo_sim_set_cpu(0);
+	EXPECT_EQ(tempo_timer_arm(&o->timer, 3000 * TICK_NS), 0, "idle timer");
+	st = h_state(&o->timer);
+	EXPECT_EQ(tempo_timer_arm(&o->timer, 3000 * TICK_NS), 1, "pending");
+	EXPECT_EQ(h_state(&o->timer), st, "the same expiry wrote the state");
+	EXPECT_TRUE(tempo_timer_cancel_sync(&o->timer), "pending");
+	teardown();
+	free(o);
+}
+
+/*
+ * The same deadline does not make a stopped timer pending again, nor skip a
+ * message on its way: a lazily cancelled COARSE timer re-armed to its old
+ * deadline is armed (returns 0, pending); one that CPU 1's arm_on() asked
+ * CPU 0 to move, re-armed where it is before the message is read, stays on
+ * CPU 0, as the last arm says. (Due at tick 1660, 4 ticks before its slot:
+ * the same expiry's shortest path.)
+ * Fails if: the same-expiry return ignores PENDING, or QUEUED (which alone
+ * stops a pending timer's move here: its want_cpu is not looked at).
+ */
+static void test_same_expiry_not_stopped_or_moving(void)
+{
+	u64 d = 656 * TICK_NS;
+	struct obj *o;
+
+	setup(2);
+	o = coarse_obj();
+	tempo_sim_set_cpu(0);
+	EXPECT_EQ(tempo_timer_arm(&o->timer, d), 0, "idle timer");
+	EXPECT_TRUE(tempo_timer_cancel(&o->timer), "pending");
+	EXPECT_TRUE(h_state(&o->timer) & H_TT_LINKED, "a lazy cancel leaves it in its slot");
+	EXPECT_EQ(tempo_timer_arm(&o->timer, d), 0, "a cancelled timer is idle");
+	EXPECT_TRUE(tempo_timer_pending(&o->timer), "not armed again");
+
+	tempo_sim_set_cpu(1);
+	EXPECT_EQ(tempo_timer_arm_on(&o->timer, 1, d), 1, "pending");
+	EXPECT_TRUE(h_state(&o->timer) & H_TT_QUEUED, "a message asks CPU 0 to move it: %#lx",
+		    h_state(&o->timer));
+	EXPECT_EQ(tempo_timer_arm(&o->timer, d), 1, "pending");
+	o->deadline = ktime_get_ns() + d;
+	h_drive_until(o->timer.expires + tempo_timer_slack_ns(d + TICK_NSEC));
+	EXPECT_EQ(o->fired, 1, "fired %u times", o->fired);
+	EXPECT_EQ(o->cpu, 0, "fired on CPU %d, not where the last arm left it", o->cpu);
+	teardown();
+	free(o);
+}
+
+/*
+ * A lazily cancelled timer re-armed to the deadline it had is armed again in
+ * its slot by one cmpxchg (LAZY, the same expiry): it was idle (the arm
+ * returns 0), it is pending, still in the slot, with no message; it fires
+ * once. If the owner collects the slot between the re-arm's read and its
+ * cmpxchg, the collection lets go of the cancelled timer, the cmpxchg fails,
+ * and the arm starts afresh on the calling CPU: it still fires once, at once
+ * (its deadline has passed by then).
+ * Fails if: the re-arm in the slot ignores its cmpxchg's failure (it says
+ * the timer is armed, and it never fires).
+ */
+static void test_rearm_same_after_cancel(void)
+{
+	ktime_t at = ns_to_ktime(tick_ns(1660));
+	unsigned int race;
+	struct obj *o;
+	long st;
+
+	for (race = 0; race < 2; race++) {
+		setup(2);
+		o = obj_new(false);
+		lazy_obj = o;
+		tempo_sim_set_cpu(0);
+		EXPECT_EQ(tempo_timer_arm_at(&o->timer, TEMPO_CPU_LOCAL, at), 0, "idle timer");
+		EXPECT_EQ(o->timer.bucket, tick_ns(BUCKET), "placed in a far slot: bucket %llu",
+			  o->timer.bucket);
+		tempo_sim_set_cpu(1);
+		EXPECT_TRUE(tempo_timer_cancel(&o->timer), "pending");
+		st = h_state(&o->timer);
+		if (race)
+			park_hook(TEMPO_TP_WHEEL_LAZY, hook_cpu0_collects);
+		EXPECT_EQ(tempo_timer_arm_at(&o->timer, TEMPO_CPU_LOCAL, at), 0, "a cancelled timer");
+		if (race) {
+			EXPECT_EQ(race_hook, NULL, "the arm reached its lazy point");
+		} else {
+			EXPECT_EQ(h_state(&o->timer), (st | H_TT_PENDING) + (1L << 24),
+				  "not one cmpxchg in the slot: %#lx, was %#lx",
+				  h_state(&o->timer), st);
+			EXPECT_EQ(tempo_sim_pending_csds(0), 0, "a message for it");
+		}
+		o->deadline = tick_ns(1660);
+		h_drive_until(tick_ns(BUCKET) + 2 * TICK_NS);
+		EXPECT_EQ(o->fired, 1, "%s: fired %u times", race ? "collected first" : "in the slot",
+			  o->fired);
+		teardown();
+		free(o);
+	}
+}
+
 static const struct test_case cases[] = {
 	TEST_CASE_VOID(test_fires_once_on_time),
 	TEST_CASE_VOID(test_claim_with_remote_rearm_in_flight),
@@ -862,6 +1048,10 @@ static const struct test_case cases[] = {
 	TEST_CASE_VOID(test_sync_after_lazy_cancel),
 	TEST_CASE_VOID(test_postpone_chain_bound),
 	TEST_CASE_VOID(test_garbage_costs_one_expiry_per_slot),
+	TEST_CASE_VOID(test_coarse_dates_by_jiffy),
+	TEST_CASE_VOID(test_same_expiry_keeps_bound),
+	TEST_CASE_VOID(test_same_expiry_not_stopped_or_moving),
+	TEST_CASE_VOID(test_rearm_same_after_cancel),
 	{}
 };
 

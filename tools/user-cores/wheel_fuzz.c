@@ -12,8 +12,8 @@
  *    little, again and again, which the wheel does lazily in far slots) are
  *    one of the operations;
  *  - TEMPO_TIMER_COARSE timers (the odd ones): never early against the
- *    deadline now + delay while the coarse clock is under a jiffy stale (as
- *    the userspace coarse clock always is), late by less than a jiffy plus
+ *    deadline now + delay while jiffies are current (as the userspace ones
+ *    always are), late by less than a jiffy plus
  *    tempo_timer_slack_ns(delay + TICK_NSEC);
  *  - the callback may free its timer: no base holds it when it runs.
  * Any failure abort()s so libFuzzer saves the input.
@@ -116,9 +116,14 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 
 	tempo_sim_init(NCPU, false, true);
 	held_back = false;
-	tempo_sim_clock_set(1000 * TICK + (size ? data[0] : 0) * 7919);
+	/*
+	 * Loaded at the start of a jiffy: with a fake clock that does not move,
+	 * the wheel's jiffies calibration keeps its one reading, exact there.
+	 */
+	tempo_sim_clock_set(1000 * TICK);
 	if (tempo_wheel_init(TICK, 10))
 		abort();
+	tempo_sim_clock_advance((size ? data[0] : 0) * 7919);
 	for (i = 0; i < NT; i++) {
 		tempo_timer_init(&tm[i].timer, fn, (i & 1) ? TEMPO_TIMER_COARSE : 0);
 		tm[i].pending = false;

@@ -19,7 +19,8 @@
  * A third of the timers are far (delays of 40 to 80 thousand ticks, in the
  * wheel's lazy levels): their arms and cancels are mostly lazy, one cmpxchg
  * with interrupts on, racing with the owner's collections and the other
- * CPUs' eager operations.
+ * CPUs' eager operations. Half are TEMPO_TIMER_COARSE, dated by the jiffy
+ * (the userspace jiffies are never late, so they are never early either).
  *
  * Usage: wheel_stress [seconds] [cpus] [fake|real]
  */
@@ -162,7 +163,7 @@ int main(int argc, char **argv)
 		return 1;
 	for (c = 0; c < ncpus; c++)
 		for (i = 0; i < NT; i++) {
-			tempo_timer_init(&recs[c][i].timer, rec_fn, 0);
+			tempo_timer_init(&recs[c][i].timer, rec_fn, i % 2 ? TEMPO_TIMER_COARSE : 0);
 			recs[c][i].owner = c;
 		}
 	for (c = 0; c < ncpus; c++)

@@ -13,7 +13,8 @@
  * unit=U". The script interleaves the systems (A B C A B C ...) and repeats;
  * tools/bench/report.py takes medians and ratios. Commands:
  *
- *	cancel SYS N CPUS   SYS in tempo tempo_coarse dwork timer hrtimer. N
+ *	cancel SYS N CPUS   SYS in tempo tempo_coarse dwork timer hrtimer, or
+ *			    the controls timer64 lazyc lazyp (below). N
  *			    timers armed far in the future (CPUS "1" or "all",
  *			    split evenly, each thread arming its share on its
  *			    own CPU); then for sample_ms, cancel and re-arm a
@@ -250,19 +251,48 @@ static struct brun *brun_alloc(void)
 
 /* ---- cancelled timeouts ---- */
 
-enum tsys { T_TEMPO, T_TEMPO_COARSE, T_DWORK, T_TIMER, T_HRTIMER, T_TIMER64, T_NSYS };
+enum tsys {
+	T_TEMPO, T_TEMPO_COARSE, T_DWORK, T_TIMER, T_HRTIMER, T_TIMER64, T_LAZYC, T_LAZYP, T_NSYS
+};
 static const char * const tsys_name[T_NSYS] = {
-	"tempo", "tempo_coarse", "dwork", "timer", "hrtimer", "timer64"
+	"tempo", "tempo_coarse", "dwork", "timer", "hrtimer", "timer64", "lazyc", "lazyp"
 };
 
 /*
  * timer64: a timer_list in 64 bytes, the size of a struct tempo_timer. Not a
- * peer: a control for the cancel lane, which tells how much of a gap at 64K
- * and 1M outstanding is only the size of the object (cancel lane only).
+ * peer: a control for the cancel and postpone lanes, which tells how much of a
+ * gap at 64K and 1M outstanding is only the size of the object.
  */
 struct timer_list64 {
 	struct timer_list t;
 } __aligned(64);
+
+/*
+ * lazyc, lazyp: the floor of any lazy timer, not a timer. A 64-byte object
+ * whose cancel is one cmpxchg and whose arm is a clock read (coarse for lazyc,
+ * precise for lazyp), a store of the deadline and one cmpxchg: nothing else,
+ * no list, no check. Controls for the cancel and postpone lanes: what is left
+ * of a tempo figure above them is tempo's own work.
+ */
+struct lazy_timer {
+	atomic_long_t	state;		/* bit 0: pending; the rest counts changes */
+	u64		expires;
+} __aligned(64);
+
+static noinline void lazy_arm(struct lazy_timer *t, u64 now, u64 delay_ns)
+{
+	long old = atomic_long_read(&t->state);
+
+	WRITE_ONCE(t->expires, now + delay_ns);
+	atomic_long_try_cmpxchg(&t->state, &old, (old | 1) + 2);
+}
+
+static noinline void lazy_cancel(struct lazy_timer *t)
+{
+	long old = atomic_long_read(&t->state);
+
+	atomic_long_try_cmpxchg(&t->state, &old, (old & ~1L) + 2);
+}
 
 static void *pool;		/* MAX_TIMERS of the largest timer type */
 static size_t pool_bytes;
@@ -348,6 +378,14 @@ static int cancel_pre(struct bthread *t)
 			hrtimer_start(h, ns_to_ktime(far_ns(i)), HRTIMER_MODE_REL);
 			break;
 		}
+		case T_LAZYC:
+		case T_LAZYP: {
+			struct lazy_timer *z = (struct lazy_timer *)pool + i;
+
+			atomic_long_set(&z->state, 0);
+			lazy_arm(z, ktime_get_ns(), far_ns(i));
+			break;
+		}
 		default:
 			return -EINVAL;
 		}
@@ -384,6 +422,14 @@ static int cancel_pre(struct bthread *t)
 		LOOP(struct hrtimer, hrtimer_try_to_cancel(x),			\
 		     hrtimer_start(x, ns_to_ktime(far_ns(i)), HRTIMER_MODE_REL)); \
 		break;								\
+	case T_LAZYC:								\
+		LOOP(struct lazy_timer, lazy_cancel(x),				\
+		     lazy_arm(x, ktime_get_coarse_ns(), far_ns(i)));		\
+		break;								\
+	case T_LAZYP:								\
+		LOOP(struct lazy_timer, lazy_cancel(x),				\
+		     lazy_arm(x, ktime_get_ns(), far_ns(i)));			\
+		break;								\
 	default:								\
 		break;								\
 	}
@@ -413,6 +459,14 @@ static int cancel_pre(struct bthread *t)
 	case T_HRTIMER:								\
 		LOOP(struct hrtimer, (void)0,					\
 		     hrtimer_start(x, ns_to_ktime(far_ns(i)), HRTIMER_MODE_REL)); \
+		break;								\
+	case T_LAZYC:								\
+		LOOP(struct lazy_timer, (void)0,				\
+		     lazy_arm(x, ktime_get_coarse_ns(), far_ns(i)));		\
+		break;								\
+	case T_LAZYP:								\
+		LOOP(struct lazy_timer, (void)0,				\
+		     lazy_arm(x, ktime_get_ns(), far_ns(i)));			\
 		break;								\
 	default:								\
 		break;								\
@@ -1817,7 +1871,7 @@ static int __init tempo_bench_init(void)
 {
 	size_t sz = max3(sizeof(struct tempo_timer), sizeof(struct delayed_work),
 			 max3(sizeof(struct timer_list), sizeof(struct timer_list64),
-			      sizeof(struct hrtimer)));
+			      max(sizeof(struct hrtimer), sizeof(struct lazy_timer))));
 
 	pool_bytes = sz * MAX_TIMERS;
 	pool = vzalloc(pool_bytes);

@@ -50,6 +50,7 @@ typedef unsigned int gfp_t;
 #define U64_MAX UINT64_MAX
 #endif
 #define S64_MAX INT64_MAX
+#define S64_MIN INT64_MIN
 #define U32_MAX UINT32_MAX
 #define BITS_PER_LONG 64
 #define NSEC_PER_USEC 1000ULL
@@ -414,11 +415,29 @@ static inline bool ktime_after(ktime_t a, ktime_t b) { return a > b; }
 static inline ktime_t ktime_sub(ktime_t a, ktime_t b) { return a - b; }
 static inline ktime_t ktime_sub_ns(ktime_t k, u64 ns) { return k - ns; }
 #define KTIME_MAX ((s64)~((u64)1 << 63))
-#define jiffies ((unsigned long)(ktime_get_ns() / 4000000))
 #define HZ 250
 #define TICK_NSEC 4000000ULL
-/* The time of the last tick: at most a jiffy behind ktime_get_ns(). */
-static inline u64 ktime_get_coarse_ns(void) { return ktime_get_ns() / TICK_NSEC * TICK_NSEC; }
+/*
+ * Jiffy j starts at CLOCK_MONOTONIC (j - INITIAL_JIFFIES) * TICK_NSEC, and
+ * jiffies start 5 minutes before their 32-bit wrap, as the kernel's do: on
+ * time, every tick (a late tick is a test's own doing).
+ */
+#define INITIAL_JIFFIES ((unsigned long)(unsigned int)(-300 * HZ))
+#define jiffies ((unsigned long)(ktime_get_ns() / TICK_NSEC) + INITIAL_JIFFIES)
+/*
+ * The coarse clock is where timekeeping last accumulated a whole interval,
+ * at the last tick: a jiffy long, but not in phase with the jiffies. Here
+ * half a jiffy out of phase, so it lags CLOCK_MONOTONIC by half a jiffy to
+ * a jiffy and a half (under User-Mode Linux 7.2, a busy loop found it more
+ * than a jiffy behind in half the readings or more, jiffies being current).
+ */
+static inline u64 ktime_get_coarse_ns(void)
+{
+	u64 tick = ktime_get_ns() / TICK_NSEC * TICK_NSEC;
+
+	return tick < TICK_NSEC / 2 ? 0 : tick - TICK_NSEC / 2;
+}
+static inline void cpu_relax(void) { }
 
 /*
  * Clocks other than MONOTONIC (kmod/clock.c): REALTIME and BOOTTIME are
