@@ -4,6 +4,7 @@
 
     report.py LOG RESULTS.json                          (make bench: one TCG boot)
     report.py --platform PLATFORM RESULTS.json LOG...   (one LOG per boot)
+    report.py --markdown RESULTS.json [TREE]            (the README's figures)
 
 PLATFORM is tcg (QEMU/TCG, `make bench`) or uml (User-Mode Linux,
 `make bench-native`); every row of RESULTS.json carries it. With several boots,
@@ -16,6 +17,12 @@ median, min and max. Ratios compare medians of the same run and say how many
 times better the first system is (peer cost / tempo cost, or tempo rate / peer
 rate for events/s), so > 1 favours tempo. Also writes targets.json beside
 RESULTS.json with the issue's targets and whether this run met them.
+
+--markdown prints, from a RESULTS.json written before, the table of ratios
+that tools/bench/README.md shows: one row per lane, tier and tempo system,
+against that system's peers and controls (PAIRS), each ratio with the range
+of its per-boot ratios, then the `parts` prices. TREE (free text, e.g. a
+commit) is printed in the line that names the run.
 """
 import json
 import os
@@ -102,9 +109,113 @@ def advantage(mine, other, unit):
     return mine / other if unit in HIGHER_IS_BETTER else other / mine
 
 
+# For --markdown: which tempo system each lane compares with which peers and
+# which controls. A lane not listed compares every tempo system with every
+# other system.
+TIMER_LANES = ("cancel", "postpone", "xcancel", "xpostpone", "hirq")
+PAIRS = {
+    **{lane: [("tempo_coarse", ("timer", "dwork"), ("lazyc", "timer64")),
+              ("tempo", ("hrtimer",), ("lazyp",))] for lane in TIMER_LANES},
+    "order": [("tempo_inline", ("rob", "padata", "owq"), ()),
+              ("tempo", ("padata", "owq"), ())],
+    "delayq": [("tempo", ("java",), ())],
+    "delayq_immediate": [("tempo", ("java",), ())],
+    **{lane: [("tempo", ("timerfd", "io_uring", "posix"), ()),
+              ("tempo_uring", ("io_uring",), ())]
+       for lane in ("u_arm_cancel", "u_arm_only", "u_cancel_only", "u_arm_expire",
+                    "u_events_read")},
+    "fire_burst": [("tempo", ("dwork", "hrtimer"), ())],
+    "fire_lateness": [("tempo", ("dwork", "hrtimer"), ())],
+}
+SHOWN = {"timer": "timer_list", "dwork": "delayed_work", "owq": "ordered wq"}
+# Rows a platform cannot represent, said in the row rather than left out.
+NOTES = {("uml", "order", "tempo"): "not representative here: a wake-up per item is a host signal"}
+PLATFORMS = {"uml": "User-Mode Linux (`make bench-native`)", "tcg": "QEMU/TCG (`make bench`)"}
+
+
+def count(n):
+    n = int(n)
+    for unit, size in (("M", 1 << 20), ("K", 1 << 10), ("K", 1000)):
+        if n >= size and n % size == 0:
+            return f"{n // size}{unit}"
+    return str(n)
+
+
+def tier(p):
+    """A lane's parameters in words: "64K, 1 CPU", "32K items", "100K pending"."""
+    words = []
+    if "outstanding" in p:
+        words.append(count(p["outstanding"]))
+    elif "items" in p:
+        words.append(count(p["items"]) + " items")
+    if "pending" in p:
+        words.append(count(p["pending"]) + " pending")
+    if p.get("cpus") == "1":
+        words.append("1 CPU")
+    elif p.get("cpus") == "all":
+        words.append(f"{p['threads']} CPUs" if "threads" in p else "all CPUs")
+    if "stat" in p:
+        words.append(p["stat"])
+    return ", ".join(words) or "-"
+
+
+def markdown(args):
+    """Print the README's table of ratios from a RESULTS.json."""
+    if not args:
+        sys.exit("usage: report.py --markdown RESULTS.json [TREE]")
+    with open(args[0]) as f:
+        results = json.load(f)
+    tree = " ".join(args[1:]) or "(tree not given)"
+    rows = {}
+    for r in results:
+        key = (r["name"], tuple(sorted(r["parameters"].items())))
+        rows.setdefault(key, {})[r["system"]] = r
+    platform = {r["platform"] for r in results}
+    boots = {r.get("boots", 1) for r in results}
+    print(f"Tree {tree}; {', '.join(PLATFORMS.get(p, p) for p in sorted(platform))}, "
+          f"{'/'.join(str(b) for b in sorted(boots))} boot(s). Ratio = peer cost / tempo cost "
+          "(tempo rate / peer rate for events/s), medians across boots, > 1 favours tempo; "
+          "in brackets the lowest and highest per-boot ratio.\n")
+    print("| lane | tier | tempo | against peers | against controls |")
+    print("| --- | --- | --- | --- | --- |")
+
+    def cell(r, others):
+        out = []
+        for o in others:
+            x = r["ratio"].get(o)
+            if x is None:
+                continue
+            pb = [v for v in r.get("per_boot_ratio", {}).get(o, []) if v]
+            rng = f" [{min(pb):.2f}–{max(pb):.2f}]" if len(pb) > 1 else ""
+            out.append(f"{SHOWN.get(o, o)} {x:.2f}x{rng}")
+        return ", ".join(out) or "-"
+
+    parts = None
+    for (name, params), systems in rows.items():
+        if name == "parts":
+            parts = systems
+            continue
+        pairs = PAIRS.get(name) or [
+            (s, tuple(o for o in systems if not o.startswith("tempo")), ())
+            for s in systems if s.startswith("tempo")]
+        for mine, peers, controls in pairs:
+            r = systems.get(mine)
+            if r is None:
+                continue
+            note = NOTES.get((r["platform"], name, mine))
+            print(f"| {name} | {tier(dict(params))} | {mine} | {cell(r, peers)}"
+                  f"{f' ({note})' if note else ''} | {cell(r, controls)} |")
+    if parts:
+        print("\n`parts` in the same boots, ns per call (medians): " + ", ".join(
+            f"{s} {r['median']:.1f}" for s, r in sorted(parts.items())) + ".")
+
+
 def main():
     global CAVEAT
     args = sys.argv[1:]
+    if args and args[0] == "--markdown":
+        markdown(args[1:])
+        return
     platform = "tcg"
     if args and args[0] == "--platform":
         platform, args = args[1], args[2:]
