@@ -221,6 +221,7 @@
 #include "clock.h"
 #include "compat.h"
 #include "internal.h"
+#include "occupancy.h"
 
 enum delayq_state {
 	DELAYQ_IDLE = 0,	/* not queued */
@@ -579,7 +580,7 @@ static s64 delayq_next_work(const struct tempo_delayq *q)
 		shift = lvl * DQ_LVL_BITS;
 		/* The first 64^lvl-aligned block starting at or after next_grain. */
 		block = (q->next_grain + BIT_ULL(shift) - 1) >> shift;
-		block += __ffs64(ror64(q->occupied[lvl], block & DQ_SLOT_MASK));
+		block += tempo_occupancy_next(q->occupied[lvl], block & DQ_SLOT_MASK);
 		work = min(work, block << shift);
 	}
 	return work;

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
+/**
+ * DOC: timer wheel
+ *
  * tempo's timer wheel: lock-free O(1) timers on per-CPU hierarchical wheels,
  * with callbacks run in process context on a per-CPU workqueue.
- *
- * MODEL
+ */
+
+/**
+ * DOC: timer wheel: model
  *
  * Every CPU owns a base: a wheel of slots, an expired list, an hrtimer, a work
  * item and an inbox. The wheel and the expired list are touched only by their
@@ -27,8 +31,13 @@
  * divides. A TEMPO_TIMER_COARSE timer takes "now" from the jiffies instead
  * (the start of the current jiffy) and pads its deadline by one jiffy (COARSE
  * below); everything after the deadline is computed is the same for both.
+ */
+
+/**
+ * DOC: timer wheel: the wheel
  *
- * THE WHEEL (struct tempo_wheel, kmod/wheel.h)
+ * Struct tempo_wheel, kmod/wheel.h.
+ *
  *
  * Linux's non-cascading design (kernel/time/timer.c): LVL_DEPTH levels of 64
  * slots, each level 8 times coarser than the one below. A timer goes into the
@@ -36,7 +45,7 @@
  * its expiry rounded UP to the level's granularity, and stays there until that
  * slot is collected: there is no cascading, so a timer is moved only by its
  * owner's own operations. Lateness is bounded by the level granularity, which
- * is at most 1/8 (12.5%) of the delay. With tick = 1 ms and 10 levels:
+ * is at most 1/8 (12.5%) of the delay. With tick = 1 ms and 10 levels::
  *
  *	Level  Granularity        Range (delay)
  *	  0        1 ms            0 ms  -        62 ms
@@ -63,8 +72,13 @@
  * to the expired list, whose callbacks the per-CPU work item then runs in
  * batches in process context; a lazily cancelled one is dropped and a lazily
  * re-armed one re-placed, there and then.
+ */
+
+/**
+ * DOC: timer wheel: the timer state word
  *
- * THE TIMER STATE WORD (tempo_timer.state, an atomic_long_t)
+ * Tempo_timer.state, an atomic_long_t.
+ *
  *
  *	63                    24 23        8 7  6  5  4  3  2  1  0
  *	[  seq (40 bits)        |  cpu (16)  | 00 |MV|PK|SD|QU|LK|PD]
@@ -95,7 +109,7 @@
  * written by arm before its cmpxchg on the state word publishes them; bucket
  * by the holder of the entry (I8, P6).
  *
- * Logical states (PD, and whether the callback runs) and transitions:
+ * Logical states (PD, and whether the callback runs) and transitions::
  *
  *	              arm                  owner collects, claims
  *	   IDLE ----------------> PENDING ------------------------> RUNNING
@@ -113,8 +127,10 @@
  * stay in a slot that is now too early (a lazy re-arm). An IDLE timer that
  * a base still holds is garbage: it costs its owner at most one expiry of
  * the hrtimer (LAZY) and no callback; cancel_sync lets go of it at once.
- *
- * LAZY RE-ARM AND CANCEL
+ */
+
+/**
+ * DOC: timer wheel: lazy re-arm and cancel
  *
  * A slot of level lazy_level or above (the first level whose granule is at
  * least LAZY_GRAN_NS, 64 ms: level 2 at tick_ns = 1 ms) is a far slot. When
@@ -182,8 +198,10 @@
  * re-placements at most once per lazy granule (16 times a second at the
  * default tick), however many timers it holds. A wheel that holds no timer,
  * pending or garbage, has no hrtimer armed.
- *
- * COARSE
+ */
+
+/**
+ * DOC: timer wheel: coarse
  *
  * A COARSE arm reads the jiffies, and dates "now" c by the start of the
  * current jiffy: jiffies * TICK_NSEC + B (jiffies_now_ns(): a load, a
@@ -212,8 +230,10 @@
  * next one. Precise timers keep their bound. tempo_timer_arm_at() of a
  * COARSE timer places it from c and keeps its absolute deadline exact: never
  * early.
- *
- * PARKING
+ */
+
+/**
+ * DOC: timer wheel: parking
  *
  * The owner's operations publish first and touch their lists after: one
  * cmpxchg decides the new state, then the entry is unlinked and linked,
@@ -233,8 +253,10 @@
  * cancel_sync waits for it to clear like LK, and clears it itself or has the
  * owner clear it (timer_release()). Only eager cancels park: in a slot below
  * the lazy levels.
- *
- * INVARIANTS
+ */
+
+/**
+ * DOC: timer wheel: invariants
  *
  * I1  LK or PK => entry belongs to base cpu: only that CPU, with interrupts
  *     disabled, reads or writes it; outside its interrupts-off sections the
@@ -273,6 +295,8 @@
  * CONCURRENCY MATRIX (per timer; rows and columns on different CPUs;
  * "-" = safe without a lock, "S" = caller serialises, as in timer_list)
  *
+ * ::
+ *
  *	           | arm | cancel | cancel_sync | owner collect/drain/claim
  *	arm        |  -  |   -    |     S       |  -
  *	cancel     |     |   -    |     -       |  -
@@ -298,8 +322,13 @@
  * the owner's irq_work, whose handler drains: one self-interrupt more per
  * kick. PREEMPT_RT is not supported: there these handlers would run in
  * threads with interrupts enabled, which the owner-only lists do not allow.
+ */
+
+/**
+ * DOC: timer wheel: memory ordering
  *
- * MEMORY ORDERING (labels are LMM(function:letter); every pair is listed)
+ * Labels are LMM(function:letter); every pair is listed.
+ *
  *
  * P1  timer_arm_tick:A (expires, want_cpu stores) happens before timer_arm_tick:B (the
  *     fully ordered cmpxchg setting the new seq); timer_arm_lazy:B before
@@ -368,8 +397,10 @@
  *     the re-arm sees bucket 0, knows its slot was collected as it was, and
  *     has the owner re-place the timer at once (timer_poke()) rather than
  *     when the dispatcher comes to it.
- *
- * WHAT IS NOT GUARANTEED
+ */
+
+/**
+ * DOC: timer wheel: what is not guaranteed
  *
  * - Callbacks of one CPU run one after another on its work item: a callback
  *   that sleeps delays the later ones of that CPU. Long work belongs in a
@@ -405,61 +436,8 @@
 #include "trace.h"
 #include "wheel.h"
 
-/* The state word. */
-#define TT_PENDING	BIT(0)
-#define TT_LINKED	BIT(1)
-#define TT_QUEUED	BIT(2)
-#define TT_SHUTDOWN	BIT(3)
-#define TT_PARKED	BIT(4)
-#define TT_MOVED	BIT(5)
-#define TT_HELD		(TT_LINKED | TT_QUEUED | TT_PARKED)
-#define TT_CPU_SHIFT	8
-#define TT_CPU_BITS	16
-#define TT_CPU_MASK	(((1UL << TT_CPU_BITS) - 1) << TT_CPU_SHIFT)
-#define TT_CPU_NONE	((1U << TT_CPU_BITS) - 1)
-#define TT_SEQ_SHIFT	(TT_CPU_SHIFT + TT_CPU_BITS)
-#define TT_SEQ_ONE	BIT(TT_SEQ_SHIFT)
-
-static inline unsigned int tt_cpu(long state)
-{
-	return (state & TT_CPU_MASK) >> TT_CPU_SHIFT;
-}
-
-static inline long tt_set_cpu(long state, unsigned int cpu)
-{
-	return (state & ~TT_CPU_MASK) | ((long)cpu << TT_CPU_SHIFT);
-}
-
-static inline unsigned long tt_seq(long state)
-{
-	return (unsigned long)state >> TT_SEQ_SHIFT;
-}
-
 /* An llist head value no real node can have: the inbox of an offline base. */
 #define INBOX_SEALED	((struct llist_node *)1UL)
-
-#define TEMPO_LATE_BUCKETS	24
-
-/*
- * Counters of what happened on one CPU; written by that CPU only, with
- * interrupts off. Lazy operations count nothing: what they change shows up
- * when the owner settles the timer. taken - fired - released, summed over the
- * CPUs, is the number of timers on a list or an inbox (LINKED or QUEUED):
- * pending ones and garbage (stats_hold()).
- */
-struct tempo_wheel_stats {
-	u64	taken;		/* a timer no list or inbox held is linked or queued */
-	u64	fired;		/* callbacks claimed */
-	u64	released;	/* let go of, without a callback */
-	u64	sent;		/* messages pushed to another CPU's inbox */
-	u64	kicks;		/* IPIs (or self irq_works) raised for them */
-	u64	forwarded;	/* timers moved to another CPU by their owner */
-	u64	expiries;	/* runs of the hrtimer */
-	u64	dispatches;	/* runs of the work item */
-	u64	swept;		/* lazily cancelled timers dropped at collection */
-	u64	replaced;	/* lazily re-armed timers re-placed at collection */
-	u64	late[TEMPO_LATE_BUCKETS];	/* log2(late in us) at dispatch */
-};
 
 struct tempo_base {
 	/* Owner CPU only, interrupts disabled (I1). */
@@ -493,246 +471,6 @@ static u64 coarse_max_delay_ns;		/* the same, less the coarse pad */
 
 /* A far slot's granule is at least this long (LAZY in the comment above). */
 #define LAZY_GRAN_NS	(64 * NSEC_PER_MSEC)
-
-/* ---------------------------------------------------------------------- */
-/* The wheel proper (pure: explicit clock, single owner).                 */
-
-/**
- * tempo_wheel_setup - empty a wheel and set its clock
- * @w: the wheel
- * @depth: levels, TEMPO_LVL_DEPTH_MIN..TEMPO_LVL_DEPTH_MAX
- * @clk: the first tick to collect
- */
-VISIBLE_IF_KUNIT void tempo_wheel_setup(struct tempo_wheel *w, unsigned int depth, u64 clk)
-{
-	unsigned int i;
-
-	w->clk = clk;
-	w->next_expiry = TEMPO_NEVER;
-	w->depth = clamp(depth, TEMPO_LVL_DEPTH_MIN, TEMPO_LVL_DEPTH_MAX);
-	memset(w->occupied, 0, sizeof(w->occupied));
-	for (i = 0; i < TEMPO_WHEEL_SLOTS; i++)
-		INIT_LIST_HEAD(&w->vectors[i]);
-}
-EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_setup);
-
-/**
- * tempo_wheel_level - the level a timer expiring at @expires goes into now
- * @w: the wheel
- * @expires: absolute tick
- *
- * Return: the level; expiries at or before the clock go into level 0.
- */
-VISIBLE_IF_KUNIT unsigned int tempo_wheel_level(const struct tempo_wheel *w, u64 expires)
-{
-	u64 delta = expires - w->clk;
-	unsigned int lvl;
-
-	if ((s64)delta < 0)
-		return 0;
-	for (lvl = 0; lvl < w->depth - 1; lvl++)
-		if (delta < TEMPO_LVL_START(lvl + 1))
-			break;
-	return lvl;
-}
-EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_level);
-
-/*
- * The slot for @expires at @lvl, and the tick it is collected at: @expires
- * rounded up to the level granularity, so a timer is never collected early.
- * kernel/time/timer.c rounds with (expires >> shift) + 1, one granule more
- * than needed when expires is aligned; the exact ceiling keeps I6 (the
- * bucket stays below clk + 63 granules + 1, inside the revolution).
- */
-static unsigned int wheel_slot(unsigned int lvl, u64 expires, u64 *bucket_expiry)
-{
-	u64 units = (expires + TEMPO_LVL_GRAN(lvl) - 1) >> TEMPO_LVL_SHIFT(lvl);
-
-	*bucket_expiry = units << TEMPO_LVL_SHIFT(lvl);
-	return TEMPO_LVL_OFFS(lvl) + (units & TEMPO_LVL_MASK);
-}
-
-/**
- * tempo_wheel_slot - the slot a timer expiring at @expires goes into now
- * @w: the wheel
- * @expires: absolute tick
- * @bucket: set to the tick at which that slot is collected
- *
- * Return: the slot's index in @w->vectors.
- */
-VISIBLE_IF_KUNIT unsigned int tempo_wheel_slot(const struct tempo_wheel *w, u64 expires,
-					       u64 *bucket)
-{
-	if ((s64)(expires - w->clk) < 0) {
-		/* Already due: the slot collected next. */
-		expires = w->clk;
-	} else if (WARN_ON_ONCE(expires - w->clk >= TEMPO_LVL_START(w->depth))) {
-		/*
-		 * Impossible: arm refuses delays beyond tempo_wheel_max_ticks()
-		 * and the clock never lags a granule of the last level. Park it
-		 * in the farthest slot; the claim re-places timers that are not
-		 * due yet (I7), so this costs a late timer, never an early one.
-		 */
-		expires = w->clk + TEMPO_LVL_START(w->depth) - 1;
-	}
-	return wheel_slot(tempo_wheel_level(w, expires), expires, bucket);
-}
-EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_slot);
-
-/**
- * tempo_wheel_link - link @t into slot @idx of @w
- * @w: the wheel
- * @t: an unlinked timer
- * @idx: a slot tempo_wheel_slot() chose, with the clock unchanged since
- * @bucket: the tick at which that slot is collected
- */
-VISIBLE_IF_KUNIT void tempo_wheel_link(struct tempo_wheel *w, struct tempo_timer *t,
-				       unsigned int idx, u64 bucket)
-{
-	list_add_tail(&t->entry, &w->vectors[idx]);
-	w->occupied[idx / TEMPO_LVL_SIZE] |= BIT_ULL(idx & TEMPO_LVL_MASK);
-	t->idx = idx;
-	if (bucket < w->next_expiry)
-		w->next_expiry = bucket;
-}
-EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_link);
-
-/**
- * tempo_wheel_del - unlink @t from its slot or from an expired list
- * @w: the wheel
- * @t: a linked timer
- *
- * next_expiry is left as it is: an early value only costs an empty
- * collection (I4).
- */
-VISIBLE_IF_KUNIT void tempo_wheel_del(struct tempo_wheel *w, struct tempo_timer *t)
-{
-	unsigned int idx = t->idx;
-
-	list_del_init(&t->entry);
-	/*
-	 * A collected timer's idx still names the slot it came from; that
-	 * slot may have been refilled since, so only clear the bit when the
-	 * slot really is empty (I3).
-	 */
-	if (idx != TEMPO_IDX_EXPIRED && list_empty(&w->vectors[idx]))
-		w->occupied[idx / TEMPO_LVL_SIZE] &= ~BIT_ULL(idx & TEMPO_LVL_MASK);
-}
-EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_del);
-
-/*
- * Distance from @start to the next occupied slot of a level, cyclically, or
- * -1 if the level is empty.
- */
-static int next_pending_slot(u64 occupied, unsigned int start)
-{
-	if (!occupied)
-		return -1;
-	return __ffs64(ror64(occupied, start));
-}
-
-/* The earliest bucket expiry from the current clock (kernel/time/timer.c). */
-static u64 wheel_next_expiry(const struct tempo_wheel *w)
-{
-	u64 clk = w->clk, next = TEMPO_NEVER;
-	unsigned int lvl;
-
-	for (lvl = 0; lvl < w->depth; lvl++) {
-		int pos = next_pending_slot(w->occupied[lvl], clk & TEMPO_LVL_MASK);
-		u64 lvl_clk = clk & TEMPO_LVL_CLK_MASK;
-
-		if (pos >= 0) {
-			u64 tmp = (clk + pos) << TEMPO_LVL_SHIFT(lvl);
-
-			if (tmp < next)
-				next = tmp;
-			/* Nothing in a higher level can expire before this. */
-			if (pos <= ((TEMPO_LVL_CLK_DIV - lvl_clk) & TEMPO_LVL_CLK_MASK))
-				break;
-		}
-		/*
-		 * The clock of the next level: its next slot to collect is the
-		 * current one if this level's clock is aligned, else the one
-		 * after (see __next_timer_interrupt()).
-		 */
-		clk = (clk >> TEMPO_LVL_CLK_SHIFT) + (lvl_clk ? 1 : 0);
-	}
-	return next;
-}
-
-/**
- * tempo_wheel_forward - move an idle stretch of the clock forward to @now
- * @w: the wheel
- * @now: the current tick
- *
- * Inserting relative to a stale clock would put short timers into coarse
- * levels. The clock may move up to the earliest occupied bucket, never past
- * it (I4, I6).
- */
-VISIBLE_IF_KUNIT void tempo_wheel_forward(struct tempo_wheel *w, u64 now)
-{
-	u64 to = min(now, w->next_expiry);
-
-	if (to > w->clk)
-		w->clk = to;
-}
-EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_forward);
-
-/**
- * tempo_wheel_collect - move every slot due at or before @now to @expired
- * @w: the wheel
- * @now: the current tick
- * @expired: list the due timers are appended to
- *
- * Return: the number of slots collected.
- */
-VISIBLE_IF_KUNIT unsigned int tempo_wheel_collect(struct tempo_wheel *w, u64 now,
-						  struct list_head *expired)
-{
-	unsigned int slots = 0;
-
-	while (w->next_expiry <= now) {
-		u64 clk = w->next_expiry;
-		unsigned int lvl;
-
-		w->clk = clk;
-		for (lvl = 0; lvl < w->depth; lvl++) {
-			unsigned int pos = clk & TEMPO_LVL_MASK;
-
-			if (w->occupied[lvl] & BIT_ULL(pos)) {
-				w->occupied[lvl] &= ~BIT_ULL(pos);
-				list_splice_tail_init(&w->vectors[TEMPO_LVL_OFFS(lvl) + pos],
-						      expired);
-				slots++;
-			}
-			/* Higher levels are due only on their granule boundary. */
-			if (clk & TEMPO_LVL_CLK_MASK)
-				break;
-			clk >>= TEMPO_LVL_CLK_SHIFT;
-		}
-		w->clk++;
-		w->next_expiry = wheel_next_expiry(w);
-	}
-	return slots;
-}
-EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_collect);
-
-/**
- * tempo_wheel_empty - whether no slot is occupied
- * @w: the wheel
- *
- * Return: true if every slot is empty.
- */
-VISIBLE_IF_KUNIT bool tempo_wheel_empty(const struct tempo_wheel *w)
-{
-	unsigned int lvl;
-
-	for (lvl = 0; lvl < TEMPO_LVL_DEPTH_MAX; lvl++)
-		if (w->occupied[lvl])
-			return false;
-	return true;
-}
-EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_empty);
 
 /* ---------------------------------------------------------------------- */
 /* Time.                                                                    */
@@ -2139,7 +1877,7 @@ static int base_cpu_offline(unsigned int cpu)
 }
 
 /* ---------------------------------------------------------------------- */
-/* Statistics and debugfs.                                                  */
+/* What the tests and the debugfs view read of the bases.                */
 
 /*
  * A counter written by its own CPU only, read by another for statistics: the
@@ -2151,32 +1889,40 @@ static inline u64 stat_read(const u64 *counter)
 }
 
 /**
- * tempo_wheel_totals - sum of the per-CPU counters
- * @taken: timers linked or queued by a base while no list or inbox held them
- * @fired: callbacks claimed
- * @released: timers let go of without a callback
- *
- * taken - fired - released is the number of timers a list or an inbox holds:
- * the pending ones and the cancelled ones not yet let go of. It is 0 once
- * every timer has fired or been stopped by tempo_timer_cancel_sync().
+ * tempo_wheel_cpu_stats - a snapshot of one CPU's counters
+ * @cpu: a possible CPU
+ * @s: receives its counters, each read once (they are written by their CPU
+ *	only: the sum of several is not of one instant)
+ * @online: receives whether its base takes timers
  */
-void tempo_wheel_totals(u64 *taken, u64 *fired, u64 *released)
+void tempo_wheel_cpu_stats(unsigned int cpu, struct tempo_wheel_stats *s, bool *online)
 {
-	unsigned int cpu;
+	const struct tempo_base *base = per_cpu_ptr(bases, cpu);
+	const u64 *from = (const u64 *)&base->stats;
+	u64 *to = (u64 *)s;
+	unsigned int i;
 
-	/* Counters are written by their CPU only; a sum is a snapshot. */
-	*taken = 0;
-	*fired = 0;
-	*released = 0;
-	for_each_possible_cpu(cpu) {
-		struct tempo_wheel_stats *s = &per_cpu_ptr(bases, cpu)->stats;
-
-		*taken += stat_read(&s->taken);
-		*fired += stat_read(&s->fired);
-		*released += stat_read(&s->released);
-	}
+	BUILD_BUG_ON(sizeof(*s) % sizeof(u64));
+	for (i = 0; i < sizeof(*s) / sizeof(u64); i++)
+		to[i] = stat_read(&from[i]);
+	*online = READ_ONCE(base->online);
 }
-EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_totals);
+
+/**
+ * tempo_wheel_geometry - the loaded wheel's parameters
+ * @tick: receives tick_ns
+ * @depth: receives the number of levels
+ * @lazy_level: receives the first level of far slots (LAZY)
+ * @jiffies_base: receives the calibrated start of jiffy 0 (COARSE), in ns
+ */
+void tempo_wheel_geometry(u32 *tick, unsigned int *depth, unsigned int *lazy_level,
+			  s64 *jiffies_base)
+{
+	*tick = tick_ns;
+	*depth = wheel_depth;
+	*lazy_level = lazy_idx / (unsigned int)TEMPO_LVL_SIZE;
+	*jiffies_base = jiffies_base_ns;
+}
 
 /**
  * tempo_wheel_cpu_quiet - whether a CPU's wheel holds nothing and ticks not
@@ -2197,71 +1943,6 @@ VISIBLE_IF_KUNIT bool tempo_wheel_cpu_quiet(unsigned int cpu, bool *hrtimer_arme
 	       (!first || first == INBOX_SEALED);
 }
 EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_cpu_quiet);
-
-static int stats_show(struct seq_file *m, void *v)
-{
-	u64 late[TEMPO_LATE_BUCKETS] = {};
-	unsigned int cpu, i;
-
-	seq_puts(m, "cpu online taken fired released sent kicks forwarded expiries dispatches swept replaced\n");
-	for_each_possible_cpu(cpu) {
-		struct tempo_base *base = per_cpu_ptr(bases, cpu);
-		struct tempo_wheel_stats *s = &base->stats;
-
-		seq_printf(m, "%u %d %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu\n", cpu,
-			   READ_ONCE(base->online), stat_read(&s->taken),
-			   stat_read(&s->fired), stat_read(&s->released),
-			   stat_read(&s->sent), stat_read(&s->kicks),
-			   stat_read(&s->forwarded), stat_read(&s->expiries),
-			   stat_read(&s->dispatches), stat_read(&s->swept),
-			   stat_read(&s->replaced));
-		for (i = 0; i < TEMPO_LATE_BUCKETS; i++)
-			late[i] += stat_read(&s->late[i]);
-	}
-	seq_puts(m, "late_us_below count\n");
-	for (i = 0; i < TEMPO_LATE_BUCKETS; i++) {
-		if (i == TEMPO_LATE_BUCKETS - 1)
-			seq_printf(m, "inf %llu\n", late[i]);
-		else
-			seq_printf(m, "%llu %llu\n", 1ULL << i, late[i]);
-	}
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(stats);
-
-static int geometry_show(struct seq_file *m, void *v)
-{
-	unsigned int lvl;
-
-	seq_printf(m, "tick_ns %u levels %u slots_per_level %u max_delay_ns %llu\n",
-		   tick_ns, wheel_depth, (unsigned int)TEMPO_LVL_SIZE, tempo_timer_max_delay_ns());
-	seq_printf(m, "lazy_from_level %u\n", lazy_idx / (unsigned int)TEMPO_LVL_SIZE);
-	/*
-	 * Where the kernel starts its jiffies on multiples of TICK_NSEC (with
-	 * NO_HZ or high-resolution timers) this is the calibration's excess.
-	 */
-	seq_printf(m, "jiffy_ns %llu jiffies_base_mod_jiffy_ns %lld\n", (u64)TICK_NSEC,
-		   ((s64)jiffies_base_ns % (s64)TICK_NSEC + (s64)TICK_NSEC) % (s64)TICK_NSEC);
-	seq_puts(m, "level granularity_ns from_ns to_ns\n");
-	for (lvl = 0; lvl < wheel_depth; lvl++) {
-		u64 from = lvl ? TEMPO_LVL_START(lvl) : 0;
-		u64 to = lvl == wheel_depth - 1 ? tempo_wheel_max_ticks(wheel_depth) :
-						   TEMPO_LVL_START(lvl + 1) - 1;
-
-		seq_printf(m, "%u %llu %llu %llu\n", lvl, TEMPO_LVL_GRAN(lvl) * tick_ns,
-			   from * tick_ns, to * tick_ns);
-	}
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(geometry);
-
-void tempo_wheel_debugfs(struct dentry *dir)
-{
-	struct dentry *d = debugfs_create_dir("wheel", dir);
-
-	debugfs_create_file("stats", 0444, d, NULL, &stats_fops);
-	debugfs_create_file("geometry", 0444, d, NULL, &geometry_fops);
-}
 
 /* ---------------------------------------------------------------------- */
 /* Module init and exit.                                                    */

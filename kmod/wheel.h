@@ -2,10 +2,14 @@
 /*
  * The wheel proper: a hierarchical, non-cascading timer wheel driven by an
  * explicit clock. It knows nothing of CPUs, interrupts or real time, so the
- * KUnit suite can drive it tick by tick. kmod/wheel.c wraps one per CPU.
+ * KUnit suite can drive it tick by tick. kmod/wheel.c wraps one per CPU. Its
+ * calls of every arm are inline here; kmod/wheel_levels.c has the rest.
+ * Below them, what kmod/wheel.c shares with its debugfs view
+ * (kmod/wheel_debugfs.c) and its tests: the state word's bits, the per-CPU
+ * counters.
  *
- * Not a public API: kmod/wheel.c includes it, and so do the tests that drive
- * a wheel tick by tick, kunit/wheel_test.c and tools/user-cores/wheel_det_test.c.
+ * Not a public API: the wheel's files include it, and so do the tests that
+ * drive a wheel tick by tick, kunit/wheel_test.c and tools/user-cores.
  */
 #ifndef _TEMPO_WHEEL_H
 #define _TEMPO_WHEEL_H
@@ -175,17 +179,188 @@ static inline bool tempo_lazy_ok(const struct tempo_lazy *r, u64 bucket, u64 exp
 	return delay_ns >= step->min_delay[(u64)wait >= step->gran];
 }
 
-VISIBLE_IF_KUNIT void tempo_wheel_setup(struct tempo_wheel *w, unsigned int depth, u64 clk);
-VISIBLE_IF_KUNIT unsigned int tempo_wheel_level(const struct tempo_wheel *w, u64 expires);
-VISIBLE_IF_KUNIT unsigned int tempo_wheel_slot(const struct tempo_wheel *w, u64 expires,
-					       u64 *bucket);
-VISIBLE_IF_KUNIT void tempo_wheel_link(struct tempo_wheel *w, struct tempo_timer *t,
-				       unsigned int idx, u64 bucket);
-VISIBLE_IF_KUNIT void tempo_wheel_del(struct tempo_wheel *w, struct tempo_timer *t);
-VISIBLE_IF_KUNIT void tempo_wheel_forward(struct tempo_wheel *w, u64 now);
-VISIBLE_IF_KUNIT unsigned int tempo_wheel_collect(struct tempo_wheel *w, u64 now,
-						  struct list_head *expired);
-VISIBLE_IF_KUNIT bool tempo_wheel_empty(const struct tempo_wheel *w);
+/**
+ * tempo_wheel_level - the level a timer expiring at @expires goes into now
+ * @w: the wheel
+ * @expires: absolute tick
+ *
+ * Return: the level; expiries at or before the clock go into level 0.
+ */
+static inline unsigned int tempo_wheel_level(const struct tempo_wheel *w, u64 expires)
+{
+	u64 delta = expires - w->clk;
+	unsigned int lvl;
+
+	if ((s64)delta < 0)
+		return 0;
+	for (lvl = 0; lvl < w->depth - 1; lvl++)
+		if (delta < TEMPO_LVL_START(lvl + 1))
+			break;
+	return lvl;
+}
+
+/*
+ * The slot for @expires at @lvl, and the tick it is collected at: @expires
+ * rounded up to the level granularity, so a timer is never collected early.
+ * kernel/time/timer.c rounds with (expires >> shift) + 1, one granule more
+ * than needed when expires is aligned; the exact ceiling keeps I6 (the
+ * bucket stays below clk + 63 granules + 1, inside the revolution).
+ */
+static inline unsigned int tempo_wheel_slot_of(unsigned int lvl, u64 expires, u64 *bucket_expiry)
+{
+	u64 units = (expires + TEMPO_LVL_GRAN(lvl) - 1) >> TEMPO_LVL_SHIFT(lvl);
+
+	*bucket_expiry = units << TEMPO_LVL_SHIFT(lvl);
+	return TEMPO_LVL_OFFS(lvl) + (units & TEMPO_LVL_MASK);
+}
+
+/**
+ * tempo_wheel_slot - the slot a timer expiring at @expires goes into now
+ * @w: the wheel
+ * @expires: absolute tick
+ * @bucket: set to the tick at which that slot is collected
+ *
+ * Return: the slot's index in @w->vectors.
+ */
+static inline unsigned int tempo_wheel_slot(const struct tempo_wheel *w, u64 expires,
+					    u64 *bucket)
+{
+	if ((s64)(expires - w->clk) < 0) {
+		/* Already due: the slot collected next. */
+		expires = w->clk;
+	} else if (WARN_ON_ONCE(expires - w->clk >= TEMPO_LVL_START(w->depth))) {
+		/*
+		 * Impossible: arm refuses delays beyond tempo_wheel_max_ticks()
+		 * and the clock never lags a granule of the last level. Park it
+		 * in the farthest slot; the claim re-places timers that are not
+		 * due yet (I7), so this costs a late timer, never an early one.
+		 */
+		expires = w->clk + TEMPO_LVL_START(w->depth) - 1;
+	}
+	return tempo_wheel_slot_of(tempo_wheel_level(w, expires), expires, bucket);
+}
+
+/**
+ * tempo_wheel_link - link @t into slot @idx of @w
+ * @w: the wheel
+ * @t: an unlinked timer
+ * @idx: a slot tempo_wheel_slot() chose, with the clock unchanged since
+ * @bucket: the tick at which that slot is collected
+ */
+static inline void tempo_wheel_link(struct tempo_wheel *w, struct tempo_timer *t,
+				    unsigned int idx, u64 bucket)
+{
+	list_add_tail(&t->entry, &w->vectors[idx]);
+	w->occupied[idx / TEMPO_LVL_SIZE] |= BIT_ULL(idx & TEMPO_LVL_MASK);
+	t->idx = idx;
+	if (bucket < w->next_expiry)
+		w->next_expiry = bucket;
+}
+
+/**
+ * tempo_wheel_del - unlink @t from its slot or from an expired list
+ * @w: the wheel
+ * @t: a linked timer
+ *
+ * next_expiry is left as it is: an early value only costs an empty
+ * collection (I4).
+ */
+static inline void tempo_wheel_del(struct tempo_wheel *w, struct tempo_timer *t)
+{
+	unsigned int idx = t->idx;
+
+	list_del_init(&t->entry);
+	/*
+	 * A collected timer's idx still names the slot it came from; that
+	 * slot may have been refilled since, so only clear the bit when the
+	 * slot really is empty (I3).
+	 */
+	if (idx != TEMPO_IDX_EXPIRED && list_empty(&w->vectors[idx]))
+		w->occupied[idx / TEMPO_LVL_SIZE] &= ~BIT_ULL(idx & TEMPO_LVL_MASK);
+}
+
+/**
+ * tempo_wheel_forward - move an idle stretch of the clock forward to @now
+ * @w: the wheel
+ * @now: the current tick
+ *
+ * Inserting relative to a stale clock would put short timers into coarse
+ * levels. The clock may move up to the earliest occupied bucket, never past
+ * it (I4, I6).
+ */
+static inline void tempo_wheel_forward(struct tempo_wheel *w, u64 now)
+{
+	u64 to = min(now, w->next_expiry);
+
+	if (to > w->clk)
+		w->clk = to;
+}
+
+void tempo_wheel_setup(struct tempo_wheel *w, unsigned int depth, u64 clk);
+unsigned int tempo_wheel_collect(struct tempo_wheel *w, u64 now, struct list_head *expired);
+bool tempo_wheel_empty(const struct tempo_wheel *w);
+
+/*
+ * kmod/wheel.c's timers and bases, for its debugfs view (kmod/wheel_debugfs.c)
+ * and for the tests that check a state word (tools/user/wheel_harness.h):
+ * the design comment at the top of kmod/wheel.c says what each bit means.
+ */
+/* The state word. */
+#define TT_PENDING	BIT(0)
+#define TT_LINKED	BIT(1)
+#define TT_QUEUED	BIT(2)
+#define TT_SHUTDOWN	BIT(3)
+#define TT_PARKED	BIT(4)
+#define TT_MOVED	BIT(5)
+#define TT_HELD		(TT_LINKED | TT_QUEUED | TT_PARKED)
+#define TT_CPU_SHIFT	8
+#define TT_CPU_BITS	16
+#define TT_CPU_MASK	(((1UL << TT_CPU_BITS) - 1) << TT_CPU_SHIFT)
+#define TT_CPU_NONE	((1U << TT_CPU_BITS) - 1)
+#define TT_SEQ_SHIFT	(TT_CPU_SHIFT + TT_CPU_BITS)
+#define TT_SEQ_ONE	BIT(TT_SEQ_SHIFT)
+
+static inline unsigned int tt_cpu(long state)
+{
+	return (state & TT_CPU_MASK) >> TT_CPU_SHIFT;
+}
+
+static inline long tt_set_cpu(long state, unsigned int cpu)
+{
+	return (state & ~TT_CPU_MASK) | ((long)cpu << TT_CPU_SHIFT);
+}
+
+static inline unsigned long tt_seq(long state)
+{
+	return (unsigned long)state >> TT_SEQ_SHIFT;
+}
+
+#define TEMPO_LATE_BUCKETS	24
+
+/*
+ * Counters of what happened on one CPU; written by that CPU only, with
+ * interrupts off. Lazy operations count nothing: what they change shows up
+ * when the owner settles the timer. taken - fired - released, summed over the
+ * CPUs, is the number of timers on a list or an inbox (LINKED or QUEUED):
+ * pending ones and garbage (stats_hold()).
+ */
+struct tempo_wheel_stats {
+	u64	taken;		/* a timer no list or inbox held is linked or queued */
+	u64	fired;		/* callbacks claimed */
+	u64	released;	/* let go of, without a callback */
+	u64	sent;		/* messages pushed to another CPU's inbox */
+	u64	kicks;		/* IPIs (or self irq_works) raised for them */
+	u64	forwarded;	/* timers moved to another CPU by their owner */
+	u64	expiries;	/* runs of the hrtimer */
+	u64	dispatches;	/* runs of the work item */
+	u64	swept;		/* lazily cancelled timers dropped at collection */
+	u64	replaced;	/* lazily re-armed timers re-placed at collection */
+	u64	late[TEMPO_LATE_BUCKETS];	/* log2(late in us) at dispatch */
+};
+
+void tempo_wheel_cpu_stats(unsigned int cpu, struct tempo_wheel_stats *s, bool *online);
+void tempo_wheel_geometry(u32 *tick, unsigned int *depth, unsigned int *lazy_level,
+			  s64 *jiffies_base);
 VISIBLE_IF_KUNIT bool tempo_wheel_params_ok(u32 tick, unsigned int levels);
 VISIBLE_IF_KUNIT bool __maybe_unused tempo_wheel_cpu_quiet(unsigned int cpu, bool *hrtimer_armed);
 

@@ -30,16 +30,16 @@ USER_TSAN := -fsanitize=thread
 USER_FUZZ := -fsanitize=fuzzer,address,undefined -fno-sanitize=pointer-overflow
 USER_SIM := $(USER_DIR)/sim.c
 USER_HDRS := $(wildcard $(USER_DIR)/*.h $(USER_DIR)/include/*.h \
-	$(USER_DIR)/include/*/*.h) kmod/wheel.h include/tempo/timer.h tools/uapi-tests/harness.h
-USER_WHEEL := kmod/wheel.c
+	$(USER_DIR)/include/*/*.h) kmod/wheel.h kmod/occupancy.h include/tempo/timer.h tools/uapi-tests/harness.h
+USER_WHEEL := kmod/wheel.c kmod/wheel_levels.c kmod/wheel_debugfs.c
 USER_HDRS += include/tempo/order.h include/tempo/delayq.h kmod/internal.h kmod/clock.h
 # The det and stress tests see the cores' test points (kmod/testing.h) and
 # supply tempo_test_point() themselves.
-USER_ORDER := kmod/wheel.c kmod/order.c
+USER_ORDER := $(USER_WHEEL) kmod/order.c
 # The delay queue's rbtree: the kernel's own userspace copy, taken from the
 # linux-source tree at build time (tools/user-cores/rbtree.sh), never kept here.
 USER_RBTREE := $(USER_KSRC)/rbtree.c
-USER_DELAYQ := kmod/wheel.c kmod/clock.c kmod/delayq.c $(USER_RBTREE)
+USER_DELAYQ := $(USER_WHEEL) kmod/clock.c kmod/delayq.c $(USER_RBTREE)
 USER_TESTING := -DTEMPO_TESTING
 
 USER_BINS := $(USER_OUT)/wheel_det_test $(USER_OUT)/wheel_stress \

@@ -70,9 +70,9 @@ static void obj_fn(struct tempo_timer *t)
 	 * own timer, and may free it." So when it runs, no base may still
 	 * hold the timer: neither on a list (LINKED) nor on an inbox (QUEUED).
 	 */
-	EXPECT_FALSE(st & H_TT_HELD,
+	EXPECT_FALSE(st & TT_HELD,
 		     "callback runs while a base still holds the timer (state %#lx)", st);
-	if (o->free_in_callback && !(st & H_TT_HELD)) {
+	if (o->free_in_callback && !(st & TT_HELD)) {
 		freed_total++;
 		free(o);	/* under ASan, a later touch is a use-after-free */
 	}
@@ -189,7 +189,7 @@ static void test_claim_with_remote_cancel_in_flight(void)
 	tempo_sim_run_works();
 	EXPECT_EQ(o->fired, 0, "cancelled timer ran");
 	tempo_sim_run_csds();
-	EXPECT_FALSE(h_state(&o->timer) & H_TT_HELD, "still held");
+	EXPECT_FALSE(h_state(&o->timer) & TT_HELD, "still held");
 	tempo_sim_set_cpu(1);
 	EXPECT_FALSE(tempo_timer_cancel_sync(&o->timer), "nothing left to stop");
 	teardown();
@@ -266,7 +266,7 @@ static void test_offline_with_remote_cancel_racing_evacuation(void)
 	EXPECT_EQ(race_hook, NULL, "the evacuation reached the race point");
 	EXPECT_TRUE(tempo_wheel_cpu_quiet(0, &armed), "CPU 0's wheel is not empty after offline");
 	EXPECT_FALSE(armed, "CPU 0's hrtimer still armed after offline");
-	EXPECT_FALSE(h_state(&b->timer) & (H_TT_HELD | H_TT_PENDING),
+	EXPECT_FALSE(h_state(&b->timer) & (TT_HELD | TT_PENDING),
 		     "b still held: state %#lx", h_state(&b->timer));
 
 	tempo_sim_set_cpu(1);
@@ -348,7 +348,7 @@ static void hook_arm_parked_from_cpu1(void)
 	tempo_sim_set_cpu(1);
 	park_obj->deadline = ktime_get_ns() + 5 * TICK_NS;
 	EXPECT_EQ(tempo_timer_arm(&park_obj->timer, 5 * TICK_NS), 0, "parked timer is idle");
-	EXPECT_TRUE(h_state(&park_obj->timer) & H_TT_QUEUED, "arm of a parked timer messages its owner");
+	EXPECT_TRUE(h_state(&park_obj->timer) & TT_QUEUED, "arm of a parked timer messages its owner");
 	tempo_sim_set_cpu(0);
 }
 
@@ -387,11 +387,11 @@ static void test_parked_rearm_and_cancel_sync(void)
 	tempo_sim_set_cpu(0);
 	tempo_timer_arm(&o->timer, 100 * TICK_NS);
 	EXPECT_TRUE(tempo_timer_cancel(&o->timer), "cancel stops it");
-	EXPECT_EQ((h_state(&o->timer) & (H_TT_HELD | H_TT_PENDING)), H_TT_PARKED,
+	EXPECT_EQ((h_state(&o->timer) & (TT_HELD | TT_PENDING)), TT_PARKED,
 		  "a local cancel parks: state %#lx", h_state(&o->timer));
 	o->deadline = ktime_get_ns() + 4 * TICK_NS;
 	EXPECT_EQ(tempo_timer_arm(&o->timer, 4 * TICK_NS), 0, "parked timer is idle");
-	EXPECT_EQ((h_state(&o->timer) & (H_TT_HELD | H_TT_PENDING)), (H_TT_LINKED | H_TT_PENDING),
+	EXPECT_EQ((h_state(&o->timer) & (TT_HELD | TT_PENDING)), (TT_LINKED | TT_PENDING),
 		  "re-armed in place: state %#lx", h_state(&o->timer));
 	h_drive_until(o->deadline + tempo_timer_slack_ns(4 * TICK_NS));
 	EXPECT_EQ(o->fired, 1, "fired %u times", o->fired);
@@ -399,14 +399,14 @@ static void test_parked_rearm_and_cancel_sync(void)
 	tempo_timer_arm(&o->timer, 100 * TICK_NS);
 	tempo_timer_cancel(&o->timer);
 	EXPECT_FALSE(tempo_timer_cancel_sync(&o->timer), "nothing left to stop");
-	EXPECT_FALSE(h_state(&o->timer) & H_TT_HELD, "cancel_sync on the owner: state %#lx",
+	EXPECT_FALSE(h_state(&o->timer) & TT_HELD, "cancel_sync on the owner: state %#lx",
 		     h_state(&o->timer));
 
 	tempo_timer_arm(&o->timer, 100 * TICK_NS);
 	tempo_timer_cancel(&o->timer);
 	tempo_sim_set_cpu(1);
 	EXPECT_FALSE(tempo_timer_cancel_sync(&o->timer), "nothing left to stop");
-	EXPECT_FALSE(h_state(&o->timer) & H_TT_HELD, "cancel_sync elsewhere: state %#lx",
+	EXPECT_FALSE(h_state(&o->timer) & TT_HELD, "cancel_sync elsewhere: state %#lx",
 		     h_state(&o->timer));
 	tempo_sim_set_cpu(0);
 	teardown();
@@ -523,7 +523,7 @@ static void test_lazy_rearm_after_collection_pokes_owner(void)
 	EXPECT_EQ(tempo_sim_pending_csds(0), 1, "the owner is told to re-place it");
 	tempo_sim_set_cpu(0);
 	tempo_sim_run_irqs();		/* the message, not the dispatcher */
-	EXPECT_TRUE(!(h_state(&o->timer) & H_TT_MOVED) && o->timer.idx != TEMPO_IDX_EXPIRED,
+	EXPECT_TRUE(!(h_state(&o->timer) & TT_MOVED) && o->timer.idx != TEMPO_IDX_EXPIRED,
 		    "re-placed in a slot by the interrupt: state %#lx", h_state(&o->timer));
 	tempo_sim_run_works();		/* the dispatcher finds nothing to run */
 	EXPECT_EQ(o->fired, 0, "ran for a deadline it no longer has");
@@ -546,7 +546,7 @@ static void test_lazy_cancel_loses_to_claim(void)
 	EXPECT_FALSE(tempo_timer_cancel(&o->timer), "the callback was claimed: nothing stopped");
 	EXPECT_EQ(race_hook, NULL, "the cancel reached its lazy point");
 	EXPECT_EQ(o->fired, 1, "fired %u times", o->fired);
-	EXPECT_FALSE(h_state(&o->timer) & (H_TT_HELD | H_TT_PENDING), "state %#lx",
+	EXPECT_FALSE(h_state(&o->timer) & (TT_HELD | TT_PENDING), "state %#lx",
 		     h_state(&o->timer));
 	teardown();
 	free(o);
@@ -562,13 +562,13 @@ static void test_lazy_cancel_then_collection_drops_it(void)
 	arm_far_on_cpu0(o);
 	tempo_sim_set_cpu(1);
 	EXPECT_TRUE(tempo_timer_cancel(&o->timer), "cancel stops the pending timer");
-	EXPECT_EQ((h_state(&o->timer) & (H_TT_HELD | H_TT_PENDING)), H_TT_LINKED,
+	EXPECT_EQ((h_state(&o->timer) & (TT_HELD | TT_PENDING)), TT_LINKED,
 		  "a far timer's cancel leaves it in its slot: state %#lx", h_state(&o->timer));
 	EXPECT_EQ(tempo_sim_pending_csds(0), 0, "a lazy cancel sends no message");
 	EXPECT_FALSE(tempo_timer_pending(&o->timer), "pending after cancel");
 	EXPECT_FALSE(tempo_timer_cancel(&o->timer), "a second cancel stops nothing");
 	cpu0_collects();
-	EXPECT_FALSE(h_state(&o->timer) & H_TT_HELD, "the collection let go of it: state %#lx",
+	EXPECT_FALSE(h_state(&o->timer) & TT_HELD, "the collection let go of it: state %#lx",
 		     h_state(&o->timer));
 	EXPECT_EQ(tempo_sim_run_works(), 0, "garbage costs a work item");
 	EXPECT_TRUE(tempo_wheel_cpu_quiet(0, &armed) && !armed, "CPU 0 still holds or ticks");
@@ -590,7 +590,7 @@ static void hook_eager_rearm_from_cpu2(void)
 	tempo_sim_set_cpu(2);
 	eager_obj->deadline = ktime_get_ns() + 5 * TICK_NS;
 	EXPECT_EQ(tempo_timer_arm(&eager_obj->timer, 5 * TICK_NS), 1, "pending");
-	EXPECT_TRUE(h_state(&eager_obj->timer) & H_TT_QUEUED, "an early re-arm messages the owner");
+	EXPECT_TRUE(h_state(&eager_obj->timer) & TT_QUEUED, "an early re-arm messages the owner");
 	tempo_sim_set_cpu(1);
 }
 
@@ -608,7 +608,7 @@ static void test_lazy_cancel_races_remote_eager_arm(void)
 	EXPECT_EQ(race_hook, NULL, "the cancel reached its lazy point");
 	h_drive_until(ktime_get_ns() + 2 * FAR_TICKS * TICK_NS);
 	EXPECT_EQ(o->fired, 0, "the cancel came last, yet the timer ran");
-	EXPECT_FALSE(h_state(&o->timer) & H_TT_HELD, "still held: state %#lx", h_state(&o->timer));
+	EXPECT_FALSE(h_state(&o->timer) & TT_HELD, "still held: state %#lx", h_state(&o->timer));
 	teardown();
 	free(o);
 }
@@ -686,7 +686,7 @@ static void lazy_op_races_evacuation(bool cancel)
 	EXPECT_EQ(b->fired, (cancel ? 0 : 1), "b fired %u times", b->fired);
 	if (!cancel)
 		EXPECT_EQ(b->cpu, 1, "b fired on CPU %d", b->cpu);
-	EXPECT_FALSE(h_state(&b->timer) & H_TT_HELD, "b still held: state %#lx", h_state(&b->timer));
+	EXPECT_FALSE(h_state(&b->timer) & TT_HELD, "b still held: state %#lx", h_state(&b->timer));
 	tempo_sim_cpu_up(0);
 	EXPECT_TRUE(tempo_wheel_cpu_quiet(0, &armed), "CPU 0 came online with timers");
 	teardown();
@@ -724,12 +724,12 @@ static void test_sync_after_lazy_cancel(void)
 			arm_far_on_cpu0(o);
 			tempo_sim_set_cpu(cpu);
 			EXPECT_TRUE(tempo_timer_cancel(&o->timer), "cancel stops the pending timer");
-			EXPECT_TRUE(h_state(&o->timer) & H_TT_LINKED, "left in its slot");
+			EXPECT_TRUE(h_state(&o->timer) & TT_LINKED, "left in its slot");
 			EXPECT_TRUE(shutdown ? !tempo_timer_shutdown_sync(&o->timer) :
 					 !tempo_timer_cancel_sync(&o->timer),
 				    "nothing left to stop");
 			EXPECT_LT(ktime_get_ns(), o->deadline, "waited for the slot");
-			EXPECT_FALSE(h_state(&o->timer) & H_TT_HELD,
+			EXPECT_FALSE(h_state(&o->timer) & TT_HELD,
 				     "still held after %s on CPU %u: state %#lx",
 				     shutdown ? "shutdown_sync" : "cancel_sync", cpu, h_state(&o->timer));
 			EXPECT_TRUE(tempo_wheel_cpu_quiet(0, &armed), "CPU 0's wheel still holds it");
@@ -775,7 +775,7 @@ static void test_postpone_chain_bound(void)
 			o[i]->deadline = ktime_get_ns() + d;
 			last_d[i] = d;
 			EXPECT_EQ(tempo_timer_arm(&o[i]->timer, d), 1, "pending");
-			EXPECT_TRUE(h_state(&o[i]->timer) & H_TT_MOVED, "a postpone in the slot is lazy");
+			EXPECT_TRUE(h_state(&o[i]->timer) & TT_MOVED, "a postpone in the slot is lazy");
 			EXPECT_EQ(o[i]->timer.bucket, tick_ns(BUCKET), "still in its slot");
 		}
 	}
@@ -888,7 +888,7 @@ static void test_coarse_dates_by_jiffy(void)
 	tempo_sim_clock_set(j0 + TICK_NSEC);
 	EXPECT_EQ(tempo_timer_arm(&o->timer, d), 1, "pending");
 	EXPECT_EQ(o->timer.expires, j0 + 2 * TICK_NSEC + d, "postponed by a jiffy");
-	EXPECT_TRUE(h_state(&o->timer) & H_TT_MOVED, "postponed lazily: %#lx", h_state(&o->timer));
+	EXPECT_TRUE(h_state(&o->timer) & TT_MOVED, "postponed lazily: %#lx", h_state(&o->timer));
 	o->deadline = o->timer.expires - TICK_NSEC;
 	h_drive_until(o->deadline - 1);
 	EXPECT_EQ(o->fired, 0, "early");
@@ -962,13 +962,13 @@ static void test_same_expiry_not_stopped_or_moving(void)
 	tempo_sim_set_cpu(0);
 	EXPECT_EQ(tempo_timer_arm(&o->timer, d), 0, "idle timer");
 	EXPECT_TRUE(tempo_timer_cancel(&o->timer), "pending");
-	EXPECT_TRUE(h_state(&o->timer) & H_TT_LINKED, "a lazy cancel leaves it in its slot");
+	EXPECT_TRUE(h_state(&o->timer) & TT_LINKED, "a lazy cancel leaves it in its slot");
 	EXPECT_EQ(tempo_timer_arm(&o->timer, d), 0, "a cancelled timer is idle");
 	EXPECT_TRUE(tempo_timer_pending(&o->timer), "not armed again");
 
 	tempo_sim_set_cpu(1);
 	EXPECT_EQ(tempo_timer_arm_on(&o->timer, 1, d), 1, "pending");
-	EXPECT_TRUE(h_state(&o->timer) & H_TT_QUEUED, "a message asks CPU 0 to move it: %#lx",
+	EXPECT_TRUE(h_state(&o->timer) & TT_QUEUED, "a message asks CPU 0 to move it: %#lx",
 		    h_state(&o->timer));
 	EXPECT_EQ(tempo_timer_arm(&o->timer, d), 1, "pending");
 	o->deadline = ktime_get_ns() + d;
@@ -1014,7 +1014,7 @@ static void test_rearm_same_after_cancel(void)
 		if (race) {
 			EXPECT_EQ(race_hook, NULL, "the arm reached its lazy point");
 		} else {
-			EXPECT_EQ(h_state(&o->timer), (st | H_TT_PENDING) + (1L << 24),
+			EXPECT_EQ(h_state(&o->timer), (st | TT_PENDING) + (1L << 24),
 				  "not one cmpxchg in the slot: %#lx, was %#lx",
 				  h_state(&o->timer), st);
 			EXPECT_EQ(tempo_sim_pending_csds(0), 0, "a message for it");

@@ -54,7 +54,7 @@ static void fn(struct tempo_timer *t)
 		fail("fired early", i);
 	if (now > m->bound && !held_back)
 		fail("fired later than deadline + slack", i);
-	if (h_state(t) & H_TT_HELD)
+	if (h_state(t) & TT_HELD)
 		fail("callback runs while a base holds the timer", i);
 	m->pending = false;
 }

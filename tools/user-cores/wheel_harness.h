@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Shared by the wheel's userspace tests: the state bits and a clock driver. */
+/* Shared by the wheel's userspace tests: a state word's reading and a clock driver. */
 #ifndef _TEMPO_WHEEL_HARNESS_H
 #define _TEMPO_WHEEL_HARNESS_H
 
@@ -7,16 +7,7 @@
 #include <tempo/timer.h>
 #include "internal.h"
 #include "sim.h"
-
-/* The state word's flags, as drawn in the design comment of kmod/wheel.c. */
-#define H_TT_PENDING	(1UL << 0)
-#define H_TT_LINKED	(1UL << 1)
-#define H_TT_QUEUED	(1UL << 2)
-#define H_TT_SHUTDOWN	(1UL << 3)
-#define H_TT_PARKED	(1UL << 4)
-#define H_TT_MOVED	(1UL << 5)
-/* Held by a base in any way: the callback must see none of these. */
-#define H_TT_HELD	(H_TT_LINKED | H_TT_QUEUED | H_TT_PARKED)
+#include "wheel.h"	/* the state word's bits, TT_* */
 
 static inline long h_state(struct tempo_timer *t)
 {
