@@ -1932,7 +1932,7 @@ void tempo_wheel_geometry(u32 *tick, unsigned int *depth, unsigned int *lazy_lev
  * For the KUnit suite: a racy snapshot of another CPU's owner-only state.
  * Return: true if the wheel, the expired list and the inbox are empty.
  */
-VISIBLE_IF_KUNIT bool tempo_wheel_cpu_quiet(unsigned int cpu, bool *hrtimer_armed)
+VISIBLE_IF_KUNIT bool __maybe_unused tempo_wheel_cpu_quiet(unsigned int cpu, bool *hrtimer_armed)
 {
 	struct tempo_base *base = per_cpu_ptr(bases, cpu);
 	struct llist_node *first = READ_ONCE(base->inbox.first);

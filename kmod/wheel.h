@@ -361,7 +361,10 @@ struct tempo_wheel_stats {
 void tempo_wheel_cpu_stats(unsigned int cpu, struct tempo_wheel_stats *s, bool *online);
 void tempo_wheel_geometry(u32 *tick, unsigned int *depth, unsigned int *lazy_level,
 			  s64 *jiffies_base);
-VISIBLE_IF_KUNIT bool tempo_wheel_params_ok(u32 tick, unsigned int levels);
-VISIBLE_IF_KUNIT bool __maybe_unused tempo_wheel_cpu_quiet(unsigned int cpu, bool *hrtimer_armed);
+#if IS_ENABLED(CONFIG_KUNIT) || !defined(__KERNEL__)
+/* wheel.c's, for the tests: static in a module built without KUnit. */
+bool tempo_wheel_params_ok(u32 tick, unsigned int levels);
+bool tempo_wheel_cpu_quiet(unsigned int cpu, bool *hrtimer_armed);
+#endif
 
 #endif /* _TEMPO_WHEEL_H */
