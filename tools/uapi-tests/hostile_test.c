@@ -1572,18 +1572,6 @@ TEST_F(hostile, test_user_limit_copy_bytes)
 #define CG_ROOT		"/sys/fs/cgroup"
 #define CG_DIR		CG_ROOT "/tempo-hostile"
 
-static int cg_write(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 /* The value of @key in a flat-keyed file (memory.events), or the first number. */
 static long long cg_read(const char *path, const char *key)
 {
@@ -1625,7 +1613,7 @@ static int cg_setup(void)
 		return -1;
 	}
 	close(fd);
-	if (cg_write(CG_ROOT "/cgroup.subtree_control", "+memory")) {
+	if (write_file(CG_ROOT "/cgroup.subtree_control", "+memory")) {
 		test_diag("cannot enable the memory controller: %s", strerror(errno));
 		return -1;
 	}
@@ -1715,10 +1703,10 @@ TEST_F(hostile, test_memcg_arm_fails_without_oom_kill)
 	ASSERT_TRUE(k);
 	ASSERT_ERRNO(kid_hear(k, 30000), 1);
 	snprintf(num, sizeof(num), "%d", k->pid);
-	ASSERT_EQ(cg_write(CG_DIR "/cgroup.procs", num), 0);
+	ASSERT_EQ(write_file(CG_DIR "/cgroup.procs", num), 0);
 	cur = cg_read(CG_DIR "/memory.current", NULL);
 	snprintf(num, sizeof(num), "%lld", cur + (4 << 20));
-	ASSERT_EQ(cg_write(CG_DIR "/memory.max", num), 0);
+	ASSERT_EQ(write_file(CG_DIR "/memory.max", num), 0);
 	kid_go(k, 1);
 	rc = kid_finish(k, 120000);
 	oom = cg_read(CG_DIR "/memory.events", "oom_kill");

@@ -264,7 +264,7 @@ static void test_one_edge_per_readiness(void)
 
 /* The queue's grain (kmod/delayq.c: DQ_GRAIN_SHIFT) and cascade geometry. */
 #define DQ_GRAIN		(1ULL << 20)
-#define DQ_LVL(k)	(1ULL << (6 * (k)))	/* ticks at which level k starts */
+#define DQ_LVL(k)	(1ULL << (6 * (k)))	/* grains at which level k starts */
 
 static u32 det_seed = 2463534242u;
 
