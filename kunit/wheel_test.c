@@ -1610,14 +1610,17 @@ static bool coarse_once(struct kunit *test, const void *arg)
  * first jiffy change it sees, and arms 64 times, TICK_NSEC / 8 apart: a
  * reading made while jiffy j is current, before j + 1 is due, must be at
  * most TICK_NSEC old. (If the change was seen late, B reads a jiffy high and
- * the check only gets looser.)
+ * the check only gets looser.) An arm during which the jiffies moved (read
+ * before the arm and again in the hook, after the reading) is not judged: its
+ * reading may be of the jiffy before, and under TCG with HZ=1000 an arm can
+ * take a good part of a jiffy. Too few judged arms retry, LATE_TRIES times.
  * Fails if: the arm reads ktime_get_coarse_ns(), the time where timekeeping
  * last accumulated a whole interval: that is not in phase with the jiffies,
  * and lags by up to two of them.
  */
 struct reading {
 	u64 at, reading;
-	unsigned long j;
+	unsigned long before, j;
 };
 
 static struct reading *readings;
@@ -1640,7 +1643,7 @@ static void reading_hook(enum tempo_test_point where, const void *obj, u64 arg,
 	r[i].reading = *(u64 *)(uintptr_t)arg;
 }
 
-static void live_coarse_reading_current(struct kunit *test)
+static bool coarse_current_once(struct kunit *test, const void *arg)
 {
 	struct reading *r = kunit_kcalloc(test, 64, sizeof(*r), GFP_KERNEL);
 	struct probe *p = probe_new(test);
@@ -1662,6 +1665,7 @@ static void live_coarse_reading_current(struct kunit *test)
 	WRITE_ONCE(readings, r);
 	tempo_test_set_hook(reading_hook);
 	for (i = 0; i < 64; i++) {
+		r[i].before = jiffies;
 		KUNIT_EXPECT_GE(test, tempo_timer_arm(&p->timer, NSEC_PER_SEC), 0);
 		udelay(TICK_NSEC / 8 / NSEC_PER_USEC);
 	}
@@ -1673,6 +1677,8 @@ static void live_coarse_reading_current(struct kunit *test)
 	for (i = 0; i < 64; i++) {
 		u64 next = (u64)(r[i].j + 1) * TICK_NSEC + base;
 
+		if (r[i].before != r[i].j)
+			continue;	/* the jiffies moved during the arm */
 		if ((s64)(r[i].at - next) >= 0)
 			continue;	/* the jiffies were late: not current */
 		current_++;
@@ -1681,11 +1687,26 @@ static void live_coarse_reading_current(struct kunit *test)
 			worst = max(worst, r[i].at - r[i].reading);
 		}
 	}
-	KUNIT_EXPECT_GE_MSG(test, current_, 32U, "the jiffies were late at %u of 64 arms",
-			    64 - current_);
 	KUNIT_EXPECT_EQ_MSG(test, stale, 0U,
 			    "%u of %u readings more than a jiffy (%lu ns) old, by %llu ns at worst",
 			    stale, current_, TICK_NSEC, worst);
+	if (current_ < 32)
+		kunit_info(test, "the jiffies were late or moved at %u of 64 arms",
+			   64 - current_);
+	return current_ >= 32;
+}
+
+static void live_coarse_reading_current(struct kunit *test)
+{
+	unsigned int try;
+
+	for (try = 1; !coarse_current_once(test, NULL); try++) {
+		if (try == LATE_TRIES) {
+			KUNIT_FAIL(test, "fewer than 32 of 64 arms judged on all %u tries",
+				   LATE_TRIES);
+			return;
+		}
+	}
 }
 
 static void live_coarse_stale_clock(struct kunit *test)
