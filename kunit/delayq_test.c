@@ -1915,8 +1915,14 @@ static void delayq_consume_conservation(struct kunit *test)
 			    "taken + removed is not put (waited up to %u s)",
 			    DQ_LONG_WAIT_MS / 1000);
 	tempo_delayq_shutdown(q);
-	for (i = 0; i < nc; i++)
+	/*
+	 * Each consumer ends its loop on consume()'s -ESHUTDOWN; stopped
+	 * before that, one still handling a batch would end on the stop.
+	 */
+	for (i = 0; i < nc; i++) {
+		KUNIT_EXPECT_TRUE(test, dq_wait_for(dq_cconsumer_done(cs[i]), DQ_LONG_WAIT_MS));
 		KUNIT_EXPECT_EQ(test, dq_cconsumer_stop(cs[i]), -ESHUTDOWN);
+	}
 	for (i = 0; i < n; i++) {
 		int t = atomic_read(&items[i].taken);
 
