@@ -1747,14 +1747,6 @@ static void live_coarse_stale_clock(struct kunit *test)
 	kunit_skip(test, "needs the test points: build with TEMPO_TESTING=1");
 }
 
-/* @x rounded down to a multiple of TICK_NSEC; B is below 0 (INITIAL_JIFFIES). */
-static s64 coarse_floor(u64 x)
-{
-	s64 r = (s64)x % (s64)TICK_NSEC;
-
-	return (s64)x - (r < 0 ? r + (s64)TICK_NSEC : r);
-}
-
 static void live_coarse_reading_current(struct kunit *test)
 {
 	kunit_skip(test, "needs the test points: build with TEMPO_TESTING=1");
