@@ -233,6 +233,22 @@
  */
 
 /**
+ * DOC: timer wheel: isolation
+ *
+ * The one decision an arm makes about CPUs is where an idle timer goes
+ * (timer_arm_tick(); include/tempo/timer.h, "tempo timer placement"). For an
+ * unpinned arm with no CPU named, arm_home() asks housekeeping_cpu(this,
+ * HK_TYPE_TIMER), a static key that stays off unless the kernel was booted
+ * with CPUs isolated; on an isolated CPU the timer goes to
+ * housekeeping_any_cpu(HK_TYPE_TIMER) by the remote-arm path (a message
+ * on that CPU's inbox and a kick), as an arm_on() of that CPU would. Nothing
+ * else changes: a timer held by a CPU stays there (the lazy paths never move
+ * a timer), and hotplug evacuates as before. kmod/testing.h's
+ * TEMPO_TP_WHEEL_HOME lets the KUnit suite play an isolated CPU on a kernel
+ * without NO_HZ_FULL.
+ */
+
+/**
  * DOC: timer wheel: coarse
  *
  * A COARSE arm reads the jiffies, and dates "now" c by the start of the
@@ -457,6 +473,7 @@
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
+#include <linux/sched/isolation.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/wait_bit.h>
@@ -625,6 +642,25 @@ static bool base_accepts(unsigned int cpu)
 {
 	return cpu < nr_cpu_ids && cpu_online(cpu) &&
 	       READ_ONCE(per_cpu_ptr(bases, cpu)->online);
+}
+
+/*
+ * Where an unpinned arm of an idle timer made on @this goes (ISOLATION):
+ * @this if it keeps time for the system (housekeeping_cpumask(HK_TYPE_TIMER):
+ * every CPU unless nohz_full= or isolcpus=nohz), else a housekeeping CPU
+ * that takes timers. Without isolation housekeeping_cpu() is a static key
+ * that stays off: no load, no branch taken.
+ */
+static __always_inline unsigned int arm_home(unsigned int this)
+{
+	int hk = -1;
+
+	if (!housekeeping_cpu(this, HK_TYPE_TIMER))
+		hk = housekeeping_any_cpu(HK_TYPE_TIMER);
+	tempo_test_point(TEMPO_TP_WHEEL_HOME, NULL, (uintptr_t)&hk, this);
+	if (likely(hk < 0) || hk == this || !base_accepts(hk))
+		return this;
+	return hk;
 }
 
 /* An online CPU other than @avoid to move timers to. */
@@ -1230,8 +1266,10 @@ static int timer_arm_tick(struct tempo_timer *t, int cpu, u64 expires, u64 now)
 			target = cpu;
 		else if (held || ((t->flags & TEMPO_TIMER_PINNED) && base_accepts(owner)))
 			target = owner;
-		else
+		else if (t->flags & TEMPO_TIMER_PINNED)
 			target = this;
+		else
+			target = arm_home(this);
 		if (target == this && !local->online)
 			target = fallback_cpu(this);
 

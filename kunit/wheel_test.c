@@ -1879,8 +1879,89 @@ static void live_coarse_stale_clock(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(cases); i++)
 		within_tries(test, coarse_once, &cases[i]);
 }
+
+/*
+ * Isolated CPUs, through the test point that hands the hook an unpinned
+ * arm's housekeeping answer (the test kernels have no NO_HZ_FULL): with the
+ * last CPU marked isolated and CPU 0 its housekeeper, an unpinned timer
+ * armed there (tempo_timer_arm(), and tempo_timer_arm_at(TEMPO_CPU_LOCAL) as
+ * the delay queue's kick is) runs on CPU 0; a TEMPO_TIMER_PINNED one armed
+ * there runs there, and re-armed from CPU 0 once idle still runs there (the
+ * CPU it last ran on); tempo_timer_arm_on() goes where it is told.
+ * Fails if: an unpinned arm stays on an isolated CPU, or a pinned one moves.
+ */
+struct iso_arms {
+	struct probe *unpinned, *at, *pinned, *on;
+	int iso;
+};
+
+static int iso_cpu = -1;
+
+static void iso_hook(enum tempo_test_point where, const void *obj, u64 arg,
+		     unsigned int state)
+{
+	int *hk = (int *)(uintptr_t)arg;
+
+	if (where == TEMPO_TP_WHEEL_HOME && (int)state == READ_ONCE(iso_cpu))
+		*hk = 0;
+}
+
+static long iso_arm(void *arg)
+{
+	struct iso_arms *a = arg;
+	u64 now = ktime_get_ns();
+
+	a->unpinned->deadline = now + 20 * NSEC_PER_MSEC;
+	a->at->deadline = now + 20 * NSEC_PER_MSEC;
+	a->pinned->deadline = now + 20 * NSEC_PER_MSEC;
+	a->on->deadline = now + 20 * NSEC_PER_MSEC;
+	return tempo_timer_arm(&a->unpinned->timer, 20 * NSEC_PER_MSEC) ?:
+	       tempo_timer_arm_at(&a->at->timer, TEMPO_CPU_LOCAL,
+				  ns_to_ktime(a->at->deadline)) ?:
+	       tempo_timer_arm(&a->pinned->timer, 20 * NSEC_PER_MSEC) ?:
+	       tempo_timer_arm_on(&a->on->timer, a->iso, 20 * NSEC_PER_MSEC);
+}
+
+static void live_isolated_cpu(struct kunit *test)
+{
+	struct iso_arms a = { probe_new(test), probe_new(test), probe_new(test),
+			      probe_new(test) };
+	struct probe *all[] = { a.unpinned, a.at, a.pinned, a.on };
+	unsigned int i;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs");
+	a.iso = cpumask_last(cpu_online_mask);
+	KUNIT_ASSERT_NE(test, a.iso, 0);
+	tempo_timer_init(&a.pinned->timer, probe_fn, TEMPO_TIMER_PINNED);
+	WRITE_ONCE(iso_cpu, a.iso);
+	tempo_test_set_hook(iso_hook);
+	KUNIT_EXPECT_EQ(test, work_on_cpu(a.iso, iso_arm, &a), 0L);
+	for (i = 0; i < ARRAY_SIZE(all); i++) {
+		KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&all[i]->done, 5 * HZ), 0UL);
+		expect_never_early(test, all[i]);
+	}
+	KUNIT_EXPECT_EQ(test, a.unpinned->cpu, 0);
+	KUNIT_EXPECT_EQ(test, a.at->cpu, 0);
+	KUNIT_EXPECT_EQ(test, a.pinned->cpu, a.iso);
+	KUNIT_EXPECT_EQ(test, a.on->cpu, a.iso);
+	/* Idle now: the pinned one goes back where it ran, from anywhere. */
+	reinit_completion(&a.pinned->done);
+	KUNIT_EXPECT_EQ(test, probe_arm(a.pinned, 5 * NSEC_PER_MSEC), 0);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&a.pinned->done, 5 * HZ), 0UL);
+	KUNIT_EXPECT_EQ(test, a.pinned->cpu, a.iso);
+	tempo_test_set_hook(NULL);
+	WRITE_ONCE(iso_cpu, -1);
+	for (i = 0; i < ARRAY_SIZE(all); i++)
+		tempo_timer_cancel_sync(&all[i]->timer);
+}
 #else
 static void live_coarse_stale_clock(struct kunit *test)
+{
+	kunit_skip(test, "needs the test points: build with TEMPO_TESTING=1");
+}
+
+static void live_isolated_cpu(struct kunit *test)
 {
 	kunit_skip(test, "needs the test points: build with TEMPO_TESTING=1");
 }
@@ -1964,6 +2045,7 @@ static struct kunit_case live_cases[] = {
 	KUNIT_CASE(live_postpone_chain),
 	KUNIT_CASE(live_rearm_same_expiry),
 	KUNIT_CASE(live_slack_coalesces),
+	KUNIT_CASE(live_isolated_cpu),
 	KUNIT_CASE(live_coarse_stale_clock),
 	KUNIT_CASE(live_coarse_reading_current),
 	{}
@@ -1976,6 +2058,7 @@ static void live_exit(struct kunit *test)
 	tempo_test_set_hook(NULL);
 	WRITE_ONCE(coarse_run, NULL);
 	WRITE_ONCE(readings, NULL);
+	WRITE_ONCE(iso_cpu, -1);
 }
 #endif
 

@@ -202,6 +202,8 @@
 /* TEMPO_ARM_BOOTTIME/REALTIME/CANCEL_ON_SET, time namespaces, tempo_info.now_* */
 #define TEMPO_FEAT_CLOCKS	(1U << 9)
 #define TEMPO_FEAT_SLACK	(1U << 11)	/* tempo_timer_spec.slack_us */
+/* Timers armed on a CPU isolated from timers (nohz_full=) fire on another. */
+#define TEMPO_FEAT_HOUSEKEEPING	(1U << 12)
 
 #define TEMPO_INFO_SIZE_VER0	64	/* struct tempo_info up to max_user_bytes */
 

@@ -80,6 +80,7 @@ TEST_F(ctx, test_info)
 		  (TEMPO_FEAT_TIMERS | TEMPO_FEAT_PERIODIC | TEMPO_FEAT_ORDER |
 	       TEMPO_FEAT_SINK | TEMPO_FEAT_STATS));
 	ASSERT_TRUE(in.features & TEMPO_FEAT_SLACK);
+	ASSERT_TRUE(in.features & TEMPO_FEAT_HOUSEKEEPING);
 	ASSERT_TRUE(in.tick_ns > 0 && in.max_delay_ns > in.tick_ns);
 	ASSERT_TRUE(in.max_timers > 0 && in.max_events > 0 && in.max_data > 0);
 	ASSERT_TRUE(in.order_window >= 2 && !(in.order_window & (in.order_window - 1)));
