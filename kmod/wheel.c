@@ -1251,6 +1251,8 @@ static int timer_arm_tick(struct tempo_timer *t, int cpu, u64 expires, u64 now)
 {
 	struct tempo_base *local = this_cpu_ptr(bases);
 	unsigned int this = smp_processor_id(), owner, target;
+	/* tempo_timer_set_slack() may store the flags meanwhile: marked. */
+	bool pinned = READ_ONCE(t->flags) & TEMPO_TIMER_PINNED;
 	struct tempo_slot slot;
 	enum placement how;
 	long old, new;
@@ -1264,9 +1266,9 @@ static int timer_arm_tick(struct tempo_timer *t, int cpu, u64 expires, u64 now)
 		owner = tt_cpu(old);
 		if (cpu >= 0)
 			target = cpu;
-		else if (held || ((t->flags & TEMPO_TIMER_PINNED) && base_accepts(owner)))
+		else if (held || (pinned && base_accepts(owner)))
 			target = owner;
-		else if (t->flags & TEMPO_TIMER_PINNED)
+		else if (pinned)
 			target = this;
 		else
 			target = arm_home(this);
@@ -1525,7 +1527,7 @@ static __always_inline u64 timer_now(const struct tempo_timer *t, u64 *pad)
 {
 	u64 now;
 
-	if (!(t->flags & TEMPO_TIMER_COARSE)) {
+	if (!(READ_ONCE(t->flags) & TEMPO_TIMER_COARSE)) {
 		*pad = 0;
 		return ktime_get_ns();
 	}
@@ -1572,7 +1574,7 @@ static __always_inline int timer_arm_delay(struct tempo_timer *t, int cpu, u64 d
 {
 	u64 pad, now;
 
-	if (!(t->flags & TEMPO_TIMER_COARSE))
+	if (!(READ_ONCE(t->flags) & TEMPO_TIMER_COARSE))
 		return timer_arm_precise(t, cpu, delay_ns);
 	now = timer_now(t, &pad);
 	return timer_arm_after(t, cpu, delay_ns, now, pad);
