@@ -290,15 +290,16 @@ struct tempo_info {
  *	else EINVAL.
  * @slack_us: 0, or how late in microseconds the timer may fire after each
  *	deadline (TEMPO_FEAT_SLACK; a kernel without it fails any nonzero
- *	value with EINVAL). At most TEMPO_SLACK_MAX_US, else EINVAL. Each
- *	expiry is reported no earlier than its deadline and no later than
- *	deadline + @slack_us, or the timer's bound without slack if that is
- *	later (tick_ns for delays below 63 ticks, else 1/8 of the delay at
- *	most), so that timers whose windows overlap share one wake-up. The
- *	kernel keeps the slack in whole ticks, rounded down, to 1/8. Only this
- *	field sets a slack: the caller's timer slack (PR_SET_TIMERSLACK)
- *	is not applied, as timerfd applies none. A re-arm takes the slack of
- *	its element.
+ *	value with EINVAL). At most TEMPO_SLACK_MAX_US, else EINVAL. The
+ *	wake-up of a reader blocked in read() or poll() for an expiry comes
+ *	no earlier than its deadline and no later than deadline + @slack_us,
+ *	or the timer's bound without slack if that is later (tick_ns for
+ *	delays below 63 ticks, else 1/8 of the delay at most), so that timers
+ *	whose windows overlap share one wake-up; a reader that looks earlier
+ *	finds the record from the deadline on. The kernel keeps the slack in
+ *	whole ticks, rounded down, to 1/8. Only this field sets a slack: the
+ *	caller's timer slack (PR_SET_TIMERSLACK) is not applied, as timerfd
+ *	applies none. A re-arm takes the slack of its element.
  */
 struct tempo_timer_spec {
 	__u64 cookie;
