@@ -1519,15 +1519,16 @@ static noinline int timer_arm_ns(struct tempo_timer *t, int cpu, u64 deadline_ns
 }
 
 /*
- * "Now" for an arm of @t, and the pad its deadline gets: the precise clock, or
- * for a COARSE timer the start of the current jiffy and a jiffy (COARSE). A
- * test may move the coarse reading back to make it stale (kmod/testing.h).
+ * "Now" for an arm of @t, whose flags are @flags, and the pad its deadline
+ * gets: the precise clock, or for a COARSE timer the start of the current
+ * jiffy and a jiffy (COARSE). A test may move the coarse reading back to make
+ * it stale (kmod/testing.h).
  */
-static __always_inline u64 timer_now(const struct tempo_timer *t, u64 *pad)
+static __always_inline u64 timer_now(const struct tempo_timer *t, u32 flags, u64 *pad)
 {
 	u64 now;
 
-	if (!(READ_ONCE(t->flags) & TEMPO_TIMER_COARSE)) {
+	if (!(flags & TEMPO_TIMER_COARSE)) {
 		*pad = 0;
 		return ktime_get_ns();
 	}
@@ -1572,11 +1573,13 @@ static noinline int timer_arm_precise(struct tempo_timer *t, int cpu, u64 delay_
  */
 static __always_inline int timer_arm_delay(struct tempo_timer *t, int cpu, u64 delay_ns)
 {
+	/* One load of the flags: tempo_timer_set_slack() may store them (marked). */
+	u32 flags = READ_ONCE(t->flags);
 	u64 pad, now;
 
-	if (!(READ_ONCE(t->flags) & TEMPO_TIMER_COARSE))
+	if (!(flags & TEMPO_TIMER_COARSE))
 		return timer_arm_precise(t, cpu, delay_ns);
-	now = timer_now(t, &pad);
+	now = timer_now(t, flags, &pad);
 	return timer_arm_after(t, cpu, delay_ns, now, pad);
 }
 
@@ -1644,7 +1647,7 @@ int tempo_timer_arm_at(struct tempo_timer *timer, int cpu, ktime_t deadline)
 		return -ENODEV;
 	if ((s64)deadline_ns < 0)	/* a negative ktime: fire at the next tick */
 		deadline_ns = 0;
-	now = timer_now(timer, &pad);
+	now = timer_now(timer, READ_ONCE(timer->flags), &pad);
 	/* Then expires - now_tick is at most tempo_wheel_max_ticks() + 1. */
 	if (deadline_ns > now && deadline_ns - now > max_delay_ns)
 		return -ERANGE;
