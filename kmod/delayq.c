@@ -111,6 +111,18 @@
  *    timer wheel. A kick whose node has left since is not cancelled: it fires
  *    and finds less to do. If nobody waits, nothing is armed: the next caller
  *    that looks sorts for itself.
+ *  - Slack: q->slack is the least node->slack_us of the nodes linked since
+ *    the queue was last empty (delayq_link(); it only falls while nodes are
+ *    queued, which is O(1) and never too large). The kick is armed with it
+ *    as its timer's slack, for the first deadline or q->next_work's start:
+ *    every node not yet due has its deadline at or after that time, so a
+ *    kick anywhere in [at, at + q->slack] lands in every node's window, and
+ *    those due then are all found. While the cascade is behind (nodes may
+ *    be due already) the kick has no slack. An armed kick is armed again
+ *    when a put needs it to fire before the end of its own window
+ *    (q->kick_for + q->kick_slack): a node of less slack than the kick has.
+ *    With slack at least the wheel's bound for the delay the kick is not
+ *    aimed early: the wheel's slack placement keeps it within the window.
  *  - Behind after the kick ran out of moves (q->kick_short): whoever waits
  *    sorts the rest, in its own context, as it would if it came by: one
  *    consumer asleep is woken as for an item due; if none is asleep, the
@@ -273,6 +285,8 @@ struct tempo_delayq {
 	u64			seq;		/* put order */
 	ktime_t			kick_at;	/* where the kick is armed, or KTIME_MAX */
 	ktime_t			kick_for;	/* the time it was armed for */
+	u64			kick_slack;	/* and the slack it was armed with, ns */
+	u64			slack;		/* least node slack since the queue was empty */
 	struct tempo_timer	kick;
 	clockid_t		clock;		/* CLOCK_MONOTONIC, BOOTTIME or REALTIME */
 	unsigned int		n;		/* queued nodes */
@@ -483,6 +497,8 @@ static void delayq_link(struct tempo_delayq *q, struct tempo_delayq_node *node)
 		delayq_sort_in(q, node);
 	else
 		delayq_cascade_add(q, node);
+	/* The kick's slack: the least of the nodes' ("the kick and slack"). */
+	q->slack = min_t(u64, q->n ? q->slack : U64_MAX, (u64)node->slack_us * NSEC_PER_USEC);
 	q->n++;
 }
 
@@ -722,20 +738,23 @@ static ktime_t delayq_kick_mono(struct tempo_delayq *q, ktime_t t)
  * times of the queue's clock; the timer wheel gets their MONOTONIC instant
  * (delayq_kick_mono()).
  */
-static void delayq_kick_arm(struct tempo_delayq *q, ktime_t at)
+static void delayq_kick_arm(struct tempo_delayq *q, ktime_t at, u64 user_slack)
 {
 	u64 left = ktime_after(at, q->now) ? ktime_to_ns(ktime_sub(at, q->now)) : 0;
 	ktime_t fire = at;
 	u64 slack;
 
 	slack = tempo_timer_slack_ns(min(left, tempo_timer_max_delay_ns()));
-	if (slack > tempo_timer_tick_ns())
+	if (slack > tempo_timer_tick_ns() && user_slack < slack)
 		fire = ktime_sub_ns(at, slack);
+	if (unlikely(user_slack != q->kick_slack))
+		tempo_timer_set_slack(&q->kick, user_slack);
 	if (WARN_ON_ONCE(tempo_timer_arm_at(&q->kick, TEMPO_CPU_LOCAL,
 					    delayq_kick_mono(q, fire)) < 0))
 		return;
 	q->kick_at = fire;
 	q->kick_for = at;
+	q->kick_slack = user_slack;
 }
 
 /* What delayq_notify() asks delayq_unlock() to tell the watchers. */
@@ -772,6 +791,7 @@ static enum delayq_news delayq_notify(struct tempo_delayq *q)
 	struct tempo_delayq_node *first = delayq_first(q);
 	bool ready = delayq_takeable(q, first), edge;
 	ktime_t at = KTIME_MAX;
+	u64 slack = 0;
 
 	lockdep_assert_held(&q->wait.lock);
 	if (q->dead)
@@ -812,10 +832,14 @@ static enum delayq_news delayq_notify(struct tempo_delayq *q)
 			at = first->deadline;
 		if (q->next_work != DQ_NEVER)
 			at = min(at, dq_time(q->next_work));
+		/* Nothing is due: every node's window holds [at, at + slack]. */
+		slack = q->slack;
 	}
-	/* Armed for that time or earlier already: nothing to do. */
-	if (at != KTIME_MAX && (q->kick_at == KTIME_MAX || ktime_before(at, q->kick_for)))
-		delayq_kick_arm(q, at);
+	/* Armed to fire by that window's end already: nothing to do. */
+	if (at != KTIME_MAX &&
+	    (q->kick_at == KTIME_MAX ||
+	     ktime_before(ktime_add_ns(at, slack), ktime_add_ns(q->kick_for, q->kick_slack))))
+		delayq_kick_arm(q, at, slack);
 	return DQ_NEWS_NONE;
 }
 
@@ -936,6 +960,7 @@ void tempo_delayq_node_init(struct tempo_delayq_node *node)
 	node->q = NULL;
 	node->deadline = 0;
 	node->seq = 0;
+	node->slack_us = 0;
 	delayq_set_state(node, DELAYQ_IDLE);
 }
 EXPORT_SYMBOL_NS_GPL(tempo_delayq_node_init, "TEMPO");

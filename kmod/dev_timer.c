@@ -346,6 +346,7 @@ static void dev_timer_requeued(struct tempo_delayq_node *node, void *arg)
 	ut->cookie = r->s->cookie;
 	ut->period = r->s->period;
 	ut->item.clock = r->clock;
+	node->slack_us = r->s->slack_us;
 }
 
 /*
@@ -381,6 +382,7 @@ static unsigned int __dev_timers_put(struct tempo_ctx *ctx, u8 clock, bool own,
 		ut->cookie = s->cookie;
 		ut->period = s->period;
 		ut->item.clock = clock;
+		ut->item.dq.slack_us = s->slack_us;
 	}
 	*errp = 0;
 	return own ? dev_clock_put_many(ctx, clock, nodes, deadlines, n, errp) :
@@ -447,7 +449,7 @@ static int dev_spec_deadline(const struct tempo_timer_spec *s,
 	int err;
 	u8 clock;
 
-	if (s->flags & ~TEMPO_ARM_FLAGS || s->reserved)
+	if (s->flags & ~TEMPO_ARM_FLAGS || s->slack_us > TEMPO_SLACK_MAX_US)
 		return -EINVAL;
 	if (s->period && s->period < env->min_period)
 		return -EINVAL;
@@ -519,6 +521,7 @@ static u32 dev_timers_new(struct tempo_ctx *ctx, struct tempo_timer_spec *specs,
 		uts[k]->cookie = specs[j + k].cookie;
 		uts[k]->period = specs[j + k].period;
 		uts[k]->item.clock = first;
+		uts[k]->item.dq.slack_us = specs[j + k].slack_us;
 		nodes[k] = &uts[k]->item.dq;
 	}
 	if (m)

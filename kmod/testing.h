@@ -59,6 +59,14 @@ enum tempo_test_point {
 	 * may sleep, may be held.
 	 */
 	TEMPO_TP_DEV_TICKET_TAKEN,	/* ticket issued by the domain, not yet recorded */
+	/*
+	 * wheel.c, an unpinned arm of an idle timer (arm_home()), @obj NULL,
+	 * @arg the address of an int: the housekeeping CPU the arm goes to, or
+	 * -1 to stay; @state the arming CPU. A hook may set it, as an arm on a
+	 * CPU outside housekeeping_cpumask(HK_TYPE_TIMER) would find.
+	 * Interrupts off.
+	 */
+	TEMPO_TP_WHEEL_HOME,
 };
 
 typedef void (*tempo_test_hook_t)(enum tempo_test_point where, const void *obj,

@@ -201,6 +201,54 @@
  */
 
 /**
+ * DOC: timer wheel: slack
+ *
+ * A timer's slack (tempo_timer_set_slack()) lives in bits 8..15 of
+ * tempo_timer.flags, as ticks rounded down (tempo_slack_encode(), wheel.h).
+ * It changes one thing: where the owner places the timer (base_choose()).
+ * With slack S ticks and a deadline D, the window is the ticks from
+ * expiry_tick(D) to floor(D / tick) + S, at least S of them; the timer goes
+ * to the last multiple of S (rounded down to its level's granule) in the
+ * window, if that tick is a bucket of its own level, else where it goes
+ * without slack (tempo_wheel_slot_slack()). Timers with the same slack
+ * whose windows hold that multiple share its bucket, hence one hrtimer
+ * expiry. The placement stays within I6, and the collection, the lazy rule
+ * and the claim are unchanged: a slot is a slot. So the expiry is never
+ * early and never later than max(D + S ticks, the bucket without slack).
+ * The lazy rule checks a far slot against the bound without slack, so a
+ * lazily re-armed timer stays within that bound for its new delay; a slot
+ * that a slack put beyond it fails the rule, and the re-arm is eager and
+ * places the timer with its slack again. A timer without slack pays one
+ * test of its flags at placement.
+ *
+ * The flags word is written at init and by tempo_timer_set_slack(), which
+ * the caller does not run concurrently with init or itself. An owner reads
+ * it when it places the timer, after its acquire read of the state word
+ * (base_settle:A) or, for its own eager arm, after the caller's store: an
+ * arm that follows tempo_timer_set_slack() publishes the slack with its
+ * fully ordered cmpxchg (P1), so its placement uses that slack. A placement
+ * concurrent with the store uses either slack; both satisfy the bound of
+ * the slack the caller then arms with, or of the one before, whichever is
+ * larger, until the next arm.
+ */
+
+/**
+ * DOC: timer wheel: isolation
+ *
+ * The one decision an arm makes about CPUs is where an idle timer goes
+ * (timer_arm_tick(); include/tempo/timer.h, "tempo timer placement"). For an
+ * unpinned arm with no CPU named, arm_home() asks housekeeping_cpu(this,
+ * HK_TYPE_TIMER), a static key that stays off unless the kernel was booted
+ * with CPUs isolated; on an isolated CPU the timer goes to
+ * housekeeping_any_cpu(HK_TYPE_TIMER) by the remote-arm path (a message
+ * on that CPU's inbox and a kick), as an arm_on() of that CPU would. Nothing
+ * else changes: a timer held by a CPU stays there (the lazy paths never move
+ * a timer), and hotplug evacuates as before. kmod/testing.h's
+ * TEMPO_TP_WHEEL_HOME lets the KUnit suite play an isolated CPU on a kernel
+ * without NO_HZ_FULL.
+ */
+
+/**
  * DOC: timer wheel: coarse
  *
  * A COARSE arm reads the jiffies, and dates "now" c by the start of the
@@ -425,6 +473,7 @@
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
+#include <linux/sched/isolation.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/wait_bit.h>
@@ -595,6 +644,25 @@ static bool base_accepts(unsigned int cpu)
 	       READ_ONCE(per_cpu_ptr(bases, cpu)->online);
 }
 
+/*
+ * Where an unpinned arm of an idle timer made on @this goes (ISOLATION):
+ * @this if it keeps time for the system (housekeeping_cpumask(HK_TYPE_TIMER):
+ * every CPU unless nohz_full= or isolcpus=nohz), else a housekeeping CPU
+ * that takes timers. Without isolation housekeeping_cpu() is a static key
+ * that stays off: no load, no branch taken.
+ */
+static __always_inline unsigned int arm_home(unsigned int this)
+{
+	int hk = -1;
+
+	if (!housekeeping_cpu(this, HK_TYPE_TIMER))
+		hk = housekeeping_any_cpu(HK_TYPE_TIMER);
+	tempo_test_point(TEMPO_TP_WHEEL_HOME, NULL, (uintptr_t)&hk, this);
+	if (likely(hk < 0) || hk == this || !base_accepts(hk))
+		return this;
+	return hk;
+}
+
 /* An online CPU other than @avoid to move timers to. */
 static unsigned int fallback_cpu(unsigned int avoid)
 {
@@ -706,12 +774,25 @@ struct tempo_slot {
 	u64		bucket;		/* the tick the slot is collected at */
 };
 
-/* Choose the slot of @base's wheel for a timer to expire at @expires. Owner, irqs off. */
-static void base_choose(struct tempo_base *base, u64 expires, u64 now,
-			struct tempo_slot *slot)
+/*
+ * Choose the slot of @base's wheel for @t to expire at @expires (ns), within
+ * its slack if it has one (SLACK). Owner, irqs off.
+ */
+static void base_choose(struct tempo_base *base, const struct tempo_timer *t, u64 expires,
+			u64 now, struct tempo_slot *slot)
 {
+	u32 code = (READ_ONCE(t->flags) & TEMPO_SLACK_MASK) >> TEMPO_SLACK_SHIFT;
+	u64 slack;
+
 	tempo_wheel_forward(&base->wheel, now);
-	slot->idx = tempo_wheel_slot(&base->wheel, expires, &slot->bucket);
+	if (likely(!code)) {
+		slot->idx = tempo_wheel_slot(&base->wheel, expiry_tick(expires), &slot->bucket);
+		return;
+	}
+	slack = tempo_slack_decode(code);
+	slot->idx = tempo_wheel_slot_slack(&base->wheel, expiry_tick(expires),
+					   ns_to_tick_floor(expires) + slack, slack,
+					   &slot->bucket);
 }
 
 /* What tempo_timer.bucket says of a timer linked into @slot: its bucket, in ns, if far (I8). */
@@ -861,7 +942,7 @@ static bool base_settle(struct tempo_base *base, struct tempo_timer *t,
 				act = KEEP;
 			} else {
 				act = PLACE;
-				base_choose(base, expiry_tick(expires), now, &slot);
+				base_choose(base, t, expires, now, &slot);
 				far = slot_far(&slot);
 			}
 		}
@@ -1111,6 +1192,56 @@ void tempo_timer_init(struct tempo_timer *timer, tempo_timer_fn_t fn, unsigned i
 }
 EXPORT_SYMBOL_NS_GPL(tempo_timer_init, "TEMPO");
 
+/**
+ * tempo_timer_set_slack - let a timer fire up to @slack_ns after its deadline
+ * @timer: the timer
+ * @slack_ns: the slack; 0 for none, as after tempo_timer_init()
+ *
+ * See "tempo timer slack" in include/tempo/timer.h: the slack is kept in
+ * ticks, rounded down (tempo_timer_get_slack() says what was kept), and takes
+ * effect at the next placement of the timer: every eager arm, and the owner's
+ * re-placement of a lazily re-armed timer. A pending timer keeps the slot it
+ * has until then; a lazy re-arm keeps it only within the wheel's own bound
+ * for its new delay.
+ *
+ * Context: any but NMI; not concurrently with tempo_timer_init() or another
+ * tempo_timer_set_slack() of @timer (arms and cancels may run meanwhile).
+ * Return: 0, or -ERANGE if @slack_ns exceeds tempo_timer_max_delay_ns()
+ * (nothing changes).
+ */
+int tempo_timer_set_slack(struct tempo_timer *timer, u64 slack_ns)
+{
+	u32 flags = READ_ONCE(timer->flags) & ~TEMPO_SLACK_MASK;
+
+	if (slack_ns > max_delay_ns)
+		return -ERANGE;
+	flags |= tempo_slack_encode(ns_to_tick_floor(slack_ns)) << TEMPO_SLACK_SHIFT;
+	/*
+	 * Read by base_choose() on the CPU that places the timer: an arm after
+	 * this store publishes it with its fully ordered cmpxchg (P1), and a
+	 * placement that races with it uses either slack.
+	 */
+	WRITE_ONCE(timer->flags, flags);
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(tempo_timer_set_slack, "TEMPO");
+
+/**
+ * tempo_timer_get_slack - the slack a timer has
+ * @timer: the timer
+ *
+ * Context: any.
+ * Return: the slack in ns, as kept: tempo_timer_set_slack()'s rounded down to
+ * what the encoding holds, in whole ticks.
+ */
+u64 tempo_timer_get_slack(const struct tempo_timer *timer)
+{
+	u32 code = (READ_ONCE(timer->flags) & TEMPO_SLACK_MASK) >> TEMPO_SLACK_SHIFT;
+
+	return tempo_slack_decode(code) * tick_ns;
+}
+EXPORT_SYMBOL_NS_GPL(tempo_timer_get_slack, "TEMPO");
+
 /*
  * Arm @t to expire at @expires (ns) on @cpu (or, for -1, where it is if it
  * is held by a base, else on the calling CPU): the eager arm. Interrupts are
@@ -1120,6 +1251,8 @@ static int timer_arm_tick(struct tempo_timer *t, int cpu, u64 expires, u64 now)
 {
 	struct tempo_base *local = this_cpu_ptr(bases);
 	unsigned int this = smp_processor_id(), owner, target;
+	/* tempo_timer_set_slack() may store the flags meanwhile: marked. */
+	bool pinned = READ_ONCE(t->flags) & TEMPO_TIMER_PINNED;
 	struct tempo_slot slot;
 	enum placement how;
 	long old, new;
@@ -1133,10 +1266,12 @@ static int timer_arm_tick(struct tempo_timer *t, int cpu, u64 expires, u64 now)
 		owner = tt_cpu(old);
 		if (cpu >= 0)
 			target = cpu;
-		else if (held || ((t->flags & TEMPO_TIMER_PINNED) && base_accepts(owner)))
+		else if (held || (pinned && base_accepts(owner)))
 			target = owner;
-		else
+		else if (pinned)
 			target = this;
+		else
+			target = arm_home(this);
 		if (target == this && !local->online)
 			target = fallback_cpu(this);
 
@@ -1171,7 +1306,7 @@ static int timer_arm_tick(struct tempo_timer *t, int cpu, u64 expires, u64 now)
 		}
 		if (how == PLACE_LINK) {
 			new &= ~TT_MOVED;	/* we place it */
-			base_choose(local, expiry_tick(expires), now, &slot);
+			base_choose(local, t, expires, now, &slot);
 		}
 		if (held && owner == this && local->online) {
 			/*
@@ -1384,15 +1519,16 @@ static noinline int timer_arm_ns(struct tempo_timer *t, int cpu, u64 deadline_ns
 }
 
 /*
- * "Now" for an arm of @t, and the pad its deadline gets: the precise clock, or
- * for a COARSE timer the start of the current jiffy and a jiffy (COARSE). A
- * test may move the coarse reading back to make it stale (kmod/testing.h).
+ * "Now" for an arm of @t, whose flags are @flags, and the pad its deadline
+ * gets: the precise clock, or for a COARSE timer the start of the current
+ * jiffy and a jiffy (COARSE). A test may move the coarse reading back to make
+ * it stale (kmod/testing.h).
  */
-static __always_inline u64 timer_now(const struct tempo_timer *t, u64 *pad)
+static __always_inline u64 timer_now(const struct tempo_timer *t, u32 flags, u64 *pad)
 {
 	u64 now;
 
-	if (!(t->flags & TEMPO_TIMER_COARSE)) {
+	if (!(flags & TEMPO_TIMER_COARSE)) {
 		*pad = 0;
 		return ktime_get_ns();
 	}
@@ -1437,11 +1573,13 @@ static noinline int timer_arm_precise(struct tempo_timer *t, int cpu, u64 delay_
  */
 static __always_inline int timer_arm_delay(struct tempo_timer *t, int cpu, u64 delay_ns)
 {
+	/* One load of the flags: tempo_timer_set_slack() may store them (marked). */
+	u32 flags = READ_ONCE(t->flags);
 	u64 pad, now;
 
-	if (!(t->flags & TEMPO_TIMER_COARSE))
+	if (!(flags & TEMPO_TIMER_COARSE))
 		return timer_arm_precise(t, cpu, delay_ns);
-	now = timer_now(t, &pad);
+	now = timer_now(t, flags, &pad);
 	return timer_arm_after(t, cpu, delay_ns, now, pad);
 }
 
@@ -1509,7 +1647,7 @@ int tempo_timer_arm_at(struct tempo_timer *timer, int cpu, ktime_t deadline)
 		return -ENODEV;
 	if ((s64)deadline_ns < 0)	/* a negative ktime: fire at the next tick */
 		deadline_ns = 0;
-	now = timer_now(timer, &pad);
+	now = timer_now(timer, READ_ONCE(timer->flags), &pad);
 	/* Then expires - now_tick is at most tempo_wheel_max_ticks() + 1. */
 	if (deadline_ns > now && deadline_ns - now > max_delay_ns)
 		return -ERANGE;
@@ -1907,6 +2045,7 @@ void tempo_wheel_cpu_stats(unsigned int cpu, struct tempo_wheel_stats *s, bool *
 		to[i] = stat_read(&from[i]);
 	*online = READ_ONCE(base->online);
 }
+EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_cpu_stats);
 
 /**
  * tempo_wheel_geometry - the loaded wheel's parameters

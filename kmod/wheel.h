@@ -240,6 +240,75 @@ static inline unsigned int tempo_wheel_slot(const struct tempo_wheel *w, u64 exp
 	return tempo_wheel_slot_of(tempo_wheel_level(w, expires), expires, bucket);
 }
 
+/*
+ * A timer's slack (include/tempo/timer.h, "tempo timer slack"), in bits 8..15
+ * of tempo_timer.flags: a number of ticks in 8 bits, rounded down. Codes
+ * 0..15 are that many ticks; code c >= 16 is (8 + (c & 7)) << ((c >> 3) - 1)
+ * ticks: 1/8 precision, up to 15 << 30 ticks, beyond the longest delay of a
+ * wheel of the default 10 levels; a longer slack is kept as that.
+ */
+#define TEMPO_SLACK_SHIFT	8
+#define TEMPO_SLACK_MASK	(0xffU << TEMPO_SLACK_SHIFT)
+
+static inline u32 tempo_slack_encode(u64 ticks)
+{
+	unsigned int e;
+
+	if (ticks < 16)
+		return ticks;
+	e = fls64(ticks) - 4;	/* ticks >> e is 8..15 */
+	if (e > 30)
+		return 0xff;
+	return ((e + 1) << 3) | ((ticks >> e) & 7);
+}
+
+static inline u64 tempo_slack_decode(u32 code)
+{
+	if (code < 16)
+		return code;
+	return (u64)(8 | (code & 7)) << ((code >> 3) - 1);
+}
+
+/**
+ * tempo_wheel_slot_slack - the slot for a timer with a window of slack
+ * @w: the wheel
+ * @expires: absolute tick, the first at which the timer is due
+ * @last: the last tick at which it may still expire (@expires - 1 + @slack
+ *	or more: its deadline plus its slack, rounded down to a tick)
+ * @slack: the slack, in ticks
+ * @bucket: set to the tick at which that slot is collected
+ *
+ * The grid is @slack rounded down to the granule of the level @expires goes
+ * into; the timer is aimed at the last multiple of the grid at or before
+ * @last, which is at or after @expires since the window holds at least
+ * @slack ticks. If that tick is not a bucket of its own level (it crossed
+ * into a coarser one), or the grid is empty, the timer goes where
+ * tempo_wheel_slot() puts it. So the bucket is never before @expires and
+ * never after max(@last, tempo_wheel_slot()'s bucket), and it lies within
+ * its level's revolution (I6 of kmod/wheel.c): an aligned tick less than
+ * TEMPO_LVL_START(lvl + 1) ahead of the clock is its own bucket.
+ *
+ * Return: the slot's index in @w->vectors.
+ */
+static inline unsigned int tempo_wheel_slot_slack(const struct tempo_wheel *w, u64 expires,
+						  u64 last, u64 slack, u64 *bucket)
+{
+	unsigned int idx = tempo_wheel_slot(w, expires, bucket), lvl;
+	u64 grid = slack & ~(TEMPO_LVL_GRAN(idx / TEMPO_LVL_SIZE) - 1), at;
+
+	/* Due already, or no grid: the natural slot is the earliest and best. */
+	if (!grid || (s64)(expires - w->clk) <= 0)
+		return idx;
+	last = min(last, w->clk + TEMPO_LVL_START(w->depth) - 1);
+	at = div64_u64(last, grid) * grid;
+	if (at < expires)
+		return idx;
+	lvl = tempo_wheel_level(w, at);
+	if (at & (TEMPO_LVL_GRAN(lvl) - 1))
+		return idx;
+	return tempo_wheel_slot_of(lvl, at, bucket);
+}
+
 /**
  * tempo_wheel_link - link @t into slot @idx of @w
  * @w: the wheel

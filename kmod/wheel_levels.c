@@ -10,6 +10,7 @@
 
 #include <linux/bitops.h>
 #include <linux/list.h>
+#include <linux/string.h>
 
 #include "occupancy.h"
 #include "wheel.h"

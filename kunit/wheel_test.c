@@ -439,6 +439,152 @@ static void pure_lazy_rule(struct kunit *test)
 	}
 }
 
+/*
+ * The slack encoding rounds down, by less than 1/8 above 15 ticks up to its
+ * largest code, is exact below 16 and monotone, and its largest code covers
+ * the longest delay of the default wheel. Fails if: a code decodes above
+ * what was asked (a timer then fires after deadline + slack).
+ */
+static void pure_slack_encoding(struct kunit *test)
+{
+	u64 n, prev = 0;
+	unsigned int c, i;
+
+	for (c = 0; c < 256; c++) {
+		n = tempo_slack_decode(c);
+		KUNIT_EXPECT_GE(test, n, prev);
+		KUNIT_EXPECT_EQ(test, tempo_slack_encode(n), c);
+		prev = n;
+	}
+	KUNIT_EXPECT_GT(test, prev, tempo_wheel_max_ticks(TEMPO_LVL_DEPTH_DEFAULT));
+	for (i = 0; i < 100000; i++) {
+		n = (u64)get_random_u32() >> (get_random_u32() % 32);
+		if (i & 1)
+			n <<= 3;
+		c = tempo_slack_encode(n);
+		KUNIT_EXPECT_LT(test, c, 256U);
+		KUNIT_EXPECT_LE(test, tempo_slack_decode(c), n);
+		if (n < 16)
+			KUNIT_EXPECT_EQ(test, tempo_slack_decode(c), n);
+		else if (n >= prev)
+			KUNIT_EXPECT_EQ(test, c, 255U);
+		else
+			KUNIT_EXPECT_GT(test, tempo_slack_decode(c), n - n / 8);
+	}
+}
+
+/*
+ * Timers with slack, from clocks of every alignment: each is collected at
+ * the bucket tempo_wheel_slot_slack() chose, never before its expiry tick,
+ * never after max(its window's last tick, where it goes without slack).
+ * Fails if: the slack placement rounds the grid up, ignores the window's
+ * end, or lands outside its level's revolution (then it comes out late or
+ * early).
+ */
+static void pure_slack_window(struct kunit *test)
+{
+	const unsigned int n = 4000;
+	struct tempo_wheel *w = pure_wheel(test, 12345 + get_random_u32() % 4096);
+	struct tempo_timer *t = kunit_kcalloc(test, n, sizeof(*t), GFP_KERNEL);
+	u64 *last = kunit_kcalloc(test, n, sizeof(*last), GFP_KERNEL);
+	u64 *bound = kunit_kcalloc(test, n, sizeof(*bound), GFP_KERNEL);
+	unsigned int i, got = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_ASSERT_NOT_NULL(test, last);
+	KUNIT_ASSERT_NOT_NULL(test, bound);
+	for (i = 0; i < n; i++) {
+		u64 delay = get_random_u32() >> (get_random_u32() % 28), slack, bucket;
+		unsigned int idx;
+
+		delay = min(delay, tempo_wheel_max_ticks(w->depth));
+		slack = tempo_slack_decode(tempo_slack_encode(get_random_u32() >>
+							      (get_random_u32() % 32)));
+		tempo_timer_init(&t[i], NULL, 0);
+		t[i].expires = w->clk + delay;
+		/* The window: deadline + slack, rounded down to a tick. */
+		last[i] = t[i].expires - (get_random_u32() & 1) + slack;
+		tempo_wheel_slot(w, t[i].expires, &bound[i]);
+		bound[i] = max(bound[i], last[i]);
+		idx = tempo_wheel_slot_slack(w, t[i].expires, last[i], slack, &bucket);
+		KUNIT_EXPECT_GE(test, bucket, t[i].expires);
+		KUNIT_EXPECT_LE(test, bucket, bound[i]);
+		tempo_wheel_link(w, &t[i], idx, bucket);
+	}
+	while (got < n) {
+		u64 now = w->next_expiry;
+		struct tempo_timer *pos, *tmp;
+		LIST_HEAD(out);
+
+		KUNIT_ASSERT_NE(test, now, TEMPO_NEVER);
+		tempo_wheel_collect(w, now, &out);
+		list_for_each_entry_safe(pos, tmp, &out, entry) {
+			i = pos - t;
+			KUNIT_ASSERT_LT(test, i, n);
+			got++;
+			KUNIT_EXPECT_GE(test, now, pos->expires);
+			KUNIT_EXPECT_LE(test, now, bound[i]);
+			list_del_init(&pos->entry);
+		}
+	}
+	KUNIT_EXPECT_TRUE(test, tempo_wheel_empty(w));
+}
+
+/*
+ * Coalescing: 1000 timers due one per tick over 1000 ticks (a stream armed
+ * 20 ticks ahead, in level 0, one a tick), with 10 ticks of
+ * slack, come out in one collection per 10 ticks: 100, against 1000 without
+ * slack. Fails if: the grid is the level's granule instead of the slack.
+ */
+static unsigned int pure_count(struct list_head *out)
+{
+	struct list_head *pos;
+	unsigned int n = 0;
+
+	list_for_each(pos, out)
+		n++;
+	return n;
+}
+
+static void pure_slack_coalesces(struct kunit *test)
+{
+	const unsigned int n = 1000, slack = 10;
+	struct tempo_wheel *w = pure_wheel(test, 5000);
+	struct tempo_timer *t = kunit_kcalloc(test, n, sizeof(*t), GFP_KERNEL);
+	unsigned int i, got = 0, collections = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	for (i = 0; i < n; i++) {
+		u64 bucket;
+		unsigned int idx;
+
+		tempo_timer_init(&t[i], NULL, 0);
+		/* Armed 20 ticks ahead, at tick 4981 + i: the clock follows. */
+		tempo_wheel_forward(w, 4981 + i);
+		t[i].expires = 5001 + i;
+		idx = tempo_wheel_slot_slack(w, t[i].expires, t[i].expires + slack - 1, slack,
+					     &bucket);
+		KUNIT_EXPECT_EQ(test, bucket % slack, 0ULL);
+		tempo_wheel_link(w, &t[i], idx, bucket);
+		while (w->next_expiry <= 4981 + i) {
+			LIST_HEAD(out);
+
+			tempo_wheel_collect(w, w->next_expiry, &out);
+			collections++;
+			got += pure_count(&out);
+		}
+	}
+	while (got < n) {
+		LIST_HEAD(out);
+
+		KUNIT_ASSERT_NE(test, w->next_expiry, TEMPO_NEVER);
+		tempo_wheel_collect(w, w->next_expiry, &out);
+		collections++;
+		got += pure_count(&out);
+	}
+	KUNIT_EXPECT_LE(test, collections, n / slack + 1);
+}
+
 static struct kunit_case pure_cases[] = {
 	KUNIT_CASE(pure_boundaries),
 	KUNIT_CASE(pure_clock_moves_before_insert),
@@ -448,6 +594,9 @@ static struct kunit_case pure_cases[] = {
 	KUNIT_CASE(pure_params_bounds),
 	KUNIT_CASE(pure_tick_div),
 	KUNIT_CASE(pure_lazy_rule),
+	KUNIT_CASE(pure_slack_encoding),
+	KUNIT_CASE(pure_slack_window),
+	KUNIT_CASE(pure_slack_coalesces),
 	{}
 };
 
@@ -1177,8 +1326,11 @@ static int hp_load_thread(void *data)
  * its timers move to an online CPU and fire there, once, never early and not
  * later than their bound; arm_on() the offline CPU fails; the CPU comes back
  * and takes timers again. Returns whether every timer also came within its
- * lateness bound; the case tries again if not (LATE_TRIES).
+ * lateness bound; the case tries again if not (LATE_TRIES). Every kind of
+ * timer: plain, TEMPO_TIMER_PINNED, with slack, and both.
  */
+#define HP_SLACK_NS	(20 * NSEC_PER_MSEC)
+
 static bool hotplug_once(struct kunit *test, const void *arg)
 {
 	static const unsigned int delays_ms[] = { 5, 30, 62, 80, 300, 700, 1500 };
@@ -1207,8 +1359,14 @@ static bool hotplug_once(struct kunit *test, const void *arg)
 
 	for (i = 0; i < n; i++) {
 		u64 d = delays_ms[i % ARRAY_SIZE(delays_ms)] * NSEC_PER_MSEC;
+		unsigned int kind = i / ARRAY_SIZE(delays_ms);
 
 		p[i] = probe_new(test);
+		/* Every kind: plain, pinned, with slack, pinned with slack. */
+		if (kind & 1)
+			tempo_timer_init(&p[i]->timer, probe_fn, TEMPO_TIMER_PINNED);
+		if (kind & 2)
+			KUNIT_ASSERT_EQ(test, tempo_timer_set_slack(&p[i]->timer, HP_SLACK_NS), 0);
 		p[i]->deadline = ktime_get_ns() + d;
 		KUNIT_ASSERT_EQ(test, tempo_timer_arm_on(&p[i]->timer, victim, d), 0);
 	}
@@ -1247,8 +1405,9 @@ static bool hotplug_once(struct kunit *test, const void *arg)
 		 * host that takes a good part of a second.
 		 */
 		KUNIT_EXPECT_GE(test, p[i]->fired_at, p[i]->deadline);
-		if (p[i]->fired_at > max(p[i]->deadline, t_off) + tempo_timer_slack_ns(d) +
-				     WQ_SLOP_NS) {
+		if (p[i]->fired_at > max(p[i]->deadline, t_off) + WQ_SLOP_NS +
+				     max(tempo_timer_slack_ns(d),
+					 tempo_timer_get_slack(&p[i]->timer))) {
 			if (!late)
 				kunit_info(test, "timer %u (%llu ms) late by %llu ns, cpu down took %llu ns",
 					   i, d / NSEC_PER_MSEC, p[i]->fired_at - p[i]->deadline,
@@ -1741,8 +1900,89 @@ static void live_coarse_stale_clock(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(cases); i++)
 		within_tries(test, coarse_once, &cases[i]);
 }
+
+/*
+ * Isolated CPUs, through the test point that hands the hook an unpinned
+ * arm's housekeeping answer (the test kernels have no NO_HZ_FULL): with the
+ * last CPU marked isolated and CPU 0 its housekeeper, an unpinned timer
+ * armed there (tempo_timer_arm(), and tempo_timer_arm_at(TEMPO_CPU_LOCAL) as
+ * the delay queue's kick is) runs on CPU 0; a TEMPO_TIMER_PINNED one armed
+ * there runs there, and re-armed from CPU 0 once idle still runs there (the
+ * CPU it last ran on); tempo_timer_arm_on() goes where it is told.
+ * Fails if: an unpinned arm stays on an isolated CPU, or a pinned one moves.
+ */
+struct iso_arms {
+	struct probe *unpinned, *at, *pinned, *on;
+	int iso;
+};
+
+static int iso_cpu = -1;
+
+static void iso_hook(enum tempo_test_point where, const void *obj, u64 arg,
+		     unsigned int state)
+{
+	int *hk = (int *)(uintptr_t)arg;
+
+	if (where == TEMPO_TP_WHEEL_HOME && (int)state == READ_ONCE(iso_cpu))
+		*hk = 0;
+}
+
+static long iso_arm(void *arg)
+{
+	struct iso_arms *a = arg;
+	u64 now = ktime_get_ns();
+
+	a->unpinned->deadline = now + 20 * NSEC_PER_MSEC;
+	a->at->deadline = now + 20 * NSEC_PER_MSEC;
+	a->pinned->deadline = now + 20 * NSEC_PER_MSEC;
+	a->on->deadline = now + 20 * NSEC_PER_MSEC;
+	return tempo_timer_arm(&a->unpinned->timer, 20 * NSEC_PER_MSEC) ?:
+	       tempo_timer_arm_at(&a->at->timer, TEMPO_CPU_LOCAL,
+				  ns_to_ktime(a->at->deadline)) ?:
+	       tempo_timer_arm(&a->pinned->timer, 20 * NSEC_PER_MSEC) ?:
+	       tempo_timer_arm_on(&a->on->timer, a->iso, 20 * NSEC_PER_MSEC);
+}
+
+static void live_isolated_cpu(struct kunit *test)
+{
+	struct iso_arms a = { probe_new(test), probe_new(test), probe_new(test),
+			      probe_new(test) };
+	struct probe *all[] = { a.unpinned, a.at, a.pinned, a.on };
+	unsigned int i;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs");
+	a.iso = cpumask_last(cpu_online_mask);
+	KUNIT_ASSERT_NE(test, a.iso, 0);
+	tempo_timer_init(&a.pinned->timer, probe_fn, TEMPO_TIMER_PINNED);
+	WRITE_ONCE(iso_cpu, a.iso);
+	tempo_test_set_hook(iso_hook);
+	KUNIT_EXPECT_EQ(test, work_on_cpu(a.iso, iso_arm, &a), 0L);
+	for (i = 0; i < ARRAY_SIZE(all); i++) {
+		KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&all[i]->done, 5 * HZ), 0UL);
+		expect_never_early(test, all[i]);
+	}
+	KUNIT_EXPECT_EQ(test, a.unpinned->cpu, 0);
+	KUNIT_EXPECT_EQ(test, a.at->cpu, 0);
+	KUNIT_EXPECT_EQ(test, a.pinned->cpu, a.iso);
+	KUNIT_EXPECT_EQ(test, a.on->cpu, a.iso);
+	/* Idle now: the pinned one goes back where it ran, from anywhere. */
+	reinit_completion(&a.pinned->done);
+	KUNIT_EXPECT_EQ(test, probe_arm(a.pinned, 5 * NSEC_PER_MSEC), 0);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&a.pinned->done, 5 * HZ), 0UL);
+	KUNIT_EXPECT_EQ(test, a.pinned->cpu, a.iso);
+	tempo_test_set_hook(NULL);
+	WRITE_ONCE(iso_cpu, -1);
+	for (i = 0; i < ARRAY_SIZE(all); i++)
+		tempo_timer_cancel_sync(&all[i]->timer);
+}
 #else
 static void live_coarse_stale_clock(struct kunit *test)
+{
+	kunit_skip(test, "needs the test points: build with TEMPO_TESTING=1");
+}
+
+static void live_isolated_cpu(struct kunit *test)
 {
 	kunit_skip(test, "needs the test points: build with TEMPO_TESTING=1");
 }
@@ -1752,6 +1992,55 @@ static void live_coarse_reading_current(struct kunit *test)
 	kunit_skip(test, "needs the test points: build with TEMPO_TESTING=1");
 }
 #endif /* TEMPO_TESTING */
+
+/*
+ * Slack coalesces, live: 64 timers on one CPU, due 1 ms apart from 10 ms
+ * on, with 16 ms of slack, each fire in [deadline, deadline + slack] (plus
+ * the workqueue's slop) and cost their CPU's hrtimer at most a dozen
+ * expiries (about 64 / 16 + 1, and a few for garbage other cases left);
+ * without slack they take one expiry a tick, about 55.
+ * Fails if: the slack is not used at placement, or used beyond its window.
+ */
+static void live_slack_coalesces(struct kunit *test)
+{
+	const unsigned int n = 64;
+	const u64 slack = 16 * NSEC_PER_MSEC;
+	struct tempo_wheel_stats before, after;
+	struct probe **p = kunit_kcalloc(test, n, sizeof(*p), GFP_KERNEL);
+	unsigned int i, cpu;
+	bool online;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	for (i = 0; i < n; i++) {
+		p[i] = probe_new(test);
+		KUNIT_ASSERT_EQ(test, tempo_timer_set_slack(&p[i]->timer, slack), 0);
+		KUNIT_EXPECT_EQ(test, tempo_timer_get_slack(&p[i]->timer), slack);
+	}
+	KUNIT_EXPECT_EQ(test, tempo_timer_set_slack(&p[0]->timer, tempo_timer_max_delay_ns() + 1),
+			-ERANGE);
+	KUNIT_EXPECT_EQ(test, tempo_timer_get_slack(&p[0]->timer), slack);
+	cpu = get_cpu();
+	tempo_wheel_cpu_stats(cpu, &before, &online);
+	for (i = 0; i < n; i++) {
+		u64 d = (10 + i) * NSEC_PER_MSEC;
+
+		p[i]->deadline = ktime_get_ns() + d;
+		KUNIT_EXPECT_EQ(test, tempo_timer_arm_on(&p[i]->timer, cpu, d), 0);
+	}
+	put_cpu();
+	for (i = 0; i < n; i++) {
+		KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p[i]->done, 5 * HZ), 0UL);
+		expect_never_early(test, p[i]);
+		KUNIT_EXPECT_LE(test, p[i]->fired_at - p[i]->deadline, slack + WQ_SLOP_NS);
+	}
+	tempo_wheel_cpu_stats(cpu, &after, &online);
+	KUNIT_EXPECT_LE(test, after.expiries - before.expiries, 12ULL);
+	kunit_info(test, "64 timers, 16 ms slack: %llu expiries",
+		   after.expiries - before.expiries);
+	/* tempo_timer_init() clears the slack. */
+	tempo_timer_init(&p[0]->timer, probe_fn, 0);
+	KUNIT_EXPECT_EQ(test, tempo_timer_get_slack(&p[0]->timer), 0ULL);
+}
 
 /* KUNIT_CASE_SLOW: over a second; make check and check-kcsan run every case. */
 static struct kunit_case live_cases[] = {
@@ -1776,6 +2065,8 @@ static struct kunit_case live_cases[] = {
 	KUNIT_CASE(live_far_cancel_dropped_at_slot),
 	KUNIT_CASE(live_postpone_chain),
 	KUNIT_CASE(live_rearm_same_expiry),
+	KUNIT_CASE(live_slack_coalesces),
+	KUNIT_CASE(live_isolated_cpu),
 	KUNIT_CASE(live_coarse_stale_clock),
 	KUNIT_CASE(live_coarse_reading_current),
 	{}
@@ -1788,6 +2079,7 @@ static void live_exit(struct kunit *test)
 	tempo_test_set_hook(NULL);
 	WRITE_ONCE(coarse_run, NULL);
 	WRITE_ONCE(readings, NULL);
+	WRITE_ONCE(iso_cpu, -1);
 }
 #endif
 

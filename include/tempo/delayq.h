@@ -168,6 +168,11 @@ struct tempo_delayq;
  * @state:	enum in kmod/delayq.c, under the queue's lock; private.
  * @level:	the wheel level of a node in @entry; private.
  * @slot:	its slot on that level; private.
+ * @slack_us:	how late, in microseconds, the kick that makes the item's
+ *		readiness known (the wake-up of a consumer, the poll edge) may
+ *		come after @deadline; 0 (tempo_delayq_node_init()) for none.
+ *		Set before put or inside a requeue's callback. The item is
+ *		takeable from @deadline on whatever it says.
  *
  * Embed it in the item and initialise it with tempo_delayq_node_init() once.
  * 56 bytes on 64-bit kernels.
@@ -183,6 +188,7 @@ struct tempo_delayq_node {
 	u8			state;
 	u8			level;
 	u8			slot;
+	u32			slack_us;
 };
 
 /**

@@ -100,6 +100,58 @@
  * tempo_timer_arm_at() keeps its absolute deadline exact for a COARSE timer
  * too (never early); only its placement uses the jiffies.
  */
+
+/**
+ * DOC: tempo timer slack
+ *
+ * tempo_timer_set_slack() gives a timer a window: it may fire anywhere in
+ * [deadline, deadline + slack], and the wheel uses that to put it where
+ * other timers expire too, so that timers with slack share interrupts
+ * (hrtimer's range timers, usleep_range()). The slack is kept in ticks,
+ * rounded down, with 1/8 precision above 15 ticks, up to 15 << 30 ticks (a
+ * 10 ms slack at the default tick of 1 ms is 10 ticks exactly; 100 ms is
+ * 96). At each placement the wheel aims the timer at the last multiple of
+ * the slack's grid (the slack rounded down to the granule of the timer's
+ * own level) within the window: timers with the same slack whose windows
+ * overlap that multiple all expire in the same tick, so N timers spread
+ * evenly over a second cause about one expiry per slack (100 a second at
+ * 10 ms), not one per tick. When the slack is less than that granule the timer is placed
+ * as without slack.
+ *
+ * Bounds: never early, as any timer. The expiry is no later than
+ * max(deadline + slack, the bound of "tempo timer time bounds" for the
+ * delay): a slack adds lateness only up to itself, and a slack below the
+ * wheel's own bound changes nothing. That holds for every re-arm, lazy or
+ * eager: a lazy re-arm leaves a timer in its far slot only within the
+ * wheel's own bound for the new delay. A COARSE timer's deadline is the
+ * padded one. Slack is not taken from the task (PR_SET_TIMERSLACK): only
+ * this call sets it, and tempo_timer_init() clears it.
+ */
+/**
+ * DOC: tempo timer placement
+ *
+ * Which CPU's wheel holds a timer, and so which CPU takes its interrupt and
+ * runs its callback:
+ *
+ * - A pending timer (or one cancelled that a CPU still holds) stays on the
+ *   CPU that holds it when tempo_timer_arm() or tempo_timer_arm_at() with
+ *   TEMPO_CPU_LOCAL re-arms it, whatever the flags.
+ * - An idle unpinned timer goes to the calling CPU, unless that CPU is
+ *   isolated from timers: outside housekeeping_cpumask(HK_TYPE_TIMER), which
+ *   nohz_full= and isolcpus=nohz make smaller than all CPUs. It then goes to
+ *   housekeeping_any_cpu(HK_TYPE_TIMER), as an unpinned timer_list or
+ *   hrtimer does, so an isolated CPU takes no interrupt for it. /dev/tempo's
+ *   timers are of this kind (their file's kick is armed so).
+ * - An idle TEMPO_TIMER_PINNED timer goes back to the CPU it last ran on if
+ *   that CPU is online, else to the calling CPU, isolated or not (as
+ *   TIMER_PINNED and add_timer_on() stay where they were put).
+ * - tempo_timer_arm_on() and tempo_timer_arm_at() with a CPU put an idle
+ *   timer on that CPU, isolated or not.
+ * - When a CPU goes offline, the timers it holds move to an online CPU, the
+ *   first that takes timers, isolated or not, and keep their flags and
+ *   slack.
+ */
+
 #ifndef _TEMPO_TIMER_H
 #define _TEMPO_TIMER_H
 
@@ -127,7 +179,8 @@ typedef void (*tempo_timer_fn_t)(struct tempo_timer *timer);
 /*
  * Flags for tempo_timer_init().
  * TEMPO_TIMER_PINNED: tempo_timer_arm() keeps an idle timer on the CPU it last
- * ran on instead of moving it to the calling CPU.
+ * ran on instead of moving it to the calling CPU, isolated or not (see "tempo
+ * timer placement" above).
  * TEMPO_TIMER_COARSE: arms read the jiffies, with timer_list's kind of
  * guarantee instead of never early (see "tempo timer time bounds" above).
  */
@@ -149,13 +202,15 @@ struct tempo_timer {
 	u64			expires;	/* deadline, CLOCK_MONOTONIC ns */
 	tempo_timer_fn_t	fn;
 	u64			bucket;		/* when its far slot is collected (ns), or 0 */
-	u32			flags;
+	u32			flags;		/* TEMPO_TIMER_*; bits 8..15: slack */
 	u16			want_cpu;	/* where the latest arm wants it */
 	u16			idx;		/* wheel slot index (owner only) */
 };
 
 void tempo_timer_init(struct tempo_timer *timer, tempo_timer_fn_t fn,
 		      unsigned int flags);
+int tempo_timer_set_slack(struct tempo_timer *timer, u64 slack_ns);
+u64 tempo_timer_get_slack(const struct tempo_timer *timer);
 int tempo_timer_arm(struct tempo_timer *timer, u64 delay_ns);
 int tempo_timer_arm_on(struct tempo_timer *timer, int cpu, u64 delay_ns);
 int tempo_timer_arm_at(struct tempo_timer *timer, int cpu, ktime_t deadline);

@@ -201,6 +201,9 @@
 #define TEMPO_FEAT_URING	(1U << 8)	/* IORING_OP_URING_CMD: TEMPO_URING_CMD_* */
 /* TEMPO_ARM_BOOTTIME/REALTIME/CANCEL_ON_SET, time namespaces, tempo_info.now_* */
 #define TEMPO_FEAT_CLOCKS	(1U << 9)
+#define TEMPO_FEAT_SLACK	(1U << 11)	/* tempo_timer_spec.slack_us */
+/* Timers armed on a CPU isolated from timers (nohz_full=) fire on another. */
+#define TEMPO_FEAT_HOUSEKEEPING	(1U << 12)
 
 #define TEMPO_INFO_SIZE_VER0	64	/* struct tempo_info up to max_user_bytes */
 
@@ -285,7 +288,18 @@ struct tempo_info {
  *	TEMPO_ARM_REALTIME (neither: CLOCK_MONOTONIC), and
  *	TEMPO_ARM_CANCEL_ON_SET only with TEMPO_ARM_ABS | TEMPO_ARM_REALTIME;
  *	else EINVAL.
- * @reserved: zero.
+ * @slack_us: 0, or how late in microseconds the timer may fire after each
+ *	deadline (TEMPO_FEAT_SLACK; a kernel without it fails any nonzero
+ *	value with EINVAL). At most TEMPO_SLACK_MAX_US, else EINVAL. The
+ *	wake-up of a reader blocked in read() or poll() for an expiry comes
+ *	no earlier than its deadline and no later than deadline + @slack_us,
+ *	or the timer's bound without slack if that is later (tick_ns for
+ *	delays below 63 ticks, else 1/8 of the delay at most), so that timers
+ *	whose windows overlap share one wake-up; a reader that looks earlier
+ *	finds the record from the deadline on. The kernel keeps the slack in
+ *	whole ticks, rounded down, to 1/8. Only this field sets a slack: the
+ *	caller's timer slack (PR_SET_TIMERSLACK) is not applied, as timerfd
+ *	applies none. A re-arm takes the slack of its element.
  */
 struct tempo_timer_spec {
 	__u64 cookie;
@@ -293,8 +307,11 @@ struct tempo_timer_spec {
 	__u64 period;
 	__u64 id;
 	__u32 flags;
-	__u32 reserved;
+	__u32 slack_us;
 };
+
+/* The largest tempo_timer_spec.slack_us: one hour. */
+#define TEMPO_SLACK_MAX_US	3600000000U
 
 /* struct tempo_batch .flags, for TEMPO_IOC_TIMER_CANCEL */
 #define TEMPO_CANCEL_COOKIE	(1U << 0)	/* @ptr holds cookies, not ids */

@@ -34,7 +34,7 @@ TEMPO_ABI_FIELD(tempo_timer_spec, value, 8);
 TEMPO_ABI_FIELD(tempo_timer_spec, period, 16);
 TEMPO_ABI_FIELD(tempo_timer_spec, id, 24);
 TEMPO_ABI_FIELD(tempo_timer_spec, flags, 32);
-TEMPO_ABI_FIELD(tempo_timer_spec, reserved, 36);
+TEMPO_ABI_FIELD(tempo_timer_spec, slack_us, 36);
 TEMPO_ABI_SIZE(tempo_batch, 32);
 TEMPO_ABI_FIELD(tempo_batch, ptr, 0);
 TEMPO_ABI_FIELD(tempo_batch, count, 8);

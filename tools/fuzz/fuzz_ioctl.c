@@ -140,7 +140,7 @@ static void fill_specs(uint64_t *s, struct tempo_timer_spec *sp, unsigned int n)
 		sp[i].id = xrand(s) % 3 ? xrand(s) % 64 : small(s);
 		sp[i].flags = xrand(s) % 8 ? (uint32_t)(xrand(s) % 4) & TEMPO_ARM_FLAGS
 					   : (uint32_t)xrand(s);
-		sp[i].reserved = xrand(s) % 16 ? 0 : (uint32_t)xrand(s);
+		sp[i].slack_us = xrand(s) % 16 ? 0 : (uint32_t)xrand(s);
 	}
 }
 

@@ -67,8 +67,15 @@ int tempo_arm(int fd, struct tempo_timer_spec *specs, uint32_t n, struct tempo_b
 int tempo_arm_one(int fd, uint64_t cookie, uint64_t value, uint64_t period,
 		  uint32_t flags, uint64_t *id)
 {
+	return tempo_arm_slack(fd, cookie, value, period, flags, 0, id);
+}
+
+int tempo_arm_slack(int fd, uint64_t cookie, uint64_t value, uint64_t period,
+		    uint32_t flags, uint32_t slack_us, uint64_t *id)
+{
 	struct tempo_timer_spec s = {
 		.cookie = cookie, .value = value, .period = period, .flags = flags,
+		.slack_us = slack_us,
 	};
 	int err;
 

@@ -35,6 +35,13 @@ int tempo_arm(int fd, struct tempo_timer_spec *specs, uint32_t n, struct tempo_b
 /* One timer: @flags TEMPO_ARM_*; *@id receives the id. */
 int tempo_arm_one(int fd, uint64_t cookie, uint64_t value, uint64_t period,
 		  uint32_t flags, uint64_t *id);
+/*
+ * tempo_arm_one() with a slack: the timer may fire up to @slack_us after each
+ * deadline (struct tempo_timer_spec.slack_us; EINVAL on a kernel without
+ * TEMPO_FEAT_SLACK unless @slack_us is 0).
+ */
+int tempo_arm_slack(int fd, uint64_t cookie, uint64_t value, uint64_t period,
+		    uint32_t flags, uint32_t slack_us, uint64_t *id);
 /* Move timer @id to a new @value (and @period). */
 int tempo_rearm(int fd, uint64_t id, uint64_t cookie, uint64_t value, uint64_t period,
 		uint32_t flags);

@@ -135,7 +135,7 @@ static int do_info(int argc, char **argv)
 	open_object(NULL);
 	print_u64("version", "abi version    %" PRIu64 "\n", in.version);
 	print_u64("features", "features       0x%" PRIx64, in.features);
-	print_text(" (%s%s%s%s%s%s%s%s%s%s)\n", in.features & TEMPO_FEAT_TIMERS ? "timers " : "",
+	print_text(" (%s%s%s%s%s%s%s%s%s%s%s%s)\n", in.features & TEMPO_FEAT_TIMERS ? "timers " : "",
 		   in.features & TEMPO_FEAT_PERIODIC ? "periodic " : "",
 		   in.features & TEMPO_FEAT_ORDER ? "order " : "",
 		   in.features & TEMPO_FEAT_SINK ? "sink " : "",
@@ -144,7 +144,9 @@ static int do_info(int argc, char **argv)
 		   in.features & TEMPO_FEAT_ORDER_SKIP ? "order-skip " : "",
 		   in.features & TEMPO_FEAT_QUERY ? "query " : "",
 		   in.features & TEMPO_FEAT_URING ? "uring " : "",
-		   in.features & TEMPO_FEAT_CLOCKS ? "clocks" : "");
+		   in.features & TEMPO_FEAT_CLOCKS ? "clocks " : "",
+		   in.features & TEMPO_FEAT_SLACK ? "slack " : "",
+		   in.features & TEMPO_FEAT_HOUSEKEEPING ? "housekeeping" : "");
 	print_u64("record_size", "record size    %" PRIu64 " bytes\n", in.record_size);
 	print_u64("tick_ns", "tick           %" PRIu64 " ns\n", in.tick_ns);
 	print_u64("max_delay_ns", "max delay      %" PRIu64 " ns\n", in.max_delay_ns);
@@ -351,7 +353,7 @@ static uint32_t clock_flags(const struct clock_kw *c)
  * @flags, read @want events, summarise.
  */
 static int arm_and_watch(uint64_t count, uint64_t delay, uint64_t spread, uint64_t period,
-			 uint64_t want, uint32_t flags, bool quiet)
+			 uint64_t slack, uint64_t want, uint32_t flags, bool quiet)
 {
 	bool abs = flags & TEMPO_ARM_ABS;
 	struct tempo_timer_spec *s = calloc(count, sizeof(*s));
@@ -374,6 +376,7 @@ static int arm_and_watch(uint64_t count, uint64_t delay, uint64_t spread, uint64
 		s[i].value = delay + (count > 1 ? spread * i / (count - 1) : 0) + (abs ? now : 0);
 		s[i].period = period;
 		s[i].flags = flags;
+		s[i].slack_us = slack / 1000;
 	}
 	err = tempo_arm(fd, s, count, &b);
 	if (err) {
@@ -387,7 +390,8 @@ static int arm_and_watch(uint64_t count, uint64_t delay, uint64_t spread, uint64
 	print_u64("armed", "armed %" PRIu64 " timers", count);
 	print_u64("delay_ns", ", delay %" PRIu64 " ns", delay);
 	print_u64("spread_ns", ", spread %" PRIu64 " ns", spread);
-	print_u64("period_ns", ", period %" PRIu64 " ns\n", period);
+	print_u64("period_ns", ", period %" PRIu64 " ns", period);
+	print_u64("slack_ns", ", slack %" PRIu64 " ns\n", slack / 1000 * 1000);
 	if (!quiet)
 		open_array("events");
 	while (l.n < want) {
@@ -414,10 +418,12 @@ static int arm_and_watch(uint64_t count, uint64_t delay, uint64_t spread, uint64
 static int do_arm(int argc, char **argv)
 {
 	uint64_t count = 1, delay = 1000000, spread = 0, period = 0, abs = 0, quiet = 0;
+	uint64_t slack = 0;
 	struct clock_kw c = { 0 };
 	struct kw kws[] = {
 		{ "count", false, false, &count }, { "delay", true, false, &delay },
 		{ "spread", true, false, &spread }, { "period", true, false, &period },
+		{ "slack", true, false, &slack },
 		{ "abs", false, true, &abs }, { "quiet", false, true, &quiet }, CLOCK_KWS(c),
 		{ NULL },
 	};
@@ -426,7 +432,9 @@ static int do_arm(int argc, char **argv)
 		return EXIT_USAGE;
 	if (!count || period)
 		return p_err("arm: count >= 1, and no period (use watch)"), EXIT_USAGE;
-	return arm_and_watch(count, delay, spread, 0, count,
+	if (slack / 1000 > TEMPO_SLACK_MAX_US)
+		return p_err("arm: slack at most %u us", TEMPO_SLACK_MAX_US), EXIT_USAGE;
+	return arm_and_watch(count, delay, spread, 0, slack, count,
 			     clock_flags(&c) | (abs ? TEMPO_ARM_ABS : 0), quiet || count > 20);
 }
 
@@ -441,7 +449,8 @@ static int do_watch(int argc, char **argv)
 
 	if (parse_kw(argc, argv, kws))
 		return EXIT_USAGE;
-	return arm_and_watch(1, delay ? delay : period, 0, period, count, clock_flags(&c), false);
+	return arm_and_watch(1, delay ? delay : period, 0, period, 0, count, clock_flags(&c),
+			     false);
 }
 
 static int do_cancel(int argc, char **argv)
@@ -811,7 +820,7 @@ static int do_help(int argc, char **argv)
 static const struct cmd cmd_table[] = {
 	{ "info", do_info, "", "ABI version, features and limits" },
 	{ "stats", do_stats, "", "module counters" },
-	{ "arm", do_arm, "[count N] [delay T] [spread T] [abs] [quiet] [CLOCK]",
+	{ "arm", do_arm, "[count N] [delay T] [spread T] [slack T] [abs] [quiet] [CLOCK]",
 	  "arm timers, wait for them, summarise lateness" },
 	{ "watch", do_watch, "[period T] [count N] [delay T] [CLOCK]",
 	  "a periodic timer's events as they come" },

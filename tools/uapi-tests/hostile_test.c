@@ -2289,9 +2289,9 @@ static int batch_kid(void *unused)
 	s[2].period = 1;
 	bad += batch_out(fd, ARM, s, 5, 0, -EINVAL, 2, "arm, element 2 short period");
 	s[2].period = 0;
-	s[1].reserved = 1;
-	bad += batch_out(fd, ARM, s, 5, 0, -EINVAL, 1, "arm, element 1 reserved");
-	s[1].reserved = 0;
+	s[1].slack_us = TEMPO_SLACK_MAX_US + 1;
+	bad += batch_out(fd, ARM, s, 5, 0, -EINVAL, 1, "arm, element 1 slack too large");
+	s[1].slack_us = 0;
 	bad += batch_out(fd, ARM, s, 0, 0, -EINVAL, 0, "arm, count 0");
 	bad += batch_out(fd, ARM, s, 5, 1, -EINVAL, 5, "arm, batch flags 1");
 	bad += batch_out(fd, ARM, s, 17, 0, -ENOSPC, 17, "arm, count 17 > max_timers 16");

@@ -79,6 +79,8 @@ TEST_F(ctx, test_info)
 			      TEMPO_FEAT_SINK | TEMPO_FEAT_STATS)),
 		  (TEMPO_FEAT_TIMERS | TEMPO_FEAT_PERIODIC | TEMPO_FEAT_ORDER |
 	       TEMPO_FEAT_SINK | TEMPO_FEAT_STATS));
+	ASSERT_TRUE(in.features & TEMPO_FEAT_SLACK);
+	ASSERT_TRUE(in.features & TEMPO_FEAT_HOUSEKEEPING);
 	ASSERT_TRUE(in.tick_ns > 0 && in.max_delay_ns > in.tick_ns);
 	ASSERT_TRUE(in.max_timers > 0 && in.max_events > 0 && in.max_data > 0);
 	ASSERT_TRUE(in.order_window >= 2 && !(in.order_window & (in.order_window - 1)));
@@ -605,11 +607,73 @@ TEST_F(ctx, test_arm_unknown_flag)
 	return arm_expect(self->fd, &s, 1, -EINVAL);
 }
 
-TEST_F(ctx, test_arm_reserved_nonzero)
+/* A slack above TEMPO_SLACK_MAX_US: EINVAL, nothing armed. */
+TEST_F(ctx, test_arm_slack_too_large)
 {
-	struct tempo_timer_spec s = { .value = MS, .reserved = 1 };
+	struct tempo_timer_spec s = { .value = MS, .slack_us = TEMPO_SLACK_MAX_US + 1 };
 
+	ASSERT_EQ(arm_expect(self->fd, &s, 1, -EINVAL), TEST_PASS);
+	s.slack_us = UINT32_MAX;
 	return arm_expect(self->fd, &s, 1, -EINVAL);
+}
+
+/*
+ * A re-arm with a bad slack changes nothing: the timer keeps its deadline
+ * and fires once, on time for it.
+ */
+TEST_F(ctx, test_rearm_bad_slack_changes_nothing)
+{
+	struct tempo_event ev;
+	uint64_t id, t0 = tempo_now_ns();
+	int fd = self->fd;
+
+	ASSERT_ERRNO(tempo_arm_slack(fd, 7, 30 * MS, 0, 0, 0, &id), 0);
+	ASSERT_ERRNO(tempo_arm_slack(fd, 8, 2000 * MS, 0, TEMPO_ARM_REARM,
+				     TEMPO_SLACK_MAX_US + 1, &id), -EINVAL);
+	ASSERT_EQ(ctx_stats(fd).timers, 1);
+	ASSERT_ERRNO(read_one(fd, &ev), 0);
+	ASSERT_TRUE(ev.id == id && ev.cookie == 7);
+	ASSERT_TRUE(ev.deadline >= t0 + 30 * MS && ev.deadline < t0 + 1000 * MS);
+	ASSERT_GE(ev.time, ev.deadline);
+	return TEST_PASS;
+}
+
+/*
+ * Slack coalesces the wake-ups of a blocked reader: 40 timers due 2 ms
+ * apart with 40 ms of slack each come out in a handful of reads (the kick
+ * fires once per window), each no earlier than its deadline and no later
+ * than deadline + slack (with TCG's slop); without slack a reader blocked
+ * on them wakes for most of them (about 40). Fails if the kick ignores the
+ * items' slack, or fires beyond it.
+ */
+TEST_F(ctx, test_arm_slack_coalesces)
+{
+	const uint64_t slack = 40 * MS, slop = 200 * MS;
+	struct tempo_timer_spec s[40];
+	struct tempo_event ev[40];
+	unsigned int i, got = 0, reads = 0;
+	int fd = self->fd, n;
+
+	memset(s, 0, sizeof(s));
+	for (i = 0; i < 40; i++) {
+		s[i].cookie = i;
+		s[i].value = 30 * MS + i * 2 * MS;
+		s[i].slack_us = slack / 1000;
+	}
+	ASSERT_ERRNO(tempo_arm(fd, s, 40, NULL), 0);
+	while (got < 40) {
+		n = tempo_read_events(fd, ev, 40);
+		ASSERT_GT(n, 0);
+		reads++;
+		for (i = 0; i < (unsigned int)n; i++) {
+			ASSERT_GE(ev[i].time, ev[i].deadline);
+			ASSERT_LE(ev[i].time, ev[i].deadline + slack + slop);
+		}
+		got += n;
+	}
+	test_diag("40 timers 2 ms apart, 40 ms slack: %u reads", reads);
+	ASSERT_LE(reads, 8);
+	return TEST_PASS;
 }
 
 TEST_F(ctx, test_arm_period_too_short)
@@ -1210,7 +1274,9 @@ static const struct test_case cases[] = {
 	TEST_CASE_F(ctx, test_periodic_overrun),
 	TEST_CASE_F(ctx, test_periodic_deadlines_do_not_drift),
 	TEST_CASE_F(ctx, test_arm_unknown_flag),
-	TEST_CASE_F(ctx, test_arm_reserved_nonzero),
+	TEST_CASE_F(ctx, test_arm_slack_too_large),
+	TEST_CASE_F(ctx, test_rearm_bad_slack_changes_nothing),
+	TEST_CASE_F(ctx, test_arm_slack_coalesces),
 	TEST_CASE_F(ctx, test_arm_period_too_short),
 	TEST_CASE_F(ctx, test_arm_delay_too_long),
 	TEST_CASE_F(ctx, test_arm_abs_too_far),

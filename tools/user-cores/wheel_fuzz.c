@@ -15,6 +15,9 @@
  *    deadline now + delay while jiffies are current (as the userspace ones
  *    always are), late by less than a jiffy plus
  *    tempo_timer_slack_ns(delay + TICK_NSEC);
+ *  - timers 4 and 5 have a slack (include/tempo/timer.h, "tempo timer
+ *    slack"), set anew from the input before each arm: late by no more
+ *    than max(slack, the bound above), never early;
  *  - the callback may free its timer: no base holds it when it runs.
  * Any failure abort()s so libFuzzer saves the input.
  */
@@ -82,12 +85,14 @@ static u64 delay_of(u8 a, u8 b)
 	}
 }
 
-static void arm(unsigned int cpu, unsigned int i, int on, u64 delay)
+static void arm(unsigned int cpu, unsigned int i, int on, u64 delay, u64 slack)
 {
 	u64 now = ktime_get_ns(), pad = (i & 1) ? TICK_NSEC : 0;
 	int ret;
 
 	tempo_sim_set_cpu(cpu);
+	if (i >= 4 && tempo_timer_set_slack(&tm[i].timer, slack))
+		fail("set_slack refused a slack below the maximum delay", i);
 	ret = on < 0 ? tempo_timer_arm(&tm[i].timer, delay) :
 		       tempo_timer_arm_on(&tm[i].timer, on, delay);
 	if (ret < 0)
@@ -96,7 +101,8 @@ static void arm(unsigned int cpu, unsigned int i, int on, u64 delay)
 		fail("arm's return disagrees with the model", i);
 	tm[i].pending = true;
 	tm[i].deadline = now + delay;
-	tm[i].bound = now + delay + pad + tempo_timer_slack_ns(delay + pad);
+	tm[i].bound = now + delay + pad + max(tempo_timer_slack_ns(delay + pad),
+					      tempo_timer_get_slack(&tm[i].timer));
 }
 
 /* Move a pending timer's deadline later by @more: a postpone. */
@@ -106,7 +112,7 @@ static void postpone(unsigned int cpu, unsigned int i, u64 more)
 
 	if (!tm[i].pending || tm[i].deadline + more <= now)
 		return;
-	arm(cpu, i, -1, tm[i].deadline + more - now);
+	arm(cpu, i, -1, tm[i].deadline + more - now, more * 8);
 }
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
@@ -134,13 +140,13 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 
 		switch (op & 7) {
 		case 0:
-			arm(cpu, t, -1, delay_of(a, b));
+			arm(cpu, t, -1, delay_of(a, b), delay_of(b, a));
 			break;
 		case 1:		/* postpone by up to ~16 ticks, by 1 ms steps or less */
 			postpone(cpu, t, ((u64)a << 8 | b) * (TICK / 4096));
 			break;
 		case 2:
-			arm(cpu, t, (data[p + 1] >> 4) % NCPU, delay_of(a, b));
+			arm(cpu, t, (data[p + 1] >> 4) % NCPU, delay_of(a, b), delay_of(b, a) / 4);
 			break;
 		case 3:
 			tempo_sim_set_cpu(cpu);

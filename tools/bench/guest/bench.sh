@@ -11,7 +11,7 @@
 # Kernel command line: tempo_bench_reps=N (default 5; the 1M cancel tier runs
 # max(2, N-2) times), tempo_bench_quick=1 (smallest tiers only, for a smoke run),
 # tempo_bench_only=a,b (only these sections: cancel postpone xcancel xpostpone hirq
-# idle burst spread order dq dq0 parts ubench; dq includes dq0), tempo_bench_sys=a,b
+# idle coalesce burst spread order dq dq0 parts ubench; dq includes dq0), tempo_bench_sys=a,b
 # (only these systems,
 # e.g. for a profile of one of them), tempo_bench_extra=timer64 (controls added to
 # the cancel and postpone lanes and hirq: timer64 is a timer_list padded to
@@ -145,6 +145,17 @@ while [ $rep -le $reps ]; do
 				printf "%s stat=work_items value=%.2f unit=runs/s\n", h, ($5 - $2) / secs
 			}
 		}' | tee -a $out
+	done
+	# Coalescing: 10,000 timers armed evenly over 1 s, 20 ms ahead, on the
+	# first CPU, without and with 10 ms of slack, and timer_list with
+	# round_jiffies(): that CPU's wheel expiries in the run (about 1 s).
+	want coalesce && for s in $(rot $rep tempo tempo_slack timer_round); do
+		a=$(idle_snap)
+		kb coalesce $s 10000
+		b=$(idle_snap)
+		case $s in tempo*) echo "$a $b" | awk -v rep=$rep -v s=$s '{
+			printf "BENCH rep=%s name=coalesce system=%s timers=10000 stat=wheel_expiries value=%d unit=irqs/run\n", rep, s, $4 - $1
+		}' | tee -a $out ;; esac
 	done
 	want burst && for s in $(rot $rep tempo dwork hrtimer); do
 		kb burst $s 32768

@@ -35,6 +35,16 @@
  *			    guest script then counts what they cost the idle
  *			    CPU (tempo's wheel statistics, /proc/interrupts).
  *	idle_end SYS N      cancel_sync what idle left (the pool is reused).
+ *	coalesce SYS N      SYS in tempo tempo_slack timer_round. A thread on
+ *			    the first CPU arms N timers evenly over 1 s, each
+ *			    COAL_DELAY_MS ahead (so deadlines spread over a
+ *			    second, one wheel level-0 tick apart or less):
+ *			    tempo with no slack, tempo_slack with COAL_SLACK_MS
+ *			    of slack (tempo_timer_set_slack()), timer_round a
+ *			    timer_list at round_jiffies(jiffies + delay). Emits
+ *			    the distinct jiffies callbacks ran in, per second
+ *			    of arming (the guest script adds the CPU's wheel
+ *			    expiries), and the worst lateness.
  *	burst SYS K         SYS in tempo dwork hrtimer. K timers armed on all
  *			    CPUs for one common deadline: ns per expiry between
  *			    the first and the last callback.
@@ -1693,6 +1703,150 @@ static int cmd_idle(const char *sys_s, u32 n, bool end)
 	return err;
 }
 
+/* ---- coalesce: how many expiries timers spread over a second cost ---- */
+
+#define COAL_DELAY_MS	20
+#define COAL_SLACK_MS	10
+
+enum { C_TEMPO, C_TEMPO_SLACK, C_TIMER_ROUND, C_NSYS };
+static const char *const csys_name[C_NSYS] = { "tempo", "tempo_slack", "timer_round" };
+
+struct coal_timer {
+	union {
+		struct tempo_timer	tt;
+		struct timer_list	tl;
+	};
+	u64			deadline;	/* ns, CLOCK_MONOTONIC */
+};
+
+struct coal_ctx {
+	struct coal_timer	*t;
+	u32			n;
+	int			sys;
+	u64			t0, t_armed;
+	atomic_t		left;
+	atomic64_t		late_max;
+	unsigned long		last_j;
+	u32			expiry_jiffies;	/* callbacks of one CPU: serialised */
+	struct completion	done;
+};
+
+static struct coal_ctx *coal;
+
+static void coal_fired(struct coal_timer *ct)
+{
+	struct coal_ctx *c = coal;
+	s64 late = ktime_get_ns() - ct->deadline, old = atomic64_read(&c->late_max);
+	unsigned long j = jiffies;
+
+	while (late > old && !atomic64_try_cmpxchg(&c->late_max, &old, late))
+		;
+	if (j != READ_ONCE(c->last_j)) {
+		WRITE_ONCE(c->last_j, j);
+		c->expiry_jiffies++;
+	}
+	if (atomic_dec_and_test(&c->left))
+		complete(&c->done);
+}
+
+static void coal_tempo_fn(struct tempo_timer *t)
+{
+	coal_fired(container_of(t, struct coal_timer, tt));
+}
+
+static void coal_timer_fn(struct timer_list *t)
+{
+	coal_fired(container_of(t, struct coal_timer, tl));
+}
+
+static int coal_thread(void *arg)
+{
+	struct coal_ctx *c = arg;
+	u64 delay = COAL_DELAY_MS * NSEC_PER_MSEC;
+	u32 i = 0, k;
+
+	c->t0 = ktime_get_ns();
+	for (k = 0; k < 1000; k++) {
+		ktime_t next = ns_to_ktime(c->t0 + (k + 1) * NSEC_PER_MSEC);
+
+		for (; i < (u64)c->n * (k + 1) / 1000; i++) {
+			struct coal_timer *ct = &c->t[i];
+
+			ct->deadline = ktime_get_ns() + delay;
+			if (c->sys == C_TIMER_ROUND)
+				mod_timer(&ct->tl, round_jiffies(jiffies +
+								 msecs_to_jiffies(COAL_DELAY_MS)));
+			else
+				tempo_timer_arm(&ct->tt, delay);
+		}
+		set_current_state(TASK_UNINTERRUPTIBLE);
+		schedule_hrtimeout(&next, HRTIMER_MODE_ABS);
+	}
+	c->t_armed = ktime_get_ns();
+	return 0;
+}
+
+static int cmd_coalesce(const char *sys_s, u32 n)
+{
+	int sys = parse_sys(sys_s, csys_name, C_NSYS);
+	struct task_struct *k;
+	struct coal_ctx *c;
+	char head[96], stat[128];
+	u64 secs_ms;
+	u32 i;
+
+	if (sys < 0 || n < 1000 || n > MAX_TIMERS)
+		return -EINVAL;
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	c->t = kvcalloc(n, sizeof(*c->t), GFP_KERNEL);
+	if (!c->t) {
+		kfree(c);
+		return -ENOMEM;
+	}
+	c->n = n;
+	c->sys = sys;
+	atomic_set(&c->left, n);
+	init_completion(&c->done);
+	for (i = 0; i < n; i++) {
+		if (sys == C_TIMER_ROUND) {
+			timer_setup(&c->t[i].tl, coal_timer_fn, 0);
+		} else {
+			tempo_timer_init(&c->t[i].tt, coal_tempo_fn, 0);
+			if (sys == C_TEMPO_SLACK)
+				tempo_timer_set_slack(&c->t[i].tt, COAL_SLACK_MS * NSEC_PER_MSEC);
+		}
+	}
+	coal = c;
+	k = kthread_create(coal_thread, c, "tempo_coal");
+	if (IS_ERR(k)) {
+		kvfree(c->t);
+		kfree(c);
+		return PTR_ERR(k);
+	}
+	kthread_bind(k, cpumask_first(cpu_online_mask));
+	wake_up_process(k);
+	wait_for_completion(&c->done);
+	for (i = 0; i < n; i++) {
+		if (sys == C_TIMER_ROUND)
+			timer_delete_sync(&c->t[i].tl);
+		else
+			tempo_timer_cancel_sync(&c->t[i].tt);
+	}
+	secs_ms = max_t(u64, div_u64(c->t_armed - c->t0, NSEC_PER_MSEC), 1);
+	snprintf(head, sizeof(head), "name=coalesce system=%s timers=%u slack_ms=%u",
+		 csys_name[sys], n, sys == C_TEMPO_SLACK ? COAL_SLACK_MS : 0);
+	snprintf(stat, sizeof(stat), "%s stat=expiry_jiffies", head);
+	emit_milli(stat, div64_u64((u64)c->expiry_jiffies * 1000 * 1000, secs_ms), "irqs/s");
+	emit("%s stat=late_max value=%lld unit=us\n", head,
+	     div_s64(atomic64_read(&c->late_max), NSEC_PER_USEC));
+	coal = NULL;
+	kvfree(c->t);
+	kfree(c);
+	return 0;
+}
+
 /* ---- parts: what one arm+cancel is made of, on this emulated CPU ---- */
 
 static noinline u64 part_ktime(u32 n)
@@ -1825,6 +1979,8 @@ static ssize_t run_write(struct file *file, const char __user *ubuf,
 		err = cmd_xcancel(a, b, n);
 	else if (!strcmp(a, "idle") || !strcmp(a, "idle_end"))
 		err = cmd_idle(b, n, !strcmp(a, "idle_end"));
+	else if (!strcmp(a, "coalesce"))
+		err = cmd_coalesce(b, n);
 	else if (!strcmp(a, "hirq"))
 		err = cmd_hirq(b, n);
 	else if (!strcmp(a, "burst"))
