@@ -59,6 +59,11 @@ enum tempo_test_point {
 	 * may sleep, may be held.
 	 */
 	TEMPO_TP_DEV_TICKET_TAKEN,	/* ticket issued by the domain, not yet recorded */
+	/*
+	 * wheel.c, base_dkick_fn(), @obj the base: dkick_armed cleared, before
+	 * the drain of the deferrable inbox. Softirq.
+	 */
+	TEMPO_TP_WHEEL_DKICK,
 };
 
 typedef void (*tempo_test_hook_t)(enum tempo_test_point where, const void *obj,
