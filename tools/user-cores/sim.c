@@ -586,7 +586,25 @@ unsigned int tempo_sim_run_timer_lists(void)
 	 * queued meanwhile for that jiffy or before runs at the next one.
 	 */
 	while ((long)(jiffies - s->tl_clk) >= 0) {
-		unsigned long clk = s->tl_clk++;
+		unsigned long clk, first = 0, now = jiffies;
+		struct timer_list *q;
+		bool any = false;
+
+		/* Jump over jiffies with nothing due: the fake clock may leap by days. */
+		pthread_mutex_lock(&s->lock);
+		for (q = s->tlists; q; q = q->sim_next)
+			if (!any || (long)(q->expires - first) < 0) {
+				first = q->expires;
+				any = true;
+			}
+		pthread_mutex_unlock(&s->lock);
+		if (!any || (long)(first - now) > 0) {
+			s->tl_clk = now + 1;
+			break;
+		}
+		if ((long)(first - s->tl_clk) > 0)
+			s->tl_clk = first;
+		clk = s->tl_clk++;
 
 		for (;;) {
 			struct timer_list *t, *due = NULL;
