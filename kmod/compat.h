@@ -22,6 +22,7 @@
 
 #include <linux/hrtimer.h>
 #include <linux/module.h>
+#include <linux/timer.h>
 #include <linux/version.h>
 #include <linux/workqueue.h>
 
@@ -88,6 +89,17 @@ static inline void hrtimer_setup(struct hrtimer *timer,
 #define WQ_PERCPU	0
 
 #endif /* < 6.17 */
+
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 16, 0)
+
+/*
+ * 6.16, "timers: Rename from_timer() to timer_container_of()"; from_timer()
+ * is gone after it.
+ */
+#define timer_container_of(var, callback_timer, timer_fieldname) \
+	from_timer(var, callback_timer, timer_fieldname)
+
+#endif /* < 6.16 */
 
 #ifdef TEMPO_COMPAT_URING_CMD	/* defined by the file that implements ->uring_cmd */
 

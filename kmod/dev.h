@@ -100,6 +100,7 @@ enum dev_clk {
 	DEV_CLK_BOOT,		/* CLOCK_BOOTTIME */
 	DEV_CLK_REAL,		/* absolute CLOCK_REALTIME */
 	DEV_CLK_COS,		/* absolute CLOCK_REALTIME, TEMPO_ARM_CANCEL_ON_SET */
+	DEV_CLK_DEFER,		/* CLOCK_MONOTONIC, TEMPO_ARM_DEFERRABLE */
 	DEV_CLK_NR
 };
 
@@ -182,6 +183,8 @@ struct tempo_ctx {
 	u32			cos_gen;	/* bumped when COS timers begin anew */
 	/* On dev_clock_files once a clock queue exists; empty: ctx->q is the only queue. */
 	struct list_head	clk_link;
+	/* Puts DEV_CLK_DEFER's proxy on ctx->q (TEMPO_TIMER_DEFERRABLE); clk_lock. */
+	struct tempo_timer	defer_kick;
 
 	/* The ordered stream (dev_order.c). */
 	struct mutex		order_lock;	/* creates the ordering domain */
@@ -293,7 +296,8 @@ static inline ktime_t dev_now_of(const struct dev_now *now, u8 clock)
  * @clock: receives the enum dev_clk
  *
  * Return: 0, or -EINVAL for both clocks, or CANCEL_ON_SET other than with
- * TEMPO_ARM_ABS | TEMPO_ARM_REALTIME.
+ * TEMPO_ARM_ABS | TEMPO_ARM_REALTIME, or DEFERRABLE with another clock than
+ * MONOTONIC.
  */
 static inline int dev_clock_of(u32 flags, u8 *clock)
 {
@@ -316,6 +320,11 @@ static inline int dev_clock_of(u32 flags, u8 *clock)
 		if (*clock != DEV_CLK_REAL)
 			return -EINVAL;
 		*clock = DEV_CLK_COS;
+	}
+	if (flags & TEMPO_ARM_DEFERRABLE) {
+		if (*clock != DEV_CLK_MONO)
+			return -EINVAL;
+		*clock = DEV_CLK_DEFER;
 	}
 	return 0;
 }

@@ -49,6 +49,18 @@
  * So whenever a clock's queue holds an item, its proxy stands for a time no
  * later than the item's, or a reader is about to put it so.
  *
+ * Deferrable timers (TEMPO_ARM_DEFERRABLE) are a clock of their own,
+ * DEV_CLK_DEFER: MONOTONIC, with a queue in ctx->clk[] like the others, whose
+ * proxy is not put on ctx->q for its time (ctx->q's kick would then wake the
+ * CPU for it) but by ctx->defer_kick, a TEMPO_TIMER_DEFERRABLE tempo timer
+ * that dev_proxy_place() arms for that time instead, and whose callback puts
+ * the proxy on ctx->q for time 0, under clk_lock. So the reader is woken when
+ * the kick's CPU runs it: at the deadline while that CPU is busy, at its next
+ * wake-up while it is idle. The rest is any clock queue's: the reader takes
+ * the proxy down (which cancels the kick), consumes, and places it again
+ * (which arms the kick). Its offset never moves: the walk below skips it.
+ * release() shuts the kick down before ctx->q goes (dev_clock_unlist()).
+ *
  * Cancel-on-set. A file's COS timers of one generation (ctx->cos_gen, kept
  * in each item) were all armed while REALTIME's offset from MONOTONIC was
  * ctx->cos_offset. An arm into an empty COS queue begins a generation (the
@@ -164,16 +176,39 @@ static ktime_t dev_proxy_at(struct dev_clock *c, ktime_t t)
 /*
  * Under clk_lock: have @c's proxy stand for @first (KTIME_MAX: for nothing),
  * at once if @ended. Removed and put again: it may have been due already.
+ * DEV_CLK_DEFER's is put by ctx->defer_kick, which this aims instead.
  */
 static void dev_proxy_place(struct tempo_ctx *ctx, struct dev_clock *c, ktime_t first, bool ended)
 {
 	lockdep_assert_held(&ctx->clk_lock);
 	tempo_delayq_remove(ctx->q, &c->proxy.dq);
 	c->first = first;
+	if (c->clock == DEV_CLK_DEFER) {
+		if (first == KTIME_MAX)
+			tempo_timer_cancel(&ctx->defer_kick);
+		else	/* -ESHUTDOWN only at release, as below */
+			tempo_timer_arm_at(&ctx->defer_kick, TEMPO_CPU_LOCAL,
+					   dev_proxy_at(c, first));
+		return;
+	}
 	if (first == KTIME_MAX)
 		return;
 	/* -ESHUTDOWN only at release, when nothing waits for it any more. */
 	tempo_delayq_put_at(ctx->q, &c->proxy.dq, ended ? 0 : dev_proxy_at(c, first));
+}
+
+/* ctx->defer_kick: DEV_CLK_DEFER's proxy stands now, if it stands for a timer. */
+static void dev_defer_kick(struct tempo_timer *t)
+{
+	struct tempo_ctx *ctx = container_of(t, struct tempo_ctx, defer_kick);
+	struct dev_clock *c = &ctx->clk[DEV_CLK_DEFER - DEV_CLK_BOOT];
+
+	spin_lock(&ctx->clk_lock);
+	if (c->first != KTIME_MAX) {
+		tempo_delayq_remove(ctx->q, &c->proxy.dq);
+		tempo_delayq_put_at(ctx->q, &c->proxy.dq, 0);
+	}
+	spin_unlock(&ctx->clk_lock);
 }
 
 /*
@@ -411,7 +446,7 @@ static int dev_clock_changed(struct notifier_block *nb, unsigned long unused, vo
 		spin_lock(&ctx->clk_lock);
 		for (i = 0; i < DEV_CLK_QUEUES; i++) {
 			c = &ctx->clk[i];
-			if (c->first != KTIME_MAX)
+			if (c->first != KTIME_MAX && c->clock != DEV_CLK_DEFER)
 				dev_proxy_place(ctx, c, c->first, dev_clock_now_due(ctx, c));
 		}
 		spin_unlock(&ctx->clk_lock);
@@ -439,6 +474,7 @@ void dev_clock_ctx_init(struct tempo_ctx *ctx)
 		ctx->clk[i].first = KTIME_MAX;
 		ctx->clk[i].clock = DEV_CLK_BOOT + i;
 	}
+	tempo_timer_init(&ctx->defer_kick, dev_defer_kick, TEMPO_TIMER_DEFERRABLE);
 }
 
 /*
@@ -451,6 +487,8 @@ void dev_clock_unlist(struct tempo_ctx *ctx)
 	if (!list_empty(&ctx->clk_link))
 		list_del_init(&ctx->clk_link);
 	mutex_unlock(&dev_clock_files_lock);
+	/* It puts on ctx->q, which goes next. */
+	tempo_timer_shutdown_sync(&ctx->defer_kick);
 }
 
 /* What a clock queue hands back at release: timers, whose slots are ctx's. */
@@ -472,7 +510,7 @@ void dev_clock_release(struct tempo_ctx *ctx)
 void dev_clock_fdinfo(struct seq_file *m, struct tempo_ctx *ctx)
 {
 	static const char * const names[DEV_CLK_QUEUES] = {
-		"boottime", "realtime", "realtime_cancel_on_set"
+		"boottime", "realtime", "realtime_cancel_on_set", "monotonic_deferrable"
 	};
 	unsigned int i, n, ready;
 	bool due;

@@ -418,7 +418,8 @@ static unsigned int dev_timers_put(struct tempo_ctx *ctx, u8 clock,
 }
 
 /* The flags that name another clock than MONOTONIC (dev_clock_of()). */
-#define DEV_ARM_CLOCKS	(TEMPO_ARM_BOOTTIME | TEMPO_ARM_REALTIME | TEMPO_ARM_CANCEL_ON_SET)
+#define DEV_ARM_CLOCKS	(TEMPO_ARM_BOOTTIME | TEMPO_ARM_REALTIME | TEMPO_ARM_CANCEL_ON_SET | \
+			 TEMPO_ARM_DEFERRABLE)
 
 /* What each element of one arm batch is checked against, read once per batch. */
 struct dev_arm_env {

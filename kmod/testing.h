@@ -67,6 +67,11 @@ enum tempo_test_point {
 	 * Interrupts off.
 	 */
 	TEMPO_TP_WHEEL_HOME,
+	/*
+	 * wheel.c, base_dkick_fn(), @obj the base: dkick_armed cleared, before
+	 * the drain of the deferrable inbox. Softirq.
+	 */
+	TEMPO_TP_WHEEL_DKICK,
 };
 
 typedef void (*tempo_test_hook_t)(enum tempo_test_point where, const void *obj,

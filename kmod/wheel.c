@@ -281,6 +281,49 @@
  */
 
 /**
+ * DOC: timer wheel: deferrable
+ *
+ * A TEMPO_TIMER_DEFERRABLE timer lives in a second wheel of its base,
+ * dwheel, with the same owner-only rules (I1-I8, LAZY, PARKING; base_wheel()
+ * picks the wheel by the timer's flags, which are fixed while a base holds
+ * it). What differs is what makes the owner collect it:
+ *
+ * - dwheel never programs the hrtimer. Its next expiry arms the carrier, a
+ *   per-CPU timer_list with TIMER_DEFERRABLE | TIMER_PINNED (base_carry()),
+ *   so the kernel's own deferrable base runs it when the CPU is awake anyway
+ *   (a tick, whatever woke the CPU) and never wakes an idle one. It is aimed
+ *   1/8 short of the bucket, because a timer_list is late by up to 1/8 of its
+ *   delay; one that comes early finds nothing due and is re-armed nearer.
+ * - base_process(), whatever runs it (the hrtimer, a kick, the carrier),
+ *   collects both wheels, so a CPU woken for a precise timer also runs every
+ *   deferrable one due by then.
+ * - Messages about deferrable timers from other CPUs (arm, cancel, forward,
+ *   a lazy re-arm's poke) go to a second inbox, dinbox, which sends no IPI.
+ *   The pusher that finds it empty queues dkick, a TIMER_DEFERRABLE
+ *   timer_list on the owner for the next jiffy, which drains it
+ *   (base_dkick(), P8): a busy CPU places the message at its next tick, an
+ *   idle one when it wakes. The main inbox would not do: a precise message
+ *   that found it non-empty would not kick either.
+ * - The exception is tempo_timer_cancel_sync(): it waits for the owner, so a
+ *   release it sends goes to the main inbox, and when the message it waits
+ *   for is already on an idle CPU's dinbox it has that CPU process its base
+ *   with an IPI (base_poke_ipi(), by smp_call_function_single(), which any
+ *   number of callers may use at once), again every jiffy it waits: the
+ *   message may be pushed after the poke.
+ *
+ * Hotplug: the offline path seals and evacuates dinbox and dwheel like the
+ * main ones; the timers land in the new CPU's dwheel. It deletes the carrier
+ * and dkick; a dkick queued by a push that beat the seal is migrated by the
+ * timer code, finds itself on another CPU, and re-queues itself on its base
+ * if that base is online again with messages waiting.
+ *
+ * Cost to precise timers: a test of the timer's flags where the wheel is
+ * chosen (link, unlink, placement), and two more empty checks in
+ * base_process() (dinbox, dwheel.next_expiry). The arm, cancel and lazy
+ * paths read nothing else.
+ */
+
+/**
  * DOC: timer wheel: parking
  *
  * The owner's operations publish first and touch their lists after: one
@@ -318,7 +361,8 @@
  *     that leaves LK, PK or a QU only it can act on lets it do its list work
  *     after the cmpxchg, within the same interrupts-off section (PARKING).
  *     Lazy operations change only PD, MV and seq: never the entry.
- * I2  QU => msg is on the inbox of base cpu or is about to be pushed there by
+ * I2  QU => msg is on an inbox of base cpu (dinbox for a deferrable timer but
+ *     for a release, DEFERRABLE) or is about to be pushed there by
  *     the context that set QU; exactly one context pushes per setting of QU.
  * I3  For every level, occupied bit i is set iff its slot i is non-empty.
  * I4  wheel.next_expiry <= the earliest bucket expiry of any occupied slot.
@@ -445,6 +489,12 @@
  *     the re-arm sees bucket 0, knows its slot was collected as it was, and
  *     has the owner re-place the timer at once (timer_poke()) rather than
  *     when the dispatcher comes to it.
+ * P8  Store buffering between a deferrable push and dkick (DEFERRABLE).
+ *     inbox_push:A on dinbox, then base_dkick:A (fully ordered xchg of
+ *     dkick_armed, which queues dkick if it read 0). base_dkick_fn clears
+ *     dkick_armed, then base_dkick_fn:A (smp_mb()), then drains dinbox
+ *     (inbox_take:A). Either the pusher reads 0 and queues dkick again, or
+ *     the drain takes its message.
  */
 
 /**
@@ -476,6 +526,7 @@
 #include <linux/sched/isolation.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/timer.h>
 #include <linux/wait_bit.h>
 #include <linux/workqueue.h>
 
@@ -499,11 +550,18 @@ struct tempo_base {
 	unsigned int		cpu;
 	bool			online;		/* read remotely with READ_ONCE */
 	struct tempo_timer	*running;	/* read by cancel_sync */
+	/* DEFERRABLE: owner CPU only, interrupts disabled (I1). */
+	struct tempo_wheel	dwheel;		/* never programs the hrtimer */
+	u64			dprogrammed;	/* tick the carrier is armed for */
+	struct timer_list	carrier;	/* TIMER_DEFERRABLE | TIMER_PINNED */
 
 	/* Written by other CPUs. */
 	struct llist_head	inbox ____cacheline_aligned_in_smp;
 	call_single_data_t	csd;		/* kicks from other CPUs */
 	struct irq_work		kick;		/* kicks from this CPU */
+	struct llist_head	dinbox ____cacheline_aligned_in_smp;	/* never kicked */
+	atomic_t		dkick_armed;	/* dkick is queued or about to run */
+	struct timer_list	dkick;		/* drains dinbox; TIMER_DEFERRABLE */
 };
 
 static struct tempo_base __percpu *bases;
@@ -611,9 +669,9 @@ static void jiffies_calibrate(void)
 enum push_result { PUSH_FIRST, PUSH_MORE, PUSH_SEALED };
 
 /* llist_add() that refuses a sealed inbox. */
-static enum push_result inbox_push(struct tempo_base *base, struct tempo_timer *t)
+static enum push_result inbox_push(struct llist_head *inbox, struct tempo_timer *t)
 {
-	struct llist_node *first = READ_ONCE(base->inbox.first);
+	struct llist_node *first = READ_ONCE(inbox->first);
 
 	do {
 		if (first == INBOX_SEALED)
@@ -621,20 +679,20 @@ static enum push_result inbox_push(struct tempo_base *base, struct tempo_timer *
 		t->msg.next = first;
 		tempo_test_point(TEMPO_TP_WHEEL_PUSH, t, (unsigned long)first, 0);
 		/* LMM(inbox_push:A): pairs with inbox_take:A and base_seal:A. */
-	} while (!try_cmpxchg_release(&base->inbox.first, &first, &t->msg));
+	} while (!try_cmpxchg_release(&inbox->first, &first, &t->msg));
 	return first ? PUSH_MORE : PUSH_FIRST;
 }
 
 /* llist_del_all() that leaves a sealed inbox sealed. Owner only. */
-static struct llist_node *inbox_take(struct tempo_base *base)
+static struct llist_node *inbox_take(struct llist_head *inbox)
 {
-	struct llist_node *first = READ_ONCE(base->inbox.first);
+	struct llist_node *first = READ_ONCE(inbox->first);
 
 	do {
 		if (!first || first == INBOX_SEALED)
 			return NULL;
 		/* LMM(inbox_take:A): pairs with inbox_push:A. */
-	} while (!try_cmpxchg_acquire(&base->inbox.first, &first, NULL));
+	} while (!try_cmpxchg_acquire(&inbox->first, &first, NULL));
 	return llist_reverse_order(first);
 }
 
@@ -700,8 +758,27 @@ static void base_kick(struct tempo_base *base, unsigned int cpu)
 }
 
 /*
+ * The first message on @cpu's deferrable inbox: make @cpu drain it at its
+ * next tick, without waking it (DEFERRABLE). dkick_armed says that dkick is
+ * queued, or that its function has not yet cleared the flag: exactly one
+ * pusher queues it (add_timer_on() wants a timer that is not pending).
+ */
+static void base_dkick(struct tempo_base *base, unsigned int cpu)
+{
+	/*
+	 * LMM(base_dkick:A): fully ordered, after inbox_push:A; pairs with
+	 * base_dkick_fn:A (P8).
+	 */
+	if (atomic_xchg(&base->dkick_armed, 1))
+		return;
+	base->dkick.expires = jiffies + 1;
+	add_timer_on(&base->dkick, cpu);
+}
+
+/*
  * Push @t, whose state has QUEUED set for @cpu, to @cpu's inbox and kick @cpu
- * if the inbox was empty.
+ * if the inbox was empty. With @defer, to @cpu's deferrable inbox, which
+ * base_dkick() has drained at @cpu's next tick, not at once (DEFERRABLE).
  *
  * If @cpu is going offline its inbox is sealed (P5), and what we do depends on
  * whether @cpu still has @t on a list:
@@ -723,17 +800,22 @@ static void base_kick(struct tempo_base *base, unsigned int cpu)
  * between a successful push and the kick: a sealed inbox is the only way a
  * CPU refuses messages.
  */
-static void timer_send(struct tempo_base *local, struct tempo_timer *t, unsigned int cpu)
+static void timer_send(struct tempo_base *local, struct tempo_timer *t, unsigned int cpu,
+		       bool defer)
 {
 	for (;;) {
 		struct tempo_base *base = per_cpu_ptr(bases, cpu);
 		unsigned int to;
 		long old, new;
 
-		switch (inbox_push(base, t)) {
+		switch (inbox_push(defer ? &base->dinbox : &base->inbox, t)) {
 		case PUSH_FIRST:
-			local->stats.kicks++;
-			base_kick(base, cpu);
+			if (defer) {
+				base_dkick(base, cpu);
+			} else {
+				local->stats.kicks++;
+				base_kick(base, cpu);
+			}
 			fallthrough;
 		case PUSH_MORE:
 			local->stats.sent++;
@@ -768,6 +850,26 @@ static void base_program(struct tempo_base *base, u64 bucket_expiry)
 		      HRTIMER_MODE_ABS_PINNED);
 }
 
+/*
+ * Arm base's carrier for @bucket_expiry if that is earlier than planned
+ * (DEFERRABLE). A timer_list is late by up to 1/8 of its delay (its own
+ * levels): aim 1/8 short, so it fires before the bucket, finds it not yet
+ * due, and is re-armed nearer (a few runs per expiry, only while the CPU is
+ * awake). Owner, irqs off.
+ */
+static void base_carry(struct tempo_base *base, u64 bucket_expiry)
+{
+	u64 at = bucket_expiry * tick_ns, now = ktime_get_ns();
+	unsigned long delta = 0;
+
+	if (bucket_expiry >= base->dprogrammed)
+		return;
+	base->dprogrammed = bucket_expiry;
+	if (at > now)
+		delta = div_u64(at - now, TICK_NSEC);
+	mod_timer(&base->carrier, jiffies + delta - delta / 8);
+}
+
 /* Where an owner links a timer, chosen before the cmpxchg that publishes it. */
 struct tempo_slot {
 	unsigned int	idx;
@@ -775,22 +877,40 @@ struct tempo_slot {
 };
 
 /*
- * Choose the slot of @base's wheel for @t to expire at @expires (ns), within
- * its slack if it has one (SLACK). Owner, irqs off.
+ * Whether @t is deferrable: its wheel is dwheel and messages about it go to
+ * the deferrable inbox (DEFERRABLE). Fixed at tempo_timer_init(); the read is
+ * marked because tempo_timer_set_slack() may store the word meanwhile.
+ */
+static inline bool timer_defers(const struct tempo_timer *t)
+{
+	return READ_ONCE(t->flags) & TEMPO_TIMER_DEFERRABLE;
+}
+
+/* The wheel of @base that holds @t, by its kind. */
+static inline struct tempo_wheel *base_wheel(struct tempo_base *base,
+					     const struct tempo_timer *t)
+{
+	return unlikely(timer_defers(t)) ? &base->dwheel : &base->wheel;
+}
+
+/*
+ * Choose the slot of @base's wheel for @t (by its kind) to expire at
+ * @expires (ns), within its slack if it has one (SLACK). Owner, irqs off.
  */
 static void base_choose(struct tempo_base *base, const struct tempo_timer *t, u64 expires,
 			u64 now, struct tempo_slot *slot)
 {
+	struct tempo_wheel *w = base_wheel(base, t);
 	u32 code = (READ_ONCE(t->flags) & TEMPO_SLACK_MASK) >> TEMPO_SLACK_SHIFT;
 	u64 slack;
 
-	tempo_wheel_forward(&base->wheel, now);
+	tempo_wheel_forward(w, now);
 	if (likely(!code)) {
-		slot->idx = tempo_wheel_slot(&base->wheel, expiry_tick(expires), &slot->bucket);
+		slot->idx = tempo_wheel_slot(w, expiry_tick(expires), &slot->bucket);
 		return;
 	}
 	slack = tempo_slack_decode(code);
-	slot->idx = tempo_wheel_slot_slack(&base->wheel, expiry_tick(expires),
+	slot->idx = tempo_wheel_slot_slack(w, expiry_tick(expires),
 					   ns_to_tick_floor(expires) + slack, slack,
 					   &slot->bucket);
 }
@@ -804,6 +924,11 @@ static inline u64 slot_far(const struct tempo_slot *slot)
 static void base_link(struct tempo_base *base, struct tempo_timer *t,
 		      const struct tempo_slot *slot)
 {
+	if (unlikely(timer_defers(t))) {
+		tempo_wheel_link(&base->dwheel, t, slot->idx, slot->bucket);
+		base_carry(base, slot->bucket);
+		return;
+	}
 	tempo_wheel_link(&base->wheel, t, slot->idx, slot->bucket);
 	base_program(base, slot->bucket);
 }
@@ -859,7 +984,7 @@ static void base_place(struct tempo_base *base, struct tempo_timer *t, enum plac
 		base->stats.forwarded++;
 		fallthrough;
 	case PLACE_SEND:
-		timer_send(base, t, target);
+		timer_send(base, t, target, timer_defers(t));
 		break;
 	case PLACE_NOTHING:
 		break;
@@ -902,7 +1027,7 @@ static bool base_settle(struct tempo_base *base, struct tempo_timer *t,
 		old = atomic_long_read(&t->state);
 		/* I1: LINKED names the CPU whose list holds the entry. */
 		if ((old & TT_LINKED) && !WARN_ON_ONCE(tt_cpu(old) != base->cpu))
-			tempo_wheel_del(&base->wheel, t);
+			tempo_wheel_del(base_wheel(base, t), t);
 	}
 
 	for (;;) {
@@ -995,12 +1120,12 @@ static bool base_settle(struct tempo_base *base, struct tempo_timer *t,
  * costs no work item and a lazily re-armed one is re-placed on time.
  * Owner, hardirq or irqs off.
  */
-static void base_collect(struct tempo_base *base, u64 now)
+static void base_collect(struct tempo_base *base, struct tempo_wheel *w, u64 now)
 {
 	struct tempo_timer *t, *next;
 	LIST_HEAD(due);
 
-	if (!tempo_wheel_collect(&base->wheel, now, &due))
+	if (!tempo_wheel_collect(w, now, &due))
 		return;
 	list_for_each_entry(t, &due, entry)
 		WRITE_ONCE(t->bucket, 0);
@@ -1035,13 +1160,20 @@ static u64 base_process(struct tempo_base *base)
 	 * against a lagging clock lands in a coarser level than its delay
 	 * needs. Collect again for messages that were already due.
 	 */
-	base_collect(base, now);
-	msgs = inbox_take(base);
+	base_collect(base, &base->wheel, now);
+	base_collect(base, &base->dwheel, now);
+	msgs = inbox_take(&base->inbox);
 	llist_for_each_entry_safe(t, next, msgs, msg)
 		base_settle(base, t, SETTLE_POPPED, now);
-	base_collect(base, now);
+	msgs = inbox_take(&base->dinbox);
+	llist_for_each_entry_safe(t, next, msgs, msg)
+		base_settle(base, t, SETTLE_POPPED, now);
+	base_collect(base, &base->wheel, now);
+	base_collect(base, &base->dwheel, now);
 	if (!list_empty(&base->expired))
 		queue_work_on(base->cpu, dispatch_wq, &base->work);
+	if (base->dwheel.next_expiry != TEMPO_NEVER)
+		base_carry(base, base->dwheel.next_expiry);
 	return base->wheel.next_expiry;
 }
 
@@ -1088,6 +1220,41 @@ static void base_kick_csd(void *info)
 static void base_kick_irq_work(struct irq_work *work)
 {
 	base_kicked(container_of(work, struct tempo_base, kick));
+}
+
+/*
+ * The carrier (DEFERRABLE): the kernel runs it when this CPU is awake anyway
+ * and its deferrable timer_list is due. Softirq; it was migrated to another
+ * CPU only if base_cpu_offline() raced with its re-arm, and then it is stale.
+ */
+static void base_carrier_fn(struct timer_list *tl)
+{
+	struct tempo_base *base = timer_container_of(base, tl, carrier);
+
+	local_irq_disable();
+	if (base->cpu == smp_processor_id()) {
+		base->dprogrammed = TEMPO_NEVER;
+		base->stats.dexpiries++;
+		base_kicked(base);
+	}
+	local_irq_enable();
+}
+
+/* Drain the deferrable inbox (base_dkick()). Softirq. */
+static void base_dkick_fn(struct timer_list *tl)
+{
+	struct tempo_base *base = timer_container_of(base, tl, dkick);
+
+	atomic_set(&base->dkick_armed, 0);
+	/* LMM(base_dkick_fn:A): pairs with base_dkick:A (P8). */
+	smp_mb();
+	tempo_test_point(TEMPO_TP_WHEEL_DKICK, base, 0, 0);
+	local_irq_disable();
+	if (base->cpu == smp_processor_id())
+		base_kicked(base);
+	else if (base_accepts(base->cpu) && READ_ONCE(base->dinbox.first))
+		base_dkick(base, base->cpu);	/* migrated by hotplug: go home */
+	local_irq_enable();
 }
 
 static void record_lateness(struct tempo_base *base, struct tempo_timer *t, u64 now_ns)
@@ -1326,7 +1493,7 @@ static int timer_arm_tick(struct tempo_timer *t, int cpu, u64 expires, u64 now)
 	 * base_place() does below, so nobody else touches the entry yet.
 	 */
 	if ((old & TT_LINKED) && tt_cpu(old) == this && local->online)
-		tempo_wheel_del(&local->wheel, t);
+		tempo_wheel_del(base_wheel(local, t), t);
 	/*
 	 * A timer no base held has bucket 0 (I8) and is ours from the cmpxchg
 	 * on: a lazy operation that reads 0 before this store is only eager.
@@ -1391,7 +1558,7 @@ static void timer_poke(struct tempo_timer *t)
 			goto out;
 		}
 	} while (!atomic_long_try_cmpxchg(&t->state, &old, old | TT_QUEUED));
-	timer_send(local, t, tt_cpu(old));
+	timer_send(local, t, tt_cpu(old), timer_defers(t));
 out:
 	local_irq_restore(flags);
 }
@@ -1699,12 +1866,12 @@ static noinline bool timer_cancel_eager(struct tempo_timer *timer)
 	}
 	if (ours) {
 		tempo_test_point(TEMPO_TP_WHEEL_PARKED, timer, new, 0);
-		tempo_wheel_del(&local->wheel, timer);
+		tempo_wheel_del(base_wheel(local, timer), timer);
 	}
 	stats_hold(local, old, new, false);
 	trace_tempo_timer_cancel(timer, old & TT_PENDING);
 	if (send)
-		timer_send(local, timer, tt_cpu(old));
+		timer_send(local, timer, tt_cpu(old), timer_defers(timer));
 	local_irq_restore(flags);
 	return old & TT_PENDING;
 }
@@ -1747,6 +1914,18 @@ bool tempo_timer_cancel(struct tempo_timer *timer)
 EXPORT_SYMBOL_NS_GPL(tempo_timer_cancel, "TEMPO");
 
 /*
+ * smp_call_function_single() to a CPU whose deferrable inbox holds a message
+ * that cancel_sync waits for: process the base now. Raw hardirq, so through
+ * the irq_work, as base_kick_csd().
+ */
+static void base_poke_ipi(void *info)
+{
+	struct tempo_base *base = info;
+
+	irq_work_queue(&base->kick);
+}
+
+/*
  * For cancel_sync: let go of a timer that a CPU still holds, cancelled: in a
  * slot (a lazy cancel) or parked (an eager one whose unlink may still be
  * under way, so the memory is not the caller's yet). On this CPU, with
@@ -1758,7 +1937,7 @@ static void timer_release(struct tempo_timer *timer)
 {
 	struct tempo_base *local;
 	unsigned long flags;
-	unsigned int this;
+	unsigned int this, poke = TT_CPU_NONE;
 	bool send = false;
 	long old, new;
 
@@ -1767,6 +1946,14 @@ static void timer_release(struct tempo_timer *timer)
 	this = smp_processor_id();
 	old = atomic_long_read(&timer->state);
 	do {
+		/*
+		 * A deferrable message may wait on an idle CPU's inbox: have it
+		 * drained now (tempo_timer_cancel_sync() asks again until it is).
+		 */
+		if ((old & (TT_PENDING | TT_QUEUED)) == TT_QUEUED && timer_defers(timer)) {
+			poke = tt_cpu(old);
+			goto out;
+		}
 		/* Armed again, a message settles it already, or nothing holds it. */
 		if ((old & (TT_PENDING | TT_QUEUED)) || !(old & (TT_LINKED | TT_PARKED)))
 			goto out;
@@ -1779,7 +1966,8 @@ static void timer_release(struct tempo_timer *timer)
 	} while (!atomic_long_try_cmpxchg(&timer->state, &old, new));
 	stats_hold(local, old, new, false);
 	if (send) {
-		timer_send(local, timer, tt_cpu(old));
+		/* Someone waits for it: through the inbox that kicks. */
+		timer_send(local, timer, tt_cpu(old), false);
 	} else {
 		/* LMM(timer_release:A): as base_settle:C (P3), for other waiters. */
 		smp_mb();
@@ -1787,6 +1975,33 @@ static void timer_release(struct tempo_timer *timer)
 	}
 out:
 	local_irq_restore(flags);
+	/*
+	 * Any number of callers, unlike base_kick()'s csd; an offline CPU has
+	 * sealed its inbox and moved the message (-ENXIO: nothing to do).
+	 */
+	if (poke != TT_CPU_NONE)
+		smp_call_function_single(poke, base_poke_ipi, per_cpu_ptr(bases, poke), 0);
+}
+
+/* Whether @timer is pending again or held by no CPU, for cancel_sync. */
+static bool timer_let_go(struct tempo_timer *timer)
+{
+	return !(atomic_long_read_acquire(&timer->state) & TT_HELD) ||
+	       (atomic_long_read(&timer->state) & TT_PENDING);
+}
+
+/*
+ * Wait until timer_let_go(). A deferrable timer's message may be pushed on an
+ * idle CPU's inbox after timer_release() poked that CPU: wait a jiffy at a
+ * time, and the caller pokes again. Return: true when let go.
+ */
+static bool timer_wait_held(struct tempo_timer *timer)
+{
+	if (likely(!timer_defers(timer))) {
+		wait_var_event(timer, timer_let_go(timer));
+		return true;
+	}
+	return wait_var_event_timeout(timer, timer_let_go(timer), 1);
 }
 
 static bool timer_is_running(struct tempo_timer *timer)
@@ -1822,9 +2037,8 @@ bool tempo_timer_cancel_sync(struct tempo_timer *timer)
 		ret |= tempo_timer_cancel(timer);
 		timer_release(timer);
 		/* Pairs with base_settle:C (P3). */
-		wait_var_event(timer,
-			       !(atomic_long_read_acquire(&timer->state) & TT_HELD) ||
-			       (atomic_long_read(&timer->state) & TT_PENDING));
+		while (!timer_wait_held(timer))
+			timer_release(timer);
 		/* Pairs with base_dispatch:C (P4). */
 		for_each_possible_cpu(cpu) {
 			struct tempo_base *base = per_cpu_ptr(bases, cpu);
@@ -1957,14 +2171,18 @@ static int base_cpu_online(unsigned int cpu)
 	 * offline base. Should that ever break, forward what is there rather
 	 * than lose it with the re-initialisation below.
 	 */
-	if (WARN_ONCE(!tempo_wheel_empty(&base->wheel) || !list_empty(&base->expired),
+	if (WARN_ONCE(!tempo_wheel_empty(&base->wheel) || !tempo_wheel_empty(&base->dwheel) ||
+		      !list_empty(&base->expired),
 		      "tempo: cpu %u came online with timers on its wheel\n", cpu))
 		base_evacuate(base, NULL);
 	tempo_wheel_setup(&base->wheel, wheel_depth, now_tick());
+	tempo_wheel_setup(&base->dwheel, wheel_depth, now_tick());
 	base->programmed = TEMPO_NEVER;
+	base->dprogrammed = TEMPO_NEVER;
 	/* Online before unsealed: a kick for the first message must be served. */
 	WRITE_ONCE(base->online, true);
 	cmpxchg(&base->inbox.first, INBOX_SEALED, NULL);
+	cmpxchg(&base->dinbox.first, INBOX_SEALED, NULL);
 	local_irq_enable();
 	return 0;
 }
@@ -1978,9 +2196,12 @@ static void base_evacuate(struct tempo_base *base, struct llist_node *msgs)
 
 	llist_for_each_entry_safe(t, next, msgs, msg)
 		base_settle(base, t, SETTLE_POPPED, now);
-	for (idx = 0; idx < TEMPO_WHEEL_SLOTS; idx++)
+	for (idx = 0; idx < TEMPO_WHEEL_SLOTS; idx++) {
 		list_for_each_entry_safe(t, next, &base->wheel.vectors[idx], entry)
 			base_settle(base, t, 0, now);
+		list_for_each_entry_safe(t, next, &base->dwheel.vectors[idx], entry)
+			base_settle(base, t, 0, now);
+	}
 	list_for_each_entry_safe(t, next, &base->expired, entry)
 		base_settle(base, t, 0, now);
 }
@@ -2007,7 +2228,20 @@ static int base_cpu_offline(unsigned int cpu)
 	/* LMM(base_seal:A): pairs with inbox_push:A (P5). */
 	msgs = llist_reverse_order(xchg(&base->inbox.first, INBOX_SEALED));
 	base_evacuate(base, msgs);
+	/* LMM(base_seal:A) too, for the deferrable inbox. */
+	msgs = llist_reverse_order(xchg(&base->dinbox.first, INBOX_SEALED));
+	base_evacuate(base, msgs);
 	local_irq_enable();
+
+	/*
+	 * Nothing re-arms the carrier on an offline base. A dkick queued by a
+	 * push that beat the seal has nothing left to drain: drop it, and let
+	 * the first push after base_cpu_online() queue it again.
+	 */
+	timer_delete_sync(&base->carrier);
+	base->dprogrammed = TEMPO_NEVER;
+	timer_delete_sync(&base->dkick);
+	atomic_set(&base->dkick_armed, 0);
 
 	/* Wait for a callback still running here; the list is empty now. */
 	flush_work(&base->work);
@@ -2075,11 +2309,13 @@ VISIBLE_IF_KUNIT bool __maybe_unused tempo_wheel_cpu_quiet(unsigned int cpu, boo
 {
 	struct tempo_base *base = per_cpu_ptr(bases, cpu);
 	struct llist_node *first = READ_ONCE(base->inbox.first);
+	struct llist_node *dfirst = READ_ONCE(base->dinbox.first);
 
 	*hrtimer_armed = hrtimer_active(&base->hrtimer);
 	/* Owner-only state read from another CPU: a snapshot for tests. */
-	return data_race(tempo_wheel_empty(&base->wheel) && list_empty(&base->expired)) &&
-	       (!first || first == INBOX_SEALED);
+	return data_race(tempo_wheel_empty(&base->wheel) && tempo_wheel_empty(&base->dwheel) &&
+			 list_empty(&base->expired)) &&
+	       (!first || first == INBOX_SEALED) && (!dfirst || dfirst == INBOX_SEALED);
 }
 EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_cpu_quiet);
 
@@ -2100,6 +2336,12 @@ static void base_init(struct tempo_base *base, unsigned int cpu)
 	base->inbox.first = INBOX_SEALED;	/* until the CPU comes online */
 	INIT_CSD(&base->csd, base_kick_csd, base);
 	init_irq_work(&base->kick, base_kick_irq_work);
+	tempo_wheel_setup(&base->dwheel, wheel_depth, 0);
+	base->dprogrammed = TEMPO_NEVER;
+	timer_setup(&base->carrier, base_carrier_fn, TIMER_DEFERRABLE | TIMER_PINNED);
+	base->dinbox.first = INBOX_SEALED;
+	atomic_set(&base->dkick_armed, 0);
+	timer_setup(&base->dkick, base_dkick_fn, TIMER_DEFERRABLE | TIMER_PINNED);
 }
 
 static void base_quiesce(struct tempo_base *base)
@@ -2107,9 +2349,13 @@ static void base_quiesce(struct tempo_base *base)
 	WRITE_ONCE(base->online, false);
 	irq_work_sync(&base->kick);
 	hrtimer_cancel(&base->hrtimer);
+	timer_delete_sync(&base->carrier);
+	timer_delete_sync(&base->dkick);
 	cancel_work_sync(&base->work);
-	WARN(!tempo_wheel_empty(&base->wheel) || !list_empty(&base->expired) ||
-	     (base->inbox.first && base->inbox.first != INBOX_SEALED),
+	WARN(!tempo_wheel_empty(&base->wheel) || !tempo_wheel_empty(&base->dwheel) ||
+	     !list_empty(&base->expired) ||
+	     (base->inbox.first && base->inbox.first != INBOX_SEALED) ||
+	     (base->dinbox.first && base->dinbox.first != INBOX_SEALED),
 	     "timers still pending on cpu %u at unload\n", base->cpu);
 }
 

@@ -424,6 +424,7 @@ struct tempo_wheel_stats {
 	u64	dispatches;	/* runs of the work item */
 	u64	swept;		/* lazily cancelled timers dropped at collection */
 	u64	replaced;	/* lazily re-armed timers re-placed at collection */
+	u64	dexpiries;	/* runs of the deferrable carrier (a timer_list) */
 	u64	late[TEMPO_LATE_BUCKETS];	/* log2(late in us) at dispatch */
 };
 

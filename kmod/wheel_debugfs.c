@@ -54,12 +54,13 @@ static int stats_show(struct seq_file *m, void *v)
 	unsigned int cpu, i;
 	bool online;
 
-	seq_puts(m, "cpu online taken fired released sent kicks forwarded expiries dispatches swept replaced\n");
+	seq_puts(m, "cpu online taken fired released sent kicks forwarded expiries dispatches swept replaced dexpiries\n");
 	for_each_possible_cpu(cpu) {
 		tempo_wheel_cpu_stats(cpu, &s, &online);
-		seq_printf(m, "%u %d %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu\n", cpu,
-			   online, s.taken, s.fired, s.released, s.sent, s.kicks, s.forwarded,
-			   s.expiries, s.dispatches, s.swept, s.replaced);
+		seq_printf(m, "%u %d %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu\n",
+			   cpu, online, s.taken, s.fired, s.released, s.sent, s.kicks,
+			   s.forwarded, s.expiries, s.dispatches, s.swept, s.replaced,
+			   s.dexpiries);
 		for (i = 0; i < TEMPO_LATE_BUCKETS; i++)
 			late[i] += s.late[i];
 	}

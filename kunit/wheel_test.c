@@ -2042,6 +2042,263 @@ static void live_slack_coalesces(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tempo_timer_get_slack(&p[0]->timer), 0ULL);
 }
 
+/* ---------------------------------------------------------------------- */
+/* DEFERRABLE timers.                                                       */
+
+static struct probe *probe_new_deferrable(struct kunit *test)
+{
+	struct probe *p = probe_new(test);
+
+	tempo_timer_init(&p->timer, probe_fn, TEMPO_TIMER_DEFERRABLE);
+	return p;
+}
+
+/* A CPU other than the caller's whose wheels hold nothing and tick not. */
+static unsigned int quiet_other_cpu(struct kunit *test)
+{
+	unsigned int cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id()), t;
+	bool armed = true;
+
+	if (cpu >= nr_cpu_ids)
+		kunit_skip(test, "needs two CPUs");
+	/* An earlier case's lazily cancelled far timers go within seconds. */
+	for (t = 0; t < 500; t++) {
+		if (tempo_wheel_cpu_quiet(cpu, &armed) && !armed)
+			return cpu;
+		usleep_range(10000, 11000);
+	}
+	KUNIT_FAIL(test, "cpu %u not quiet after 5 s (hrtimer armed: %d)", cpu, armed);
+	return cpu;
+}
+
+/*
+ * A deferrable timer on an idle CPU: its expiry never arms that CPU's
+ * hrtimer, so the wheel causes no interrupt there (the CPU may still wake
+ * for other reasons, and then the timer runs, through the carrier). A
+ * precise timer on that CPU then wakes it, and the deferrable one, overdue,
+ * runs then at the latest: once, never early, on its CPU.
+ * Fails if: a deferrable timer programs the hrtimer, or an overdue one is not
+ * collected when its CPU runs for another reason.
+ */
+static void live_deferrable_idle(struct kunit *test)
+{
+	struct probe *d = probe_new_deferrable(test), *w = probe_new(test);
+	struct tempo_wheel_stats s0, s1;
+	unsigned int cpu = quiet_other_cpu(test);
+	bool online, armed;
+
+	tempo_wheel_cpu_stats(cpu, &s0, &online);
+	d->deadline = ktime_get_ns() + 20 * NSEC_PER_MSEC;
+	KUNIT_ASSERT_EQ(test, tempo_timer_arm_on(&d->timer, cpu, 20 * NSEC_PER_MSEC), 0);
+	msleep(300);
+	tempo_wheel_cpu_stats(cpu, &s1, &online);
+	tempo_wheel_cpu_quiet(cpu, &armed);
+	KUNIT_EXPECT_EQ_MSG(test, s1.expiries, s0.expiries,
+			    "a deferrable timer woke cpu %u with the wheel's hrtimer", cpu);
+	KUNIT_EXPECT_FALSE(test, armed);
+	if (atomic_read(&d->fired)) {
+		/* The CPU was awake anyway: the carrier ran it. */
+		KUNIT_EXPECT_GT(test, s1.dexpiries, s0.dexpiries);
+		kunit_info(test, "cpu %u woke by itself; the deferrable timer ran", cpu);
+	}
+
+	w->deadline = ktime_get_ns() + 10 * NSEC_PER_MSEC;
+	KUNIT_ASSERT_EQ(test, tempo_timer_arm_on(&w->timer, cpu, 10 * NSEC_PER_MSEC), 0);
+	KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&w->done, 5 * HZ), 0UL);
+	KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&d->done, HZ), 0UL);
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, atomic_read(&d->fired), 1);
+	KUNIT_EXPECT_EQ(test, d->cpu, (int)cpu);
+	expect_never_early(test, d);
+	expect_never_early(test, w);
+	tempo_timer_cancel_sync(&d->timer);
+	tempo_timer_cancel_sync(&w->timer);
+}
+
+struct spinner {
+	atomic_t stop;
+	struct completion done;
+};
+
+static int spin_thread(void *data)
+{
+	struct spinner *sp = data;
+
+	while (!atomic_read(&sp->stop))
+		cond_resched();
+	complete(&sp->done);
+	return 0;
+}
+
+/*
+ * On a busy CPU (a task spinning there keeps its tick) a deferrable timer is
+ * on time: never early, and late by the wheel's bound, the slop, and the two
+ * jiffies of the remote arm's placement and the carrier. Fails if: nothing
+ * but the hrtimer collects the deferrable wheel (it never fires here).
+ */
+static bool deferrable_busy_once(struct kunit *test, const void *arg)
+{
+	struct probe *d = probe_new_deferrable(test);
+	struct spinner *sp = kunit_kzalloc(test, sizeof(*sp), GFP_KERNEL);
+	unsigned int cpu = quiet_other_cpu(test);
+	u64 delay = *(const u64 *)arg * NSEC_PER_MSEC, bound;
+	struct task_struct *k;
+	bool ok;
+
+	KUNIT_ASSERT_NOT_NULL(test, sp);
+	init_completion(&sp->done);
+	k = kthread_create(spin_thread, sp, "tempo_spin");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(k));
+	kthread_bind(k, cpu);
+	wake_up_process(k);
+	usleep_range(10000, 11000);
+	d->deadline = ktime_get_ns() + delay;
+	KUNIT_ASSERT_EQ(test, tempo_timer_arm_on(&d->timer, cpu, delay), 0);
+	ok = wait_for_completion_timeout(&d->done, 5 * HZ) > 0;
+	atomic_set(&sp->stop, 1);
+	wait_for_completion(&sp->done);
+	if (!ok) {
+		/* Not left pending in memory the test frees. */
+		tempo_timer_cancel_sync(&d->timer);
+		KUNIT_FAIL(test, "a deferrable timer did not fire on a busy cpu");
+		return true;
+	}
+	expect_never_early(test, d);
+	KUNIT_EXPECT_EQ(test, d->cpu, (int)cpu);
+	bound = tempo_timer_slack_ns(delay) + WQ_SLOP_NS + 2 * TICK_NSEC;
+	ok = d->fired_at - d->deadline <= bound;
+	if (!ok)
+		kunit_info(test, "%llu ms deferrable timer late by %llu ns, bound %llu ns",
+			   div_u64(delay, NSEC_PER_MSEC), d->fired_at - d->deadline, bound);
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, atomic_read(&d->fired), 1);
+	tempo_timer_cancel_sync(&d->timer);
+	return ok;
+}
+
+static void live_deferrable_busy(struct kunit *test)
+{
+	static const u64 delays_ms[] = { 3, 50, 600 };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(delays_ms); i++)
+		within_tries(test, deferrable_busy_once, &delays_ms[i]);
+}
+
+/*
+ * cancel_sync of a deferrable timer whose arm message waits on an idle CPU's
+ * deferrable inbox returns at once: it has that CPU drain the inbox rather
+ * than wait for its next wake-up. Five in a row per try, each within 50 ms.
+ * Fails if: the release only waits (an idle CPU of the test VM wakes a few
+ * times a second by itself: five quick ones in a row are a fluke).
+ */
+static bool deferrable_cancel_sync_once(struct kunit *test, const void *arg)
+{
+	struct probe *d = probe_new_deferrable(test);
+	unsigned int cpu = quiet_other_cpu(test), i;
+	u64 t0, took, worst = 0;
+
+	for (i = 0; i < 5; i++) {
+		KUNIT_ASSERT_EQ(test, tempo_timer_arm_on(&d->timer, cpu, 10 * NSEC_PER_SEC), 0);
+		usleep_range(20000, 21000);	/* the CPU may go idle */
+		t0 = ktime_get_ns();
+		KUNIT_EXPECT_TRUE(test, tempo_timer_cancel_sync(&d->timer));
+		took = ktime_get_ns() - t0;
+		worst = max(worst, took);
+		KUNIT_EXPECT_FALSE(test, tempo_timer_pending(&d->timer));
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&d->fired), 0);
+	if (worst > 50 * NSEC_PER_MSEC)
+		kunit_info(test, "cancel_sync took up to %llu us", div_u64(worst, NSEC_PER_USEC));
+	return worst <= 50 * NSEC_PER_MSEC;
+}
+
+static void live_deferrable_cancel_sync(struct kunit *test)
+{
+	within_tries(test, deferrable_cancel_sync_once, NULL);
+}
+
+/*
+ * Offline a CPU holding deferrable timers, near and far, some cancelled
+ * (eagerly, lazily, and by a message still on its deferrable inbox): the
+ * pending ones move and fire once, never early, off the dead CPU (a precise
+ * timer on every CPU wakes them all up); the cancelled ones never fire.
+ * The CPU comes back and takes deferrable timers again.
+ * Fails if: the offline path forgets the deferrable wheel or inbox.
+ */
+static void live_deferrable_hotplug(struct kunit *test)
+{
+	static const unsigned int delays_ms[] = { 5, 40, 300, 700, 1200 };
+	const unsigned int n = ARRAY_SIZE(delays_ms) * 4;
+	struct probe **p = kunit_kcalloc(test, n, sizeof(*p), GFP_KERNEL);
+	struct probe **w = kunit_kcalloc(test, nr_cpu_ids, sizeof(*w), GFP_KERNEL);
+	unsigned int victim, cpu, i, fired = 0, cancelled = 0;
+	u64 t_off;
+	int ret;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs");
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	victim = cpumask_last(cpu_online_mask);
+	KUNIT_ASSERT_NE(test, victim, 0U);
+	for (i = 0; i < n; i++) {
+		u64 d = delays_ms[i % ARRAY_SIZE(delays_ms)] * NSEC_PER_MSEC;
+
+		p[i] = probe_new_deferrable(test);
+		p[i]->deadline = ktime_get_ns() + d;
+		KUNIT_ASSERT_EQ(test, tempo_timer_arm_on(&p[i]->timer, victim, d), 0);
+	}
+	usleep_range(2000, 3000);
+	for (i = 0; i < n; i += 3)
+		cancelled += tempo_timer_cancel(&p[i]->timer);
+
+	ret = remove_cpu(victim);
+	if (ret) {
+		for (i = 0; i < n; i++)
+			tempo_timer_cancel_sync(&p[i]->timer);
+		kunit_skip(test, "cannot offline cpu %u: %d", victim, ret);
+	}
+	t_off = ktime_get_ns();
+	for_each_online_cpu(cpu) {
+		w[cpu] = probe_new(test);
+		KUNIT_ASSERT_EQ(test, tempo_timer_arm_on(&w[cpu]->timer, cpu, 1500 * NSEC_PER_MSEC),
+				0);
+	}
+	for_each_online_cpu(cpu)
+		KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&w[cpu]->done, 5 * HZ), 0UL);
+	msleep(100);
+	for (i = 0; i < n; i++) {
+		fired += atomic_read(&p[i]->fired);
+		if (!atomic_read(&p[i]->fired))
+			continue;
+		KUNIT_EXPECT_EQ(test, atomic_read(&p[i]->fired), 1);
+		expect_never_early(test, p[i]);
+		if (p[i]->fired_at > t_off)
+			KUNIT_EXPECT_NE(test, p[i]->cpu, (int)victim);
+	}
+	/* Conservation: every armed timer fired once or was cancelled. */
+	KUNIT_EXPECT_EQ(test, fired + cancelled, n);
+	for (i = 0; i < n; i++)
+		tempo_timer_cancel_sync(&p[i]->timer);
+	for_each_online_cpu(cpu)
+		tempo_timer_cancel_sync(&w[cpu]->timer);
+
+	KUNIT_ASSERT_EQ(test, add_cpu(victim), 0);
+	reinit_completion(&p[0]->done);
+	atomic_set(&p[0]->fired, 0);
+	reinit_completion(&w[0]->done);
+	p[0]->deadline = ktime_get_ns() + 5 * NSEC_PER_MSEC;
+	KUNIT_ASSERT_EQ(test, tempo_timer_arm_on(&p[0]->timer, victim, 5 * NSEC_PER_MSEC), 0);
+	KUNIT_ASSERT_EQ(test, tempo_timer_arm_on(&w[0]->timer, victim, 30 * NSEC_PER_MSEC), 0);
+	KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&p[0]->done, 5 * HZ), 0UL);
+	KUNIT_EXPECT_EQ(test, p[0]->cpu, (int)victim);
+	expect_never_early(test, p[0]);
+	KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&w[0]->done, 5 * HZ), 0UL);
+	tempo_timer_cancel_sync(&p[0]->timer);
+	tempo_timer_cancel_sync(&w[0]->timer);
+}
+
 /* KUNIT_CASE_SLOW: over a second; make check and check-kcsan run every case. */
 static struct kunit_case live_cases[] = {
 	KUNIT_CASE(live_fires_once_on_time),
@@ -2069,6 +2326,10 @@ static struct kunit_case live_cases[] = {
 	KUNIT_CASE(live_isolated_cpu),
 	KUNIT_CASE(live_coarse_stale_clock),
 	KUNIT_CASE(live_coarse_reading_current),
+	KUNIT_CASE(live_deferrable_idle),
+	KUNIT_CASE_SLOW(live_deferrable_busy),
+	KUNIT_CASE(live_deferrable_cancel_sync),
+	KUNIT_CASE_SLOW(live_deferrable_hotplug),
 	{}
 };
 

@@ -127,6 +127,7 @@
  * padded one. Slack is not taken from the task (PR_SET_TIMERSLACK): only
  * this call sets it, and tempo_timer_init() clears it.
  */
+
 /**
  * DOC: tempo timer placement
  *
@@ -152,6 +153,20 @@
  *   slack.
  */
 
+/**
+ * DOC: tempo timer deferrable
+ *
+ * A TEMPO_TIMER_DEFERRABLE timer never causes an interrupt on an idle CPU,
+ * as a timer_list with TIMER_DEFERRABLE: it fires when its CPU is awake
+ * anyway. It is never early. While its CPU is busy it is as late as a
+ * precise timer (above), plus one jiffy; an arm, re-arm or cancel made on
+ * another CPU than the one that holds it reaches that CPU at its next tick
+ * (no IPI), which may add one jiffy more. While its CPU sleeps it is late
+ * without bound: it fires at the CPU's next wake-up for any other reason (an
+ * interrupt, another timer, a task). Cancelled far deferrable timers cost an
+ * idle CPU nothing either. tempo_timer_cancel_sync() of a deferrable timer
+ * that an idle CPU holds interrupts that CPU once, to let go of it.
+ */
 #ifndef _TEMPO_TIMER_H
 #define _TEMPO_TIMER_H
 
@@ -183,10 +198,14 @@ typedef void (*tempo_timer_fn_t)(struct tempo_timer *timer);
  * timer placement" above).
  * TEMPO_TIMER_COARSE: arms read the jiffies, with timer_list's kind of
  * guarantee instead of never early (see "tempo timer time bounds" above).
+ * TEMPO_TIMER_DEFERRABLE: never wakes an idle CPU (see "tempo timer
+ * deferrable" above).
  */
 #define TEMPO_TIMER_PINNED	BIT(0)
 #define TEMPO_TIMER_COARSE	BIT(1)
-#define TEMPO_TIMER_FLAGS	(TEMPO_TIMER_PINNED | TEMPO_TIMER_COARSE)
+#define TEMPO_TIMER_DEFERRABLE	BIT(2)
+#define TEMPO_TIMER_FLAGS	(TEMPO_TIMER_PINNED | TEMPO_TIMER_COARSE | \
+				 TEMPO_TIMER_DEFERRABLE)
 
 /**
  * struct tempo_timer - an embeddable timer

@@ -111,6 +111,17 @@
  * CANCEL_ON_SET timer of the file fails with ECANCELED and changes nothing
  * (as timerfd_settime() reports ECANCELED); a cancel works as for any timer.
  *
+ * Deferrable timers (TEMPO_ARM_DEFERRABLE, CLOCK_MONOTONIC only; feature
+ * TEMPO_FEAT_DEFERRABLE): the timer never causes an interrupt on an idle
+ * CPU, as a kernel timer with TIMER_DEFERRABLE. Its record becomes ready
+ * when the CPU that holds the file's deferrable kick (the CPU of the arm
+ * that set it, as a rule the reader's) runs it: at the deadline, late as
+ * below plus a jiffy, while that CPU is busy; at its next wake-up for any
+ * other reason while it is idle, however late (a reader that comes by on
+ * another CPU before then does not see it yet). Never early. A REARM
+ * without the flag makes the timer precise again, and one with it
+ * deferrable, as it changes the clock.
+ *
  * Never early: a record is ready only once its clock, read after the timer
  * was armed, has reached the deadline, whatever the clock did in between,
  * sets and suspends included. Late by at most, past that instant: one tick
@@ -201,6 +212,7 @@
 #define TEMPO_FEAT_URING	(1U << 8)	/* IORING_OP_URING_CMD: TEMPO_URING_CMD_* */
 /* TEMPO_ARM_BOOTTIME/REALTIME/CANCEL_ON_SET, time namespaces, tempo_info.now_* */
 #define TEMPO_FEAT_CLOCKS	(1U << 9)
+#define TEMPO_FEAT_DEFERRABLE	(1U << 10)	/* TEMPO_ARM_DEFERRABLE */
 #define TEMPO_FEAT_SLACK	(1U << 11)	/* tempo_timer_spec.slack_us */
 /* Timers armed on a CPU isolated from timers (nohz_full=) fire on another. */
 #define TEMPO_FEAT_HOUSEKEEPING	(1U << 12)
@@ -264,8 +276,10 @@ struct tempo_info {
 #define TEMPO_ARM_BOOTTIME	(1U << 2)	/* the timer's clock: CLOCK_BOOTTIME */
 #define TEMPO_ARM_REALTIME	(1U << 3)	/* the timer's clock: CLOCK_REALTIME */
 #define TEMPO_ARM_CANCEL_ON_SET	(1U << 4)	/* with ABS | REALTIME: end when the clock is set */
+#define TEMPO_ARM_DEFERRABLE	(1U << 5)	/* MONOTONIC only: never wakes an idle CPU */
 #define TEMPO_ARM_FLAGS		(TEMPO_ARM_ABS | TEMPO_ARM_REARM | TEMPO_ARM_BOOTTIME | \
-				 TEMPO_ARM_REALTIME | TEMPO_ARM_CANCEL_ON_SET)
+				 TEMPO_ARM_REALTIME | TEMPO_ARM_CANCEL_ON_SET | \
+				 TEMPO_ARM_DEFERRABLE)
 
 /**
  * struct tempo_timer_spec - one timer of a TEMPO_IOC_TIMER_ARM batch
@@ -286,8 +300,9 @@ struct tempo_info {
  *	(ECANCELED for a CANCEL_ON_SET timer a clock set ended, see "Clocks").
  * @flags: TEMPO_ARM_* bits: at most one of TEMPO_ARM_BOOTTIME and
  *	TEMPO_ARM_REALTIME (neither: CLOCK_MONOTONIC), and
- *	TEMPO_ARM_CANCEL_ON_SET only with TEMPO_ARM_ABS | TEMPO_ARM_REALTIME;
- *	else EINVAL.
+ *	TEMPO_ARM_CANCEL_ON_SET only with TEMPO_ARM_ABS | TEMPO_ARM_REALTIME,
+ *	TEMPO_ARM_DEFERRABLE only without TEMPO_ARM_BOOTTIME and
+ *	TEMPO_ARM_REALTIME; else EINVAL.
  * @slack_us: 0, or how late in microseconds the timer may fire after each
  *	deadline (TEMPO_FEAT_SLACK; a kernel without it fails any nonzero
  *	value with EINVAL). At most TEMPO_SLACK_MAX_US, else EINVAL. The

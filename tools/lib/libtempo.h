@@ -89,8 +89,8 @@ uint64_t tempo_now_ns(void);
 /*
  * The clock a timer armed with TEMPO_ARM_* @flags keeps, now, in ns:
  * CLOCK_BOOTTIME for TEMPO_ARM_BOOTTIME, CLOCK_REALTIME for
- * TEMPO_ARM_REALTIME, else CLOCK_MONOTONIC. The base of an absolute
- * deadline: tempo_arm_one(fd, c, tempo_now(f) + delay, 0, f | TEMPO_ARM_ABS, &id).
+ * TEMPO_ARM_REALTIME, else CLOCK_MONOTONIC (TEMPO_ARM_DEFERRABLE too). The
+ * base of an absolute deadline: tempo_arm_one(fd, c, tempo_now(f) + delay, 0, f | TEMPO_ARM_ABS, &id).
  */
 uint64_t tempo_now(uint32_t flags);
 

@@ -135,7 +135,7 @@ static int do_info(int argc, char **argv)
 	open_object(NULL);
 	print_u64("version", "abi version    %" PRIu64 "\n", in.version);
 	print_u64("features", "features       0x%" PRIx64, in.features);
-	print_text(" (%s%s%s%s%s%s%s%s%s%s%s%s)\n", in.features & TEMPO_FEAT_TIMERS ? "timers " : "",
+	print_text(" (%s%s%s%s%s%s%s%s%s%s%s%s%s)\n", in.features & TEMPO_FEAT_TIMERS ? "timers " : "",
 		   in.features & TEMPO_FEAT_PERIODIC ? "periodic " : "",
 		   in.features & TEMPO_FEAT_ORDER ? "order " : "",
 		   in.features & TEMPO_FEAT_SINK ? "sink " : "",
@@ -145,6 +145,7 @@ static int do_info(int argc, char **argv)
 		   in.features & TEMPO_FEAT_QUERY ? "query " : "",
 		   in.features & TEMPO_FEAT_URING ? "uring " : "",
 		   in.features & TEMPO_FEAT_CLOCKS ? "clocks " : "",
+		   in.features & TEMPO_FEAT_DEFERRABLE ? "deferrable " : "",
 		   in.features & TEMPO_FEAT_SLACK ? "slack " : "",
 		   in.features & TEMPO_FEAT_HOUSEKEEPING ? "housekeeping" : "");
 	print_u64("record_size", "record size    %" PRIu64 " bytes\n", in.record_size);
@@ -330,22 +331,24 @@ static void print_event(const struct tempo_event *ev)
 
 /*
  * The clock keywords of arm, watch and query: boottime, realtime (neither:
- * monotonic) and cancel-on-set, as TEMPO_ARM_* flags.
+ * monotonic), cancel-on-set and deferrable, as TEMPO_ARM_* flags.
  */
 struct clock_kw {
-	uint64_t boottime, realtime, cancel_on_set;
+	uint64_t boottime, realtime, cancel_on_set, deferrable;
 };
 
 #define CLOCK_KWS(c) \
 	{ "boottime", false, true, &(c).boottime }, { "realtime", false, true, &(c).realtime }, \
-	{ "cancel-on-set", false, true, &(c).cancel_on_set }
+	{ "cancel-on-set", false, true, &(c).cancel_on_set }, \
+	{ "deferrable", false, true, &(c).deferrable }
 
 static uint32_t clock_flags(const struct clock_kw *c)
 {
 	/* cancel-on-set is of absolute REALTIME timers only: it says both. */
 	return (c->boottime ? TEMPO_ARM_BOOTTIME : 0) | (c->realtime ? TEMPO_ARM_REALTIME : 0) |
 	       (c->cancel_on_set ? TEMPO_ARM_CANCEL_ON_SET | TEMPO_ARM_ABS |
-				   TEMPO_ARM_REALTIME : 0);
+				   TEMPO_ARM_REALTIME : 0) |
+	       (c->deferrable ? TEMPO_ARM_DEFERRABLE : 0);
 }
 
 /*
@@ -812,7 +815,8 @@ static int do_help(int argc, char **argv)
 		printf("  %-11s %-44s %s\n", c->name, c->args, c->help);
 	printf("\nTimes take ns, us, ms or s (default ns). Commands match by prefix.\n"
 	       "CLOCK: boottime or realtime (default monotonic), and cancel-on-set\n"
-	       "(an absolute realtime timer that ends when the wall clock is set).\n"
+	       "(an absolute realtime timer that ends when the wall clock is set), or\n"
+	       "deferrable (monotonic; never wakes an idle CPU).\n"
 	       "Exit status: 0 ok, 1 a call failed, 2 usage, 3 a check failed.\n");
 	return 0;
 }

@@ -395,7 +395,11 @@ static int test_clock_flags_refused(void)
 		TEMPO_ARM_CANCEL_ON_SET | TEMPO_ARM_REALTIME,
 		TEMPO_ARM_CANCEL_ON_SET | TEMPO_ARM_ABS,
 		TEMPO_ARM_CANCEL_ON_SET | TEMPO_ARM_ABS | TEMPO_ARM_BOOTTIME,
-		1U << 5,
+		TEMPO_ARM_DEFERRABLE | TEMPO_ARM_BOOTTIME,
+		TEMPO_ARM_DEFERRABLE | TEMPO_ARM_REALTIME,
+		TEMPO_ARM_DEFERRABLE | TEMPO_ARM_REALTIME | TEMPO_ARM_ABS,
+		TEMPO_ARM_DEFERRABLE | TEMPO_ARM_ABS | TEMPO_ARM_REALTIME | TEMPO_ARM_CANCEL_ON_SET,
+		1U << 31,
 	};
 	struct tempo_timer_spec s[2];
 	unsigned int i;
@@ -487,6 +491,104 @@ static int test_fdinfo(void)
 	EXPECT_EQ(fdinfo_value(fd, "timers_realtime_cancel_on_set"), 1);
 	EXPECT_EQ(fdinfo_value(fd, "ready"), 2);
 	EXPECT_EQ(ctx_stats(fd).events_ready, 2);
+	close(fd);
+	return TEST_PASS;
+}
+
+/* ---- deferrable timers ---- */
+
+/*
+ * A deferrable timer: the feature bit; alone and with ABS it arms; its record
+ * comes, never early, once the CPU that armed it runs it. A precise timer of
+ * the same file 300 ms ahead wakes that CPU at the latest (the test VM's idle
+ * CPUs wake now and then by themselves too), so the record comes within 5 s.
+ */
+static int test_deferrable(void)
+{
+	struct tempo_timer_query q = {};
+	struct tempo_info in;
+	struct tempo_event ev;
+	uint64_t id, pid, t0, got = 0;
+	int fd = tempo_open(0), i;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_ERRNO(tempo_info(fd, &in), 0);
+	EXPECT_TRUE(in.features & TEMPO_FEAT_DEFERRABLE);
+	t0 = now_ns(CLOCK_MONOTONIC);
+	ASSERT_ERRNO(tempo_arm_one(fd, 1, 50 * MS, 0, TEMPO_ARM_DEFERRABLE, &id), 0);
+	ASSERT_ERRNO(tempo_arm_one(fd, 2, 300 * MS, 0, 0, &pid), 0);
+	q.id = id;
+	ASSERT_ERRNO(tempo_query(fd, &q, 1, NULL), 0);
+	EXPECT_EQ(q.state, TEMPO_TIMER_ARMED);
+	EXPECT_GE(q.deadline, t0 + 50 * MS);
+	EXPECT_EQ(fdinfo_value(fd, "timers_monotonic_deferrable"), 1);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(read_one(fd, &ev), 0);
+		EXPECT_EQ(ev.flags, TEMPO_EVF_FINAL);
+		EXPECT_GE(ev.time, ev.deadline);
+		got |= ev.cookie;
+		if (ev.cookie == 1) {
+			EXPECT_EQ(ev.id, id);
+			EXPECT_GE(ev.deadline, t0 + 50 * MS);
+		}
+	}
+	EXPECT_EQ(got, 3);
+	EXPECT_EQ(ctx_stats(fd).timers, 0);
+
+	/* ABS too, in the past: due at once (at the CPU's next tick). */
+	ASSERT_ERRNO(tempo_arm_one(fd, 4, now_ns(CLOCK_MONOTONIC) - MS, 0,
+				   TEMPO_ARM_DEFERRABLE | TEMPO_ARM_ABS, &id), 0);
+	ASSERT_ERRNO(tempo_arm_one(fd, 5, 300 * MS, 0, 0, &pid), 0);
+	for (i = 0, got = 0; i < 2; i++) {
+		ASSERT_EQ(read_one(fd, &ev), 0);
+		got |= ev.cookie;
+	}
+	EXPECT_EQ(got, 5);
+	close(fd);
+	return TEST_PASS;
+}
+
+/*
+ * REARM carries the flag as it does a clock: a precise timer becomes
+ * deferrable and back; a REARM with a bad combination is refused and leaves
+ * the timer as it was; close() with deferrable timers armed (release shuts
+ * the deferrable kick down) leaves nothing behind.
+ */
+static int test_deferrable_rearm(void)
+{
+	struct tempo_timer_spec s = {};
+	struct tempo_timer_query q = {};
+	struct tempo_event ev;
+	uint64_t id, pid, d;
+	int fd = tempo_open(0);
+
+	ASSERT_GE(fd, 0);
+	ASSERT_ERRNO(tempo_arm_one(fd, 1, 10 * SEC, 0, 0, &id), 0);
+	d = now_ns(CLOCK_MONOTONIC) + 20 * SEC;
+	ASSERT_ERRNO(tempo_rearm(fd, id, 2, d, 0, TEMPO_ARM_ABS | TEMPO_ARM_DEFERRABLE), 0);
+	EXPECT_EQ(fdinfo_value(fd, "timers_monotonic_deferrable"), 1);
+	s.id = id;
+	s.cookie = 3;
+	s.value = SEC;
+	s.flags = TEMPO_ARM_REARM | TEMPO_ARM_DEFERRABLE | TEMPO_ARM_BOOTTIME;
+	EXPECT_ERRNO(tempo_arm(fd, &s, 1, NULL), -EINVAL);
+	q.id = id;
+	ASSERT_ERRNO(tempo_query(fd, &q, 1, NULL), 0);
+	EXPECT_EQ(q.deadline, d);
+	EXPECT_EQ(q.cookie, 2);
+	/* Deferrable, 40 ms; then precise again, 60 ms: its record says so. */
+	ASSERT_ERRNO(tempo_rearm(fd, id, 4, 40 * MS, 0, TEMPO_ARM_DEFERRABLE), 0);
+	ASSERT_ERRNO(tempo_rearm(fd, id, 5, 60 * MS, 0, 0), 0);
+	EXPECT_EQ(fdinfo_value(fd, "timers_monotonic_deferrable"), 0);
+	ASSERT_EQ(read_one(fd, &ev), 0);
+	EXPECT_EQ(ev.id, id);
+	EXPECT_EQ(ev.cookie, 5);
+	EXPECT_GE(ev.time, ev.deadline);
+	/* A periodic deferrable one, and close() while armed. */
+	ASSERT_ERRNO(tempo_arm_one(fd, 6, 20 * MS, 20 * MS, TEMPO_ARM_DEFERRABLE, &id), 0);
+	ASSERT_ERRNO(tempo_arm_one(fd, 7, 200 * MS, 0, 0, &pid), 0);
+	ASSERT_EQ(read_one(fd, &ev), 0);
+	EXPECT_GE(ev.time, ev.deadline);
 	close(fd);
 	return TEST_PASS;
 }
@@ -794,6 +896,8 @@ static const struct test_case cases[] = {
 	TEST_CASE(test_clock_flags_refused),
 	TEST_CASE(test_rearm_across_clocks),
 	TEST_CASE(test_fdinfo),
+	TEST_CASE(test_deferrable),
+	TEST_CASE(test_deferrable_rearm),
 	TEST_CASE(test_timens_own_clocks),
 	TEST_CASE(test_timens_passed_files),
 	TEST_CASE(test_timens_behind),

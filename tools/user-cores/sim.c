@@ -28,6 +28,9 @@ DEFINE_PER_CPU(int, tempo_sim_pcpu_anchor);
 struct sim_cpu {
 	pthread_mutex_t		lock;		/* the queues below */
 	struct hrtimer		*hrtimers;
+	struct timer_list	*tlists;
+	unsigned long		tl_clk;		/* the next jiffy its timer_lists run for */
+	bool			tl_clk_set;
 	call_single_data_t	*csds, **csd_tail;
 	struct irq_work		*irq_works;
 	struct work_struct	*works, **work_tail;
@@ -498,6 +501,134 @@ u64 tempo_sim_next_hrtimer(void)
 	return next;
 }
 
+/* ---- timer_list ----------------------------------------------------------------- */
+
+static void tlist_unqueue_locked(struct sim_cpu *s, struct timer_list *t)
+{
+	struct timer_list **pp;
+
+	for (pp = &s->tlists; *pp; pp = &(*pp)->sim_next)
+		if (*pp == t) {
+			*pp = t->sim_next;
+			break;
+		}
+	__atomic_store_n(&t->queued, false, __ATOMIC_RELAXED);
+}
+
+static void tlist_queue(struct timer_list *t, int cpu, unsigned long expires)
+{
+	struct sim_cpu *s;
+
+	/* The cores never race two CPUs on one timer_list's queueing. */
+	if (t->cpu >= 0) {
+		s = &cpus[t->cpu];
+		pthread_mutex_lock(&s->lock);
+		if (t->queued)
+			tlist_unqueue_locked(s, t);
+		pthread_mutex_unlock(&s->lock);
+	}
+	s = &cpus[cpu];
+	pthread_mutex_lock(&s->lock);
+	t->expires = expires;
+	t->sim_clk = s->tl_clk;	/* queued during the run of tl_clk - 1: the next */
+	t->cpu = cpu;
+	__atomic_store_n(&t->queued, true, __ATOMIC_RELAXED);
+	t->sim_next = s->tlists;
+	s->tlists = t;
+	pthread_mutex_unlock(&s->lock);
+}
+
+void add_timer_on(struct timer_list *t, int cpu)
+{
+	if (WARN_ON(timer_pending(t)))
+		return;
+	tlist_queue(t, cpu, t->expires);
+}
+
+/* Pinned: on the calling CPU. */
+int mod_timer(struct timer_list *t, unsigned long expires)
+{
+	int was = timer_pending(t);
+
+	tlist_queue(t, tempo_sim_this_cpu, expires);
+	return was;
+}
+
+int timer_delete_sync(struct timer_list *t)
+{
+	struct sim_cpu *s;
+	int was;
+
+	if (t->cpu < 0)
+		return 0;
+	s = &cpus[t->cpu];
+	pthread_mutex_lock(&s->lock);
+	was = t->queued;
+	if (t->queued)
+		tlist_unqueue_locked(s, t);
+	pthread_mutex_unlock(&s->lock);
+	return was;
+}
+
+unsigned int tempo_sim_run_timer_lists(void)
+{
+	struct sim_cpu *s = me();
+	unsigned int n = 0;
+
+	if (s->in_irq || s->irq_depth)
+		return 0;
+	if (!s->tl_clk_set) {
+		s->tl_clk = jiffies;
+		s->tl_clk_set = true;
+	}
+	/*
+	 * As __run_timers(): jiffy by jiffy, the timers due at that jiffy; one
+	 * queued meanwhile for that jiffy or before runs at the next one.
+	 */
+	while ((long)(jiffies - s->tl_clk) >= 0) {
+		unsigned long clk, first = 0, now = jiffies;
+		struct timer_list *q;
+		bool any = false;
+
+		/* Jump over jiffies with nothing due: the fake clock may leap by days. */
+		pthread_mutex_lock(&s->lock);
+		for (q = s->tlists; q; q = q->sim_next)
+			if (!any || (long)(q->expires - first) < 0) {
+				first = q->expires;
+				any = true;
+			}
+		pthread_mutex_unlock(&s->lock);
+		if (!any || (long)(first - now) > 0) {
+			s->tl_clk = now + 1;
+			break;
+		}
+		if ((long)(first - s->tl_clk) > 0)
+			s->tl_clk = first;
+		clk = s->tl_clk++;
+
+		for (;;) {
+			struct timer_list *t, *due = NULL;
+
+			pthread_mutex_lock(&s->lock);
+			for (t = s->tlists; t; t = t->sim_next)
+				if ((long)(clk - t->expires) >= 0 && t->sim_clk != s->tl_clk) {
+					due = t;
+					break;
+				}
+			if (due)
+				tlist_unqueue_locked(s, due);
+			pthread_mutex_unlock(&s->lock);
+			if (!due)
+				break;
+			n++;
+			s->in_irq = true;	/* softirq: no nested run, interrupts on */
+			due->function(due);
+			s->in_irq = false;
+		}
+	}
+	return n;
+}
+
 /* ---- IPIs and irq_work ------------------------------------------------------------- */
 
 int smp_call_function_single_async(int cpu, call_single_data_t *csd)
@@ -555,11 +686,29 @@ unsigned int tempo_sim_run_csds(void)
 		/* Async csds are unlocked just before their function runs. */
 		__atomic_store_n(&csd->locked.counter, 0, __ATOMIC_RELEASE);
 		csd->func(csd->info);
+		if (csd->sim_free)
+			free(csd);
 		s->in_irq = false;
 		s->irq_depth--;
 		/* An irq_work the csd raised runs on the way out of the IPI (self-IPI). */
 		run_irq_works();
 	}
+}
+
+/* An IPI with a csd of its own, freed once it ran (sim_free). */
+int smp_call_function_single(int cpu, smp_call_func_t func, void *info, int wait)
+{
+	call_single_data_t *csd;
+
+	(void)wait;
+	if (!tempo_sim_cpu_online(cpu))
+		return -ENXIO;
+	csd = calloc(1, sizeof(*csd));
+	if (!csd)
+		abort();
+	INIT_CSD(csd, func, info);
+	csd->sim_free = true;
+	return smp_call_function_single_async(cpu, csd);
 }
 
 void on_each_cpu(smp_call_func_t f, void *info, int wait)
@@ -636,6 +785,7 @@ unsigned int tempo_sim_run_irqs(void)
 		k = tempo_sim_run_csds();
 		k += run_irq_works();
 		k += tempo_sim_run_hrtimers();
+		k += tempo_sim_run_timer_lists();
 		n += k;
 	} while (k);
 	return n;

@@ -131,7 +131,7 @@ while [ $rep -le $reps ]; do
 	# What cancelled timers cost an idle CPU (the first): tempo's wheel
 	# expiries and work items there, and its local timer interrupts, over
 	# idle_s seconds after 4096 timers 1 to 4 s ahead were cancelled.
-	want idle && for s in $(rot $rep none tempo timer); do
+	want idle && for s in $(rot $rep none tempo timer tempo_defer tempo_defer_held); do
 		[ $s = none ] || kb idle $s 4096
 		a=$(idle_snap)
 		sleep $idle_s
@@ -140,7 +140,7 @@ while [ $rep -le $reps ]; do
 		echo "$a $b" | awk -v rep=$rep -v s=$s -v secs=$idle_s '{
 			h = "BENCH rep=" rep " name=idle system=" s " timers=4096 secs=" secs
 			printf "%s stat=loc value=%.2f unit=irqs/s\n", h, ($6 - $3) / secs
-			if (s == "tempo") {
+			if (s ~ /^tempo/) {
 				printf "%s stat=wheel_expiries value=%.2f unit=irqs/s\n", h, ($4 - $1) / secs
 				printf "%s stat=work_items value=%.2f unit=runs/s\n", h, ($5 - $2) / secs
 			}

@@ -30,9 +30,11 @@
  *	xpostpone SYS N     postpone from the other CPUs, as xcancel. ns/re-arm.
  *	hirq SYS N          as cancel with one thread, but each batch runs in a
  *			    hard-interrupt hrtimer callback: ns/pair inside it.
- *	idle SYS N          SYS in tempo tempo_coarse timer. One thread arms N
- *			    timers 1 to 4 s ahead and cancels them all; the
- *			    guest script then counts what they cost the idle
+ *	idle SYS N          SYS in tempo tempo_coarse timer tempo_defer
+ *			    tempo_defer_held. One thread arms N timers 1 to 4 s
+ *			    ahead and cancels them all (tempo_defer_held: keeps
+ *			    them pending; tempo_defer*: TEMPO_TIMER_DEFERRABLE);
+ *			    the guest script then counts what they cost the idle
  *			    CPU (tempo's wheel statistics, /proc/interrupts).
  *	idle_end SYS N      cancel_sync what idle left (the pool is reused).
  *	coalesce SYS N      SYS in tempo tempo_slack timer_round. A thread on
@@ -262,10 +264,12 @@ static struct brun *brun_alloc(void)
 /* ---- cancelled timeouts ---- */
 
 enum tsys {
-	T_TEMPO, T_TEMPO_COARSE, T_DWORK, T_TIMER, T_HRTIMER, T_TIMER64, T_LAZYC, T_LAZYP, T_NSYS
+	T_TEMPO, T_TEMPO_COARSE, T_DWORK, T_TIMER, T_HRTIMER, T_TIMER64, T_LAZYC, T_LAZYP,
+	T_TEMPO_DEFER, T_TEMPO_DEFER_HELD, T_NSYS
 };
 static const char * const tsys_name[T_NSYS] = {
-	"tempo", "tempo_coarse", "dwork", "timer", "hrtimer", "timer64", "lazyc", "lazyp"
+	"tempo", "tempo_coarse", "dwork", "timer", "hrtimer", "timer64", "lazyc", "lazyp",
+	"tempo_defer", "tempo_defer_held"
 };
 
 /*
@@ -1634,11 +1638,14 @@ static int idle_pre(struct bthread *t)
 	for (i = 0; i < c->n; i++) {
 		switch (c->sys) {
 		case T_TEMPO:
-		case T_TEMPO_COARSE: {
+		case T_TEMPO_COARSE:
+		case T_TEMPO_DEFER:
+		case T_TEMPO_DEFER_HELD: {
 			struct tempo_timer *tt = (struct tempo_timer *)pool + i;
 
 			tempo_timer_init(tt, noop_tempo,
-					 c->sys == T_TEMPO_COARSE ? TEMPO_TIMER_COARSE : 0);
+					 c->sys == T_TEMPO_COARSE ? TEMPO_TIMER_COARSE :
+					 c->sys == T_TEMPO ? 0 : TEMPO_TIMER_DEFERRABLE);
 			if (tempo_timer_arm(tt, idle_ns(i, c->n)))
 				return -EIO;
 			break;
@@ -1662,7 +1669,7 @@ static void idle_body(struct bthread *t)
 	struct cancel_ctx *c = t->run->ctx;
 	u32 i;
 
-	for (i = 0; i < c->n; i++) {
+	for (i = 0; i < c->n && c->sys != T_TEMPO_DEFER_HELD; i++) {
 		if (c->sys == T_TIMER)
 			timer_delete((struct timer_list *)pool + i);
 		else
@@ -1678,8 +1685,8 @@ static int cmd_idle(const char *sys_s, u32 n, bool end)
 	struct brun *r;
 	u32 i;
 
-	if ((sys != T_TEMPO && sys != T_TEMPO_COARSE && sys != T_TIMER) || n < 1 ||
-	    n > MAX_TIMERS)
+	if ((sys != T_TEMPO && sys != T_TEMPO_COARSE && sys != T_TIMER &&
+	     sys != T_TEMPO_DEFER && sys != T_TEMPO_DEFER_HELD) || n < 1 || n > MAX_TIMERS)
 		return -EINVAL;
 	c.sys = sys;
 	if (end) {

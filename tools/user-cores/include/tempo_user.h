@@ -597,16 +597,53 @@ void init_irq_work(struct irq_work *w, void (*func)(struct irq_work *));
 bool irq_work_queue(struct irq_work *w);
 void irq_work_sync(struct irq_work *w);
 
+/*
+ * timer_list: queued on a simulated CPU, run by tempo_sim_run_irqs() when
+ * the jiffies reach its expiry (softirq: interrupts on). The sim has no idle
+ * state, so TIMER_DEFERRABLE changes nothing here.
+ */
+#define TIMER_DEFERRABLE	0x00080000
+#define TIMER_PINNED		0x00100000
+struct timer_list {
+	void (*function)(struct timer_list *);
+	unsigned long expires;
+	unsigned int flags;
+	int cpu;		/* the simulated CPU it is queued on */
+	bool queued;
+	unsigned long sim_clk;	/* its CPU's tl_clk when queued */
+	struct timer_list *sim_next;
+};
+static inline void timer_setup(struct timer_list *t, void (*fn)(struct timer_list *),
+			       unsigned int flags)
+{
+	memset(t, 0, sizeof(*t));
+	t->function = fn;
+	t->flags = flags;
+	t->cpu = -1;
+}
+#define timer_container_of(var, t, field) container_of(t, typeof(*(var)), field)
+static inline bool timer_pending(const struct timer_list *t)
+{
+	return __atomic_load_n(&t->queued, __ATOMIC_RELAXED);
+}
+void add_timer_on(struct timer_list *t, int cpu);
+int mod_timer(struct timer_list *t, unsigned long expires);
+int timer_delete_sync(struct timer_list *t);
+unsigned int tempo_sim_run_timer_lists(void);
+
 typedef void (*smp_call_func_t)(void *info);
 struct __call_single_data {
 	smp_call_func_t func;
 	void *info;
 	atomic_t locked;
+	bool sim_free;
 	struct __call_single_data *sim_next;
 };
 typedef struct __call_single_data call_single_data_t;
-#define INIT_CSD(c, f, i) do { (c)->func = (f); (c)->info = (i); atomic_set(&(c)->locked, 0); } while (0)
+#define INIT_CSD(c, f, i) do { (c)->func = (f); (c)->info = (i); atomic_set(&(c)->locked, 0); \
+				 (c)->sim_free = false; } while (0)
 int smp_call_function_single_async(int cpu, call_single_data_t *csd);
+int smp_call_function_single(int cpu, smp_call_func_t func, void *info, int wait);
 void on_each_cpu(smp_call_func_t f, void *info, int wait);
 
 /* ---- workqueues ------------------------------------------------------- */
@@ -643,6 +680,13 @@ void tempo_sim_wait_idle(void);		/* run own irqs (and works), then nap */
 void tempo_sim_wake_all(void);
 /* The wheel's wait_var_event(): sleepers poll, so wake_up_var() is a no-op. */
 #define wait_var_event(var, cond) do { while (!(cond)) tempo_sim_wait_idle(); } while (0)
+/* Polled too: @t is a number of polls here, not of jiffies. Return: 0 on timeout. */
+#define wait_var_event_timeout(var, cond, t) ({					\
+	long __left = (t) * 64 + 1;						\
+	while (!(cond) && --__left)						\
+		tempo_sim_wait_idle();						\
+	__left;									\
+})
 #define wake_up_var(var) do { (void)(var); tempo_sim_wake_all(); } while (0)
 
 #include <pthread.h>
