@@ -45,6 +45,8 @@
 #   make bench-native  the same bench in an SMP User-Mode Linux 7.2 kernel, at
 #                      native instruction costs, 3 boots (build/bench-native/)
 #   make bench-native-kernel  build (or find) that UML kernel only
+#   make bench-iso     a process on an isolated CPU (nohz_full=1, kernel variant
+#                      bench+nohz) arms timers: tempo expires none there (TCG)
 #   make demo          boot the test kernel, load tempo.ko, show its state
 #
 # KERNEL selects the kernel version: 6.1 (default, Debian 12's linux-source),

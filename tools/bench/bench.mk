@@ -14,8 +14,11 @@
 #                                   User-Mode Linux 7.2 kernel (native instruction
 #                                   costs), 3 boots; build/bench-native/results.json
 #   make bench-native-kernel        build (or find) that UML kernel only
+#   make bench-iso                  the isolation lane: two TCG boots, CPU 1 isolated
+#                                   (kernel variant bench+nohz, built on demand) and
+#                                   not; build/bench-iso/summary.txt
 
-.PHONY: bench bench-kernel bench-native bench-native-kernel
+.PHONY: bench bench-kernel bench-native bench-native-kernel bench-iso
 
 bench: deps
 	@mkdir -p build
@@ -24,6 +27,10 @@ bench: deps
 
 bench-kernel: deps
 	@kdir=$$(tools/vm/kernel.sh bench) && echo "bench kernel: $$kdir"
+
+bench-iso: deps
+	@mkdir -p build
+	@TEMPO_BENCH_REPS=$(or $(TEMPO_BENCH_REPS),3) tools/bench/iso.sh
 
 bench-native:
 	@mkdir -p build

@@ -10,7 +10,8 @@
 # Environment:
 #   TEMPO_BENCH_REPS   repetitions of every measurement (5)
 #   TEMPO_BENCH_QUICK  1: smallest tiers only (a smoke run of a few minutes)
-#   TEMPO_BENCH_ONLY   comma-separated sections (cancel,burst,spread,order,dq,ubench)
+#   TEMPO_BENCH_ONLY   comma-separated sections (cancel,burst,spread,order,dq,ubench;
+#                      iso runs only when named: see tools/bench/iso.sh)
 #   TEMPO_BENCH_KVARIANT  kernel variant (bench); "tempo" smoke-tests the module
 #                      under the debug kernel (its figures mean nothing)
 #   TEMPO_BENCH_CLOCK  guest clocksource: tsc (default, as on hardware) or hpet
@@ -58,6 +59,8 @@ mkdir -p "$out/usr/include/uapi"
 cp "$root"/include/uapi/*.h "$out/usr/include/uapi/"
 gcc -O2 -std=gnu11 -Wall -Wextra -Werror -I"$out/usr/include" -I"$root/tools/lib" \
 	-o "$out/ubench" "$root/tools/bench/ubench.c" -static -luring
+gcc -O2 -std=gnu11 -Wall -Wextra -Werror -I"$out/usr/include" \
+	-o "$out/isoarm" "$root/tools/bench/isoarm.c" -static
 
 # 3. initramfs: the test VM's /init in bench mode, tempo.ko, the bench pieces
 gen=$out/gen_init_cpio
@@ -77,12 +80,14 @@ busybox=${BUSYBOX:-/bin/busybox}
 	echo "file /tempo/tempo.ko $mod/kmod/tempo.ko 0644 0 0"
 	echo "file /tempo/bench/tempo_bench.ko $mod/bench/tempo_bench.ko 0644 0 0"
 	echo "file /tempo/bench/ubench $out/ubench 0755 0 0"
+	echo "file /tempo/bench/isoarm $out/isoarm 0755 0 0"
 } >"$out/initramfs.list"
 "$gen" "$out/initramfs.list" | gzip -1 >"$out/initramfs.cpio.gz"
 
 # 4. one boot
 append="tempo_bench_reps=${TEMPO_BENCH_REPS:-5} tempo_bench_quick=${TEMPO_BENCH_QUICK:-0}"
 [ -n "${TEMPO_BENCH_ONLY:-}" ] && append+=" tempo_bench_only=$TEMPO_BENCH_ONLY"
+[ -n "${TEMPO_BENCH_ISO:-}" ] && append+=" tempo_bench_iso=$TEMPO_BENCH_ISO"
 # Under TCG the guest finds its TSCs "unsynchronized" and falls back to HPET, an
 # emulated MMIO register read under QEMU's global lock (~1 us, serialising the
 # vCPUs): that charges every clock read, i.e. tempo and hrtimer but not the

@@ -17,6 +17,9 @@
 # the cancel and postpone lanes and hirq: timer64 is a timer_list padded to
 # tempo_timer's 64 bytes; lazyc and lazyp, the floor of a lazy timer, always run),
 # tempo_bench_tiers=65536 (only these numbers of outstanding timers).
+# The isolation lane (iso) runs only when tempo_bench_only names it;
+# tempo_bench_iso=1 says the boot isolates CPU 1 (nohz_full=1): the lane then
+# fails unless /sys/devices/system/cpu/nohz_full is "1".
 
 reps=5
 quick=0
@@ -24,6 +27,7 @@ only=
 sys_only=
 extra=
 tiers_only=
+iso_expect=0
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	tempo_bench_reps=*) reps=${arg#tempo_bench_reps=} ;;
@@ -32,10 +36,12 @@ for arg in $(cat /proc/cmdline); do
 	tempo_bench_sys=*) sys_only=${arg#tempo_bench_sys=} ;;
 	tempo_bench_extra=*) extra=$(echo "${arg#tempo_bench_extra=}" | tr , ' ') ;;
 	tempo_bench_tiers=*) tiers_only=$(echo "${arg#tempo_bench_tiers=}" | tr , ' ') ;;
+	tempo_bench_iso=*) iso_expect=${arg#tempo_bench_iso=} ;;
 	esac
 done
 
 want() { [ -z "$only" ] || case ",$only," in *",$1,"*) true ;; *) false ;; esac; }
+named() { case ",$only," in *",$1,"*) true ;; *) false ;; esac; }
 
 out=/tmp/bench.out
 : >$out
@@ -84,6 +90,19 @@ idle_snap() {
 }
 idle_s=5
 
+# For CPUs 0 and 1: local timer interrupts, function-call IPIs and reschedule
+# IPIs (/proc/interrupts LOC, CAL, RES), then tempo's wheel expiries (hrtimer
+# runs), work items and kicks sent (wheel stats): 12 numbers, CPU 0's first.
+iso_snap() {
+	awk '$1 == "LOC:" { l0 = $2; l1 = $3 } $1 == "CAL:" { c0 = $2; c1 = $3 }
+	     $1 == "RES:" { r0 = $2; r1 = $3 }
+	     END { printf "%d %d %d %d %d %d ", l0, l1, c0, c1, r0, r1 }' /proc/interrupts
+	awk '$1 == "0" && NF >= 13 { e0 = $9; d0 = $10; k0 = $7 }
+	     $1 == "1" && NF >= 13 { e1 = $9; d1 = $10; k1 = $7 }
+	     END { printf "%d %d %d %d %d %d\n", e0, e1, d0, d1, k0, k1 }' \
+		/sys/kernel/debug/tempo/wheel/stats
+}
+
 ub() {	# userspace measurement: ub MODE SYS
 	/tempo/bench/ubench "$1" "$2" >/tmp/ub.out 2>/tmp/ub.err
 	case $? in
@@ -99,6 +118,14 @@ else
 	tiers="1024 65536 1048576"
 fi
 [ -z "$tiers_only" ] || tiers=$tiers_only
+if named iso; then
+	nohz=$(cat /sys/devices/system/cpu/nohz_full 2>/dev/null)
+	isolated=no
+	[ "$nohz" = 1 ] && isolated=yes
+	echo "BENCH-INFO nohz_full=${nohz:-absent} isolated=$isolated" | tee -a $out
+	[ "$iso_expect" = 1 ] && [ $isolated = no ] &&
+		echo "tempo-vm: FAIL isolation: CPU 1 is not nohz_full (nohz_full='$nohz')"
+fi
 start=$(date +%s)
 rep=1
 while [ $rep -le $reps ]; do
@@ -156,6 +183,31 @@ while [ $rep -le $reps ]; do
 		case $s in tempo*) echo "$a $b" | awk -v rep=$rep -v s=$s '{
 			printf "BENCH rep=%s name=coalesce system=%s timers=10000 stat=wheel_expiries value=%d unit=irqs/run\n", rep, s, $4 - $1
 		}' | tee -a $out ;; esac
+	done
+	# Isolation: a process pinned to CPU 1 arms 10,000 unpinned timers
+	# through /dev/tempo over about a second and reads their records
+	# (tools/bench/isoarm.c); "none" keeps the same schedule and arms
+	# nothing. Each CPU's interrupts and tempo's wheel work over the run.
+	named iso && for mode in sleep poll; do
+		for s in $(rot $rep none tempo); do
+			n=10000
+			[ $s = tempo ] || n=0
+			a=$(iso_snap)
+			if /tempo/bench/isoarm 1 $n $mode >/tmp/iso.out 2>/tmp/iso.err; then
+				b=$(iso_snap)
+				sed "s/^/BENCH-INFO rep=$rep /" /tmp/iso.out | tee -a $out
+			else
+				echo "BENCH-ERR rep=$rep isoarm 1 $n $mode : $(cat /tmp/iso.err)" | tee -a $out
+				continue
+			fi
+			echo "$a $b" | awk -v rep=$rep -v s=$s -v mode=$mode -v iso=$isolated '{
+				split("loc cal res wheel_expiries work_items kicks", st, " ")
+				for (c = 0; c < 2; c++)
+					for (k = 1; k <= 6; k++)
+						printf "BENCH rep=%s name=iso system=%s mode=%s isolated=%s cpu=%d stat=%s value=%d unit=count/run\n",
+							rep, s, mode, iso, c, st[k], $(12 + 2 * k - 1 + c) - $(2 * k - 1 + c)
+			}' | tee -a $out
+		done
 	done
 	want burst && for s in $(rot $rep tempo dwork hrtimer); do
 		kb burst $s 32768
