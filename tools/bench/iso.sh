@@ -14,7 +14,7 @@
 # when, in the isolated boot's sleep runs (where the timers fire; a polling
 # reader makes /dev/tempo arm none), tempo's wheel expired on CPU 0 in every
 # run and on CPU 1 in none.
-# Kernels are built on demand (tools/vm/kernel.sh; bench+nohz once, ~10 min).
+# Kernels are built on demand (tools/vm/kernel.sh; bench+nohz once, a few minutes).
 #
 #   tools/bench/iso.sh
 #
