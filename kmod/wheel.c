@@ -137,7 +137,8 @@
  * the owner places a timer in a far slot it records the slot's bucket expiry
  * (the tick the slot is collected at, bucket below) in tempo_timer.bucket,
  * as that tick's start in ns; in any other slot, and once it collects the
- * slot, it records 0. From any CPU, with interrupts on:
+ * slot, it records none (TEMPO_NO_BUCKET, which the lazy rule below refuses
+ * by itself). From any CPU, with interrupts on:
  *
  * - cancel of a pending timer LK in a far slot (not QU, not PK) is one
  *   cmpxchg: PD cleared, MV set. The entry stays in its slot.
@@ -376,13 +377,13 @@
  *     that would reach a timer whose callback may free it) and its expiry
  *     tick is the current tick or before (checked, not assumed).
  * I8  bucket is written only by whoever holds the entry (LK or PK on its
- *     CPU, or the QU it pops), and it is 0 unless the timer is LK in a far
- *     slot that has not been collected since: then it is that slot's bucket
- *     expiry. The holder zeroes it before the cmpxchg that lets go of the
- *     entry (DROP, FIRE, forward, park), the collection zeroes it before it
- *     reads the state words (P7), and a placement stores it before its
- *     cmpxchg (P6). It is read only with a state word that has LK set and
- *     QU and PK clear.
+ *     CPU, or the QU it pops), and it is TEMPO_NO_BUCKET (none, kmod/wheel.h)
+ *     unless the timer is LK in a far slot that has not been collected
+ *     since: then it is that slot's bucket expiry. The holder clears it
+ *     before the cmpxchg that lets go of the entry (DROP, FIRE, forward,
+ *     park), the collection clears it before it reads the state words
+ *     (P7), and a placement stores it before its cmpxchg (P6). It is read
+ *     only with a state word that has LK set and QU and PK clear.
  *
  * CONCURRENCY MATRIX (per timer; rows and columns on different CPUs;
  * "-" = safe without a lock, "S" = caller serialises, as in timer_list)
@@ -477,16 +478,16 @@
  *     fails; or, for timer_arm_same() of a pending timer, which has none,
  *     the placement is of the very expires it compared (another could only
  *     come with a cmpxchg, after that placement's), by the owner from its
- *     clock: either slot serves the deadline. A timer no base held has
- *     bucket 0 (I8); the arm that links it stores its bucket after its
+ *     clock: either slot serves the deadline. A timer no base held has no
+ *     bucket (I8); the arm that links it stores its bucket after its
  *     cmpxchg, when the entry became its own, and until then a lazy
- *     operation reads 0 and is eager instead.
+ *     operation reads none and is eager instead.
  * P7  Store buffering between a collection and a lazy re-arm. base_collect
- *     zeroes the bucket of every timer it collected, then base_collect:A
+ *     clears the bucket of every timer it collected, then base_collect:A
  *     (smp_mb()), then reads their state words. timer_arm_lazy:C (its fully
  *     ordered cmpxchg) is followed by timer_arm_lazy:D (a read of bucket).
  *     Either the collection sees the re-arm's MV and re-places the timer, or
- *     the re-arm sees bucket 0, knows its slot was collected as it was, and
+ *     the re-arm sees no bucket, knows its slot was collected as it was, and
  *     has the owner re-place the timer at once (timer_poke()) rather than
  *     when the dispatcher comes to it.
  * P8  Store buffering between a deferrable push and dkick (DEFERRABLE).
@@ -915,10 +916,13 @@ static void base_choose(struct tempo_base *base, const struct tempo_timer *t, u6
 					   &slot->bucket);
 }
 
-/* What tempo_timer.bucket says of a timer linked into @slot: its bucket, in ns, if far (I8). */
+/*
+ * What tempo_timer.bucket says of a timer linked into @slot (I8): its bucket,
+ * in ns, if far, else TEMPO_NO_BUCKET.
+ */
 static inline u64 slot_far(const struct tempo_slot *slot)
 {
-	return slot->idx >= lazy_idx ? slot->bucket * tick_ns : 0;
+	return slot->idx >= lazy_idx ? slot->bucket * tick_ns : TEMPO_NO_BUCKET;
 }
 
 static void base_link(struct tempo_base *base, struct tempo_timer *t,
@@ -1031,7 +1035,7 @@ static bool base_settle(struct tempo_base *base, struct tempo_timer *t,
 	}
 
 	for (;;) {
-		u64 far = 0;
+		u64 far = TEMPO_NO_BUCKET;
 
 		/* LMM(base_settle:A): pairs with timer_arm_tick:B, timer_arm_lazy:C (P1). */
 		old = atomic_long_read_acquire(&t->state);
@@ -1073,8 +1077,8 @@ static bool base_settle(struct tempo_base *base, struct tempo_timer *t,
 		}
 		/*
 		 * LMM(base_settle:D): we hold the entry, so we write the bucket
-		 * (I8): where we place it, or 0 where we let go of it or keep it
-		 * on the expired list; published by base_settle:B (P6).
+		 * (I8): where we place it, or none where we let go of it or keep
+		 * it on the expired list; published by base_settle:B (P6).
 		 */
 		WRITE_ONCE(t->bucket, far);
 		tempo_test_point(TEMPO_TP_WHEEL_SETTLE, t, old, 0);
@@ -1128,7 +1132,7 @@ static void base_collect(struct tempo_base *base, struct tempo_wheel *w, u64 now
 	if (!tempo_wheel_collect(w, now, &due))
 		return;
 	list_for_each_entry(t, &due, entry)
-		WRITE_ONCE(t->bucket, 0);
+		WRITE_ONCE(t->bucket, TEMPO_NO_BUCKET);
 	/* LMM(base_collect:A): pairs with timer_arm_lazy:C and :D (P7). */
 	smp_mb();
 	list_for_each_entry_safe(t, next, &due, entry) {
@@ -1352,7 +1356,7 @@ void tempo_timer_init(struct tempo_timer *timer, tempo_timer_fn_t fn, unsigned i
 	atomic_long_set(&timer->state, tt_set_cpu(0, TT_CPU_NONE));
 	timer->expires = 0;
 	timer->fn = fn;
-	timer->bucket = 0;
+	timer->bucket = TEMPO_NO_BUCKET;
 	timer->flags = flags & TEMPO_TIMER_FLAGS;
 	timer->want_cpu = TT_CPU_NONE;
 	timer->idx = TEMPO_IDX_EXPIRED;
@@ -1478,9 +1482,10 @@ static int timer_arm_tick(struct tempo_timer *t, int cpu, u64 expires, u64 now)
 		if (held && owner == this && local->online) {
 			/*
 			 * LMM(timer_arm_tick:C): the holder writes the bucket (I8),
-			 * published by timer_arm_tick:B (P6); 0 if we let go.
+			 * published by timer_arm_tick:B (P6); none if we let go.
 			 */
-			WRITE_ONCE(t->bucket, how == PLACE_LINK ? slot_far(&slot) : 0);
+			WRITE_ONCE(t->bucket, how == PLACE_LINK ? slot_far(&slot) :
+					      TEMPO_NO_BUCKET);
 		}
 		tempo_test_point(TEMPO_TP_WHEEL_ARM, t, old, 0);
 		/* LMM(timer_arm_tick:B): fully ordered, pairs with base_settle:A (P1, P6). */
@@ -1495,8 +1500,8 @@ static int timer_arm_tick(struct tempo_timer *t, int cpu, u64 expires, u64 now)
 	if ((old & TT_LINKED) && tt_cpu(old) == this && local->online)
 		tempo_wheel_del(base_wheel(local, t), t);
 	/*
-	 * A timer no base held has bucket 0 (I8) and is ours from the cmpxchg
-	 * on: a lazy operation that reads 0 before this store is only eager.
+	 * A timer no base held has no bucket (I8) and is ours from the cmpxchg
+	 * on: a lazy operation that reads none before this store is only eager.
 	 */
 	if (!(old & TT_HELD) && how == PLACE_LINK)
 		WRITE_ONCE(t->bucket, slot_far(&slot));
@@ -1517,7 +1522,8 @@ static int timer_arm_tick(struct tempo_timer *t, int cpu, u64 expires, u64 now)
  */
 static __always_inline bool lazy_ok(u64 bucket, u64 expires, s64 delay_ns)
 {
-	return bucket && tempo_lazy_ok(&lazy_rule, bucket, expires, delay_ns);
+	/* TEMPO_NO_BUCKET fails the rule by itself (wheel.h): no test of our own. */
+	return tempo_lazy_ok(&lazy_rule, bucket, expires, delay_ns);
 }
 
 /* Whether deadline @was (ns) falls due at the same tick as @expires. */
@@ -1603,7 +1609,7 @@ static int timer_arm_lazy(struct tempo_timer *t, int cpu, u64 expires, s64 delay
 	}
 	trace_tempo_timer_arm(t, tt_cpu(old), expires, old & TT_PENDING);
 	/* LMM(timer_arm_lazy:D): pairs with base_collect:A (P7). */
-	if (unlikely(!READ_ONCE(t->bucket)))
+	if (unlikely(!tempo_bucket_far(READ_ONCE(t->bucket))))
 		timer_poke(t);
 	return !!(old & TT_PENDING);
 }
@@ -1853,7 +1859,8 @@ static noinline bool timer_cancel_eager(struct tempo_timer *timer)
 			new = ((new & ~TT_PENDING) | TT_MOVED) + TT_SEQ_ONE;
 		if (ours) {
 			new = (new & ~TT_LINKED) | TT_PARKED;
-			WRITE_ONCE(timer->bucket, 0);	/* we let go of the slot (I8) */
+			/* We let go of the slot (I8). */
+			WRITE_ONCE(timer->bucket, TEMPO_NO_BUCKET);
 		} else if ((old & (TT_PENDING | TT_LINKED)) == (TT_PENDING | TT_LINKED) &&
 			   !(old & TT_QUEUED)) {
 			/* Held by another CPU: it unlinks when the message pops. */
@@ -1900,7 +1907,7 @@ bool tempo_timer_cancel(struct tempo_timer *timer)
 			return false;
 		/* The lazy cancel (LAZY): in a far slot, only the state word. */
 		if ((old & (TT_LINKED | TT_QUEUED | TT_PARKED)) != TT_LINKED ||
-		    !READ_ONCE(timer->bucket))
+		    !tempo_bucket_far(READ_ONCE(timer->bucket)))
 			return timer_cancel_eager(timer);
 		new = ((old & ~TT_PENDING) | TT_MOVED) + TT_SEQ_ONE;
 		tempo_test_point(TEMPO_TP_WHEEL_LAZY, timer, old, 0);

@@ -158,6 +158,23 @@ static inline void tempo_lazy_init(struct tempo_lazy *r, u32 tick, unsigned int 
 	}
 }
 
+/*
+ * What tempo_timer.bucket holds for a timer in no far slot (I8). The lazy
+ * rule refuses it by itself, with no test of its own: for a deadline below
+ * 3 * 2^61 ns (an arm's: the clock, below 2^61 ns for 73 years, plus the
+ * longest delay, at most 2^62 by tempo_wheel_params_ok()) the wait,
+ * S64_MAX - expires, is 2^61 or more; no level's granule exceeds 2^61 (at
+ * most 2^60: a tick of 1 s, 11 levels), so the step it falls to (62 or 63)
+ * serves no delay, and 1/64 of a delay of at most 2^62 is far below it.
+ * Bit 62 is set in it and in no bucket (a tick's start before 2^62 ns).
+ */
+#define TEMPO_NO_BUCKET		((u64)S64_MAX)
+
+static inline bool tempo_bucket_far(u64 bucket)
+{
+	return !(bucket & BIT_ULL(62));
+}
+
 static inline bool tempo_lazy_ok(const struct tempo_lazy *r, u64 bucket, u64 expires,
 				 s64 delay_ns)
 {

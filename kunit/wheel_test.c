@@ -341,10 +341,13 @@ static void pure_tick_div(struct kunit *test)
  * 64 times the wait, a ns either side, where the check without the table
  * hands over to it), and at random, for the delays an arm can have (up to
  * the wheel's largest).
+ * TEMPO_NO_BUCKET, a timer in no far slot, is refused for every deadline
+ * and delay an arm can have, with no test of its own (lazy_ok()).
  * Fails if: a step holds the wrong granule or level (a wait of exactly a
  * granule decided on the wrong side), a wait under a tick is not free, or
  * the check without the table serves a wait of more than 1/64 of the delay
- * (seen failing with 1/32: a wait of a granule, the delay 63 of them).
+ * (seen failing with 1/32: a wait of a granule, the delay 63 of them); or
+ * if the lazy rule serves TEMPO_NO_BUCKET (seen failing with it U64_MAX).
  */
 static bool lazy_rule_in_ticks(u64 bucket, u64 expires, s64 delay_ns, u64 tick,
 			       unsigned int depth)
@@ -383,11 +386,36 @@ static void expect_lazy_edges(struct kunit *test, const struct tempo_lazy *r, u6
 					 depth);
 }
 
+/* No deadline up to the clock's 2^61 ns plus the longest delay, no delay, serves none. */
+static void expect_no_bucket_refused(struct kunit *test, const struct tempo_lazy *r,
+				     u64 max_ns)
+{
+	static const u64 clock[] = { 0, 1, 999999, 1ULL << 40, (1ULL << 61) - 1 };
+	const s64 delay[] = { S64_MIN, -1, 0, 1, r->tick, max_ns >> 1, max_ns };
+	unsigned int c, d;
+
+	for (c = 0; c < ARRAY_SIZE(clock); c++)
+		for (d = 0; d < ARRAY_SIZE(delay); d++) {
+			u64 expires[] = { clock[c], clock[c] + max_ns,
+					  clock[c] + (delay[d] > 0 ? delay[d] : 0) };
+			unsigned int e;
+
+			for (e = 0; e < ARRAY_SIZE(expires); e++)
+				KUNIT_EXPECT_FALSE_MSG(test,
+						       tempo_lazy_ok(r, TEMPO_NO_BUCKET,
+								     expires[e], delay[d]),
+						       "tick %llu: no bucket served, expires %llu delay %lld",
+						       r->tick, expires[e], delay[d]);
+		}
+	KUNIT_EXPECT_FALSE(test, tempo_bucket_far(TEMPO_NO_BUCKET));
+	KUNIT_EXPECT_TRUE(test, tempo_bucket_far((1ULL << 62) - 1));
+}
+
 static void pure_lazy_rule(struct kunit *test)
 {
 	static const struct { u32 tick; unsigned int depth; } geo[] = {
 		{ 1000000, 10 }, { 1000000, 11 }, { 999983, 4 }, { 3, 11 }, { 1, 4 },
-		{ 1 << 20, 10 }, { 1000000000, 6 },
+		{ 1 << 20, 10 }, { 1000000000, 6 }, { 1000000000, 9 },
 	};
 	struct tempo_lazy *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 	unsigned int i, lvl, j;
@@ -403,6 +431,7 @@ static void pure_lazy_rule(struct kunit *test)
 
 		KUNIT_ASSERT_TRUE(test, tempo_wheel_params_ok(tick, depth));
 		tempo_lazy_init(r, tick, depth);
+		expect_no_bucket_refused(test, r, max_ns);
 		/*
 		 * A wait of a granule of each level and a tick either side, the
 		 * deadline at, just after, or at the end of its tick; the delay at

@@ -220,7 +220,7 @@ struct tempo_timer {
 	atomic_long_t		state;		/* seq | cpu | flags, see wheel.c */
 	u64			expires;	/* deadline, CLOCK_MONOTONIC ns */
 	tempo_timer_fn_t	fn;
-	u64			bucket;		/* when its far slot is collected (ns), or 0 */
+	u64			bucket;		/* when its far slot is collected (ns), if any */
 	u32			flags;		/* TEMPO_TIMER_*; bits 8..15: slack */
 	u16			want_cpu;	/* where the latest arm wants it */
 	u16			idx;		/* wheel slot index (owner only) */
