@@ -1717,11 +1717,13 @@ static __always_inline int timer_arm_after(struct tempo_timer *t, int cpu, u64 d
 {
 	int ret;
 
-	if (delay_ns > (pad ? coarse_max_delay_ns : max_delay_ns))
-		return -ERANGE;
-	ret = timer_arm_same(t, cpu, now + pad + delay_ns, pad + delay_ns);
+	ret = -EAGAIN;
+	if ((s64)delay_ns >= 0)
+		ret = timer_arm_same(t, cpu, now + pad + delay_ns, pad + delay_ns);
 	if (ret != -EAGAIN)
 		return ret;
+	if (delay_ns > (pad ? coarse_max_delay_ns : max_delay_ns))
+		return -ERANGE;
 	return timer_arm_ns(t, cpu, now + pad + delay_ns, now);
 }
 
