@@ -943,6 +943,54 @@ static void test_same_expiry_keeps_bound(void)
 }
 
 /*
+ * A delay too long to be an arm's is refused, even one that wraps onto the
+ * deadline the timer has: a COARSE arm tries the same expiry before the
+ * range check (timer_arm_after()), so that must not see such a delay; a
+ * precise one checks the range first (timer_arm_precise()), and its case
+ * keeps it so. Each kind of timer is armed at T0 to a deadline in the last
+ * tick before its far slot's bucket (a wait the lazy rule serves for any
+ * delay) and, with the clock past that deadline but short of the bucket,
+ * re-armed with the delay that wraps now (+ the pad) onto it: -ERANGE, the
+ * state and deadline as they were, and it fires once.
+ * Fails if: the same expiry's re-arm takes a delay of 2^63 or more (seen:
+ * without timer_arm_after()'s sign test, the COARSE timer is "pending", 1).
+ */
+static void test_same_expiry_wrapped_delay_refused(void)
+{
+	unsigned int coarse;
+
+	for (coarse = 0; coarse < 2; coarse++) {
+		u64 expires = tick_ns(BUCKET) - (coarse ? 1 : TICK_NS / 2), now, delay;
+		struct obj *o;
+		long st;
+
+		setup(2);
+		o = coarse ? coarse_obj() : obj_new(false);
+		tempo_sim_set_cpu(0);
+		EXPECT_EQ(tempo_timer_arm_at(&o->timer, 0, ns_to_ktime(expires)), 0, "idle timer");
+		EXPECT_EQ(o->timer.bucket, tick_ns(BUCKET), "in a far slot: bucket %llu",
+			  o->timer.bucket);
+		/* Past the deadline, short of the bucket; a COARSE now is the jiffy's start. */
+		tempo_sim_clock_set(coarse ? tick_ns(BUCKET) - 2 * TICK_NS :
+					     expires + TICK_NS / 4);
+		now = coarse ? tick_ns(BUCKET) - TICK_NSEC : ktime_get_ns();
+		delay = expires - now - (coarse ? TICK_NSEC : 0);
+		EXPECT_TRUE((s64)delay < 0, "delay %llu does not wrap", delay);
+		st = h_state(&o->timer);
+		EXPECT_EQ(tempo_timer_arm(&o->timer, delay), -ERANGE, "%s: a delay of %llu",
+			  coarse ? "coarse" : "precise", delay);
+		EXPECT_EQ(h_state(&o->timer), st, "the state changed: %#lx, was %#lx",
+			  h_state(&o->timer), st);
+		EXPECT_EQ(o->timer.expires, expires, "the deadline moved: %llu", o->timer.expires);
+		o->deadline = expires;
+		h_drive_until(tick_ns(BUCKET) + TICK_NS);
+		EXPECT_EQ(o->fired, 1, "fired %u times", o->fired);
+		teardown();
+		free(o);
+	}
+}
+
+/*
  * The same deadline does not make a stopped timer pending again, nor skip a
  * message on its way: a lazily cancelled COARSE timer re-armed to its old
  * deadline is armed (returns 0, pending); one that CPU 1's arm_on() asked
@@ -1240,6 +1288,7 @@ static const struct test_case cases[] = {
 	TEST_CASE_VOID(test_garbage_costs_one_expiry_per_slot),
 	TEST_CASE_VOID(test_coarse_dates_by_jiffy),
 	TEST_CASE_VOID(test_same_expiry_keeps_bound),
+	TEST_CASE_VOID(test_same_expiry_wrapped_delay_refused),
 	TEST_CASE_VOID(test_same_expiry_not_stopped_or_moving),
 	TEST_CASE_VOID(test_rearm_same_after_cancel),
 	TEST_CASE_VOID(test_deferrable_never_programs_hrtimer),
