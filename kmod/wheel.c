@@ -1711,7 +1711,13 @@ static __always_inline u64 timer_now(const struct tempo_timer *t, u32 flags, u64
 	return now;
 }
 
-/* An arm after a delay, of a timer of either kind: timer_arm_delay(). */
+/*
+ * An arm after a delay, of a timer of either kind: timer_arm_delay(). The
+ * same expiry comes before the range check: a deadline the timer holds was
+ * set within the longest delay of an earlier or equal reading of its clock,
+ * so a delay that reaches it is in range, unless now + pad + delay wraps,
+ * which only a delay of 2^63 or more can do: the sign test keeps those out.
+ */
 static __always_inline int timer_arm_after(struct tempo_timer *t, int cpu, u64 delay_ns,
 					   u64 now, u64 pad)
 {
