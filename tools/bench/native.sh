@@ -19,7 +19,8 @@
 #   TEMPO_BENCH_SYS    only these systems (comma-separated), e.g. for a profile
 #   TEMPO_BENCH_EXTRA  controls added to the cancel and postpone lanes and hirq
 #                      (timer64: a timer_list padded to the 64 bytes of a
-#                      tempo_timer; lazyc and lazyp always run there)
+#                      tempo_timer; timer56, timer48: padded to 56 and 48
+#                      bytes; lazyc and lazyp always run there)
 #   TEMPO_BENCH_TIERS  only these tiers of outstanding timers (e.g. 65536)
 #   TEMPO_BENCH_SRC    build tempo.ko from this tree's kmod/ and include/ (an
 #                      A/B run against another checkout); the bench module and

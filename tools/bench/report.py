@@ -114,7 +114,7 @@ def advantage(mine, other, unit):
 # other system.
 TIMER_LANES = ("cancel", "postpone", "xcancel", "xpostpone", "hirq")
 PAIRS = {
-    **{lane: [("tempo_coarse", ("timer", "dwork"), ("lazyc", "timer64")),
+    **{lane: [("tempo_coarse", ("timer", "dwork"), ("lazyc", "timer64", "timer56", "timer48")),
               ("tempo", ("hrtimer",), ("lazyp",))] for lane in TIMER_LANES},
     "order": [("tempo_inline", ("rob", "padata", "owq"), ()),
               ("tempo", ("padata", "owq"), ())],

@@ -15,7 +15,8 @@
 # (only these systems,
 # e.g. for a profile of one of them), tempo_bench_extra=timer64 (controls added to
 # the cancel and postpone lanes and hirq: timer64 is a timer_list padded to
-# tempo_timer's 64 bytes; lazyc and lazyp, the floor of a lazy timer, always run),
+# tempo_timer's 64 bytes, timer56 and timer48 to 56 and 48; lazyc and lazyp, the
+# floor of a lazy timer, always run),
 # tempo_bench_tiers=65536 (only these numbers of outstanding timers).
 # The isolation lane (iso) runs only when tempo_bench_only names it;
 # tempo_bench_iso=1 says the boot isolates CPU 1 (nohz_full=1): the lane then

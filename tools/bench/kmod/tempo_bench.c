@@ -14,7 +14,8 @@
  * tools/bench/report.py takes medians and ratios. Commands:
  *
  *	cancel SYS N CPUS   SYS in tempo tempo_coarse dwork timer hrtimer, or
- *			    the controls timer64 lazyc lazyp (below). N
+ *			    the controls timer64 timer48 timer56 lazyc
+ *			    lazyp (below). N
  *			    timers armed far in the future (CPUS "1" or "all",
  *			    split evenly, each thread arming its share on its
  *			    own CPU); then for sample_ms, cancel and re-arm a
@@ -265,11 +266,11 @@ static struct brun *brun_alloc(void)
 
 enum tsys {
 	T_TEMPO, T_TEMPO_COARSE, T_DWORK, T_TIMER, T_HRTIMER, T_TIMER64, T_LAZYC, T_LAZYP,
-	T_TEMPO_DEFER, T_TEMPO_DEFER_HELD, T_NSYS
+	T_TEMPO_DEFER, T_TEMPO_DEFER_HELD, T_TIMER48, T_TIMER56, T_NSYS
 };
 static const char * const tsys_name[T_NSYS] = {
 	"tempo", "tempo_coarse", "dwork", "timer", "hrtimer", "timer64", "lazyc", "lazyp",
-	"tempo_defer", "tempo_defer_held"
+	"tempo_defer", "tempo_defer_held", "timer48", "timer56"
 };
 
 /*
@@ -280,6 +281,25 @@ static const char * const tsys_name[T_NSYS] = {
 struct timer_list64 {
 	struct timer_list t;
 } __aligned(64);
+
+/*
+ * timer48, timer56: a timer_list padded to 48 and 56 bytes, 8-byte aligned,
+ * as in an array of objects holding a struct tempo_timer of that size. Beside
+ * timer64, controls of what a smaller tempo_timer would buy at each tier
+ * before one is built. (A timer_list over 48 bytes, with lockdep, is not
+ * padded: the figures then mean nothing, as every figure of a debug kernel.)
+ */
+#define TIMER_PAD(n)	((n) > sizeof(struct timer_list) ? (n) - sizeof(struct timer_list) : 0)
+
+struct timer_list48 {
+	struct timer_list t;
+	u8 pad[TIMER_PAD(48)];
+};
+
+struct timer_list56 {
+	struct timer_list t;
+	u8 pad[TIMER_PAD(56)];
+};
 
 /*
  * lazyc, lazyp: the floor of any lazy timer, not a timer. A 64-byte object
@@ -378,8 +398,13 @@ static int cancel_pre(struct bthread *t)
 			mod_timer(tl, jiffies + far_j(i));
 			break;
 		}
-		case T_TIMER64: {
-			struct timer_list *tl = &((struct timer_list64 *)pool + i)->t;
+		case T_TIMER64:
+		case T_TIMER48:
+		case T_TIMER56: {
+			struct timer_list *tl = c->sys == T_TIMER64 ?
+				&((struct timer_list64 *)pool + i)->t : c->sys == T_TIMER48 ?
+				&((struct timer_list48 *)pool + i)->t :
+				&((struct timer_list56 *)pool + i)->t;
 
 			timer_setup(tl, noop_timer, 0);
 			mod_timer(tl, jiffies + far_j(i));
@@ -432,6 +457,14 @@ static int cancel_pre(struct bthread *t)
 		LOOP(struct timer_list64, timer_delete(&x->t),			\
 		     mod_timer(&x->t, jiffies + far_j(i)));			\
 		break;								\
+	case T_TIMER48:								\
+		LOOP(struct timer_list48, timer_delete(&x->t),			\
+		     mod_timer(&x->t, jiffies + far_j(i)));			\
+		break;								\
+	case T_TIMER56:								\
+		LOOP(struct timer_list56, timer_delete(&x->t),			\
+		     mod_timer(&x->t, jiffies + far_j(i)));			\
+		break;								\
 	case T_HRTIMER:								\
 		LOOP(struct hrtimer, hrtimer_try_to_cancel(x),			\
 		     hrtimer_start(x, ns_to_ktime(far_ns(i)), HRTIMER_MODE_REL)); \
@@ -468,6 +501,14 @@ static int cancel_pre(struct bthread *t)
 		break;								\
 	case T_TIMER64:								\
 		LOOP(struct timer_list64, (void)0,				\
+		     mod_timer(&x->t, jiffies + far_j(i)));			\
+		break;								\
+	case T_TIMER48:								\
+		LOOP(struct timer_list48, (void)0,				\
+		     mod_timer(&x->t, jiffies + far_j(i)));			\
+		break;								\
+	case T_TIMER56:								\
+		LOOP(struct timer_list56, (void)0,				\
 		     mod_timer(&x->t, jiffies + far_j(i)));			\
 		break;								\
 	case T_HRTIMER:								\
@@ -543,6 +584,12 @@ static void cancel_post(struct bthread *t)
 			break;
 		case T_TIMER64:
 			timer_delete_sync(&((struct timer_list64 *)pool + i)->t);
+			break;
+		case T_TIMER48:
+			timer_delete_sync(&((struct timer_list48 *)pool + i)->t);
+			break;
+		case T_TIMER56:
+			timer_delete_sync(&((struct timer_list56 *)pool + i)->t);
 			break;
 		case T_HRTIMER:
 			hrtimer_cancel((struct hrtimer *)pool + i);
@@ -644,7 +691,7 @@ static void xcancel_body(struct bthread *t)
 	if (!t->idx)
 		return;
 	xshare(t, c->n, &lo, &hi);
-	/* cmd_xcancel() refuses timer64 */
+	/* cmd_xcancel() refuses timer64, timer48 and timer56 */
 	if (c->postpone) {
 		SYS_POSTPONES(c->sys, CANCEL_LOOP);
 	} else {
@@ -662,7 +709,8 @@ static int cmd_xcancel(const char *name, const char *sys_s, u32 n)
 	u64 ops;
 
 	nt = min_t(int, num_online_cpus(), MAX_THREADS);
-	if (sys < 0 || sys == T_TIMER64 || nt < 2 || n < 1 || n > MAX_TIMERS)
+	if (sys < 0 || sys == T_TIMER64 || sys == T_TIMER48 || sys == T_TIMER56 || nt < 2 ||
+	    n < 1 || n > MAX_TIMERS)
 		return -EINVAL;
 	c.sys = sys;
 	r = brun_alloc();
@@ -923,7 +971,8 @@ static int cmd_fire(const char *sys_s, u32 k, bool burst)
 	unsigned long stop;
 	u32 i;
 
-	if (sys < 0 || sys == T_TIMER || sys == T_TIMER64 || k < 16 || k > MAX_TIMERS / 4)
+	if (sys < 0 || sys == T_TIMER || sys == T_TIMER64 || sys == T_TIMER48 ||
+	    sys == T_TIMER56 || k < 16 || k > MAX_TIMERS / 4)
 		return -EINVAL;
 	f = kzalloc(sizeof(*f), GFP_KERNEL);
 	r = brun_alloc();
