@@ -219,14 +219,15 @@
  * The lazy rule checks a far slot against the bound without slack, so a
  * lazily re-armed timer stays within that bound for its new delay; a slot
  * that a slack put beyond it fails the rule, and the re-arm is eager and
- * places the timer with its slack again. A timer without slack pays one
- * test of its flags at placement.
+ * places the timer with its slack again. A timer with neither slack nor
+ * DEFERRABLE pays one test of its flags at placement (base_choose()).
  *
  * The flags word is written at init and by tempo_timer_set_slack(), which
  * the caller does not run concurrently with init or itself. An owner reads
- * it when it places the timer, after its acquire read of the state word
- * (base_settle:A) or, for its own eager arm, after the caller's store: an
- * arm that follows tempo_timer_set_slack() publishes the slack with its
+ * it once per placement: after its acquire read of the state word
+ * (base_settle:A) or, for its own eager arm, at the start of
+ * timer_arm_tick(), after the caller's store, for every try of its cmpxchg:
+ * an arm that follows tempo_timer_set_slack() publishes the slack with its
  * fully ordered cmpxchg (P1), so its placement uses that slack. A placement
  * concurrent with the store uses either slack; both satisfy the bound of
  * the slack the caller then arms with, or of the one before, whichever is
@@ -319,9 +320,11 @@
  * if that base is online again with messages waiting.
  *
  * Cost to precise timers: a test of the timer's flags where the wheel is
- * chosen (link, unlink, placement), and two more empty checks in
- * base_process() (dinbox, dwheel.next_expiry). The arm, cancel and lazy
- * paths read nothing else.
+ * chosen (link, unlink; at placement one test covers slack and
+ * DEFERRABLE, base_choose()), and two more empty checks in base_process()
+ * (dinbox, dwheel.next_expiry). An eager arm or a settle reads the flags
+ * once and passes them down. The arm, cancel and lazy paths read nothing
+ * else.
  */
 
 /**
@@ -856,9 +859,10 @@ static void base_program(struct tempo_base *base, u64 bucket_expiry)
  * (DEFERRABLE). A timer_list is late by up to 1/8 of its delay (its own
  * levels): aim 1/8 short, so it fires before the bucket, finds it not yet
  * due, and is re-armed nearer (a few runs per expiry, only while the CPU is
- * awake). Owner, irqs off.
+ * awake). Out of line, so that base_link() stays small enough to inline into
+ * the eager arm. Owner, irqs off.
  */
-static void base_carry(struct tempo_base *base, u64 bucket_expiry)
+static noinline void base_carry(struct tempo_base *base, u64 bucket_expiry)
 {
 	u64 at = bucket_expiry * tick_ns, now = ktime_get_ns();
 	unsigned long delta = 0;
@@ -887,26 +891,32 @@ static inline bool timer_defers(const struct tempo_timer *t)
 	return READ_ONCE(t->flags) & TEMPO_TIMER_DEFERRABLE;
 }
 
+/* The wheel of @base that holds a timer whose flags are @flags, by its kind. */
+static inline struct tempo_wheel *base_wheel_of(struct tempo_base *base, u32 flags)
+{
+	return unlikely(flags & TEMPO_TIMER_DEFERRABLE) ? &base->dwheel : &base->wheel;
+}
+
 /* The wheel of @base that holds @t, by its kind. */
 static inline struct tempo_wheel *base_wheel(struct tempo_base *base,
 					     const struct tempo_timer *t)
 {
-	return unlikely(timer_defers(t)) ? &base->dwheel : &base->wheel;
+	return base_wheel_of(base, READ_ONCE(t->flags));
 }
 
-/*
- * Choose the slot of @base's wheel for @t (by its kind) to expire at
- * @expires (ns), within its slack if it has one (SLACK). Owner, irqs off.
- */
-static void base_choose(struct tempo_base *base, const struct tempo_timer *t, u64 expires,
-			u64 now, struct tempo_slot *slot)
+/* The flags that change where a timer goes (SLACK, DEFERRABLE). */
+#define TIMER_PLACE_FLAGS	(TEMPO_TIMER_DEFERRABLE | TEMPO_SLACK_MASK)
+
+/* base_choose() for a timer with a slack or deferrable: out of line. */
+static noinline void base_choose_flags(struct tempo_base *base, u32 flags, u64 expires,
+				       u64 now, struct tempo_slot *slot)
 {
-	struct tempo_wheel *w = base_wheel(base, t);
-	u32 code = (READ_ONCE(t->flags) & TEMPO_SLACK_MASK) >> TEMPO_SLACK_SHIFT;
+	struct tempo_wheel *w = base_wheel_of(base, flags);
+	u32 code = (flags & TEMPO_SLACK_MASK) >> TEMPO_SLACK_SHIFT;
 	u64 slack;
 
 	tempo_wheel_forward(w, now);
-	if (likely(!code)) {
+	if (!code) {
 		slot->idx = tempo_wheel_slot(w, expiry_tick(expires), &slot->bucket);
 		return;
 	}
@@ -914,6 +924,24 @@ static void base_choose(struct tempo_base *base, const struct tempo_timer *t, u6
 	slot->idx = tempo_wheel_slot_slack(w, expiry_tick(expires),
 					   ns_to_tick_floor(expires) + slack, slack,
 					   &slot->bucket);
+}
+
+/*
+ * Choose the slot of @base's wheel for a timer whose flags are @flags (its
+ * kind) to expire at @expires (ns), within its slack if it has one (SLACK).
+ * A timer with neither slack nor DEFERRABLE pays one test of @flags and is
+ * placed inline; the others go out of line. The arm and the settle read the
+ * flags once and pass them down. Owner, irqs off.
+ */
+static __always_inline void base_choose(struct tempo_base *base, u32 flags, u64 expires,
+					u64 now, struct tempo_slot *slot)
+{
+	if (unlikely(flags & TIMER_PLACE_FLAGS)) {
+		base_choose_flags(base, flags, expires, now, slot);
+		return;
+	}
+	tempo_wheel_forward(&base->wheel, now);
+	slot->idx = tempo_wheel_slot(&base->wheel, expiry_tick(expires), &slot->bucket);
 }
 
 /*
@@ -925,16 +953,17 @@ static inline u64 slot_far(const struct tempo_slot *slot)
 	return slot->idx >= lazy_idx ? slot->bucket * tick_ns : TEMPO_NO_BUCKET;
 }
 
-static void base_link(struct tempo_base *base, struct tempo_timer *t,
+/* Link @t, whose flags are @flags, into the slot base_choose() chose. */
+static void base_link(struct tempo_base *base, struct tempo_timer *t, u32 flags,
 		      const struct tempo_slot *slot)
 {
-	if (unlikely(timer_defers(t))) {
-		tempo_wheel_link(&base->dwheel, t, slot->idx, slot->bucket);
+	struct tempo_wheel *w = base_wheel_of(base, flags);
+
+	tempo_wheel_link(w, t, slot->idx, slot->bucket);
+	if (unlikely(w != &base->wheel))
 		base_carry(base, slot->bucket);
-		return;
-	}
-	tempo_wheel_link(&base->wheel, t, slot->idx, slot->bucket);
-	base_program(base, slot->bucket);
+	else
+		base_program(base, slot->bucket);
 }
 
 /* Where a pending timer held by @base should live. */
@@ -974,21 +1003,21 @@ enum placement {
 };
 
 /*
- * Carry out @how for @t; @base is the calling CPU's own base (interrupts
- * off), @slot what base_choose() chose for PLACE_LINK.
+ * Carry out @how for @t, whose flags are @flags; @base is the calling CPU's
+ * own base (interrupts off), @slot what base_choose() chose for PLACE_LINK.
  */
-static void base_place(struct tempo_base *base, struct tempo_timer *t, enum placement how,
-		       unsigned int target, const struct tempo_slot *slot)
+static void base_place(struct tempo_base *base, struct tempo_timer *t, u32 flags,
+		       enum placement how, unsigned int target, const struct tempo_slot *slot)
 {
 	switch (how) {
 	case PLACE_LINK:
-		base_link(base, t, slot);
+		base_link(base, t, flags, slot);
 		break;
 	case PLACE_FORWARD:
 		base->stats.forwarded++;
 		fallthrough;
 	case PLACE_SEND:
-		timer_send(base, t, target, timer_defers(t));
+		timer_send(base, t, target, flags & TEMPO_TIMER_DEFERRABLE);
 		break;
 	case PLACE_NOTHING:
 		break;
@@ -1018,6 +1047,7 @@ static bool base_settle(struct tempo_base *base, struct tempo_timer *t,
 	struct tempo_slot slot;
 	long old, new;
 	u64 expires;
+	u32 flags = 0;
 	enum { DROP, FIRE, PLACE, KEEP, FORWARD, UNLINK } act;
 
 	/*
@@ -1071,7 +1101,8 @@ static bool base_settle(struct tempo_base *base, struct tempo_timer *t,
 				act = KEEP;
 			} else {
 				act = PLACE;
-				base_choose(base, t, expires, now, &slot);
+				flags = READ_ONCE(t->flags);
+				base_choose(base, flags, expires, now, &slot);
 				far = slot_far(&slot);
 			}
 		}
@@ -1090,14 +1121,14 @@ static bool base_settle(struct tempo_base *base, struct tempo_timer *t,
 
 	switch (act) {
 	case PLACE:
-		base_place(base, t, PLACE_LINK, target, &slot);
+		base_place(base, t, flags, PLACE_LINK, target, &slot);
 		break;
 	case KEEP:
 		list_add_tail(&t->entry, &base->expired);
 		t->idx = TEMPO_IDX_EXPIRED;
 		break;
 	case FORWARD:
-		base_place(base, t, PLACE_FORWARD, target, NULL);
+		base_place(base, t, READ_ONCE(t->flags), PLACE_FORWARD, target, NULL);
 		break;
 	case DROP:
 		/* LMM(base_settle:C): pairs with tempo_timer_cancel_sync() (P3). */
@@ -1388,9 +1419,10 @@ int tempo_timer_set_slack(struct tempo_timer *timer, u64 slack_ns)
 		return -ERANGE;
 	flags |= tempo_slack_encode(ns_to_tick_floor(slack_ns)) << TEMPO_SLACK_SHIFT;
 	/*
-	 * Read by base_choose() on the CPU that places the timer: an arm after
-	 * this store publishes it with its fully ordered cmpxchg (P1), and a
-	 * placement that races with it uses either slack.
+	 * Read once per placement by the CPU that places the timer
+	 * (base_choose(), SLACK): an arm after this store publishes it with
+	 * its fully ordered cmpxchg (P1), and a placement that races with it
+	 * uses either slack.
 	 */
 	WRITE_ONCE(timer->flags, flags);
 	return 0;
@@ -1422,8 +1454,9 @@ static int timer_arm_tick(struct tempo_timer *t, int cpu, u64 expires, u64 now)
 {
 	struct tempo_base *local = this_cpu_ptr(bases);
 	unsigned int this = smp_processor_id(), owner, target;
-	/* tempo_timer_set_slack() may store the flags meanwhile: marked. */
-	bool pinned = READ_ONCE(t->flags) & TEMPO_TIMER_PINNED;
+	/* One load: tempo_timer_set_slack() may store the flags meanwhile (marked). */
+	u32 flags = READ_ONCE(t->flags);
+	bool pinned = flags & TEMPO_TIMER_PINNED;
 	struct tempo_slot slot;
 	enum placement how;
 	long old, new;
@@ -1477,7 +1510,7 @@ static int timer_arm_tick(struct tempo_timer *t, int cpu, u64 expires, u64 now)
 		}
 		if (how == PLACE_LINK) {
 			new &= ~TT_MOVED;	/* we place it */
-			base_choose(local, t, expires, now, &slot);
+			base_choose(local, flags, expires, now, &slot);
 		}
 		if (held && owner == this && local->online) {
 			/*
@@ -1498,7 +1531,7 @@ static int timer_arm_tick(struct tempo_timer *t, int cpu, u64 expires, u64 now)
 	 * base_place() does below, so nobody else touches the entry yet.
 	 */
 	if ((old & TT_LINKED) && tt_cpu(old) == this && local->online)
-		tempo_wheel_del(base_wheel(local, t), t);
+		tempo_wheel_del(base_wheel_of(local, flags), t);
 	/*
 	 * A timer no base held has no bucket (I8) and is ours from the cmpxchg
 	 * on: a lazy operation that reads none before this store is only eager.
@@ -1507,7 +1540,7 @@ static int timer_arm_tick(struct tempo_timer *t, int cpu, u64 expires, u64 now)
 		WRITE_ONCE(t->bucket, slot_far(&slot));
 	stats_hold(local, old, new, false);
 	trace_tempo_timer_arm(t, target, expires, old & TT_PENDING);
-	base_place(local, t, how, target, &slot);
+	base_place(local, t, flags, how, target, &slot);
 	return !!(old & TT_PENDING);
 }
 
