@@ -1745,11 +1745,12 @@ static __always_inline u64 timer_now(const struct tempo_timer *t, u32 flags, u64
 }
 
 /*
- * An arm after a delay, of a timer of either kind: timer_arm_delay(). The
- * same expiry comes before the range check: a deadline the timer holds was
- * set within the longest delay of an earlier or equal reading of its clock,
- * so a delay that reaches it is in range, unless now + pad + delay wraps,
- * which only a delay of 2^63 or more can do: the sign test keeps those out.
+ * A COARSE timer's arm after a delay (timer_arm_delay()), from @now, the
+ * start of the jiffy, padded by @pad (timer_now()). The same expiry comes
+ * before the range check: a deadline the timer holds was set within the
+ * longest delay of an earlier or equal reading of its clock, so a delay that
+ * reaches it is in range, unless now + pad + delay wraps, which only a delay
+ * of 2^63 or more can do: the sign test keeps those out.
  */
 static __always_inline int timer_arm_after(struct tempo_timer *t, int cpu, u64 delay_ns,
 					   u64 now, u64 pad)
@@ -1761,7 +1762,7 @@ static __always_inline int timer_arm_after(struct tempo_timer *t, int cpu, u64 d
 		ret = timer_arm_same(t, cpu, now + pad + delay_ns, pad + delay_ns);
 	if (ret != -EAGAIN)
 		return ret;
-	if (delay_ns > (pad ? coarse_max_delay_ns : max_delay_ns))
+	if (delay_ns > coarse_max_delay_ns)
 		return -ERANGE;
 	return timer_arm_ns(t, cpu, now + pad + delay_ns, now);
 }

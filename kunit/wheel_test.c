@@ -386,7 +386,10 @@ static void expect_lazy_edges(struct kunit *test, const struct tempo_lazy *r, u6
 					 depth);
 }
 
-/* No deadline up to the clock's 2^61 ns plus the longest delay, no delay, serves none. */
+/*
+ * TEMPO_NO_BUCKET serves no delay, for clocks up to 2^61 ns and deadlines up
+ * to the longest delay after them.
+ */
 static void expect_no_bucket_refused(struct kunit *test, const struct tempo_lazy *r,
 				     u64 max_ns)
 {
