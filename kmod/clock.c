@@ -26,7 +26,7 @@
  * included, under the timekeeper's raw lock with interrupts off and its
  * sequence count held for writing, where even queue_work() must not run (it
  * may read the clock: KVM's 3f804f6d201c, "Prevent deadlock against
- * tk_core.seq"). So tempo_clock_gtod() queues one irq_work when "was set"
+ * tk_core.seq"). So clock_gtod() queues one irq_work when "was set"
  * and does nothing else; the irq_work queues one work item; the work calls
  * tempo's clock notifier chain, whose members (the delay queue core, the
  * file interface) each visit their own list of queues or files once. A

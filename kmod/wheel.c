@@ -1782,7 +1782,7 @@ static noinline int timer_arm_precise(struct tempo_timer *t, int cpu, u64 delay_
 }
 
 /*
- * tempo_timer_arm() and _arm_on(). A COARSE one is inline, with no call
+ * tempo_timer_arm() and tempo_timer_arm_on(). A COARSE one is inline, with no call
  * before its same expiry's return and so no frame: the arm TCP-like users
  * repeat.
  */

@@ -3,7 +3,7 @@
  * tempo timer wheel: the wheel proper, a hierarchical, non-cascading wheel
  * driven by an explicit clock, with one owner at a time. It knows nothing of
  * CPUs, interrupts or real time (kmod/wheel.c wraps one per CPU), so the
- * KUnit suite and tools/user drive it tick by tick. Its small calls (level,
+ * KUnit suite and tools/user-cores/ drive it tick by tick. Its small calls (level,
  * slot, link, del, forward) are inline in kmod/wheel.h, for the arm and
  * settle paths; what runs once per collection is here.
  */

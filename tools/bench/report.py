@@ -49,7 +49,7 @@ TIERS = ("1024", "65536", "1048576")
 CPUS = ("1", "all")
 WITHIN_LAZY = 1 / 1.5
 TARGETS_UML = [
-    # issue 36: re-arming at timer_list's floor
+    # re-arming at timer_list's floor
     *[("postpone", {"outstanding": n, "cpus": c}, "tempo_coarse", "timer", 1.0)
       for n in TIERS for c in CPUS],
     *[("xpostpone", {"outstanding": n}, "tempo_coarse", "timer", 1.0) for n in TIERS[:2]],

@@ -2890,7 +2890,7 @@ TEST_F(hostile, test_stats_hide_other_users)
 	return rc;
 }
 
-/* ---- clocks flipped while root sets the wall clock (issue 35) ---- */
+/* ---- clocks flipped while root sets the wall clock ---- */
 
 #define FLIP_FILES	4
 #define FLIP_TIMERS	64

@@ -376,7 +376,7 @@ static void test_remote_arm_while_parking(void)
 /*
  * A parked timer is re-armed in place by its owner, and cancel_sync lets go
  * of it from either CPU: on the owner by clearing PARKED, elsewhere through
- * the owner (timer_unpark()).
+ * the owner (timer_release()).
  */
 static void test_parked_rearm_and_cancel_sync(void)
 {
