@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * tempo clocks: the clocks a delay queue, and so a /dev/tempo timer, may
- * keep time in; how the module hears that one was set or that the machine
- * resumed; and a caller's time namespace.
- *
+/**
  * DOC: tempo clocks
+ *
+ * The clocks a delay queue, and so a /dev/tempo timer, may keep time in; how
+ * the module hears that one was set or that the machine resumed; and a
+ * caller's time namespace.
  *
  * The timer wheel runs on CLOCK_MONOTONIC only, as timer_list does (making
  * MONOTONIC count suspend was tried in 2018 and reverted: it broke timeouts
