@@ -18,6 +18,9 @@ build files) and looks at two kinds of citation:
   code (comments left out), in the kernel tree, or in the system's headers (the
   userspace API: timerfd_create(), io_uring_submit()). A member or method
   (`.take()`, `->fn()`, `Foo::bar()`) is not a citation of a function of ours;
+- a kernel-doc directive of Documentation/*.rst: its file must exist and hold
+  the DOC: section it names; and every DOC: section of kmod/ and include/ must
+  be pulled by one, so that the design document has all of the design;
 - a tracker's number ("issue 12", "task #3", "bug 7"): it means nothing to a
   reader of the tree, which says what the code is, not the history that made it.
 
@@ -139,6 +142,43 @@ def path_exists(top, ktree, p):
     return p.endswith(BUILD_SUFFIXES) or os.path.exists(os.path.join(top, p + ".c"))
 
 
+DOC_RE = re.compile(r"^/\*\*\n \* DOC: (.+)$", re.M)
+DIRECTIVE_RE = re.compile(r"^\.\. kernel-doc:: (\S+)\n((?:   :.*\n?)*)", re.M)
+
+
+def kernel_doc_directives(top, texts):
+    """Directives naming a DOC: section that is not there; DOC: sections no directive pulls."""
+    bad = []
+    defined = {}
+    for f, t in texts.items():
+        if f.split("/")[0] in ("kmod", "include") and f.endswith((".c", ".h")):
+            for m in DOC_RE.finditer(t):
+                defined[(f, m.group(1).strip())] = t.count("\n", 0, m.start()) + 2
+    pulled = set()
+    for f, t in texts.items():
+        if not f.endswith(".rst"):
+            continue
+        for m in DIRECTIVE_RE.finditer(t):
+            path, opts = m.group(1), m.group(2)
+            line = t.count("\n", 0, m.start()) + 1
+            if path not in texts:
+                bad.append((f, line, path))
+                continue
+            docs = re.findall(r"^   :doc: (.+)$", opts, re.M)
+            if not opts.strip():
+                # No option: the file's every kernel-doc comment, DOC: sections too.
+                pulled.update(k for k in defined if k[0] == path)
+            for d in docs:
+                key = (path, d.strip())
+                pulled.add(key)
+                if key not in defined:
+                    bad.append((f, line, "%s's DOC: %s" % key))
+    for key, line in sorted(defined.items()):
+        if key not in pulled:
+            bad.append((key[0], line, "DOC: %s, pulled by no document" % key[1]))
+    return bad
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__.strip().split("\n")[2].strip(), file=sys.stderr)
@@ -194,8 +234,11 @@ def main():
                     if name in NOT_NAMES or name in known or CAMEL_RE.match(name):
                         continue
                     bad.append((f, line0 + text.count("\n", 0, m.start()), name + "()"))
+    bad += kernel_doc_directives(top, texts)
     for f, line, what in bad:
-        if what.startswith('"'):
+        if what.startswith("DOC: "):
+            print("%s:%d: %s" % (f, line, what))
+        elif what.startswith('"'):
             print("%s:%d: cites %s, a tracker's number" % (f, line, what))
         else:
             print("%s:%d: cites %s, which is nowhere" % (f, line, what))
