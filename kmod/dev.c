@@ -541,13 +541,20 @@ static void dev_stats_mod(struct tempo_mod_stats *s)
 	s->sink_dropped = atomic64_read(&dev_mstat.sink_dropped);
 }
 
-/* What the opener's user holds, for a file that may not see the module's figures. */
-static void dev_stats_user(struct tempo_user *u, struct tempo_mod_stats *s)
+/*
+ * What the caller's user holds, for a file that may not see the module's
+ * figures: its opener's user's for that user, the caller's own for another
+ * (dev_user_counts()), whoever opened the file.
+ */
+static void dev_stats_user(struct tempo_ctx *ctx, struct tempo_mod_stats *s)
 {
+	unsigned long n[DU_NR];
+
+	dev_user_counts(ctx->user, n);
 	s->scope = TEMPO_STATS_USER;
-	s->contexts = dev_user_count(u, DU_CONTEXTS);
-	s->timers = dev_user_count(u, DU_TIMERS);
-	s->bytes = s->timers * dev_slot_size() + dev_user_count(u, DU_BYTES);
+	s->contexts = n[DU_CONTEXTS];
+	s->timers = n[DU_TIMERS];
+	s->bytes = s->timers * dev_slot_size() + n[DU_BYTES];
 }
 
 static long dev_ioc_stats(struct tempo_ctx *ctx, void __user *arg)
@@ -559,7 +566,7 @@ static long dev_ioc_stats(struct tempo_ctx *ctx, void __user *arg)
 	if (ctx->sees_module)
 		dev_stats_mod(&st.mod);
 	else
-		dev_stats_user(ctx->user, &st.mod);
+		dev_stats_user(ctx, &st.mod);
 	return copy_to_user(arg, &st, sizeof(st)) ? -EFAULT : 0;
 }
 

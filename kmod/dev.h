@@ -455,6 +455,6 @@ void dev_user_put(struct tempo_user *u);
 bool dev_user_charge(struct tempo_user *u, enum dev_user_count c, long n,
 		     unsigned long limit);
 void dev_user_uncharge(struct tempo_user *u, enum dev_user_count c, long n);
-unsigned long dev_user_count(struct tempo_user *u, enum dev_user_count c);
+void dev_user_counts(struct tempo_user *opener, unsigned long *counts);
 
 #endif /* _TEMPO_DEV_H */

@@ -611,7 +611,7 @@ struct tempo_ctx_stats {
 
 /* struct tempo_mod_stats .scope */
 #define TEMPO_STATS_MODULE	0	/* the module's counters, over every user's files */
-#define TEMPO_STATS_USER	1	/* the opener's user's holdings only */
+#define TEMPO_STATS_USER	1	/* the caller's user's holdings only */
 
 /**
  * struct tempo_mod_stats - counters of the whole module, or of one user
@@ -634,9 +634,12 @@ struct tempo_ctx_stats {
  *	would show one user what another does (when it opens a file, how many
  *	timers it arms and reads), so only a file opened with CAP_SYS_ADMIN or
  *	CAP_PERFMON in the initial user namespace gets them, as for the
- *	kernel's other global statistics; any other file gets its opener's
- *	user's (user namespace and effective uid, as the limits count them):
- *	@contexts, @timers and @bytes as described, every other field 0.
+ *	kernel's other global statistics; any other file gets the holdings of
+ *	the caller's user (user namespace and effective uid, as the limits
+ *	count them), whoever opened the file (a file passed to another user
+ *	shows it its own, never the opener's other files; a user holding
+ *	nothing gets 0): @contexts, @timers and @bytes as described, every
+ *	other field 0.
  * @reserved32: zero.
  * @reserved: zero.
  */
@@ -658,7 +661,7 @@ struct tempo_mod_stats {
 /**
  * struct tempo_stats - TEMPO_IOC_STATS
  * @ctx: this file's context.
- * @mod: the module, or the opener's user (see @mod.scope).
+ * @mod: the module, or the caller's user (see @mod.scope).
  */
 struct tempo_stats {
 	struct tempo_ctx_stats ctx;

@@ -2890,6 +2890,88 @@ TEST_F(hostile, test_stats_hide_other_users)
 	return rc;
 }
 
+/* uid 65534: open a file and pass it to uid 65533; then, on the go-ahead, another file and 5 timers. */
+static int stats_passer_kid(void *arg)
+{
+	int sock = *(int *)arg, fd, fd2, i;
+
+	fd = tempo_open(0);
+	ASSERT_GE(fd, 0);
+	ASSERT_ERRNO(send_fd(sock, fd), 0);
+	say(1);
+	await_go();
+	fd2 = tempo_open(0);
+	ASSERT_GE(fd2, 0);
+	for (i = 0; i < 5; i++)
+		ASSERT_ERRNO(tempo_arm_one(fd2, i, 100 * SEC, 0, 0, NULL), 0);
+	say(2);
+	await_go();
+	close(fd2);
+	close(fd);
+	return TEST_PASS;
+}
+
+/* uid 65533: the file uid 65534 passed it; its STATS before and after uid 65534's other file. */
+static int stats_receiver_kid(void *arg)
+{
+	struct tempo_mod_stats m0, m1;
+	int sock = *(int *)arg, fd;
+
+	fd = recv_fd(sock);
+	ASSERT_GE(fd, 0);
+	m0 = mod_stats(fd);
+	ASSERT_EQ(m0.scope, TEMPO_STATS_USER);
+	say(1);
+	await_go();			/* uid 65534 opened another file, armed 5 timers */
+	m1 = mod_stats(fd);
+	test_diag("uid %u, through uid %u's file: contexts %llu -> %llu, timers %llu -> %llu, bytes %llu -> %llu",
+		  getuid(), UID_A, (unsigned long long)m0.contexts,
+		  (unsigned long long)m1.contexts, (unsigned long long)m0.timers,
+		  (unsigned long long)m1.timers, (unsigned long long)m0.bytes,
+		  (unsigned long long)m1.bytes);
+	ASSERT_EQ(memcmp(&m0, &m1, sizeof(m0)), 0);
+	/* Its own figures: uid 65533 opened nothing. */
+	EXPECT_EQ(m1.contexts, 0);
+	EXPECT_EQ(m1.timers, 0);
+	close(fd);
+	return TEST_PASS;
+}
+
+/*
+ * TEMPO_IOC_STATS of a passed file shows the caller's own user: uid 65534
+ * opens a file and passes it to uid 65533 over a unix socket, then opens a
+ * second file and arms 5 timers in it; uid 65533's STATS through the passed
+ * file do not change, and show its own holdings (none). Fails if: the
+ * figures are the opener's user's whoever asks (uid 65533 then sees uid
+ * 65534's contexts go 1 -> 2, its timers 0 -> 5).
+ */
+TEST_F(hostile, test_stats_of_passed_file_hide_opener)
+{
+	struct kid *a, *b;
+	int sv[2], rc;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+		ASSERT_TRUE(no_unix_sockets(errno));
+		return TEST_SKIP;
+	}
+	a = kid_start(UID_A, stats_passer_kid, &sv[0]);
+	ASSERT_TRUE(a);
+	ASSERT_ERRNO(kid_hear(a, 30000), 1);
+	b = kid_start(UID_B, stats_receiver_kid, &sv[1]);
+	ASSERT_TRUE(b);
+	ASSERT_ERRNO(kid_hear(b, 30000), 1);
+	kid_go(a, 1);
+	ASSERT_ERRNO(kid_hear(a, 30000), 2);
+	kid_go(b, 1);
+	rc = kid_finish(b, 30000);
+	kid_go(a, 1);
+	if (kid_finish(a, 30000) != TEST_PASS)
+		rc = TEST_FAIL;
+	close(sv[0]);
+	close(sv[1]);
+	return rc;
+}
+
 /* ---- clocks flipped while root sets the wall clock ---- */
 
 #define FLIP_FILES	4
@@ -3162,6 +3244,7 @@ static const struct test_case cases[] = {
 	TEST_CASE_F(hostile, test_failed_batch_keeps_no_memory),
 	TEST_CASE_F(hostile, test_sorting_spares_other_users),
 	TEST_CASE_F(hostile, test_stats_hide_other_users),
+	TEST_CASE_F(hostile, test_stats_of_passed_file_hide_opener),
 	TEST_CASE_F(hostile, test_clock_flips_while_root_sets_the_clock),
 	TEST_CASE_F(hostile, test_sink_unix_socket_cycle_collected),	/* leaks today: last */
 	{}
