@@ -318,6 +318,31 @@ static struct tempo_delayq *dev_timer_queue(struct tempo_ctx *ctx, struct tempo_
 }
 
 /*
+ * Under ctl_lock, after @n timers of clock @clock left their queue by a
+ * cancel (their slots the caller's): the proxy of the clock's own queue,
+ * settled (dev_clock_settle(): it stood for a time no later than theirs).
+ */
+static void dev_timers_gone(struct tempo_ctx *ctx, u8 clock, unsigned int n)
+{
+	if (likely(!n || clock < DEV_CLK_BOOT))
+		return;
+	dev_clock_settle(ctx, clock);
+}
+
+/* dev_timers_gone() of @uts[0..@n), of any clocks: one settle per clock queue. */
+static void dev_timers_gone_many(struct tempo_ctx *ctx, struct tempo_utimer *const *uts,
+				 unsigned int n)
+{
+	unsigned long clocks = 0;
+	unsigned int j;
+
+	for (j = 0; j < n; j++)
+		clocks |= BIT(uts[j]->item.clock);
+	for_each_set_bit(j, &clocks, DEV_CLK_NR)
+		dev_timers_gone(ctx, j, 1);
+}
+
+/*
  * Under ctl_lock: take live timer @id out of its queue (an unread record of
  * it is withdrawn); false if @id names no live timer. On true the caller
  * owns the slot: it re-arms it or frees it.
@@ -395,10 +420,12 @@ static unsigned int __dev_timers_put(struct tempo_ctx *ctx, u8 clock, bool own,
  * the COS check and the put in one section, dev_clock_put_many()). For a
  * re-arm, @ut is the timer and @s its new spec: nothing happens if a clock
  * set ended it (-ECANCELED) or it is not queued (-ENOENT); else it takes
- * @s's cookie and period and @clock and moves to its new deadline, in one
- * critical section of its queue (tempo_delayq_requeue()) if @clock keeps
- * it there, else leaving its old queue for the new one. -ECANCELED,
- * with nothing done, for an arm into CANCEL_ON_SET the clock refuses.
+ * @s's cookie and period and @clock and moves
+ * to its new deadline, in one critical section of its queue
+ * (tempo_delayq_requeue()) if @clock keeps it there, else leaving its old
+ * queue for the new one, and the old queue's proxy, if it has one, is
+ * settled (dev_clock_settle()). -ECANCELED, with nothing done, for an arm
+ * into CANCEL_ON_SET the clock refuses.
  * Return: as tempo_delayq_put_many().
  */
 static unsigned int dev_timers_put(struct tempo_ctx *ctx, u8 clock,
@@ -406,14 +433,20 @@ static unsigned int dev_timers_put(struct tempo_ctx *ctx, u8 clock,
 				   unsigned int n, struct tempo_utimer *ut,
 				   const struct tempo_timer_spec *s, int *errp)
 {
+	u8 old = ut ? ut->item.clock : DEV_CLK_MONO;
 	unsigned int put;
 
 	lockdep_assert_held(&ctx->ctl_lock);
-	if (dev_clock_queue(ctx, clock) == ctx->q)
-		return __dev_timers_put(ctx, clock, false, nodes, deadlines, n, ut, s, errp);
-	dev_clock_lock(ctx);
-	put = __dev_timers_put(ctx, clock, true, nodes, deadlines, n, ut, s, errp);
-	dev_clock_unlock(ctx);
+	if (dev_clock_queue(ctx, clock) == ctx->q) {
+		put = __dev_timers_put(ctx, clock, false, nodes, deadlines, n, ut, s, errp);
+	} else {
+		dev_clock_lock(ctx);
+		put = __dev_timers_put(ctx, clock, true, nodes, deadlines, n, ut, s, errp);
+		dev_clock_unlock(ctx);
+	}
+	/* A re-arm that moved a timer of a clock's own queue, out of it or in it. */
+	if (unlikely(old >= DEV_CLK_BOOT) && *errp != -ECANCELED && *errp != -ENOENT)
+		dev_clock_settle(ctx, old);
 	return put;
 }
 
@@ -483,8 +516,10 @@ static void dev_unarm(struct tempo_ctx *ctx, u64 id)
 {
 	struct tempo_utimer *ut = dev_timer_remove(ctx, id);
 
-	if (ut)
-		dev_slot_free(ctx, ut);
+	if (!ut)
+		return;
+	dev_timers_gone(ctx, ut->item.clock, 1);
+	dev_slot_free(ctx, ut);
 }
 
 /*
@@ -905,6 +940,7 @@ static void dev_cancel_ids(struct tempo_ctx *ctx, const u64 *ids, u32 n, u32 fir
 		}
 		uts[done++] = uts[j];	/* done <= j: the slots freed, packed */
 	}
+	dev_timers_gone_many(ctx, uts, done);
 	dev_slots_free(ctx, uts, done);
 	b->done += done;
 	b->affected += done;
@@ -944,6 +980,7 @@ static int dev_cancel_cookies(struct tempo_ctx *ctx, const u64 *keys, struct tem
 	size_t size = roundup_pow_of_two(2 * (size_t)b->count);
 	u32 i, slot, end, mask = size - 1;
 	struct dev_cookie_ent *tab, *e;
+	unsigned long clocks = 0;
 	struct tempo_utimer *ut;
 	int err = 0;
 
@@ -968,12 +1005,16 @@ static int dev_cancel_cookies(struct tempo_ctx *ctx, const u64 *keys, struct tem
 			if (!e->index ||
 			    !tempo_delayq_remove(dev_timer_queue(ctx, ut), &ut->item.dq))
 				continue;
+			clocks |= BIT(ut->item.clock);
 			dev_slot_free(ctx, ut);
 			e->hits++;
 			b->affected++;
 		}
 		err = dev_loop_step();
 	}
+	/* As dev_timers_gone_many(): once per clock, whatever the timers. */
+	for_each_set_bit(i, &clocks, DEV_CLK_NR)
+		dev_timers_gone(ctx, i, 1);
 	atomic64_add(b->affected, &ctx->st.cancelled);
 	for (i = 0; i < b->count && !err; i++) {
 		e = dev_cookie_find(tab, mask, keys[i]);

@@ -131,8 +131,11 @@
  * made the deadline pass (REALTIME stepped forward, BOOTTIME after a
  * suspend), or ends a CANCEL_ON_SET timer, the time the system workqueue
  * takes to run one work item after timekeeping applied the change, plus
- * one tick. A set or a resume costs that one work item, which visits each
- * file holding BOOTTIME or REALTIME timers once, whatever their number.
+ * one tick, and the work item's visits of the files before. A set or a
+ * resume costs that one work item, which visits each file holding timers of
+ * another clock than CLOCK_MONOTONIC once, whatever their number or its
+ * watchers, and wakes only the readers and pollers of a file whose records
+ * the change made ready.
  *
  * Time namespaces. CLOCK_MONOTONIC and CLOCK_BOOTTIME times cross this
  * interface in the time namespace (time_namespaces(7)) of the calling task,
