@@ -383,8 +383,16 @@ static unsigned int __dev_timers_put(struct tempo_ctx *ctx, u8 clock, bool own,
 				     struct tempo_utimer *ut, const struct tempo_timer_spec *s,
 				     int *errp)
 {
+	ktime_t d;
+
+	if (ut && dev_clock_ended(ctx, &ut->item)) {
+		/* Refused while its record waits; gone once that was read or withdrawn. */
+		*errp = tempo_delayq_query(dev_timer_queue(ctx, ut), &ut->item.dq, &d) < 0 ?
+			-ENOENT : -ECANCELED;
+		return 0;
+	}
 	*errp = -ECANCELED;
-	if ((ut && dev_clock_ended(ctx, &ut->item)) || (own && dev_clock_refuses(ctx, clock)))
+	if (own && dev_clock_refuses(ctx, clock))
 		return 0;
 	*errp = -ENOENT;
 	if (ut && dev_timer_queue(ctx, ut) == dev_clock_queue(ctx, clock)) {
@@ -418,9 +426,9 @@ static unsigned int __dev_timers_put(struct tempo_ctx *ctx, u8 clock, bool own,
  * Under ctl_lock: queue @n items of clock @clock for their @deadlines, on
  * the event queue or, under clk_lock, on the clock's own (its proxy moved;
  * the COS check and the put in one section, dev_clock_put_many()). For a
- * re-arm, @ut is the timer and @s its new spec: nothing happens if a clock
- * set ended it (-ECANCELED) or it is not queued (-ENOENT); else it takes
- * @s's cookie and period and @clock and moves
+ * re-arm, @ut is the timer and @s its new spec: nothing happens if it is
+ * not queued (-ENOENT), or if a clock set ended it and its record waits
+ * (-ECANCELED); else it takes @s's cookie and period and @clock and moves
  * to its new deadline, in one critical section of its queue
  * (tempo_delayq_requeue()) if @clock keeps it there, else leaving its old
  * queue for the new one, and the old queue's proxy, if it has one, is

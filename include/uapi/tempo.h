@@ -109,7 +109,9 @@
  * TEMPO_EVF_CLOCK_SET. Until that record is read, a query of the timer says
  * TEMPO_TIMER_CLOCK_SET, and a re-arm of it or the arm of a new
  * CANCEL_ON_SET timer of the file fails with ECANCELED and changes nothing
- * (as timerfd_settime() reports ECANCELED); a cancel works as for any timer.
+ * (as timerfd_settime() reports ECANCELED); a cancel works as for any timer,
+ * withdrawing the record. Once the record is read or withdrawn the timer is
+ * gone: its id gets ENOENT from every call, a re-arm included.
  *
  * Deferrable timers (TEMPO_ARM_DEFERRABLE, CLOCK_MONOTONIC only; feature
  * TEMPO_FEAT_DEFERRABLE): the timer never causes an interrupt on an idle
@@ -300,7 +302,8 @@ struct tempo_info {
  *	reuses of the same slot). In, with TEMPO_ARM_REARM: the
  *	timer to re-arm; its cookie, clock and flags become this element's,
  *	an unread event of it is withdrawn, and its overrun count restarts
- *	(ECANCELED for a CANCEL_ON_SET timer a clock set ended, see "Clocks").
+ *	(ECANCELED for a CANCEL_ON_SET timer a clock set ended whose record
+ *	is unread, see "Clocks").
  * @flags: TEMPO_ARM_* bits: at most one of TEMPO_ARM_BOOTTIME and
  *	TEMPO_ARM_REALTIME (neither: CLOCK_MONOTONIC), and
  *	TEMPO_ARM_CANCEL_ON_SET only with TEMPO_ARM_ABS | TEMPO_ARM_REALTIME,

@@ -766,6 +766,57 @@ out:
 }
 
 /*
+ * A CANCEL_ON_SET timer a set ended is refused a re-arm (ECANCELED) while
+ * its record waits; once its record is read, or the timer cancelled, its id
+ * names nothing, as any timer's that is gone: query, cancel and re-arm (into
+ * any clock) all say ENOENT. Fails if: a re-arm of the released id finds
+ * the slot's old, ended generation and says ECANCELED.
+ */
+static int test_cos_released_id_enoent(void)
+{
+	uint32_t cos = TEMPO_ARM_ABS | TEMPO_ARM_REALTIME | TEMPO_ARM_CANCEL_ON_SET;
+	struct tempo_timer_query q = {};
+	struct wall w = wall_keep();
+	struct tempo_event ev;
+	uint64_t id[2], r = now_ns(CLOCK_REALTIME);
+	int fd = tempo_open(0), ret = TEST_FAIL, i;
+
+	ASSERT_GE(fd, 0);
+	for (i = 0; i < 2; i++)
+		ASSERT_ERRNO(tempo_arm_one(fd, i, r + HOUR, 0, cos, &id[i]), 0);
+	if (step_realtime(SEC) || wait_ready(fd, 2, 3000)) {
+		test_diag("the set did not end the CANCEL_ON_SET timers");
+		goto out;
+	}
+	EXPECT_ERRNO(tempo_rearm(fd, id[0], 0, r + 2 * HOUR, 0, cos), -ECANCELED);
+	EXPECT_ERRNO(tempo_cancel_one(fd, id[1]), 0);	/* its record withdrawn */
+	if (read_one(fd, &ev)) {
+		test_diag("no CLOCK_SET record");
+		goto out;
+	}
+	EXPECT_EQ(ev.id, id[0]);
+	EXPECT_EQ(ev.flags & (TEMPO_EVF_FINAL | TEMPO_EVF_CLOCK_SET),
+		  TEMPO_EVF_FINAL | TEMPO_EVF_CLOCK_SET);
+	for (i = 0; i < 2; i++) {
+		q.id = id[i];
+		EXPECT_ERRNO(tempo_query(fd, &q, 1, NULL), -ENOENT, "timer %d", i);
+		EXPECT_ERRNO(tempo_rearm(fd, id[i], 0, now_ns(CLOCK_REALTIME) + HOUR, 0, cos),
+			     -ENOENT, "timer %d, re-armed CANCEL_ON_SET", i);
+		EXPECT_ERRNO(tempo_rearm(fd, id[i], 0, HOUR, 0, 0), -ENOENT,
+			     "timer %d, re-armed MONOTONIC", i);
+		EXPECT_ERRNO(tempo_cancel_one(fd, id[i]), -ENOENT, "timer %d", i);
+	}
+	EXPECT_EQ(ctx_stats(fd).timers, 0);
+	/* The ended ones gone, CANCEL_ON_SET timers begin anew. */
+	EXPECT_ERRNO(tempo_arm_one(fd, 9, now_ns(CLOCK_REALTIME) + HOUR, 0, cos, &id[0]), 0);
+	ret = TEST_PASS;
+out:
+	wall_restore(&w);
+	close(fd);
+	return ret;
+}
+
+/*
  * poll() reports POLLIN only while read() would return a record: a
  * BOOTTIME timer cancelled before its deadline leaves the file unreadable
  * at that deadline (a later one's record then comes at its own), and so
@@ -1065,6 +1116,7 @@ static const struct test_case cases[] = {
 	TEST_CASE(test_timens_behind),
 	TEST_CASE(test_settime_forward),
 	TEST_CASE(test_settime_back),
+	TEST_CASE(test_cos_released_id_enoent),
 	TEST_CASE(test_cancel_leaves_nothing_readable),
 	TEST_CASE(test_poll_then_read_never_sleeps),
 	TEST_CASE(test_suspend_resume),
