@@ -186,6 +186,7 @@ struct tempo_ctx {
 	spinlock_t		clk_lock;	/* the proxies; cos_*: with ctl_lock */
 	bool			clk_announce;	/* a proxy's move made ctx->q ready; clk_lock */
 	struct dev_clock	clk[DEV_CLK_QUEUES];
+	atomic_t		nreal_rel;	/* live relative REALTIME timers, on ctx->q */
 	ktime_t			cos_offset;	/* REALTIME's offset its COS timers were armed at */
 	u32			cos_gen;	/* bumped when COS timers begin anew */
 	/* On dev_clock_files once a clock queue exists; empty: ctx->q is the only queue. */

@@ -657,7 +657,13 @@ void dev_clock_release(struct tempo_ctx *ctx)
 			tempo_delayq_destroy(ctx->clk[i].q, dev_clock_item_release, NULL);
 }
 
-/* fdinfo: the file's timers per clock, and its records ready. */
+/*
+ * fdinfo: the file's live timers of each clock but MONOTONIC's, which has the
+ * rest of "timers" (dev.c): CLOCK_BOOTTIME; CLOCK_REALTIME, absolute and
+ * relative (a relative one is a timer of ctx->q, counted in
+ * ctx->nreal_rel); CLOCK_REALTIME with TEMPO_ARM_CANCEL_ON_SET; and
+ * CLOCK_MONOTONIC with TEMPO_ARM_DEFERRABLE.
+ */
 void dev_clock_fdinfo(struct seq_file *m, struct tempo_ctx *ctx)
 {
 	static const char * const names[DEV_CLK_QUEUES] = {
@@ -668,8 +674,9 @@ void dev_clock_fdinfo(struct seq_file *m, struct tempo_ctx *ctx)
 
 	for (i = 0; i < DEV_CLK_QUEUES; i++) {
 		n = dev_clock_queued(ctx, i, &ready, &due);
-		if (ctx->clk[i].q)
-			seq_printf(m, "timers_%s:\t%u\n", names[i], n);
+		if (ctx->clk[i].clock == DEV_CLK_REAL)
+			n += max(atomic_read(&ctx->nreal_rel), 0);
+		seq_printf(m, "timers_%s:\t%u\n", names[i], n);
 	}
 }
 

@@ -319,25 +319,35 @@ static struct tempo_delayq *dev_timer_queue(struct tempo_ctx *ctx, struct tempo_
 
 /*
  * Under ctl_lock, after @n timers of clock @clock left their queue by a
- * cancel (their slots the caller's): the proxy of the clock's own queue,
- * settled (dev_clock_settle(): it stood for a time no later than theirs).
+ * cancel (their slots the caller's): the file's count of relative REALTIME
+ * timers (fdinfo), or the proxy of the clock's own queue, settled
+ * (dev_clock_settle(): it stood for a time no later than theirs).
  */
 static void dev_timers_gone(struct tempo_ctx *ctx, u8 clock, unsigned int n)
 {
-	if (likely(!n || clock < DEV_CLK_BOOT))
+	if (likely(!n || clock == DEV_CLK_MONO))
 		return;
-	dev_clock_settle(ctx, clock);
+	if (clock == DEV_CLK_REAL_REL)
+		atomic_sub(n, &ctx->nreal_rel);
+	else
+		dev_clock_settle(ctx, clock);
 }
 
 /* dev_timers_gone() of @uts[0..@n), of any clocks: one settle per clock queue. */
 static void dev_timers_gone_many(struct tempo_ctx *ctx, struct tempo_utimer *const *uts,
 				 unsigned int n)
 {
+	unsigned int j, rel = 0;
 	unsigned long clocks = 0;
-	unsigned int j;
+	u8 clock;
 
-	for (j = 0; j < n; j++)
-		clocks |= BIT(uts[j]->item.clock);
+	for (j = 0; j < n; j++) {
+		clock = uts[j]->item.clock;
+		rel += clock == DEV_CLK_REAL_REL;
+		if (clock >= DEV_CLK_BOOT)
+			clocks |= BIT(clock);
+	}
+	dev_timers_gone(ctx, DEV_CLK_REAL_REL, rel);
 	for_each_set_bit(j, &clocks, DEV_CLK_NR)
 		dev_timers_gone(ctx, j, 1);
 }
@@ -570,6 +580,8 @@ static u32 dev_timers_new(struct tempo_ctx *ctx, struct tempo_timer_spec *specs,
 	}
 	if (m)
 		put = dev_timers_put(ctx, first, nodes, deadlines, m, NULL, NULL, &perr);
+	if (unlikely(first == DEV_CLK_REAL_REL))
+		atomic_add(put, &ctx->nreal_rel);
 	for (k = 0; k < put; k++)
 		specs[j + k].id = uts[k]->id;
 	dev_slots_free(ctx, uts + put, m - put);
@@ -592,19 +604,25 @@ static int dev_timer_rearm(struct tempo_ctx *ctx, const struct tempo_timer_spec 
 {
 	struct tempo_utimer *ut = dev_slot_of(ctx, s->id);
 	struct tempo_delayq_node *node;
+	u8 old;
 	int err;
 
 	if (!ut)
 		return -ENOENT;
 	node = &ut->item.dq;
+	old = ut->item.clock;
 	dev_timers_put(ctx, clock, &node, &deadline, 1, ut, s, &err);
 	if (err == -ECANCELED || err == -ENOENT)
 		return err;	/* nothing changed */
+	if (unlikely(old == DEV_CLK_REAL_REL))
+		atomic_dec(&ctx->nreal_rel);
 	if (err) {
 		dev_slot_free(ctx, ut);
 		atomic64_inc(&ctx->st.cancelled);
 		return err;
 	}
+	if (unlikely(clock == DEV_CLK_REAL_REL))
+		atomic_inc(&ctx->nreal_rel);
 	atomic64_inc(&ctx->st.rearmed);
 	return 0;
 }
@@ -986,7 +1004,7 @@ static int dev_cancel_cookies(struct tempo_ctx *ctx, const u64 *keys, struct tem
 			      bool nowait)
 {
 	size_t size = roundup_pow_of_two(2 * (size_t)b->count);
-	u32 i, slot, end, mask = size - 1;
+	u32 i, slot, end, mask = size - 1, rel = 0;
 	struct dev_cookie_ent *tab, *e;
 	unsigned long clocks = 0;
 	struct tempo_utimer *ut;
@@ -1013,6 +1031,7 @@ static int dev_cancel_cookies(struct tempo_ctx *ctx, const u64 *keys, struct tem
 			if (!e->index ||
 			    !tempo_delayq_remove(dev_timer_queue(ctx, ut), &ut->item.dq))
 				continue;
+			rel += ut->item.clock == DEV_CLK_REAL_REL;
 			clocks |= BIT(ut->item.clock);
 			dev_slot_free(ctx, ut);
 			e->hits++;
@@ -1021,8 +1040,10 @@ static int dev_cancel_cookies(struct tempo_ctx *ctx, const u64 *keys, struct tem
 		err = dev_loop_step();
 	}
 	/* As dev_timers_gone_many(): once per clock, whatever the timers. */
+	dev_timers_gone(ctx, DEV_CLK_REAL_REL, rel);
 	for_each_set_bit(i, &clocks, DEV_CLK_NR)
-		dev_timers_gone(ctx, i, 1);
+		if (i >= DEV_CLK_BOOT)
+			dev_timers_gone(ctx, i, 1);
 	atomic64_add(b->affected, &ctx->st.cancelled);
 	for (i = 0; i < b->count && !err; i++) {
 		e = dev_cookie_find(tab, mask, keys[i]);

@@ -470,30 +470,53 @@ static long fdinfo_value(int fd, const char *key)
 	return v;
 }
 
-/* fdinfo, as timerfd's and io_uring's: the live timers per clock, the records ready. */
+/*
+ * fdinfo, as timerfd's and io_uring's: the live timers per clock, the records
+ * ready. "timers_realtime" counts every REALTIME timer without
+ * CANCEL_ON_SET, relative ones too (their records say REALTIME), as they
+ * come and go by arm, read, cancel and re-arm. Fails if: it counts the
+ * absolute ones only (the queue of that clock), leaving out the relative
+ * ones, which are MONOTONIC timers inside.
+ */
 static int test_fdinfo(void)
 {
-	uint64_t id, r = now_ns(CLOCK_REALTIME);
-	int fd = tempo_open(0), i;
+	uint64_t id, rel[2], mono, r = now_ns(CLOCK_REALTIME);
+	struct tempo_event ev[4];
+	int fd = tempo_open(O_NONBLOCK), i;
 
 	ASSERT_GE(fd, 0);
+	EXPECT_EQ(fdinfo_value(fd, "timers_realtime"), 0);
 	for (i = 0; i < 2; i++)
-		ASSERT_ERRNO(tempo_arm_one(fd, i, HOUR, 0, 0, &id), 0);
+		ASSERT_ERRNO(tempo_arm_one(fd, i, HOUR, 0, 0, &mono), 0);
 	for (i = 0; i < 3; i++)
 		ASSERT_ERRNO(tempo_arm_one(fd, i, HOUR, 0, TEMPO_ARM_BOOTTIME, &id), 0);
 	ASSERT_ERRNO(tempo_arm_one(fd, 0, r + HOUR, 0, TEMPO_ARM_ABS | TEMPO_ARM_REALTIME, &id), 0);
 	ASSERT_ERRNO(tempo_arm_one(fd, 0, r + HOUR, 0,
 				   TEMPO_ARM_ABS | TEMPO_ARM_REALTIME | TEMPO_ARM_CANCEL_ON_SET, &id), 0);
-	/* Due at once: one MONOTONIC and one BOOTTIME record ready. */
+	for (i = 0; i < 2; i++)
+		ASSERT_ERRNO(tempo_arm_one(fd, 0, HOUR, 0, TEMPO_ARM_REALTIME, &rel[i]), 0);
+	/* Due at once: one MONOTONIC, one BOOTTIME and one relative REALTIME record ready. */
 	ASSERT_ERRNO(tempo_arm_one(fd, 9, 0, 0, 0, &id), 0);
 	ASSERT_ERRNO(tempo_arm_one(fd, 9, 0, 0, TEMPO_ARM_BOOTTIME, &id), 0);
+	ASSERT_ERRNO(tempo_arm_one(fd, 9, 0, 0, TEMPO_ARM_REALTIME, &id), 0);
 	usleep(20000);
-	EXPECT_EQ(fdinfo_value(fd, "timers"), 9);
+	EXPECT_EQ(fdinfo_value(fd, "timers"), 12);
 	EXPECT_EQ(fdinfo_value(fd, "timers_boottime"), 4);
-	EXPECT_EQ(fdinfo_value(fd, "timers_realtime"), 1);
+	EXPECT_EQ(fdinfo_value(fd, "timers_realtime"), 4);
 	EXPECT_EQ(fdinfo_value(fd, "timers_realtime_cancel_on_set"), 1);
-	EXPECT_EQ(fdinfo_value(fd, "ready"), 2);
-	EXPECT_EQ(ctx_stats(fd).events_ready, 2);
+	EXPECT_EQ(fdinfo_value(fd, "timers_monotonic_deferrable"), 0);
+	EXPECT_EQ(fdinfo_value(fd, "ready"), 3);
+	EXPECT_EQ(ctx_stats(fd).events_ready, 3);
+	/* The three read, one relative REALTIME cancelled, one re-armed MONOTONIC... */
+	EXPECT_EQ(tempo_read_events(fd, ev, 4), 3);
+	EXPECT_ERRNO(tempo_cancel_one(fd, rel[0]), 0);
+	EXPECT_ERRNO(tempo_rearm(fd, rel[1], 0, HOUR, 0, 0), 0);
+	EXPECT_EQ(fdinfo_value(fd, "timers"), 8);
+	EXPECT_EQ(fdinfo_value(fd, "timers_realtime"), 1);
+	/* ...and a MONOTONIC one re-armed relative REALTIME. */
+	EXPECT_ERRNO(tempo_rearm(fd, mono, 0, HOUR, 0, TEMPO_ARM_REALTIME), 0);
+	EXPECT_EQ(fdinfo_value(fd, "timers_realtime"), 2);
+	EXPECT_EQ(fdinfo_value(fd, "ready"), 0);
 	close(fd);
 	return TEST_PASS;
 }
