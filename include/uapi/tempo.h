@@ -166,7 +166,7 @@
  * stays counted by one of these for as long as it stays allocated, or is
  * freed when the call ends: an arm batch that fails, wherever, keeps no room
  * it made for its new timers. A file's fixed part (its context, its event
- * queue, a queue per other clock it has used, three at most, and the unused
+ * queue, a queue per other clock it has used, four at most, and the unused
  * rest of its slot table's last chunk of 256 slots) is bounded by the open
  * files. Memory is charged to the memory cgroup of the
  * file's opener; at its limit a call fails with ENOMEM. A call that fails on
