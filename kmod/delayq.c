@@ -138,6 +138,12 @@
  *    against the critical section that makes the edge. The same holds for
  *    the look asked of watchers, and for whether anybody waits: a consumer
  *    joins q->wait before the notify that ends its pass.
+ *  - Quiet: tempo_delayq_move() ends its critical section with
+ *    delayq_unlock_quiet(), which leaves undone (q->ready, q->look_asked
+ *    untouched) whatever would wake someone, so that the next notify finds
+ *    it still to do; its caller, who holds a lock of its own, then calls
+ *    tempo_delayq_announce(), an empty critical section, once it has
+ *    dropped that lock. It arms the kick as any notify does.
  *
  * The ready count: stats() tells how many nodes are due, counted as a prefix
  * of each sorted sequence, the tree's up to q->last_ready (state READY) and
@@ -858,6 +864,27 @@ static void delayq_unlock(struct tempo_delayq *q, unsigned long flags)
 	if (news == DQ_NEWS_NONE || !waitqueue_active(&q->watch))
 		return;
 	wake_up_poll(&q->watch, news == DQ_NEWS_EDGE ? EPOLLIN | EPOLLRDNORM : 0);
+}
+
+/*
+ * Leave a critical section, but wake nobody: a caller that holds a lock of
+ * its own moves an item and tells the waiters later (tempo_delayq_announce()).
+ * Where delayq_notify() would wake someone (an item takeable that was not,
+ * or a look to ask while behind after the kick ran short) nothing of it is
+ * done, so that the next notify, the announce's, finds it still to do;
+ * otherwise it only arms the kick, as it would. Return: true when the caller
+ * must announce.
+ */
+static bool delayq_unlock_quiet(struct tempo_delayq *q, unsigned long flags)
+	__releases(&q->wait.lock)
+{
+	bool ready = !q->dead && delayq_takeable(q, delayq_first(q));
+	bool later = ready ? !q->ready : !q->dead && delayq_behind(q) && q->kick_short;
+
+	if (!later && !ready)
+		delayq_notify(q);	/* not ready, not short: at most the kick is armed */
+	spin_unlock_irqrestore(&q->wait.lock, flags);
+	return later;
 }
 
 /*
@@ -1700,6 +1727,92 @@ int tempo_delayq_requeue(struct tempo_delayq *q, struct tempo_delayq_node *node,
 	return err;
 }
 EXPORT_SYMBOL_NS_GPL(tempo_delayq_requeue, "TEMPO");
+
+/**
+ * tempo_delayq_move() - put, move or take out an item, waking nobody
+ * @q: the queue
+ * @node: the item's node, queued on @q or not queued
+ * @deadline: its deadline, as for tempo_delayq_put_at(); KTIME_MAX: take it
+ *	out if it is queued
+ * @announce: out: true if the caller must call tempo_delayq_announce(@q)
+ *
+ * As tempo_delayq_put_at() for a node not queued, tempo_delayq_requeue()
+ * for a queued one, or tempo_delayq_remove() for KTIME_MAX, in one critical
+ * section, with what a put, a requeue or a remove counts; but no consumer
+ * and no watcher is woken: a caller holding a lock of its own moves the item
+ * under it, and wakes whoever the move concerns once it has dropped its
+ * locks, by tempo_delayq_announce(). Until then a consumer asleep may stay
+ * asleep and a watcher may not hear of an item due; any other call on @q
+ * that ends a critical section tells them too.
+ *
+ * Context: any context except NMI; does not sleep. O(log n).
+ * Return: 0; -ESHUTDOWN if @q is shut down (a node is then only taken out);
+ * -ERANGE if @deadline is beyond tempo_timer_max_delay_ns() from now. On
+ * error nothing changes.
+ */
+int tempo_delayq_move(struct tempo_delayq *q, struct tempo_delayq_node *node,
+		      ktime_t deadline, bool *announce)
+{
+	/* The clock as delayq_put() reads it: a move is a put ("Clocks"). */
+	bool mono = likely(q->clock == CLOCK_MONOTONIC);
+	ktime_t now = mono ? ktime_get() : 0;
+	unsigned long flags;
+	bool queued;
+	int err = 0;
+
+	spin_lock_irqsave(&q->wait.lock, flags);
+	if (!mono)
+		now = tempo_clock_read(q->clock);
+	delayq_set_now(q, now);
+	delayq_advance_free(q);
+	/* If the node is on @q, node->q is @q and stable under @q's lock. */
+	queued = READ_ONCE(node->q) == q && READ_ONCE(node->state) != DELAYQ_IDLE;
+	if (deadline == KTIME_MAX) {
+		if (queued) {
+			delayq_unlink(q, node, node->deadline);
+			delayq_set_state(node, DELAYQ_IDLE);
+			delayq_count(q, DELAYQ_STAT_REMOVED);
+		}
+	} else if (unlikely(q->dead)) {
+		err = -ESHUTDOWN;
+	} else if (!queued) {
+		err = delayq_put_locked(q, node, deadline, now);
+	} else if (ktime_after(deadline, now) &&
+		   ktime_to_ns(ktime_sub(deadline, now)) > tempo_timer_max_delay_ns()) {
+		err = -ERANGE;
+	} else {
+		delayq_unlink(q, node, node->deadline);
+		node->deadline = deadline;
+		/* After the items of its new deadline put before now. */
+		node->seq = q->seq++;
+		delayq_link(q, node);
+		delayq_count(q, DELAYQ_STAT_REQUEUED);
+	}
+	*announce = delayq_unlock_quiet(q, flags);
+	return err;
+}
+EXPORT_SYMBOL_NS_GPL(tempo_delayq_move, "TEMPO");
+
+/**
+ * tempo_delayq_announce() - tell the waiters what quiet moves left untold
+ * @q: the queue
+ *
+ * What the critical section of a tempo_delayq_move() that asked for it
+ * would have done at its end: wake one consumer if an item is takeable, the
+ * watchers if that is an edge (with EPOLLIN | EPOLLRDNORM), or ask for a
+ * look. Nothing if another call told them meanwhile.
+ *
+ * Context: any context except NMI, with no lock held that a waiter's
+ * wake-up callback (epoll, io_uring) may take; does not sleep.
+ */
+void tempo_delayq_announce(struct tempo_delayq *q)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->wait.lock, flags);
+	delayq_unlock(q, flags);
+}
+EXPORT_SYMBOL_NS_GPL(tempo_delayq_announce, "TEMPO");
 
 /**
  * tempo_delayq_peek() - the earliest deadline in the queue
