@@ -827,7 +827,7 @@ static int exit_queued_kid(void *p)
  * A process whose sink pipe is full exits at once: release(), in do_exit(),
  * writes nothing; the completions still queued are dropped and counted in
  * the module's sink_dropped. Fails if: release() writes them (it sleeps in
- * pipe_write() with the group exit under way, SIGKILL is lost, and only
+ * pipe_wait_writable() with the group exit under way, SIGKILL is lost, and only
  * draining the pipe lets the process end).
  */
 TEST_F(hostile, test_sink_exit_full_pipe_ends)
@@ -1062,7 +1062,7 @@ static int nonblock_calls_kid(void *p)
  * Only a call that asks for sink I/O does it: with completions waiting for
  * a full sink pipe, an O_NONBLOCK read() returns EAGAIN at once, and poll(),
  * TEMPO_IOC_STATS, a ticket and close() return at once. Fails if: any of
- * them writes the sink first (it sleeps in pipe_write(), O_NONBLOCK or
+ * them writes the sink first (it sleeps in pipe_wait_writable(), O_NONBLOCK or
  * not).
  */
 TEST_F(hostile, test_sink_nonblock_read_returns_at_once)
