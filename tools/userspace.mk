@@ -23,7 +23,7 @@ U_CFLAGS += -std=gnu11 -Wall -Wextra -Werror -I$(U_INC) -I$(TEMPO_ROOT)/tools/li
 U_LDFLAGS += -static -pthread
 
 U_LIB := $(TEMPO_ROOT)/build/lib/libtempo.a
-# tools/uapi-tests/hostile_PART_test.c, one program per kind of attack (hostile.h).
+# tools/uapi-tests/hostile_*_test.c, one program per kind of attack (hostile.h).
 HOSTILE_PARTS := sink limits abi share clock
 U_TESTS := $(TEMPO_ROOT)/build/guest/tests/tempo_uapi $(TEMPO_ROOT)/build/guest/tests/tempo_mt \
 	$(TEMPO_ROOT)/build/guest/tests/tempo_uring $(TEMPO_ROOT)/build/guest/tests/tempo_clocks \

@@ -57,7 +57,7 @@
 #define SLOW_MS		1000	/* no operation of an innocent user may take longer */
 #define SEC		(1000 * MS)
 
-/* ---- test points and the fixture ------------------------------------- */
+/* ---- test points and the fixture --------------------------------- */
 
 /*
  * The test points a VM test may hold (hold_set(), common.h): the first

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tempo_hostile_abi: /dev/tempo against a hostile local user: deadlines, reads and the ABI's smaller points.
+ * tempo_hostile_abi: /dev/tempo against a hostile local user: deadlines,
+ * reads and the ABI's smaller points.
  * How the attacks run (uids, root, kids): hostile.h. Here:
  *
  *  - deadlines beyond the wheel (2^63, U64_MAX: ERANGE, never early);
@@ -13,7 +14,7 @@
 #define _GNU_SOURCE
 #include "hostile.h"
 
-/* ---- never early ----------------------------------------------------- */
+/* ---- never early ------------------------------------------------- */
 
 /* Arm one timer in a fresh context: 0 or -errno; *@armed: timers it left. */
 static int arm_fresh(uint64_t value, uint64_t period, uint32_t flags, uint64_t *armed,
@@ -135,7 +136,7 @@ TEST_F(hostile, test_arm_delay_beyond_max_erange)
 	return kid_run(UID_A, rel_range_kid, NULL, 60000);
 }
 
-/* ---- read() into a faulting buffer ------------------------------------ */
+/* ---- read() into a faulting buffer ------------------------------- */
 
 /* uid 65534: two records ready, the buffer's second record faults. */
 static int read_midway_kid(void *unused)
@@ -236,7 +237,7 @@ TEST_F(hostile, test_read_unmapped_efault_keeps_record)
 	return kid_run(UID_A, read_unmapped_kid, NULL, 30000);
 }
 
-/* ---- smaller ABI points ---------------------------------------------- */
+/* ---- smaller ABI points ------------------------------------------ */
 
 /* uid 65534: a periodic timer left unread for more than 2^32 periods. */
 static int overrun_kid(void *p)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tempo_hostile_clock: /dev/tempo against a hostile local user: root setting the wall clock while a user watches or flips clocks.
+ * tempo_hostile_clock: /dev/tempo against a hostile local user: root setting
+ * the wall clock while a user watches or flips clocks.
  * How the attacks run (uids, root, kids): hostile.h. Here:
  *
  *  - a set of the wall clock against one user's 150,000 epoll watchers: a
@@ -14,7 +15,7 @@
 #define _GNU_SOURCE
 #include "hostile.h"
 
-/* ---- a set of the wall clock against one user's watchers ------------- */
+/* ---- a set of the wall clock against one user's watchers --------- */
 
 /*
  * The attacker's watchers: CW_DUPS fds of its file, each in CW_EPOLLS epoll
@@ -311,7 +312,7 @@ TEST_F(hostile, test_clock_set_spares_other_users)
 	return TEST_PASS;
 }
 
-/* ---- clocks flipped while root sets the wall clock ---- */
+/* ---- clocks flipped while root sets the wall clock --------------- */
 
 #define FLIP_FILES	4
 #define FLIP_TIMERS	64

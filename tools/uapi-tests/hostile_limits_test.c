@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tempo_hostile_limits: /dev/tempo against a hostile local user: the per-user bounds, and loops and arrays a user controls.
+ * tempo_hostile_limits: /dev/tempo against a hostile local user: the per-
+ * user bounds, and loops and arrays a user controls.
  * How the attacks run (uids, root, kids): hostile.h. Here:
  *
  *  - per-user bounds: contexts, timers, queued ordered bytes, batch copies;
@@ -16,7 +17,7 @@
 #define _GNU_SOURCE
 #include "hostile.h"
 
-/* ---- per-user limits -------------------------------------------------- */
+/* ---- per-user limits --------------------------------------------- */
 
 /* uid 65534: 8 contexts, the per-user limit; a 9th fails, in any process. */
 static int contexts_kid(void *unused)
@@ -367,7 +368,7 @@ TEST_F(hostile, test_user_limit_copy_bytes)
 	return kid_finish(k, 30000);
 }
 
-/* ---- memory cgroup --------------------------------------------------- */
+/* ---- memory cgroup ----------------------------------------------- */
 
 #define CG_ROOT		"/sys/fs/cgroup"
 #define CG_DIR		CG_ROOT "/tempo-hostile"
@@ -517,7 +518,7 @@ TEST_F(hostile, test_memcg_arm_fails_without_oom_kill)
 	return TEST_PASS;
 }
 
-/* ---- loops a user controls ------------------------------------------- */
+/* ---- loops a user controls --------------------------------------- */
 
 #define BIG_TABLE	102400	/* timers, as many as TCG arms in a few seconds */
 #define NCOOKIES	100000
@@ -670,7 +671,7 @@ TEST_F(hostile, test_nosink_data_freed_at_completion)
 	return kid_run(UID_A, nosink_kid, NULL, 60000);
 }
 
-/* ---- user arrays read once ------------------------------------------- */
+/* ---- user arrays read once --------------------------------------- */
 
 /*
  * max_timers for the double-fetch case, and the batch: big enough that the

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tempo_hostile_share: /dev/tempo against a hostile local user: what one user's timers cost another: CPU, wake-ups and what it sees.
+ * tempo_hostile_share: /dev/tempo against a hostile local user: what one
+ * user's timers cost another: CPU, wake-ups and what it sees.
  * How the attacks run (uids, root, kids): hostile.h. Here:
  *
  *  - a reader blocked beside an EPOLLEXCLUSIVE poller of the same file;
@@ -14,7 +15,7 @@
 #define _GNU_SOURCE
 #include "hostile.h"
 
-/* ---- the event queue: wake-ups and critical sections ------------------ */
+/* ---- the event queue: wake-ups and critical sections ------------- */
 
 /* An EPOLLEXCLUSIVE poller and a blocked reader of one file. */
 struct epx {

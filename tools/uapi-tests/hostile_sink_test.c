@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tempo_hostile_sink: /dev/tempo against a hostile local user: ordered streams and their sinks, as a hostile user would use them.
+ * tempo_hostile_sink: /dev/tempo against a hostile local user: ordered
+ * streams and their sinks, as a hostile user would use them.
  * How the attacks run (uids, root, kids): hostile.h. Here:
  *
  *  - ordered sink writes past the streak bound: setuid bit, RLIMIT_FSIZE
@@ -21,7 +22,7 @@
 #define _GNU_SOURCE
 #include "hostile.h"
 
-/* ---- ordered streams and sinks --------------------------------------- */
+/* ---- ordered streams and sinks ----------------------------------- */
 
 /*
  * Take @n tickets and submit them so that one drain covers them all: 1..n-1
@@ -662,7 +663,7 @@ TEST_F(hostile, test_sink_unix_socket_cycle_collected)
 	return TEST_PASS;
 }
 
-/* ---- sink I/O only on the caller's request ---------------------------- */
+/* ---- sink I/O only on the caller's request ----------------------- */
 
 /* The module's count of completions dropped at close, unwritten. */
 static uint64_t sink_dropped(void)
@@ -944,7 +945,7 @@ TEST_F(hostile, test_sink_nonblock_read_returns_at_once)
 	return kid_finish(k, 15000);
 }
 
-/* ---- tickets --------------------------------------------------------- */
+/* ---- tickets ----------------------------------------------------- */
 
 #define RACE_WINDOW	2	/* order_window: ticket RACE_WINDOW shares ticket 0's slot */
 
