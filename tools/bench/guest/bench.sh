@@ -11,7 +11,7 @@
 # Kernel command line: tempo_bench_reps=N (default 5; the 1M cancel tier runs
 # max(2, N-2) times), tempo_bench_quick=1 (smallest tiers only, for a smoke run),
 # tempo_bench_only=a,b (only these sections: cancel postpone xcancel xpostpone hirq
-# idle coalesce burst spread order dq dq0 parts ubench; dq includes dq0), tempo_bench_sys=a,b
+# idle coalesce burst spread order dq dq0 parts ubench late; dq includes dq0), tempo_bench_sys=a,b
 # (only these systems,
 # e.g. for a profile of one of them), tempo_bench_extra=timer64 (controls added to
 # the cancel and postpone lanes and hirq: timer64 is a timer_list padded to
@@ -110,6 +110,15 @@ ub() {	# userspace measurement: ub MODE SYS
 	0) sed "s/^/BENCH rep=$rep /" /tmp/ub.out | tee -a $out ;;
 	77) echo "BENCH-SKIP rep=$rep ubench $* : $(cat /tmp/ub.err)" | tee -a $out ;;
 	*) echo "BENCH-ERR rep=$rep ubench $* : $(cat /tmp/ub.err)" | tee -a $out ;;
+	esac
+}
+
+ul() {	# userspace lateness: ul SYSTEMS CASE ARGS... (tools/bench/ulate.c)
+	/tempo/bench/ulate "$@" >/tmp/ul.out 2>/tmp/ul.err
+	case $? in
+	0) sed "s/^/BENCH rep=$rep /" /tmp/ul.out | tee -a $out ;;
+	77) echo "BENCH-SKIP rep=$rep ulate $* : $(cat /tmp/ul.err)" | tee -a $out ;;
+	*) echo "BENCH-ERR rep=$rep ulate $* : $(cat /tmp/ul.err)" | tee -a $out ;;
 	esac
 }
 
@@ -226,6 +235,23 @@ while [ $rep -le $reps ]; do
 		kb dq0 $s 16384
 	done
 	want parts && kb parts - 0
+	# Lateness of a reader's wake-up (tools/bench/ulate.c): the systems take
+	# turns within each run, in this repetition's rotation; samples per run,
+	# a quarter in a quick run.
+	want late && {
+		lsys=$(rot $rep tempo tempo_poll timerfd io_uring nanosleep | tr '\n' , | sed 's/,$//')
+		div=1
+		[ "$quick" = 1 ] && div=4
+		for d in 200:200 1000:200 5000:100 20000:50; do
+			for mode in random rearm; do
+				ul "$lsys" one ${d%:*} $mode $((${d#*:} / div))
+			done
+		done
+		ul "$lsys" spread 1000 100
+		ul "$lsys" periodic 1000 $((500 / div))
+		ul "$lsys" periodic 20000 $((50 / div))
+		ul "$(rot $rep tempo timerfd io_uring | tr '\n' , | sed 's/,$//')" wakeups 10000 1000 50
+	}
 	want ubench && for m in cancel expire; do
 		for s in $(rot $rep tempo tempo_uring timerfd io_uring posix); do
 			ub $m $s
