@@ -30,7 +30,10 @@
  * An arm compares and stores nanoseconds; only its owner, placing the timer,
  * divides. A TEMPO_TIMER_COARSE timer takes "now" from the jiffies instead
  * (the start of the current jiffy) and pads its deadline by one jiffy (COARSE
- * below); everything after the deadline is computed is the same for both.
+ * below); everything after the deadline is computed is the same for both. A
+ * TEMPO_TIMER_FINE timer is due at its deadline to a 64th of a tick: the
+ * wheel places it by its tick, then, in the tick before it is due, in a near
+ * level of 64ths of a tick (FINE below).
  */
 
 /**
@@ -64,10 +67,14 @@
  * with -ERANGE, never wrapped or clamped. /sys/kernel/debug/tempo/wheel/geometry
  * prints this table for the loaded tick_ns and levels, and the lazy levels.
  *
+ * Under level 0, the near level holds TEMPO_TIMER_FINE timers due within two
+ * ticks, in slots of a 64th of a tick (15.6 us at tick_ns = 1 ms; FINE).
+ *
  * Each level has a 64-bit occupancy mask, so the next expiry is found with a
  * rotate and a find-first-set per level (O(levels)) and the hrtimer is armed
- * for exactly that tick: empty slots are skipped, and an empty wheel has no
- * hrtimer armed at all. Collection moves whole slots off the wheel in hardirq
+ * for exactly that tick, or the near level's next occupied boundary if that
+ * comes first: empty slots are skipped, and an empty wheel has no hrtimer
+ * armed at all. Collection moves whole slots off the wheel in hardirq
  * context and sorts them (base_collect()): a timer due as it was placed goes
  * to the expired list, whose callbacks the per-CPU work item then runs in
  * batches in process context; a lazily cancelled one is dropped and a lazily
@@ -149,7 +156,8 @@
  *	bucket < tick(expires) + gran(level(expires - now))  (the lazy rule)
  *
  *   where tick(expires) is the expiry tick and gran(level(d)) the granule of
- *   the level a fresh arm at distance d would get. Its delay alone decides:
+ *   the level a fresh arm at distance d would get (a FINE timer has a rule
+ *   of its own, FINE). Its delay alone decides:
  *   whatever chain of re-arms came before, each is checked against the same
  *   slot, so the rule holds for the last deadline set. tempo_lazy_ok()
  *   computes it without a loop or a division.
@@ -205,7 +213,8 @@
  * DOC: timer wheel: slack
  *
  * A timer's slack (tempo_timer_set_slack()) lives in bits 8..15 of
- * tempo_timer.flags, as ticks rounded down (tempo_slack_encode(), wheel.h).
+ * tempo_timer.flags, as ticks rounded down (tempo_slack_encode(), wheel.h);
+ * a FINE timer's in 64ths of a tick, aimed as FINE says.
  * It changes one thing: where the owner places the timer (base_choose()).
  * With slack S ticks and a deadline D, the window is the ticks from
  * expiry_tick(D) to floor(D / tick) + S, at least S of them; the timer goes
@@ -232,6 +241,84 @@
  * concurrent with the store uses either slack; both satisfy the bound of
  * the slack the caller then arms with, or of the one before, whichever is
  * larger, until the next arm.
+ */
+
+/**
+ * DOC: timer wheel: fine
+ *
+ * A TEMPO_TIMER_FINE timer is due at its deadline to a 64th of a tick, not at
+ * its tick: never early, late by less than a 64th of a tick (15.6 us at the
+ * default tick) past the hrtimer's own latency, whatever its delay, or by its
+ * slack when that is more. Its callback then waits for the workqueue as any
+ * timer's.
+ *
+ * The near level. Under level 0, each wheel has TEMPO_NEAR_SLOTS (128) slots
+ * of a 64th of a tick, two ticks from the level's clock, near_clk. They are
+ * named by boundaries counted from time 0: boundary b is the instant
+ * tempo_near_ns(b), every 64th one a tick's start (kmod/wheel.h); a near slot
+ * is collected at its boundary, and a FINE timer of deadline D is due at the
+ * first boundary at or after it, tempo_near_of(D). The level's masks and lists
+ * follow the levels' in struct tempo_wheel, so linking, unlinking, parking and
+ * the evacuation treat its slots as any other; the collection takes them in
+ * boundary order (tempo_wheel_near_collect()), and the hrtimer is armed for
+ * the earlier of the levels' next bucket and the next occupied boundary
+ * (base_next(), I5).
+ *
+ * Placement (base_choose_fine(), tempo_wheel_fine_slot()). A FINE timer whose
+ * boundary b lies within the near level's two ticks goes into b's slot; a b
+ * passed already, into the slot collected next. Any other goes into the
+ * levels, by the tick of b, b / 64, rounded DOWN to its level's granule
+ * (tempo_wheel_slot_floor()), so that the slot is collected at or before b,
+ * never after. Collected before it is due, the timer is placed again, from
+ * the clock of then, at most a granule before b: into a lower level, or the
+ * near level, which a level-0 slot's FINE timers, collected at the start of
+ * the tick b falls in, all fit. So a FINE timer is placed at most once per
+ * level it passes, each time in O(1). A boundary that starts a tick needs no
+ * near slot: in a slot collected right at that tick, the timer is due.
+ *
+ * The near level's clock moves past the last boundary reached at every
+ * collection, and at every FINE placement to the current tick's first
+ * boundary, never past an occupied one (tempo_wheel_near_forward()), so that
+ * a timer due this tick or the next fits. If it lags (its earliest slot due
+ * and not yet collected: an hrtimer held off), a timer may find no room there
+ * and go to the levels: to the slot of its tick when that is at or after the
+ * wheel's clock, else to the slot collected next, and then it is due already
+ * (the wheel's clock passes a tick only at a collection, which collects the
+ * near level too, or once that tick has begun).
+ *
+ * The move to the near level takes no cmpxchg (base_near_move()): a
+ * collection that finds a FINE timer pending as placed (PD set, MV clear)
+ * and not yet due moves it between the owner's own lists (I1), for the very
+ * deadline its state word publishes, as a due one goes to the expired list.
+ * Its bucket stays none (the near level is never far), so a lazy re-arm the
+ * collection did not see finds none after its cmpxchg and has the owner
+ * place it again (P7). A collected FINE timer placed into a far slot again
+ * goes through base_settle() and its cmpxchg, which publishes the bucket it
+ * stores (P6).
+ *
+ * Slack. A FINE timer's slack is kept in 64ths of a tick, in the same code as
+ * a tick timer's (SLACK). tempo_wheel_fine_aim() aims it at the last multiple
+ * of the slack in its window, from b to the last boundary within the deadline
+ * plus the slack, so that FINE timers with one slack whose windows overlap
+ * share a boundary, and an expiry. A slack of a tick or more aims at whole
+ * ticks of the granule of the level the window ends in, buckets of their own
+ * level, where the timer needs no near slot, and shares the tick timers'
+ * expiries.
+ *
+ * Lazy paths (LAZY). A FINE timer in a far slot is cancelled lazily as any
+ * timer. A re-arm leaves it there if that slot is collected at or before the
+ * new deadline (fine_lazy_ok(): bucket <= expires), since the collection
+ * then places it again or finds it due, and writes nothing only for the very
+ * deadline it holds: another deadline of the same tick would keep its old
+ * boundary. timer_arm_same() serves it as any timer: its slot was chosen for
+ * that deadline.
+ *
+ * Cost: a placement takes two more multiplications by the tick's reciprocal
+ * (tempo_near_of()); a FINE timer that starts in the levels is placed again
+ * once per level it passes, in the collection's interrupt; the near level's
+ * collections are its timers' own expiries, at most 64 a tick, and the
+ * levels' are shared with every other timer. A FINE timer is neither COARSE
+ * nor DEFERRABLE (tempo_timer_init() refuses the mix).
  */
 
 /**
@@ -368,17 +455,21 @@
  * I2  QU => msg is on an inbox of base cpu (dinbox for a deferrable timer but
  *     for a release, DEFERRABLE) or is about to be pushed there by
  *     the context that set QU; exactly one context pushes per setting of QU.
- * I3  For every level, occupied bit i is set iff its slot i is non-empty.
- * I4  wheel.next_expiry <= the earliest bucket expiry of any occupied slot.
- * I5  The hrtimer of base b is armed for base->programmed whenever
- *     programmed != NEVER, and programmed <= wheel.next_expiry.
+ * I3  For every level, and the near level, occupied bit i is set iff its
+ *     slot i is non-empty.
+ * I4  wheel.next_expiry <= the earliest bucket expiry of any occupied slot of
+ *     the levels; near_clk <= near_next <= the earliest occupied boundary.
+ * I5  The hrtimer of base b is armed for base->programmed (ns) whenever
+ *     programmed != NEVER, and programmed <= the start of the tick
+ *     wheel.next_expiry and the instant of boundary wheel.near_next.
  * I6  Every occupied slot's bucket expiry lies within one revolution of its
  *     level's clock: [clk, clk + 64 * gran), so no slot is skipped or reused
- *     early (the arithmetic is kernel/time/timer.c's, with exact rounding).
+ *     early (the arithmetic is kernel/time/timer.c's, with exact rounding);
+ *     every occupied near slot's boundary within [near_clk, near_clk + 128).
  * I7  A timer runs only if, at the claim, PD is set, MV is clear (no arm or
  *     cancel since its owner placed it), QU is clear (no message on its way
- *     that would reach a timer whose callback may free it) and its expiry
- *     tick is the current tick or before (checked, not assumed).
+ *     that would reach a timer whose callback may free it) and its deadline
+ *     is the current time or before (checked, not assumed).
  * I8  bucket is written only by whoever holds the entry (LK or PK on its
  *     CPU, or the QU it pops), and it is TEMPO_NO_BUCKET (none, kmod/wheel.h)
  *     unless the timer is LK in a far slot that has not been collected
@@ -492,7 +583,8 @@
  *     Either the collection sees the re-arm's MV and re-places the timer, or
  *     the re-arm sees no bucket, knows its slot was collected as it was, and
  *     has the owner re-place the timer at once (timer_poke()) rather than
- *     when the dispatcher comes to it.
+ *     when the dispatcher comes to it, or, for a FINE timer the collection
+ *     moved to the near level for its old deadline (FINE), before that.
  * P8  Store buffering between a deferrable push and dkick (DEFERRABLE).
  *     inbox_push:A on dinbox, then base_dkick:A (fully ordered xchg of
  *     dkick_armed, which queues dkick if it read 0). base_dkick_fn clears
@@ -547,7 +639,7 @@ struct tempo_base {
 	/* Owner CPU only, interrupts disabled (I1). */
 	struct tempo_wheel	wheel;
 	struct list_head	expired;
-	u64			programmed;	/* tick the hrtimer is armed for */
+	u64			programmed;	/* when the hrtimer is armed for, ns */
 	struct hrtimer		hrtimer;
 	struct work_struct	work;
 	struct tempo_wheel_stats stats;
@@ -598,11 +690,6 @@ static inline u64 ns_to_tick_ceil(u64 ns)
 	return tempo_tick_div(&tick_recip, ns + tick_ns - 1);
 }
 
-static inline ktime_t tick_to_ktime(u64 tick)
-{
-	return ns_to_ktime(tick * tick_ns);
-}
-
 static inline u64 now_tick(void)
 {
 	return ns_to_tick_floor(ktime_get_ns());
@@ -614,10 +701,28 @@ static inline u64 expiry_tick(u64 expires)
 	return ns_to_tick_ceil(expires);
 }
 
-/* Whether a timer of deadline @expires (ns) is due at tick @now. */
+/* Whether a timer of deadline @expires is due at @now (both ns). */
 static inline bool expiry_due(u64 expires, u64 now)
 {
-	return expires <= now * tick_ns;
+	return expires <= now;
+}
+
+/* The first boundary of the near level at or after @ns (FINE, wheel.h). */
+static inline u64 near_of(u64 ns)
+{
+	return tempo_near_of(&tick_recip, ns);
+}
+
+/* The last boundary of the near level reached at @ns. */
+static inline u64 near_floor(u64 ns)
+{
+	return tempo_near_floor(&tick_recip, ns);
+}
+
+/* The instant of boundary @b. */
+static inline u64 near_ns(u64 b)
+{
+	return tempo_near_ns(&tick_recip, b);
 }
 
 /*
@@ -844,14 +949,13 @@ static void timer_send(struct tempo_base *local, struct tempo_timer *t, unsigned
 /* ---------------------------------------------------------------------- */
 /* The owner's side: settle, collect, dispatch.                             */
 
-/* Arm base's hrtimer for @bucket_expiry if that is earlier than planned (I5). */
-static void base_program(struct tempo_base *base, u64 bucket_expiry)
+/* Arm base's hrtimer for @at (ns) if that is earlier than planned (I5). */
+static void base_program(struct tempo_base *base, u64 at)
 {
-	if (bucket_expiry >= base->programmed)
+	if (at >= base->programmed)
 		return;
-	base->programmed = bucket_expiry;
-	hrtimer_start(&base->hrtimer, tick_to_ktime(bucket_expiry),
-		      HRTIMER_MODE_ABS_PINNED);
+	base->programmed = at;
+	hrtimer_start(&base->hrtimer, ns_to_ktime(at), HRTIMER_MODE_ABS_PINNED);
 }
 
 /*
@@ -878,8 +982,14 @@ static noinline void base_carry(struct tempo_base *base, u64 bucket_expiry)
 /* Where an owner links a timer, chosen before the cmpxchg that publishes it. */
 struct tempo_slot {
 	unsigned int	idx;
-	u64		bucket;		/* the tick the slot is collected at */
+	u64		bucket;		/* the tick the slot is collected at, or its boundary */
 };
+
+/* Whether @slot is of the near level (FINE): its bucket is a boundary. */
+static inline bool slot_near(const struct tempo_slot *slot)
+{
+	return slot->idx >= TEMPO_NEAR_OFFS;
+}
 
 /*
  * Whether @t is deferrable: its wheel is dwheel and messages about it go to
@@ -904,10 +1014,32 @@ static inline struct tempo_wheel *base_wheel(struct tempo_base *base,
 	return base_wheel_of(base, READ_ONCE(t->flags));
 }
 
-/* The flags that change where a timer goes (SLACK, DEFERRABLE). */
-#define TIMER_PLACE_FLAGS	(TEMPO_TIMER_DEFERRABLE | TEMPO_SLACK_MASK)
+/* The flags that change where a timer goes (SLACK, DEFERRABLE, FINE). */
+#define TIMER_PLACE_FLAGS	(TEMPO_TIMER_DEFERRABLE | TEMPO_TIMER_FINE | TEMPO_SLACK_MASK)
 
-/* base_choose() for a timer with a slack or deferrable: out of line. */
+/*
+ * base_choose() for a FINE timer (FINE): the near slot of its boundary, or of
+ * its slack's aim, if that lies within the near level's two ticks, else the
+ * wheel slot of the boundary's tick, rounded down: collected at or before
+ * the boundary, and placed again, nearer, then (tempo_wheel_fine_slot()).
+ */
+static void base_choose_fine(struct tempo_base *base, u32 flags, u64 expires, u64 now,
+			     struct tempo_slot *slot)
+{
+	struct tempo_wheel *w = &base->wheel;
+	u32 code = (flags & TEMPO_SLACK_MASK) >> TEMPO_SLACK_SHIFT;
+	u64 b;
+
+	tempo_wheel_forward(w, now);
+	tempo_wheel_near_forward(w, now << TEMPO_NEAR_SHIFT);
+	if (code)
+		b = tempo_wheel_fine_aim(w, &tick_recip, expires, tempo_slack_decode(code));
+	else
+		b = near_of(expires);
+	slot->idx = tempo_wheel_fine_slot(w, b, &slot->bucket);
+}
+
+/* base_choose() for a timer with a slack, deferrable or FINE: out of line. */
 static noinline void base_choose_flags(struct tempo_base *base, u32 flags, u64 expires,
 				       u64 now, struct tempo_slot *slot)
 {
@@ -915,6 +1047,10 @@ static noinline void base_choose_flags(struct tempo_base *base, u32 flags, u64 e
 	u32 code = (flags & TEMPO_SLACK_MASK) >> TEMPO_SLACK_SHIFT;
 	u64 slack;
 
+	if (flags & TEMPO_TIMER_FINE) {
+		base_choose_fine(base, flags, expires, now, slot);
+		return;
+	}
 	tempo_wheel_forward(w, now);
 	if (!code) {
 		slot->idx = tempo_wheel_slot(w, expiry_tick(expires), &slot->bucket);
@@ -928,10 +1064,11 @@ static noinline void base_choose_flags(struct tempo_base *base, u32 flags, u64 e
 
 /*
  * Choose the slot of @base's wheel for a timer whose flags are @flags (its
- * kind) to expire at @expires (ns), within its slack if it has one (SLACK).
- * A timer with neither slack nor DEFERRABLE pays one test of @flags and is
- * placed inline; the others go out of line. The arm and the settle read the
- * flags once and pass them down. Owner, irqs off.
+ * kind) to expire at @expires (ns), within its slack if it has one (SLACK),
+ * at @now (the current tick). A timer with neither slack, DEFERRABLE nor
+ * FINE pays one test of @flags and is placed inline; the others go out of
+ * line. The arm and the settle read the flags once and pass them down.
+ * Owner, irqs off.
  */
 static __always_inline void base_choose(struct tempo_base *base, u32 flags, u64 expires,
 					u64 now, struct tempo_slot *slot)
@@ -946,11 +1083,12 @@ static __always_inline void base_choose(struct tempo_base *base, u32 flags, u64 
 
 /*
  * What tempo_timer.bucket says of a timer linked into @slot (I8): its bucket,
- * in ns, if far, else TEMPO_NO_BUCKET.
+ * in ns, if far, else TEMPO_NO_BUCKET. The near level is never far.
  */
 static inline u64 slot_far(const struct tempo_slot *slot)
 {
-	return slot->idx >= lazy_idx ? slot->bucket * tick_ns : TEMPO_NO_BUCKET;
+	return slot->idx >= lazy_idx && !slot_near(slot) ? slot->bucket * tick_ns :
+							    TEMPO_NO_BUCKET;
 }
 
 /* Link @t, whose flags are @flags, into the slot base_choose() chose. */
@@ -960,10 +1098,12 @@ static void base_link(struct tempo_base *base, struct tempo_timer *t, u32 flags,
 	struct tempo_wheel *w = base_wheel_of(base, flags);
 
 	tempo_wheel_link(w, t, slot->idx, slot->bucket);
-	if (unlikely(w != &base->wheel))
+	if (unlikely(slot_near(slot)))
+		base_program(base, near_ns(slot->bucket));
+	else if (unlikely(w != &base->wheel))
 		base_carry(base, slot->bucket);
 	else
-		base_program(base, slot->bucket);
+		base_program(base, slot->bucket * tick_ns);
 }
 
 /* Where a pending timer held by @base should live. */
@@ -1036,7 +1176,7 @@ enum settle_how {
  * @base: the base, owned by the calling CPU with interrupts disabled
  * @t: a timer held by @base (LINKED or popped from its inbox)
  * @how: SETTLE_* flags
- * @now: the current tick
+ * @now: the current time, ns
  *
  * Return: true if the caller must run @t's callback.
  */
@@ -1102,7 +1242,7 @@ static bool base_settle(struct tempo_base *base, struct tempo_timer *t,
 			} else {
 				act = PLACE;
 				flags = READ_ONCE(t->flags);
-				base_choose(base, flags, expires, now, &slot);
+				base_choose(base, flags, expires, ns_to_tick_floor(now), &slot);
 				far = slot_far(&slot);
 			}
 		}
@@ -1149,18 +1289,52 @@ static bool base_settle(struct tempo_base *base, struct tempo_timer *t,
 }
 
 /*
- * Collect every slot due at @now and sort what comes out (LAZY): a timer due
- * as its owner placed it goes to the expired list for the dispatcher to claim;
- * any other is settled here, in the interrupt, so that a lazily cancelled one
- * costs no work item and a lazily re-armed one is re-placed on time.
+ * A FINE timer that a collection found pending as placed but not due (FINE):
+ * to the near level, with no cmpxchg, if its boundary lies within it. Its
+ * state word already says it is placed for this @expires (PD set, MV
+ * clear), and a move between the owner's own lists is the owner's alone
+ * (I1); its bucket stays none, so a lazy re-arm that the collection did not
+ * see finds none after its cmpxchg and has it placed again (P7). A boundary
+ * beyond the level (a coarse slot rounded down) is for base_settle(), whose
+ * cmpxchg publishes the far bucket it may store (P6). Owner, irqs off.
+ * Return: true if moved.
+ */
+static bool base_near_move(struct tempo_base *base, struct tempo_timer *t, u64 expires,
+			   u64 now_tick)
+{
+	u32 flags = READ_ONCE(t->flags);
+	struct tempo_slot slot;
+
+	if (!(flags & TEMPO_TIMER_FINE))
+		return false;
+	base_choose_fine(base, flags, expires, now_tick, &slot);
+	if (!slot_near(&slot))
+		return false;
+	list_del(&t->entry);
+	base_link(base, t, flags, &slot);
+	return true;
+}
+
+/*
+ * Collect every slot of @w due at @now (ns; @now_tick its tick), the near
+ * level's too, and sort what comes out (LAZY): a timer due as its owner
+ * placed it goes to the expired list for the dispatcher to claim; a FINE one
+ * placed for later goes to the near level (base_near_move()); any other is
+ * settled here, in the interrupt, so that a lazily cancelled one costs no
+ * work item and a lazily re-armed one is re-placed on time.
  * Owner, hardirq or irqs off.
  */
-static void base_collect(struct tempo_base *base, struct tempo_wheel *w, u64 now)
+static void base_collect(struct tempo_base *base, struct tempo_wheel *w, u64 now,
+			 u64 now_tick)
 {
 	struct tempo_timer *t, *next;
 	LIST_HEAD(due);
+	unsigned int slots;
 
-	if (!tempo_wheel_collect(w, now, &due))
+	slots = tempo_wheel_collect(w, now_tick, &due);
+	if (w->near_next != TEMPO_NEVER)
+		slots += tempo_wheel_near_collect(w, near_floor(now), &due);
+	if (!slots)
 		return;
 	list_for_each_entry(t, &due, entry)
 		WRITE_ONCE(t->bucket, TEMPO_NO_BUCKET);
@@ -1169,9 +1343,10 @@ static void base_collect(struct tempo_base *base, struct tempo_wheel *w, u64 now
 	list_for_each_entry_safe(t, next, &due, entry) {
 		/* LMM(base_collect:B): pairs with timer_arm_tick:B, timer_arm_lazy:C (P1). */
 		long state = atomic_long_read_acquire(&t->state);
+		u64 expires = READ_ONCE(t->expires);
 
 		if ((state & (TT_PENDING | TT_MOVED)) == TT_PENDING &&
-		    expiry_due(READ_ONCE(t->expires), now))
+		    (expiry_due(expires, now) || base_near_move(base, t, expires, now_tick)))
 			continue;
 		list_del_init(&t->entry);
 		base_settle(base, t, SETTLE_UNLINKED | SETTLE_COLLECTED, now);
@@ -1179,15 +1354,28 @@ static void base_collect(struct tempo_base *base, struct tempo_wheel *w, u64 now
 	list_splice_tail(&due, &base->expired);
 }
 
+/* When base's hrtimer is next needed, ns: its wheel's next bucket or near boundary (I5). */
+static u64 base_next(const struct tempo_base *base)
+{
+	const struct tempo_wheel *w = &base->wheel;
+	u64 next = TEMPO_NEVER;
+
+	if (w->next_expiry != TEMPO_NEVER)
+		next = w->next_expiry * tick_ns;
+	if (w->near_next != TEMPO_NEVER)
+		next = min(next, near_ns(w->near_next));
+	return next;
+}
+
 /*
  * Drain the inbox and collect what is due. Owner, hardirq or irqs off.
- * Return: the next bucket expiry, or TEMPO_NEVER.
+ * Return: when the hrtimer is next needed (ns), or TEMPO_NEVER.
  */
 static u64 base_process(struct tempo_base *base)
 {
 	struct tempo_timer *t, *next;
 	struct llist_node *msgs;
-	u64 now = now_tick();
+	u64 now = ktime_get_ns(), tick = ns_to_tick_floor(now);
 
 	/*
 	 * Collect before placing the messages: an overdue slot (a late
@@ -1195,21 +1383,21 @@ static u64 base_process(struct tempo_base *base)
 	 * against a lagging clock lands in a coarser level than its delay
 	 * needs. Collect again for messages that were already due.
 	 */
-	base_collect(base, &base->wheel, now);
-	base_collect(base, &base->dwheel, now);
+	base_collect(base, &base->wheel, now, tick);
+	base_collect(base, &base->dwheel, now, tick);
 	msgs = inbox_take(&base->inbox);
 	llist_for_each_entry_safe(t, next, msgs, msg)
 		base_settle(base, t, SETTLE_POPPED, now);
 	msgs = inbox_take(&base->dinbox);
 	llist_for_each_entry_safe(t, next, msgs, msg)
 		base_settle(base, t, SETTLE_POPPED, now);
-	base_collect(base, &base->wheel, now);
-	base_collect(base, &base->dwheel, now);
+	base_collect(base, &base->wheel, now, tick);
+	base_collect(base, &base->dwheel, now, tick);
 	if (!list_empty(&base->expired))
 		queue_work_on(base->cpu, dispatch_wq, &base->work);
 	if (base->dwheel.next_expiry != TEMPO_NEVER)
 		base_carry(base, base->dwheel.next_expiry);
-	return base->wheel.next_expiry;
+	return base_next(base);
 }
 
 static enum hrtimer_restart base_hrtimer_fn(struct hrtimer *hrtimer)
@@ -1229,7 +1417,7 @@ static enum hrtimer_restart base_hrtimer_fn(struct hrtimer *hrtimer)
 	if (next == TEMPO_NEVER)
 		return HRTIMER_NORESTART;
 	base->programmed = next;
-	hrtimer_set_expires(hrtimer, tick_to_ktime(next));
+	hrtimer_set_expires(hrtimer, ns_to_ktime(next));
 	return HRTIMER_RESTART;
 }
 
@@ -1344,12 +1532,10 @@ static void base_dispatch(struct work_struct *work)
 		 * more meanwhile): read again rather than re-place it, which
 		 * would let later timers of this batch overtake it.
 		 */
-		if (!(n % DISPATCH_CLOCK_EVERY) ||
-		    !expiry_due(READ_ONCE(t->expires), ns_to_tick_floor(now_ns)))
+		if (!(n % DISPATCH_CLOCK_EVERY) || !expiry_due(READ_ONCE(t->expires), now_ns))
 			now_ns = ktime_get_ns();
 		/* LMM(base_dispatch:B): the claim is base_settle's cmpxchg. */
-		fire = base_settle(base, t, SETTLE_UNLINKED | SETTLE_DUE,
-				   ns_to_tick_floor(now_ns));
+		fire = base_settle(base, t, SETTLE_UNLINKED | SETTLE_DUE, now_ns);
 		if (fire)
 			record_lateness(base, t, now_ns);
 		local_irq_enable();
@@ -1374,7 +1560,9 @@ static void base_dispatch(struct work_struct *work)
  * tempo_timer_init - initialise a timer
  * @timer: the timer
  * @fn: its callback
- * @flags: TEMPO_TIMER_* flags
+ * @flags: TEMPO_TIMER_* flags; TEMPO_TIMER_FINE is not taken with
+ *	TEMPO_TIMER_COARSE or TEMPO_TIMER_DEFERRABLE (a warning, and the timer
+ *	is initialised without it)
  *
  * Context: any; @timer must be idle and held by no CPU: never armed, or its
  * callback claimed, or stopped by tempo_timer_cancel_sync().
@@ -1382,6 +1570,9 @@ static void base_dispatch(struct work_struct *work)
 void tempo_timer_init(struct tempo_timer *timer, tempo_timer_fn_t fn, unsigned int flags)
 {
 	WARN_ON_ONCE(flags & ~TEMPO_TIMER_FLAGS);
+	if (WARN_ON_ONCE((flags & TEMPO_TIMER_FINE) &&
+			 (flags & (TEMPO_TIMER_COARSE | TEMPO_TIMER_DEFERRABLE))))
+		flags &= ~TEMPO_TIMER_FINE;
 	INIT_LIST_HEAD(&timer->entry);
 	timer->msg.next = NULL;
 	atomic_long_set(&timer->state, tt_set_cpu(0, TT_CPU_NONE));
@@ -1400,7 +1591,8 @@ EXPORT_SYMBOL_NS_GPL(tempo_timer_init, "TEMPO");
  * @slack_ns: the slack; 0 for none, as after tempo_timer_init()
  *
  * See "tempo timer slack" in include/tempo/timer.h: the slack is kept in
- * ticks, rounded down (tempo_timer_get_slack() says what was kept), and takes
+ * ticks, or for a TEMPO_TIMER_FINE timer in 64ths of a tick, rounded down
+ * (tempo_timer_get_slack() says what was kept), and takes
  * effect at the next placement of the timer: every eager arm, and the owner's
  * re-placement of a lazily re-armed timer. A pending timer keeps the slot it
  * has until then; a lazy re-arm keeps it only within the wheel's own bound
@@ -1414,10 +1606,13 @@ EXPORT_SYMBOL_NS_GPL(tempo_timer_init, "TEMPO");
 int tempo_timer_set_slack(struct tempo_timer *timer, u64 slack_ns)
 {
 	u32 flags = READ_ONCE(timer->flags) & ~TEMPO_SLACK_MASK;
+	u64 units;
 
 	if (slack_ns > max_delay_ns)
 		return -ERANGE;
-	flags |= tempo_slack_encode(ns_to_tick_floor(slack_ns)) << TEMPO_SLACK_SHIFT;
+	/* FINE: in near boundaries, the 64ths of a tick (FINE). */
+	units = flags & TEMPO_TIMER_FINE ? near_floor(slack_ns) : ns_to_tick_floor(slack_ns);
+	flags |= tempo_slack_encode(units) << TEMPO_SLACK_SHIFT;
 	/*
 	 * Read once per placement by the CPU that places the timer
 	 * (base_choose(), SLACK): an arm after this store publishes it with
@@ -1435,13 +1630,15 @@ EXPORT_SYMBOL_NS_GPL(tempo_timer_set_slack, "TEMPO");
  *
  * Context: any.
  * Return: the slack in ns, as kept: tempo_timer_set_slack()'s rounded down to
- * what the encoding holds, in whole ticks.
+ * what the encoding holds, in whole ticks (64ths of a tick for a
+ * TEMPO_TIMER_FINE timer).
  */
 u64 tempo_timer_get_slack(const struct tempo_timer *timer)
 {
-	u32 code = (READ_ONCE(timer->flags) & TEMPO_SLACK_MASK) >> TEMPO_SLACK_SHIFT;
+	u32 flags = READ_ONCE(timer->flags);
+	u64 units = tempo_slack_decode((flags & TEMPO_SLACK_MASK) >> TEMPO_SLACK_SHIFT);
 
-	return tempo_slack_decode(code) * tick_ns;
+	return flags & TEMPO_TIMER_FINE ? near_ns(units) : units * tick_ns;
 }
 EXPORT_SYMBOL_NS_GPL(tempo_timer_get_slack, "TEMPO");
 
@@ -1559,6 +1756,17 @@ static __always_inline bool lazy_ok(u64 bucket, u64 expires, s64 delay_ns)
 	return tempo_lazy_ok(&lazy_rule, bucket, expires, delay_ns);
 }
 
+/*
+ * The lazy rule of a FINE timer (FINE): its far slot may keep it for a
+ * deadline of @expires (ns) if it is collected at or before it; the
+ * collection then places it again, nearer, or finds it due.
+ */
+static inline bool fine_lazy_ok(u64 bucket, u64 expires)
+{
+	/* TEMPO_NO_BUCKET is above every deadline an arm takes (wheel.h). */
+	return bucket <= expires;
+}
+
 /* Whether deadline @was (ns) falls due at the same tick as @expires. */
 static inline bool same_tick(u64 was, u64 expires)
 {
@@ -1593,7 +1801,7 @@ static void timer_poke(struct tempo_timer *t)
 		if ((old & (TT_LINKED | TT_QUEUED)) != TT_LINKED)
 			goto out;
 		if (tt_cpu(old) == this && local->online) {
-			base_settle(local, t, 0, now_tick());
+			base_settle(local, t, 0, ktime_get_ns());
 			goto out;
 		}
 	} while (!atomic_long_try_cmpxchg(&t->state, &old, old | TT_QUEUED));
@@ -1611,20 +1819,24 @@ static int timer_arm_lazy(struct tempo_timer *t, int cpu, u64 expires, s64 delay
 {
 	/* LMM(timer_arm_lazy:A): pairs with base_settle:B, timer_arm_tick:B (P6). */
 	long old = atomic_long_read_acquire(&t->state), new;
+	bool fine = READ_ONCE(t->flags) & TEMPO_TIMER_FINE;
 
 	for (;;) {
 		u64 was;
 
 		if ((old & (TT_LINKED | TT_QUEUED | TT_PARKED | TT_SHUTDOWN)) != TT_LINKED ||
 		    (cpu >= 0 && cpu != tt_cpu(old)) ||
-		    !lazy_ok(READ_ONCE(t->bucket), expires, delay_ns))
+		    !(unlikely(fine) ? fine_lazy_ok(READ_ONCE(t->bucket), expires) :
+				       lazy_ok(READ_ONCE(t->bucket), expires, delay_ns)))
 			return -EAGAIN;
 		/*
 		 * Pending for this expiry tick already, where it is: nothing
 		 * to write (LAZY, the same expiry). Ordered by timer_arm_lazy:A.
+		 * A FINE timer's expiry is its own: only the same deadline.
 		 */
 		was = READ_ONCE(t->expires);
-		if ((old & TT_PENDING) && same_tick(was, expires) &&
+		if ((old & TT_PENDING) &&
+		    (unlikely(fine) ? was == expires : same_tick(was, expires)) &&
 		    READ_ONCE(t->want_cpu) == tt_cpu(old)) {
 			trace_tempo_timer_arm(t, tt_cpu(old), was, true);
 			return 1;
@@ -2008,7 +2220,7 @@ static void timer_release(struct tempo_timer *timer)
 			goto out;
 		send = tt_cpu(old) != this || !local->online;
 		if (!send && (old & TT_LINKED)) {
-			base_settle(local, timer, 0, now_tick());
+			base_settle(local, timer, 0, ktime_get_ns());
 			goto out;
 		}
 		new = send ? old | TT_QUEUED : old & ~TT_PARKED;
@@ -2138,7 +2350,9 @@ EXPORT_SYMBOL_NS_GPL(tempo_timer_pending, "TEMPO");
  * The answer is the deadline the timer was armed with, rounded up to the
  * tick: CLOCK_MONOTONIC nanoseconds (as ktime_get_ns()), never earlier than
  * the deadline asked for and less than tempo_timer_tick_ns() later. The
- * expiry itself may then come up to tempo_timer_slack_ns() later still.
+ * expiry itself may then come up to tempo_timer_slack_ns() later still. For
+ * a TEMPO_TIMER_FINE timer, rounded up to the 64th of a tick instead, and
+ * the expiry comes then, or within the timer's slack.
  *
  * Context: any. The answer may be stale by the time the caller uses it; racing
  * with an arm of @timer it is that arm's deadline or the one before.
@@ -2155,7 +2369,10 @@ bool tempo_timer_expires(const struct tempo_timer *timer, u64 *expires_ns)
 		*expires_ns = 0;
 		return false;
 	}
-	*expires_ns = expiry_tick(READ_ONCE(timer->expires)) * tick_ns;
+	if (READ_ONCE(timer->flags) & TEMPO_TIMER_FINE)
+		*expires_ns = near_ns(near_of(READ_ONCE(timer->expires)));
+	else
+		*expires_ns = expiry_tick(READ_ONCE(timer->expires)) * tick_ns;
 	return true;
 }
 EXPORT_SYMBOL_NS_GPL(tempo_timer_expires, "TEMPO");
@@ -2240,12 +2457,12 @@ static int base_cpu_online(unsigned int cpu)
 static void base_evacuate(struct tempo_base *base, struct llist_node *msgs)
 {
 	struct tempo_timer *t, *next;
-	u64 now = now_tick();
+	u64 now = ktime_get_ns();
 	unsigned int idx;
 
 	llist_for_each_entry_safe(t, next, msgs, msg)
 		base_settle(base, t, SETTLE_POPPED, now);
-	for (idx = 0; idx < TEMPO_WHEEL_SLOTS; idx++) {
+	for (idx = 0; idx < TEMPO_WHEEL_VECTORS; idx++) {
 		list_for_each_entry_safe(t, next, &base->wheel.vectors[idx], entry)
 			base_settle(base, t, 0, now);
 		list_for_each_entry_safe(t, next, &base->dwheel.vectors[idx], entry)
@@ -2440,7 +2657,7 @@ int tempo_wheel_init(u32 tick, unsigned int levels)
 
 	BUILD_BUG_ON(BITS_PER_LONG < 64);
 	BUILD_BUG_ON(CONFIG_NR_CPUS >= TT_CPU_NONE);
-	BUILD_BUG_ON(TEMPO_WHEEL_SLOTS > TEMPO_IDX_EXPIRED);
+	BUILD_BUG_ON(TEMPO_WHEEL_VECTORS > TEMPO_IDX_EXPIRED);
 	BUILD_BUG_ON(TEMPO_LVL_START(1) != TEMPO_TIMER_LVL0_TICKS);
 
 	if (!tempo_wheel_params_ok(tick, levels))

@@ -27,9 +27,11 @@ void tempo_wheel_setup(struct tempo_wheel *w, unsigned int depth, u64 clk)
 
 	w->clk = clk;
 	w->next_expiry = TEMPO_NEVER;
+	w->near_clk = clk << TEMPO_NEAR_SHIFT;
+	w->near_next = TEMPO_NEVER;
 	w->depth = clamp(depth, TEMPO_LVL_DEPTH_MIN, TEMPO_LVL_DEPTH_MAX);
 	memset(w->occupied, 0, sizeof(w->occupied));
-	for (i = 0; i < TEMPO_WHEEL_SLOTS; i++)
+	for (i = 0; i < TEMPO_WHEEL_VECTORS; i++)
 		INIT_LIST_HEAD(&w->vectors[i]);
 }
 EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_setup);
@@ -101,17 +103,93 @@ unsigned int tempo_wheel_collect(struct tempo_wheel *w, u64 now, struct list_hea
 }
 EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_collect);
 
+/*
+ * The earliest occupied boundary of the near level, or TEMPO_NEVER: its two
+ * masks as one ring of TEMPO_NEAR_SLOTS bits, searched from near_clk.
+ */
+static u64 wheel_near_first(const struct tempo_wheel *w)
+{
+	const u64 *m = &w->occupied[TEMPO_NEAR_OFFS / TEMPO_LVL_SIZE];
+	unsigned int pos = w->near_clk & TEMPO_NEAR_MASK, half = pos / TEMPO_LVL_SIZE;
+	unsigned int bit = pos & TEMPO_LVL_MASK;
+	/* From pos to the end of its half, the other half, then its half's start. */
+	u64 here = m[half] >> bit, there = m[half ^ 1];
+
+	if (here)
+		return w->near_clk + __ffs64(here);
+	if (there)
+		return w->near_clk + (TEMPO_LVL_SIZE - bit) + __ffs64(there);
+	here = m[half] & (BIT_ULL(bit) - 1);
+	if (here)
+		return w->near_clk + (2 * TEMPO_LVL_SIZE - bit) + __ffs64(here);
+	return TEMPO_NEVER;
+}
+
+/**
+ * tempo_wheel_near_forward - move the near level's clock forward to @b
+ * @w: the wheel
+ * @b: a boundary that has been reached
+ *
+ * As tempo_wheel_forward(): up to the earliest occupied boundary, never past
+ * it, so that a placement from @b on finds the two ticks ahead in the level.
+ * A stale @w->near_next behind @b is made exact first.
+ */
+void tempo_wheel_near_forward(struct tempo_wheel *w, u64 b)
+{
+	if (w->near_next < b)
+		w->near_next = wheel_near_first(w);
+	b = min(b, w->near_next);
+	if (b > w->near_clk)
+		w->near_clk = b;
+}
+EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_near_forward);
+
+/**
+ * tempo_wheel_near_collect - move every near slot due at boundary @b to @expired
+ * @w: the wheel
+ * @b: the latest boundary reached (tempo_near_floor() of the time)
+ * @expired: list the due timers are appended to
+ *
+ * Every slot of a boundary at or before @b, in boundary order; the clock
+ * then moves past @b. O(1) per slot collected, plus one search of the masks.
+ *
+ * Return: the number of slots collected.
+ */
+unsigned int tempo_wheel_near_collect(struct tempo_wheel *w, u64 b, struct list_head *expired)
+{
+	unsigned int slots = 0;
+
+	while (w->near_next <= b) {
+		u64 at = w->near_next;
+		unsigned int idx = TEMPO_NEAR_OFFS + (at & TEMPO_NEAR_MASK);
+		u64 bit = BIT_ULL(idx & TEMPO_LVL_MASK);
+
+		/* A stale near_next (its slot emptied since) collects nothing. */
+		if (w->occupied[idx / TEMPO_LVL_SIZE] & bit) {
+			w->occupied[idx / TEMPO_LVL_SIZE] &= ~bit;
+			list_splice_tail_init(&w->vectors[idx], expired);
+			slots++;
+		}
+		w->near_clk = at + 1;
+		w->near_next = wheel_near_first(w);
+	}
+	if (b >= w->near_clk)
+		w->near_clk = b + 1;
+	return slots;
+}
+EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_near_collect);
+
 /**
  * tempo_wheel_empty - whether no slot is occupied
  * @w: the wheel
  *
- * Return: true if every slot is empty.
+ * Return: true if every slot, the near level's included, is empty.
  */
 bool tempo_wheel_empty(const struct tempo_wheel *w)
 {
 	unsigned int lvl;
 
-	for (lvl = 0; lvl < TEMPO_LVL_DEPTH_MAX; lvl++)
+	for (lvl = 0; lvl < TEMPO_WHEEL_MASKS; lvl++)
 		if (w->occupied[lvl])
 			return false;
 	return true;

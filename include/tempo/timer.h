@@ -200,12 +200,15 @@ typedef void (*tempo_timer_fn_t)(struct tempo_timer *timer);
  * guarantee instead of never early (see "tempo timer time bounds" above).
  * TEMPO_TIMER_DEFERRABLE: never wakes an idle CPU (see "tempo timer
  * deferrable" above).
+ * TEMPO_TIMER_FINE: late by at most a 64th of a tick, whatever the delay (see
+ * "tempo timer time bounds" above); not with COARSE or DEFERRABLE.
  */
 #define TEMPO_TIMER_PINNED	BIT(0)
 #define TEMPO_TIMER_COARSE	BIT(1)
 #define TEMPO_TIMER_DEFERRABLE	BIT(2)
+#define TEMPO_TIMER_FINE	BIT(3)
 #define TEMPO_TIMER_FLAGS	(TEMPO_TIMER_PINNED | TEMPO_TIMER_COARSE | \
-				 TEMPO_TIMER_DEFERRABLE)
+				 TEMPO_TIMER_DEFERRABLE | TEMPO_TIMER_FINE)
 
 /**
  * struct tempo_timer - an embeddable timer
