@@ -3,7 +3,8 @@
  * DOC: timer wheel
  *
  * tempo's timer wheel: lock-free O(1) timers on per-CPU hierarchical wheels,
- * with callbacks run in process context on a per-CPU workqueue.
+ * with callbacks run in process context on a per-CPU workqueue, or in the
+ * interrupt for the timers that ask.
  */
 
 /**
@@ -322,6 +323,28 @@
  */
 
 /**
+ * DOC: timer wheel: interrupt callbacks
+ *
+ * A TEMPO_TIMER_IRQ timer's callback runs in the interrupt that finds it due,
+ * not on the workqueue. The collection (base_collect()) moves such a timer,
+ * found due as placed, to base->irq_due instead of the expired list, and so
+ * does a settle that keeps a collected timer (KEEP). base_process() then,
+ * after both collections and the inbox, and before it reads the next expiry,
+ * claims and runs each (base_run_irq()): the claim is the dispatcher's,
+ * base_settle() with SETTLE_DUE (I7), and base->irq_running names the timer
+ * around it for tempo_timer_cancel_sync(), as base->running does for the
+ * dispatcher (P4). irq_due lives within one interrupts-off section of the
+ * owner and is empty whenever another begins, so neither hotplug nor the
+ * dispatcher sees it; a message drained between the two collections that
+ * reaches a timer there unlinks it as from any list. The callback may arm
+ * and cancel timers of this CPU: the wheel is consistent by then, inside the
+ * hrtimer's callback base_program() is off (programmed = 0), and the next
+ * expiry is read after. An IRQ timer is not DEFERRABLE (tempo_timer_init()
+ * refuses the mix), but the carrier's softirq, which collects this wheel too,
+ * may find it due (include/tempo/timer.h says so).
+ */
+
+/**
  * DOC: timer wheel: isolation
  *
  * The one decision an arm makes about CPUs is where an idle timer goes
@@ -556,7 +579,9 @@
  *     claim won, the canceller's cmpxchg came later in the state's coherence
  *     order, so its later read of running sees the timer (or the NULL stored
  *     after the callback). base_dispatch:C (store NULL, smp_mb, wake_up_var)
- *     pairs with the wait as in P3.
+ *     pairs with the wait as in P3. base_run_irq:A, :B and :C do the same
+ *     around an IRQ timer's callback, with base->irq_running (interrupt
+ *     callbacks).
  * P5  Hotplug: base_seal:A (xchg of the inbox head to INBOX_SEALED) is fully
  *     ordered with inbox_push:A on the same word: a push either lands before
  *     the seal (and is in the batch the seal returns) or sees the seal and
@@ -646,6 +671,9 @@ struct tempo_base {
 	unsigned int		cpu;
 	bool			online;		/* read remotely with READ_ONCE */
 	struct tempo_timer	*running;	/* read by cancel_sync */
+	/* IRQ: owner CPU only, interrupts disabled, within base_process() (I1). */
+	struct list_head	irq_due;	/* due IRQ timers, to run there */
+	struct tempo_timer	*irq_running;	/* read by cancel_sync */
 	/* DEFERRABLE: owner CPU only, interrupts disabled (I1). */
 	struct tempo_wheel	dwheel;		/* never programs the hrtimer */
 	u64			dprogrammed;	/* tick the carrier is armed for */
@@ -1001,6 +1029,15 @@ static inline bool timer_defers(const struct tempo_timer *t)
 	return READ_ONCE(t->flags) & TEMPO_TIMER_DEFERRABLE;
 }
 
+/*
+ * Whether @t's callback runs in the interrupt that finds it due (IRQ), not on
+ * the workqueue. Fixed at tempo_timer_init(), marked as timer_defers().
+ */
+static inline bool timer_irq(const struct tempo_timer *t)
+{
+	return READ_ONCE(t->flags) & TEMPO_TIMER_IRQ;
+}
+
 /* The wheel of @base that holds a timer whose flags are @flags, by its kind. */
 static inline struct tempo_wheel *base_wheel_of(struct tempo_base *base, u32 flags)
 {
@@ -1264,7 +1301,7 @@ static bool base_settle(struct tempo_base *base, struct tempo_timer *t,
 		base_place(base, t, flags, PLACE_LINK, target, &slot);
 		break;
 	case KEEP:
-		list_add_tail(&t->entry, &base->expired);
+		list_add_tail(&t->entry, timer_irq(t) ? &base->irq_due : &base->expired);
 		t->idx = TEMPO_IDX_EXPIRED;
 		break;
 	case FORWARD:
@@ -1345,13 +1382,50 @@ static void base_collect(struct tempo_base *base, struct tempo_wheel *w, u64 now
 		long state = atomic_long_read_acquire(&t->state);
 		u64 expires = READ_ONCE(t->expires);
 
+		if ((state & (TT_PENDING | TT_MOVED)) == TT_PENDING && expiry_due(expires, now)) {
+			/* An IRQ timer runs in this interrupt (IRQ). */
+			if (unlikely(timer_irq(t)))
+				list_move_tail(&t->entry, &base->irq_due);
+			continue;
+		}
 		if ((state & (TT_PENDING | TT_MOVED)) == TT_PENDING &&
-		    (expiry_due(expires, now) || base_near_move(base, t, expires, now_tick)))
+		    base_near_move(base, t, expires, now_tick))
 			continue;
 		list_del_init(&t->entry);
 		base_settle(base, t, SETTLE_UNLINKED | SETTLE_COLLECTED, now);
 	}
 	list_splice_tail(&due, &base->expired);
+}
+
+static void record_lateness(struct tempo_base *base, struct tempo_timer *t, u64 now_ns);
+
+/*
+ * Run the IRQ timers this interrupt found due (IRQ), in the order found, each
+ * claimed as the dispatcher claims (I7): a message on its way, or an arm or
+ * cancel since, leaves it to the owner's next placement instead. @now is the
+ * reading the collection used. Owner, in base_process(), irqs off.
+ */
+static void base_run_irq(struct tempo_base *base, u64 now)
+{
+	struct tempo_timer *t;
+
+	while ((t = list_first_entry_or_null(&base->irq_due, struct tempo_timer, entry))) {
+		bool fire;
+
+		list_del_init(&t->entry);
+		/* LMM(base_run_irq:A): before the claim (P4). */
+		WRITE_ONCE(base->irq_running, t);
+		/* LMM(base_run_irq:B): the claim is base_settle's cmpxchg. */
+		fire = base_settle(base, t, SETTLE_UNLINKED | SETTLE_DUE, now);
+		if (fire) {
+			record_lateness(base, t, now);
+			t->fn(t);	/* may re-arm or free t */
+		}
+		WRITE_ONCE(base->irq_running, NULL);
+		/* LMM(base_run_irq:C): pairs with cancel_sync's wait (P4). */
+		smp_mb();
+		wake_up_var(&base->irq_running);
+	}
 }
 
 /* When base's hrtimer is next needed, ns: its wheel's next bucket or near boundary (I5). */
@@ -1393,6 +1467,9 @@ static u64 base_process(struct tempo_base *base)
 		base_settle(base, t, SETTLE_POPPED, now);
 	base_collect(base, &base->wheel, now, tick);
 	base_collect(base, &base->dwheel, now, tick);
+	/* Their callbacks may arm timers: before the next expiry is read. */
+	if (unlikely(!list_empty(&base->irq_due)))
+		base_run_irq(base, now);
 	if (!list_empty(&base->expired))
 		queue_work_on(base->cpu, dispatch_wq, &base->work);
 	if (base->dwheel.next_expiry != TEMPO_NEVER)
@@ -1561,8 +1638,9 @@ static void base_dispatch(struct work_struct *work)
  * @timer: the timer
  * @fn: its callback
  * @flags: TEMPO_TIMER_* flags; TEMPO_TIMER_FINE is not taken with
- *	TEMPO_TIMER_COARSE or TEMPO_TIMER_DEFERRABLE (a warning, and the timer
- *	is initialised without it)
+ *	TEMPO_TIMER_COARSE or TEMPO_TIMER_DEFERRABLE, nor TEMPO_TIMER_IRQ with
+ *	TEMPO_TIMER_DEFERRABLE (a warning, and the timer is initialised without
+ *	it)
  *
  * Context: any; @timer must be idle and held by no CPU: never armed, or its
  * callback claimed, or stopped by tempo_timer_cancel_sync().
@@ -1573,6 +1651,8 @@ void tempo_timer_init(struct tempo_timer *timer, tempo_timer_fn_t fn, unsigned i
 	if (WARN_ON_ONCE((flags & TEMPO_TIMER_FINE) &&
 			 (flags & (TEMPO_TIMER_COARSE | TEMPO_TIMER_DEFERRABLE))))
 		flags &= ~TEMPO_TIMER_FINE;
+	if (WARN_ON_ONCE((flags & TEMPO_TIMER_IRQ) && (flags & TEMPO_TIMER_DEFERRABLE)))
+		flags &= ~TEMPO_TIMER_IRQ;
 	INIT_LIST_HEAD(&timer->entry);
 	timer->msg.next = NULL;
 	atomic_long_set(&timer->state, tt_set_cpu(0, TT_CPU_NONE));
@@ -2270,7 +2350,8 @@ static bool timer_is_running(struct tempo_timer *timer)
 	unsigned int cpu;
 
 	for_each_possible_cpu(cpu)
-		if (READ_ONCE(per_cpu_ptr(bases, cpu)->running) == timer)
+		if (READ_ONCE(per_cpu_ptr(bases, cpu)->running) == timer ||
+		    READ_ONCE(per_cpu_ptr(bases, cpu)->irq_running) == timer)
 			return true;
 	return false;
 }
@@ -2300,11 +2381,12 @@ bool tempo_timer_cancel_sync(struct tempo_timer *timer)
 		/* Pairs with base_settle:C (P3). */
 		while (!timer_wait_held(timer))
 			timer_release(timer);
-		/* Pairs with base_dispatch:C (P4). */
+		/* Pairs with base_dispatch:C and base_run_irq:C (P4). */
 		for_each_possible_cpu(cpu) {
 			struct tempo_base *base = per_cpu_ptr(bases, cpu);
 
 			wait_var_event(&base->running, READ_ONCE(base->running) != timer);
+			wait_var_event(&base->irq_running, READ_ONCE(base->irq_running) != timer);
 		}
 	} while (atomic_long_read(&timer->state) & TT_PENDING);
 	WARN_ON_ONCE(timer_is_running(timer));
@@ -2599,6 +2681,8 @@ static void base_init(struct tempo_base *base, unsigned int cpu)
 	base->cpu = cpu;
 	base->online = false;
 	base->running = NULL;
+	INIT_LIST_HEAD(&base->irq_due);
+	base->irq_running = NULL;
 	base->inbox.first = INBOX_SEALED;	/* until the CPU comes online */
 	INIT_CSD(&base->csd, base_kick_csd, base);
 	init_irq_work(&base->kick, base_kick_irq_work);

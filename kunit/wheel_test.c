@@ -1943,11 +1943,18 @@ struct fine_ref {
 	u64 at;
 };
 
+static bool fine_ref_irq;	/* the reference runs in the hrtimer's callback */
+
 static enum hrtimer_restart fine_ref_fn(struct hrtimer *h)
 {
 	struct fine_ref *r = container_of(h, struct fine_ref, h);
 
-	queue_work_on(raw_smp_processor_id(), system_highpri_wq, &r->work);
+	if (READ_ONCE(fine_ref_irq)) {
+		r->at = ktime_get_ns();
+		complete(&r->done);
+	} else {
+		queue_work_on(raw_smp_processor_id(), system_highpri_wq, &r->work);
+	}
 	return HRTIMER_NORESTART;
 }
 
@@ -1969,7 +1976,8 @@ static bool fine_once(struct kunit *test, const void *arg)
 	int cpu;
 
 	KUNIT_ASSERT_NOT_NULL(test, r);
-	tempo_timer_init(&p->timer, probe_fn, TEMPO_TIMER_FINE);
+	tempo_timer_init(&p->timer, probe_fn,
+			 TEMPO_TIMER_FINE | (READ_ONCE(fine_ref_irq) ? TEMPO_TIMER_IRQ : 0));
 	hrtimer_setup(&r->h, fine_ref_fn, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED);
 	INIT_WORK(&r->work, fine_ref_work);
 	init_completion(&r->done);
@@ -2005,6 +2013,102 @@ static void live_fine_punctual(struct kunit *test)
 
 		within_tries(test, fine_once, &d);
 	}
+}
+
+/*
+ * A FINE | IRQ timer against an hrtimer whose callback is the reference, in
+ * the same tries as live_fine_punctual: at most a quarter of a tick behind.
+ * The callback runs in interrupt context, interrupts off.
+ * Fails if: the IRQ timer's callback goes to the workqueue (the wheel's
+ * interrupt leaves it on the expired list), as its hop behind the
+ * hrtimer's own callback shows on a loaded host; never, on an idle one.
+ */
+static void live_irq_punctual(struct kunit *test)
+{
+	static const u64 delays_us[] = { 0, 200, 1000, 70000 };
+	unsigned int i;
+
+	WRITE_ONCE(fine_ref_irq, true);
+	for (i = 0; i < ARRAY_SIZE(delays_us); i++) {
+		u64 d = delays_us[i] * NSEC_PER_USEC;
+
+		within_tries(test, fine_once, &d);
+	}
+	WRITE_ONCE(fine_ref_irq, false);
+}
+
+/*
+ * An IRQ timer's callback runs in interrupt context with interrupts off, and
+ * tempo_timer_cancel_sync() from another CPU waits for it to return: the
+ * callback, on one CPU, waits (at most 5 s) for a release that the test
+ * gives 50 ms after a thread, made and bound to this CPU beforehand (the
+ * other one takes no IPI meanwhile), called cancel_sync, which must not have
+ * returned by then.
+ * Fails if: cancel_sync does not wait for base->irq_running (seen failing:
+ * it returned while the callback ran).
+ */
+struct irq_probe {
+	struct tempo_timer timer;
+	atomic_t entered, release, fired, calling, left;
+	bool in_irq_ctx;
+	struct completion returned;
+};
+
+static void irq_probe_fn(struct tempo_timer *t)
+{
+	struct irq_probe *p = container_of(t, struct irq_probe, timer);
+	u64 until = ktime_get_ns() + 5 * NSEC_PER_SEC;
+
+	p->in_irq_ctx = irqs_disabled() && !in_task();
+	atomic_inc(&p->fired);
+	atomic_set(&p->entered, 1);
+	while (!atomic_read(&p->release) && ktime_get_ns() < until)
+		cpu_relax();
+	atomic_set(&p->left, 1);
+}
+
+static int irq_cancel_sync_thread(void *data)
+{
+	struct irq_probe *p = data;
+
+	atomic_set(&p->calling, 1);
+	tempo_timer_cancel_sync(&p->timer);
+	complete(&p->returned);
+	return 0;
+}
+
+static void live_irq_cancel_sync_waits(struct kunit *test)
+{
+	struct irq_probe *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	unsigned int this = raw_smp_processor_id(), other;
+	struct task_struct *k;
+	u64 until;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs");
+	init_completion(&p->returned);
+	tempo_timer_init(&p->timer, irq_probe_fn, TEMPO_TIMER_IRQ);
+	other = cpumask_any_but(cpu_online_mask, this);
+	k = kthread_create(irq_cancel_sync_thread, p, "tempo_irqsync");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(k));
+	kthread_bind(k, this);
+	KUNIT_ASSERT_EQ(test, tempo_timer_arm_on(&p->timer, other, NSEC_PER_MSEC), 0);
+	until = ktime_get_ns() + 5 * NSEC_PER_SEC;
+	while (!atomic_read(&p->entered) && ktime_get_ns() < until)
+		msleep(1);
+	wake_up_process(k);
+	KUNIT_ASSERT_EQ(test, atomic_read(&p->entered), 1);
+	while (!atomic_read(&p->calling) && ktime_get_ns() < until)
+		msleep(1);
+	msleep(50);
+	/* The thread called cancel_sync, and the callback still waits. */
+	KUNIT_EXPECT_TRUE(test, atomic_read(&p->calling) && !atomic_read(&p->left));
+	KUNIT_EXPECT_FALSE(test, completion_done(&p->returned));
+	atomic_set(&p->release, 1);
+	KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&p->returned, 5 * HZ), 0UL);
+	KUNIT_EXPECT_TRUE(test, p->in_irq_ctx);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->fired), 1);
 }
 
 /*
@@ -2690,6 +2794,8 @@ static struct kunit_case live_cases[] = {
 	KUNIT_CASE(live_rearm_same_expiry),
 	KUNIT_CASE_SLOW(live_fine_punctual),
 	KUNIT_CASE(live_fine_rearm),
+	KUNIT_CASE(live_irq_punctual),
+	KUNIT_CASE(live_irq_cancel_sync_waits),
 	KUNIT_CASE(live_slack_coalesces),
 	KUNIT_CASE(live_isolated_cpu),
 	KUNIT_CASE(live_coarse_stale_clock),

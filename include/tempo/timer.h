@@ -69,18 +69,80 @@
  */
 
 /**
+ * DOC: tempo timer kinds
+ *
+ * How late each kind of timer is, past its deadline D (CLOCK_MONOTONIC), in
+ * one table; README.md and include/uapi/tempo.h point here. No kind expires
+ * before D, but COARSE while the jiffies are overdue (below). The expiry is
+ * when the timer's CPU finds it due, in the interrupt of its hrtimer, which
+ * comes that interrupt's own latency (irq) after the time it was programmed
+ * for; the callback then runs on that CPU's tempo workqueue, after the
+ * wake-up of its worker and the callbacks queued before it there (wq: tens
+ * of microseconds on an idle CPU, more on a busy one), or with
+ * TEMPO_TIMER_IRQ right there, in the interrupt (no wq; "tempo timer
+ * callbacks"). tick is tempo_timer_tick_ns() (1 ms by default); gran(d) is
+ * tempo_timer_slack_ns(d), the granule of the wheel level a delay d goes
+ * into: a tick below TEMPO_TIMER_LVL0_TICKS ticks, at most d / 8 above; S is
+ * the timer's slack (tempo_timer_get_slack(); "tempo timer slack").
+ *
+ *	kind (tempo_timer_init())  expiry after D, less than    then
+ *	-------------------------  ---------------------------  -------------
+ *	0 (precise)                gran(d) + irq;               wq
+ *	                           max(S, gran(d)) + irq
+ *	                           with a slack
+ *	TEMPO_TIMER_COARSE         a jiffy + gran(d + jiffy)    wq
+ *	                           + irq (never early while
+ *	                           the jiffies are current)
+ *	TEMPO_TIMER_FINE           tick / 64 + irq (15.6 us at  wq
+ *	                           1 ms), whatever d;
+ *	                           max(S, tick / 64) + irq
+ *	                           with a slack
+ *	| TEMPO_TIMER_IRQ          its kind's bound             nothing: the
+ *	                                                        callback runs
+ *	| TEMPO_TIMER_DEFERRABLE   its kind's bound plus a      wq
+ *	                           jiffy while its CPU is busy;
+ *	                           none while it idles
+ *	/dev/tempo timer           the file's kick: a FINE |    the reader's
+ *	(include/uapi/tempo.h)     IRQ timer with the least     wake-up
+ *	                           slack_us of the file's
+ *	                           timers
+ *
+ * The bound is that of the last deadline set, whatever re-arms came before.
+ */
+
+/**
+ * DOC: tempo timer callbacks
+ *
+ * A callback runs once per expiry, on the CPU that holds the timer, after
+ * the expiry that "tempo timer kinds" bounds:
+ *
+ * - By default on that CPU's tempo workqueue (WQ_HIGHPRI), in process
+ *   context: it may sleep, and the callbacks of one CPU run one after
+ *   another. Each waits for the wake-up of the CPU's worker (a context
+ *   switch) and for the callbacks queued before it.
+ * - With TEMPO_TIMER_IRQ, in the interrupt that finds the timer due (the
+ *   wheel's hrtimer, or the irq_work that drains its messages; the softirq of
+ *   a CPU's deferrable carrier when that is what finds it), with interrupts
+ *   off, before that interrupt returns: no worker to wait for, as for an
+ *   hrtimer's callback. It must not sleep; every lock it takes must also be
+ *   taken with interrupts off wherever else it is taken (spin_lock_irqsave());
+ *   it must not call tempo_timer_cancel_sync() or tempo_timer_shutdown_sync();
+ *   and it should be short, since it delays the CPU's other interrupts and
+ *   every IRQ callback due after it. It may arm and cancel timers, its own
+ *   included, and free its timer. tempo_timer_cancel_sync() waits for it as
+ *   for a workqueue callback. Not with TEMPO_TIMER_DEFERRABLE.
+ */
+
+/**
  * DOC: tempo timer time bounds
  *
- * CLOCK_MONOTONIC. A timer never fires before its deadline (but see
- * TEMPO_TIMER_COARSE below, which is opt-in). Its expiry is less than one
- * tick late when its delay is below TEMPO_TIMER_LVL0_TICKS ticks, and less
- * than one granule of its wheel level late otherwise (a granule is at most
- * 1/8 of the delay: 12.5%); the table is at the top of kmod/wheel.c, and
- * tempo_timer_slack_ns() gives the bound for a given delay. The bound is
- * that of the last deadline set, whatever re-arms came before: a re-arm
- * leaves the timer in its far slot only if that slot comes less than
- * tempo_timer_slack_ns() of the new delay after the new deadline. Callbacks
- * then wait for the workqueue to run them.
+ * A precise timer (no flag) is due at the first tick at or after its
+ * deadline when its delay is below TEMPO_TIMER_LVL0_TICKS ticks, and at
+ * worst a granule of its wheel level later otherwise (the levels are at the
+ * top of kmod/wheel.c). A re-arm leaves a timer in its far slot only if that
+ * slot comes within the bound of the new delay: less than
+ * tempo_timer_slack_ns() of it after the new deadline (for a FINE timer, at
+ * or before the new deadline).
  *
  * A TEMPO_TIMER_COARSE timer trades that for a cheaper arm: tempo_timer_arm()
  * and tempo_timer_arm_on() read the jiffies instead of the precise clock, and
@@ -116,11 +178,13 @@
  * overlap that multiple all expire in the same tick, so N timers spread
  * evenly over a second cause about one expiry per slack (100 a second at
  * 10 ms), not one per tick. When the slack is less than that granule the timer is placed
- * as without slack.
+ * as without slack. A TEMPO_TIMER_FINE timer's slack is kept in 64ths of a
+ * tick instead (50 us at the default tick is 46.9 us), and aims it at the
+ * last multiple of itself in the window (of whole ticks from a tick up).
  *
  * Bounds: never early, as any timer. The expiry is no later than
- * max(deadline + slack, the bound of "tempo timer time bounds" for the
- * delay): a slack adds lateness only up to itself, and a slack below the
+ * max(deadline + slack, its kind's bound without slack: "tempo timer
+ * kinds"): a slack adds lateness only up to itself, and a slack below the
  * wheel's own bound changes nothing. That holds for every re-arm, lazy or
  * eager: a lazy re-arm leaves a timer in its far slot only within the
  * wheel's own bound for the new delay. A COARSE timer's deadline is the
@@ -183,8 +247,10 @@ struct tempo_timer;
  * typedef tempo_timer_fn_t - timer callback
  * @timer: the timer that expired; use container_of() to reach its owner.
  *
- * Runs in process context on the per-CPU tempo workqueue of the CPU the timer
- * was armed on. It may sleep, re-arm @timer, or free it.
+ * Runs in process context on the per-CPU tempo workqueue of the CPU that
+ * holds the timer, or for a TEMPO_TIMER_IRQ timer in that CPU's interrupt
+ * ("tempo timer callbacks"). It may re-arm @timer or free it; on the
+ * workqueue it may also sleep.
  */
 typedef void (*tempo_timer_fn_t)(struct tempo_timer *timer);
 
@@ -201,14 +267,18 @@ typedef void (*tempo_timer_fn_t)(struct tempo_timer *timer);
  * TEMPO_TIMER_DEFERRABLE: never wakes an idle CPU (see "tempo timer
  * deferrable" above).
  * TEMPO_TIMER_FINE: late by at most a 64th of a tick, whatever the delay (see
- * "tempo timer time bounds" above); not with COARSE or DEFERRABLE.
+ * "tempo timer kinds" above); not with COARSE or DEFERRABLE.
+ * TEMPO_TIMER_IRQ: the callback runs in the interrupt that finds the timer
+ * due, not on the workqueue (see "tempo timer callbacks" above); not with
+ * DEFERRABLE.
  */
 #define TEMPO_TIMER_PINNED	BIT(0)
 #define TEMPO_TIMER_COARSE	BIT(1)
 #define TEMPO_TIMER_DEFERRABLE	BIT(2)
 #define TEMPO_TIMER_FINE	BIT(3)
+#define TEMPO_TIMER_IRQ		BIT(4)
 #define TEMPO_TIMER_FLAGS	(TEMPO_TIMER_PINNED | TEMPO_TIMER_COARSE | \
-				 TEMPO_TIMER_DEFERRABLE | TEMPO_TIMER_FINE)
+				 TEMPO_TIMER_DEFERRABLE | TEMPO_TIMER_FINE | TEMPO_TIMER_IRQ)
 
 /**
  * struct tempo_timer - an embeddable timer

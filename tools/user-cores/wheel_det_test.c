@@ -1528,6 +1528,164 @@ static void test_fine_remote_in_near(void)
 	free(o);
 }
 
+/* ---------------------------------------------------------------------- */
+/* IRQ timers (kmod/wheel.c, interrupt callbacks).                         */
+
+static unsigned int irq_works_ran, irq_off_runs;
+static bool irq_in_works;
+
+static void irq_fn(struct tempo_timer *t)
+{
+	irq_off_runs += irqs_disabled();
+	irq_works_ran += irq_in_works;
+	obj_fn(t);
+}
+
+static struct obj *obj_new_irq(unsigned int flags, bool free_in_cb)
+{
+	struct obj *o = obj_new(free_in_cb);
+
+	tempo_timer_init(&o->timer, irq_fn, TEMPO_TIMER_IRQ | flags);
+	return o;
+}
+
+/*
+ * An IRQ timer, tick or FINE, runs in the hrtimer's interrupt, interrupts
+ * off, with no work item: once, on time, and it may free itself there.
+ * Fails if: the collection sends it to the expired list (seen failing: it
+ * ran only when the work items ran).
+ */
+static void test_irq_runs_in_interrupt(void)
+{
+	static const unsigned int kinds[] = { 0, TEMPO_TIMER_FINE };
+	unsigned int k;
+
+	for (k = 0; k < 2; k++) {
+		struct obj *o;
+
+		setup(2);
+		irq_works_ran = irq_off_runs = 0;
+		o = obj_new_irq(kinds[k], true);
+		tempo_sim_set_cpu(0);
+		o->deadline = ktime_get_ns() + 70 * TICK_NS + TICK_NS / 3;
+		tempo_timer_arm_at(&o->timer, TEMPO_CPU_LOCAL, ns_to_ktime(o->deadline));
+		for (;;) {
+			u64 next = tempo_sim_next_hrtimer();
+
+			if (next == U64_MAX || fired_total)
+				break;
+			tempo_sim_clock_set(next);
+			tempo_sim_run_hrtimers();	/* interrupts only, no work item */
+		}
+		EXPECT_EQ(fired_total, 1, "kind %u: fired %u times in interrupts", kinds[k],
+			  fired_total);
+		EXPECT_EQ(irq_off_runs, 1, "ran with interrupts off");
+		EXPECT_EQ(freed_total, 1, "freed itself");
+		irq_in_works = true;
+		EXPECT_EQ(tempo_sim_run_works(), 0, "a work item was queued");
+		irq_in_works = false;
+		EXPECT_EQ(irq_works_ran, 0, "ran from a work item");
+		teardown();
+	}
+}
+
+/*
+ * The claim in the interrupt is the dispatcher's (I7): a cancel from another
+ * CPU that lands between the collection and the claim (at the claim's test
+ * point) stops the callback; a re-arm there moves it to its new deadline.
+ * Fails if: base_run_irq() runs what it collected without the claim (seen
+ * failing: the cancelled timer ran).
+ */
+static struct obj *irq_obj;
+static bool irq_rearm;
+
+static void hook_cancel_irq_from_cpu1(void)
+{
+	tempo_sim_set_cpu(1);
+	if (irq_rearm) {
+		irq_obj->deadline = ktime_get_ns() + 3 * TICK_NS;
+		EXPECT_EQ(tempo_timer_arm(&irq_obj->timer, 3 * TICK_NS), 1, "pending at the claim");
+	} else {
+		EXPECT_TRUE(tempo_timer_cancel(&irq_obj->timer), "pending at the claim");
+	}
+	tempo_sim_set_cpu(0);
+}
+
+static void test_irq_claim_races_remote(void)
+{
+	unsigned int r;
+
+	for (r = 0; r < 2; r++) {
+		struct obj *o;
+
+		setup(2);
+		o = obj_new_irq(0, false);
+		irq_obj = o;
+		irq_rearm = r;
+		tempo_sim_set_cpu(0);
+		o->deadline = ktime_get_ns() + 5 * TICK_NS;
+		tempo_timer_arm(&o->timer, 5 * TICK_NS);
+		tempo_sim_clock_set(o->deadline);
+		park_hook(TEMPO_TP_WHEEL_SETTLE, hook_cancel_irq_from_cpu1);
+		park_timer = &o->timer;
+		tempo_sim_run_hrtimers();
+		EXPECT_EQ(race_hook, NULL, "the claim reached its test point");
+		EXPECT_EQ(o->fired, 0, "%s at the claim, but it ran", r ? "re-armed" : "cancelled");
+		h_drive_until(ktime_get_ns() + 5 * TICK_NS);
+		EXPECT_EQ(o->fired, r, "fired %u times", o->fired);
+		teardown();
+		free(o);
+	}
+}
+
+/*
+ * An IRQ callback re-arms its own timer, a FINE one, every 300 us for 20
+ * periods: each runs once, in the interrupt, never early, within a 64th of
+ * a tick (the re-arm inside the hrtimer's callback reaches the hrtimer
+ * through the next expiry it returns).
+ * Fails if: base_process() reads the next expiry before running the IRQ
+ * callbacks (seen failing: the re-armed timer waited for an unrelated
+ * expiry, late).
+ */
+static unsigned int irq_periods;
+
+static void irq_periodic_fn(struct tempo_timer *t)
+{
+	struct obj *o = container_of(t, struct obj, timer);
+
+	obj_fn(t);
+	EXPECT_LT(o->fired_at - o->deadline, TICK_NS / 64 + 1, "period %u late by %llu ns",
+		  o->fired, o->fired_at - o->deadline);
+	if (++irq_periods < 20) {
+		o->deadline += 300000;
+		tempo_timer_arm_at(t, TEMPO_CPU_LOCAL, ns_to_ktime(o->deadline));
+	}
+}
+
+static void test_irq_rearms_itself(void)
+{
+	struct obj *o;
+
+	setup(2);
+	irq_periods = 0;
+	o = obj_new(false);
+	tempo_timer_init(&o->timer, irq_periodic_fn, TEMPO_TIMER_FINE | TEMPO_TIMER_IRQ);
+	tempo_sim_set_cpu(0);
+	o->deadline = ktime_get_ns() + 100000;
+	tempo_timer_arm_at(&o->timer, TEMPO_CPU_LOCAL, ns_to_ktime(o->deadline));
+	for (;;) {
+		u64 next = tempo_sim_next_hrtimer();
+
+		if (next == U64_MAX || next > T0 + 20 * TICK_NS)
+			break;
+		tempo_sim_clock_set(next);
+		tempo_sim_run_hrtimers();
+	}
+	EXPECT_EQ(o->fired, 20, "fired %u times in interrupts", o->fired);
+	teardown();
+	free(o);
+}
+
 static const struct test_case cases[] = {
 	TEST_CASE_VOID(test_fires_once_on_time),
 	TEST_CASE_VOID(test_claim_with_remote_rearm_in_flight),
@@ -1564,6 +1722,9 @@ static const struct test_case cases[] = {
 	TEST_CASE_VOID(test_fine_lazy_rearm_after_near_move),
 	TEST_CASE_VOID(test_fine_lazy_rules),
 	TEST_CASE_VOID(test_fine_remote_in_near),
+	TEST_CASE_VOID(test_irq_runs_in_interrupt),
+	TEST_CASE_VOID(test_irq_claim_races_remote),
+	TEST_CASE_VOID(test_irq_rearms_itself),
 	{}
 };
 
