@@ -100,7 +100,8 @@
  *    (signal, kthread_stop(), timeout, shutdown) only from a critical
  *    section in which it found nothing due.
  *  - Not ready, with somebody waiting: it arms q->kick, the queue's one
- *    tempo timer, a TEMPO_TIMER_FINE one, for the first sorted deadline or the
+ *    tempo timer, a TEMPO_TIMER_FINE | TEMPO_TIMER_IRQ one, for the first
+ *    sorted deadline or the
  *    first time the cascade's next slots to empty can hold a due node,
  *    whichever comes first, or for just after q->now while the cascade is
  *    behind (slots whose time has come are not emptied). That time is the
@@ -109,13 +110,14 @@
  *    early), or that grain's start when a coarser slot is emptied there too
  *    (delayq_work_at()): the kick that empties a slot of due nodes finds
  *    them due, rather than firing at the grain's start and being armed
- *    again. The callback reads the clock and moves at most DQ_KICK_MOVES
- *    nodes (delayq_kick()): the tempo workqueue runs every tempo callback of
- *    its CPU in turn, so one queue's expiry must cost it a bounded amount,
- *    not its slots' size. A FINE timer fires at the time it is armed for,
- *    whatever the delay, late by at most its slack or a 64th of the timer
- *    wheel's tick (include/tempo/timer.h), so the kick is armed once per
- *    time it is needed. A kick whose node has left since is not cancelled:
+ *    again. The callback runs in the timer wheel's interrupt (an IRQ
+ *    timer: no workqueue between the expiry and the wake-up), reads the
+ *    clock and moves at most DQ_KICK_MOVES nodes (delayq_kick()): the
+ *    interrupt runs every IRQ callback of its CPU in turn, so one queue's
+ *    expiry must cost it a bounded amount, not its slots' size. A FINE timer
+ *    fires at the time it is armed for, whatever the delay, late by at most
+ *    its slack or a 64th of the timer wheel's tick (include/tempo/timer.h),
+ *    so the kick is armed once per time it is needed. A kick whose node has left since is not cancelled:
  *    it fires and finds less to do. If nobody waits, nothing is armed: the
  *    next caller that looks sorts for itself.
  *  - Slack: q->slack is the least node->slack_us of the nodes linked since
@@ -214,8 +216,8 @@
  * include/tempo/delayq.h says. The kick reaches q through its timer, and
  * destroy() shuts it down (tempo_timer_shutdown_sync()) before it frees q.
  * Not guaranteed: fairness beyond the FIFO order of exclusive waiters; a
- * sleeping consumer's wake-up while the kick's CPU cannot run its timer
- * workqueue (a consumer that comes by still takes what is due).
+ * sleeping consumer's wake-up while the kick's CPU holds interrupts off (a
+ * consumer that comes by still takes what is due).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -973,15 +975,16 @@ static bool delayq_count_ready(struct tempo_delayq *q, unsigned int budget)
 }
 
 /*
- * The kick: process context on the tempo workqueue of the CPU it was armed
- * on, which runs every tempo callback of that CPU in turn. Read the clock and
- * sort at most DQ_KICK_MOVES nodes; delayq_unlock() wakes a consumer if an
- * item is takeable now, has those who wait sort the rest in their own
- * context if the cascade is still behind (q->kick_short), or arms the kick
- * again. So one
- * expiry of a queue's kick costs the workqueue a bounded amount of work,
- * whatever the queue holds. destroy() shuts the kick down once the queue is
- * dead (nothing arms it then), before it frees @q.
+ * The kick: an IRQ timer's callback, in the timer wheel's interrupt on the
+ * CPU it was armed on, with interrupts off (the queue's lock is always
+ * taken with them off), which runs every IRQ callback of that CPU in turn.
+ * Read the clock and sort at most DQ_KICK_MOVES nodes; delayq_unlock()
+ * wakes a consumer if an item is takeable now, has those who wait sort the
+ * rest in their own context if the cascade is still behind (q->kick_short),
+ * or arms the kick again. So one expiry of a queue's kick costs the
+ * interrupt a bounded amount of work, whatever the queue holds. destroy()
+ * shuts the kick down once the queue is dead (nothing arms it then), before
+ * it frees @q.
  */
 static void delayq_kick(struct tempo_timer *timer)
 {
@@ -1047,7 +1050,7 @@ struct tempo_delayq *tempo_delayq_create_clock(clockid_t clock)
 		for (slot = 0; slot < DQ_SLOTS; slot++)
 			INIT_LIST_HEAD(&q->cascade[lvl][slot]);
 	q->kick_at = KTIME_MAX;
-	tempo_timer_init(&q->kick, delayq_kick, TEMPO_TIMER_FINE);
+	tempo_timer_init(&q->kick, delayq_kick, TEMPO_TIMER_FINE | TEMPO_TIMER_IRQ);
 	INIT_LIST_HEAD(&q->clock_link);
 	mutex_lock(&delayq_list_lock);
 	list_add_tail(&q->list, &delayq_list);
