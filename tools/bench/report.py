@@ -66,6 +66,9 @@ TARGETS_UML = [
       for lane in ("cancel", "postpone") for n in TIERS[:2] for c in CPUS],
     *[("cancel", {"outstanding": n, "cpus": c}, "tempo", "hrtimer", 3.0)
       for n in TIERS for c in CPUS],
+    # the microsecond kind (TEMPO_TIMER_FINE) keeps the cancel lane's lead
+    *[("cancel", {"outstanding": n, "cpus": c}, "tempo_fine", "hrtimer", 3.0)
+      for n in TIERS for c in CPUS],
     ("hirq", {}, "tempo_coarse", "timer", 1.5),
     ("order", {}, "tempo_inline", "rob", 1.0),
 ]
@@ -102,6 +105,9 @@ TARGETS += [
     # as many interrupts and wake-ups as timerfd for the same timers, or fewer
     ("u_wakeups", {"timers": "10000", "span_ms": "1000", "slack_us": "50", "stat": stat},
      "tempo", "timerfd", 1.0) for stat in ("loc", "wakeups")
+] + [
+    # the kernel's microsecond kind against hrtimer, callback lateness
+    ("fire_lateness", {"stat": "p50"}, "tempo_fine", "hrtimer", "+50"),
 ]
 
 
@@ -140,7 +146,8 @@ def advantage(mine, other, unit):
 TIMER_LANES = ("cancel", "postpone", "xcancel", "xpostpone", "hirq")
 PAIRS = {
     **{lane: [("tempo_coarse", ("timer", "dwork"), ("lazyc", "timer64", "timer56", "timer48")),
-              ("tempo", ("hrtimer",), ("lazyp",))] for lane in TIMER_LANES},
+              ("tempo", ("hrtimer",), ("lazyp",)),
+              ("tempo_fine", ("hrtimer",), ("lazyp",))] for lane in TIMER_LANES},
     "order": [("tempo_inline", ("rob", "padata", "owq"), ()),
               ("tempo", ("padata", "owq"), ())],
     "delayq": [("tempo", ("java",), ())],
@@ -150,7 +157,7 @@ PAIRS = {
        for lane in ("u_arm_cancel", "u_arm_only", "u_cancel_only", "u_arm_expire",
                     "u_events_read")},
     "fire_burst": [("tempo", ("dwork", "hrtimer"), ())],
-    "fire_lateness": [("tempo", ("dwork", "hrtimer"), ())],
+    "fire_lateness": [("tempo", ("dwork", "hrtimer"), ()), ("tempo_fine", ("hrtimer",), ())],
 }
 SHOWN = {"timer": "timer_list", "dwork": "delayed_work", "owq": "ordered wq"}
 # Rows a platform cannot represent, said in the row rather than left out.

@@ -25,8 +25,8 @@
  *	event loop re-arms.
  * spread: N timers with deadlines at random over SPAN_MS (from 5 ms ahead),
  *	armed together (tempo: one file; timerfd: one fd each behind epoll;
- *	io_uring: one SQE each; nanosleep: one thread sleeping until each in
- *	turn), every expiry read.
+ *	io_uring: one SQE each; nanosleep: one thread sleeping until the
+ *	earliest, then taking every one due), every expiry read.
  * periodic: one timer of period PERIOD_US, N periods read; overruns (periods
  *	that passed unread: tempo's record overrun, timerfd's count - 1, a
  *	missed period of the re-armed io_uring timeout and of clock_nanosleep)
@@ -508,10 +508,14 @@ static void nanosleep_spread(const uint64_t *dl, int n, uint32_t slack_us, int64
 	for (i = 0; i < n; i++)
 		order[i] = i;
 	qsort_r(order, n, sizeof(order[0]), cmp_u64_idx, (void *)dl);
-	for (i = 0; i < n; i++) {
-		int t = order[i];
+	/* An event loop: sleep until the earliest, then take all that are due. */
+	for (i = 0; i < n;) {
+		uint64_t wake = nanosleep_one(dl[order[i]]);
 
-		late[t] = (int64_t)(nanosleep_one(dl[t]) - dl[t]);
+		while (i < n && dl[order[i]] <= wake) {
+			late[order[i]] = (int64_t)(wake - dl[order[i]]);
+			i++;
+		}
 	}
 }
 

@@ -147,7 +147,7 @@ while [ $rep -le $reps ]; do
 			fi
 			for cpus in 1 all; do
 				# shellcheck disable=SC2086 # $extra: one word per system
-				for s in $(rot $rep tempo tempo_coarse dwork timer hrtimer lazyc lazyp $extra); do
+				for s in $(rot $rep tempo tempo_coarse tempo_fine dwork timer hrtimer lazyc lazyp $extra); do
 					kb $lane $s $n $cpus
 				done
 			done
@@ -222,7 +222,7 @@ while [ $rep -le $reps ]; do
 	want burst && for s in $(rot $rep tempo dwork hrtimer); do
 		kb burst $s 32768
 	done
-	want spread && for s in $(rot $rep tempo dwork hrtimer); do
+	want spread && for s in $(rot $rep tempo tempo_fine dwork hrtimer); do
 		kb spread $s 8192
 	done
 	want order && for s in $(rot $rep tempo tempo_inline padata owq rob); do

@@ -53,6 +53,8 @@
  *			    the first and the last callback.
  *	spread SYS K        K timers with delays spread over 2..102 ms: callback
  *			    lateness (callback time - deadline) p50/p99/max, us.
+ *			    SYS in tempo tempo_fine dwork hrtimer (tempo_fine:
+ *			    TEMPO_TIMER_FINE timers; also in cancel and postpone).
  *	order SYS M         SYS in tempo tempo_inline padata owq rob. M items
  *			    submitted from all CPUs, a small parallel step each,
  *			    completions in submission order: ns per item.
@@ -104,6 +106,10 @@
 /* An A/B against a tree without the coarse contract: tempo_coarse is tempo. */
 #ifndef TEMPO_TIMER_COARSE
 #define TEMPO_TIMER_COARSE	0
+#endif
+/* Nor without FINE timers: tempo_fine is tempo. */
+#ifndef TEMPO_TIMER_FINE
+#define TEMPO_TIMER_FINE	0
 #endif
 
 static unsigned int sample_ms = 200;
@@ -266,12 +272,28 @@ static struct brun *brun_alloc(void)
 
 enum tsys {
 	T_TEMPO, T_TEMPO_COARSE, T_DWORK, T_TIMER, T_HRTIMER, T_TIMER64, T_LAZYC, T_LAZYP,
-	T_TEMPO_DEFER, T_TEMPO_DEFER_HELD, T_TIMER48, T_TIMER56, T_NSYS
+	T_TEMPO_DEFER, T_TEMPO_DEFER_HELD, T_TIMER48, T_TIMER56, T_TEMPO_FINE, T_NSYS
 };
 static const char * const tsys_name[T_NSYS] = {
 	"tempo", "tempo_coarse", "dwork", "timer", "hrtimer", "timer64", "lazyc", "lazyp",
-	"tempo_defer", "tempo_defer_held", "timer48", "timer56"
+	"tempo_defer", "tempo_defer_held", "timer48", "timer56", "tempo_fine"
 };
+
+/* The tempo_timer_init() flags of one of tempo's systems. */
+static unsigned int tsys_flags(enum tsys sys)
+{
+	switch (sys) {
+	case T_TEMPO_COARSE:
+		return TEMPO_TIMER_COARSE;
+	case T_TEMPO_FINE:
+		return TEMPO_TIMER_FINE;
+	case T_TEMPO_DEFER:
+	case T_TEMPO_DEFER_HELD:
+		return TEMPO_TIMER_DEFERRABLE;
+	default:
+		return 0;
+	}
+}
 
 /*
  * timer64: a timer_list in 64 bytes, the size of a struct tempo_timer. Not a
@@ -374,11 +396,11 @@ static int cancel_pre(struct bthread *t)
 	for (i = lo; i < hi; i++) {
 		switch (c->sys) {
 		case T_TEMPO:
-		case T_TEMPO_COARSE: {
+		case T_TEMPO_COARSE:
+		case T_TEMPO_FINE: {
 			struct tempo_timer *tt = (struct tempo_timer *)pool + i;
 
-			tempo_timer_init(tt, noop_tempo,
-					 c->sys == T_TEMPO_COARSE ? TEMPO_TIMER_COARSE : 0);
+			tempo_timer_init(tt, noop_tempo, tsys_flags(c->sys));
 			err = tempo_timer_arm(tt, far_ns(i));
 			if (err)
 				return err;
@@ -442,6 +464,7 @@ static int cancel_pre(struct bthread *t)
 	switch (sys) {								\
 	case T_TEMPO:								\
 	case T_TEMPO_COARSE:							\
+	case T_TEMPO_FINE:							\
 		LOOP(struct tempo_timer, tempo_timer_cancel(x),			\
 		     tempo_timer_arm(x, far_ns(i)));				\
 		break;								\
@@ -490,6 +513,7 @@ static int cancel_pre(struct bthread *t)
 	switch (sys) {								\
 	case T_TEMPO:								\
 	case T_TEMPO_COARSE:							\
+	case T_TEMPO_FINE:							\
 		LOOP(struct tempo_timer, (void)0, tempo_timer_arm(x, far_ns(i)));	\
 		break;								\
 	case T_DWORK:								\
@@ -574,6 +598,7 @@ static void cancel_post(struct bthread *t)
 		switch (c->sys) {
 		case T_TEMPO:
 		case T_TEMPO_COARSE:
+		case T_TEMPO_FINE:
 			tempo_timer_cancel_sync((struct tempo_timer *)pool + i);
 			break;
 		case T_DWORK:
@@ -923,7 +948,8 @@ static int fire_pre(struct bthread *t)
 		it->deadline = now + delay;
 		switch (f->sys) {
 		case T_TEMPO:
-			tempo_timer_init(&it->tt, fire_tempo, 0);
+		case T_TEMPO_FINE:
+			tempo_timer_init(&it->tt, fire_tempo, tsys_flags(f->sys));
 			if (tempo_timer_arm(&it->tt, delay))
 				return -EIO;
 			break;
@@ -1007,7 +1033,7 @@ static int cmd_fire(const char *sys_s, u32 k, bool burst)
 	}
 	/* nothing may still run when the items are freed */
 	for (i = 0; i < k; i++) {
-		if (sys == T_TEMPO)
+		if (sys == T_TEMPO || sys == T_TEMPO_FINE)
 			tempo_timer_cancel_sync(&f->items[i].tt);
 		else if (sys == T_DWORK)
 			cancel_delayed_work_sync(&f->items[i].dw);
@@ -1692,9 +1718,7 @@ static int idle_pre(struct bthread *t)
 		case T_TEMPO_DEFER_HELD: {
 			struct tempo_timer *tt = (struct tempo_timer *)pool + i;
 
-			tempo_timer_init(tt, noop_tempo,
-					 c->sys == T_TEMPO_COARSE ? TEMPO_TIMER_COARSE :
-					 c->sys == T_TEMPO ? 0 : TEMPO_TIMER_DEFERRABLE);
+			tempo_timer_init(tt, noop_tempo, tsys_flags(c->sys));
 			if (tempo_timer_arm(tt, idle_ns(i, c->n)))
 				return -EIO;
 			break;
