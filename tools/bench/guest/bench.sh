@@ -185,14 +185,19 @@ while [ $rep -le $reps ]; do
 	done
 	# Coalescing: 10,000 timers armed evenly over 1 s, 20 ms ahead, on the
 	# first CPU, without and with 10 ms of slack, and timer_list with
-	# round_jiffies(): that CPU's wheel expiries in the run (about 1 s).
-	want coalesce && for s in $(rot $rep tempo tempo_slack timer_round); do
+	# round_jiffies(); FINE timers with 50 us of slack against hrtimers (as
+	# 10,000 timerfds arm theirs): that CPU's wheel expiries (tempo) and
+	# local timer interrupts (every system) in the run (about 1 s).
+	want coalesce && for s in $(rot $rep tempo tempo_slack timer_round tempo_fine_slack hrtimer); do
 		a=$(idle_snap)
 		kb coalesce $s 10000
 		b=$(idle_snap)
-		case $s in tempo*) echo "$a $b" | awk -v rep=$rep -v s=$s '{
-			printf "BENCH rep=%s name=coalesce system=%s timers=10000 stat=wheel_expiries value=%d unit=irqs/run\n", rep, s, $4 - $1
-		}' | tee -a $out ;; esac
+		echo "$a $b" | awk -v rep=$rep -v s=$s '{
+			h = "BENCH rep=" rep " name=coalesce system=" s " timers=10000"
+			if (s ~ /^tempo/)
+				printf "%s stat=wheel_expiries value=%d unit=irqs/run\n", h, $4 - $1
+			printf "%s stat=loc value=%d unit=irqs/run\n", h, $6 - $3
+		}' | tee -a $out
 	done
 	# Isolation: a process pinned to CPU 1 arms 10,000 unpinned timers
 	# through /dev/tempo over about a second and reads their records

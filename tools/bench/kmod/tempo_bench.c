@@ -38,13 +38,17 @@
  *			    the guest script then counts what they cost the idle
  *			    CPU (tempo's wheel statistics, /proc/interrupts).
  *	idle_end SYS N      cancel_sync what idle left (the pool is reused).
- *	coalesce SYS N      SYS in tempo tempo_slack timer_round. A thread on
+ *	coalesce SYS N      SYS in tempo tempo_slack timer_round tempo_fine_slack
+ *			    hrtimer. A thread on
  *			    the first CPU arms N timers evenly over 1 s, each
  *			    COAL_DELAY_MS ahead (so deadlines spread over a
  *			    second, one wheel level-0 tick apart or less):
  *			    tempo with no slack, tempo_slack with COAL_SLACK_MS
  *			    of slack (tempo_timer_set_slack()), timer_round a
- *			    timer_list at round_jiffies(jiffies + delay). Emits
+ *			    timer_list at round_jiffies(jiffies + delay),
+ *			    tempo_fine_slack TEMPO_TIMER_FINE timers with
+ *			    COAL_FINE_SLACK_US of slack, hrtimer hrtimers (as
+ *			    timerfd arms its timers). Emits
  *			    the distinct jiffies callbacks ran in, per second
  *			    of arming (the guest script adds the CPU's wheel
  *			    expiries), and the worst lateness.
@@ -1787,14 +1791,18 @@ static int cmd_idle(const char *sys_s, u32 n, bool end)
 
 #define COAL_DELAY_MS	20
 #define COAL_SLACK_MS	10
+#define COAL_FINE_SLACK_US	50
 
-enum { C_TEMPO, C_TEMPO_SLACK, C_TIMER_ROUND, C_NSYS };
-static const char *const csys_name[C_NSYS] = { "tempo", "tempo_slack", "timer_round" };
+enum { C_TEMPO, C_TEMPO_SLACK, C_TIMER_ROUND, C_TEMPO_FINE_SLACK, C_HRTIMER, C_NSYS };
+static const char *const csys_name[C_NSYS] = {
+	"tempo", "tempo_slack", "timer_round", "tempo_fine_slack", "hrtimer"
+};
 
 struct coal_timer {
 	union {
 		struct tempo_timer	tt;
 		struct timer_list	tl;
+		struct hrtimer		h;
 	};
 	u64			deadline;	/* ns, CLOCK_MONOTONIC */
 };
@@ -1839,6 +1847,12 @@ static void coal_timer_fn(struct timer_list *t)
 	coal_fired(container_of(t, struct coal_timer, tl));
 }
 
+static enum hrtimer_restart coal_hrtimer_fn(struct hrtimer *h)
+{
+	coal_fired(container_of(h, struct coal_timer, h));
+	return HRTIMER_NORESTART;
+}
+
 static int coal_thread(void *arg)
 {
 	struct coal_ctx *c = arg;
@@ -1856,6 +1870,8 @@ static int coal_thread(void *arg)
 			if (c->sys == C_TIMER_ROUND)
 				mod_timer(&ct->tl, round_jiffies(jiffies +
 								 msecs_to_jiffies(COAL_DELAY_MS)));
+			else if (c->sys == C_HRTIMER)
+				hrtimer_start(&ct->h, ns_to_ktime(delay), HRTIMER_MODE_REL);
 			else
 				tempo_timer_arm(&ct->tt, delay);
 		}
@@ -1892,10 +1908,16 @@ static int cmd_coalesce(const char *sys_s, u32 n)
 	for (i = 0; i < n; i++) {
 		if (sys == C_TIMER_ROUND) {
 			timer_setup(&c->t[i].tl, coal_timer_fn, 0);
+		} else if (sys == C_HRTIMER) {
+			hrtimer_setup(&c->t[i].h, coal_hrtimer_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 		} else {
-			tempo_timer_init(&c->t[i].tt, coal_tempo_fn, 0);
+			tempo_timer_init(&c->t[i].tt, coal_tempo_fn,
+					 sys == C_TEMPO_FINE_SLACK ? TEMPO_TIMER_FINE : 0);
 			if (sys == C_TEMPO_SLACK)
 				tempo_timer_set_slack(&c->t[i].tt, COAL_SLACK_MS * NSEC_PER_MSEC);
+			if (sys == C_TEMPO_FINE_SLACK)
+				tempo_timer_set_slack(&c->t[i].tt,
+						      COAL_FINE_SLACK_US * NSEC_PER_USEC);
 		}
 	}
 	coal = c;
@@ -1911,12 +1933,15 @@ static int cmd_coalesce(const char *sys_s, u32 n)
 	for (i = 0; i < n; i++) {
 		if (sys == C_TIMER_ROUND)
 			timer_delete_sync(&c->t[i].tl);
+		else if (sys == C_HRTIMER)
+			hrtimer_cancel(&c->t[i].h);
 		else
 			tempo_timer_cancel_sync(&c->t[i].tt);
 	}
 	secs_ms = max_t(u64, div_u64(c->t_armed - c->t0, NSEC_PER_MSEC), 1);
-	snprintf(head, sizeof(head), "name=coalesce system=%s timers=%u slack_ms=%u",
-		 csys_name[sys], n, sys == C_TEMPO_SLACK ? COAL_SLACK_MS : 0);
+	snprintf(head, sizeof(head), "name=coalesce system=%s timers=%u slack_us=%u",
+		 csys_name[sys], n, sys == C_TEMPO_SLACK ? COAL_SLACK_MS * 1000 :
+		 sys == C_TEMPO_FINE_SLACK ? COAL_FINE_SLACK_US : 0);
 	snprintf(stat, sizeof(stat), "%s stat=expiry_jiffies", head);
 	emit_milli(stat, div64_u64((u64)c->expiry_jiffies * 1000 * 1000, secs_ms), "irqs/s");
 	emit("%s stat=late_max value=%lld unit=us\n", head,
