@@ -68,8 +68,9 @@
  * with -ERANGE, never wrapped or clamped. /sys/kernel/debug/tempo/wheel/geometry
  * prints this table for the loaded tick_ns and levels, and the lazy levels.
  *
- * Under level 0, the near level holds TEMPO_TIMER_FINE timers due within two
- * ticks, in slots of a 64th of a tick (15.6 us at tick_ns = 1 ms; FINE).
+ * Beside level 0, two levels hold TEMPO_TIMER_FINE timers: the near level,
+ * due within two ticks, in slots of a 64th of a tick (15.6 us at tick_ns =
+ * 1 ms), and the fine level, the 64 ticks after those, a tick a slot (FINE).
  *
  * Each level has a 64-bit occupancy mask, so the next expiry is found with a
  * rotate and a find-first-set per level (O(levels)) and the hrtimer is armed
@@ -253,8 +254,8 @@
  * slack when that is more. Its callback then waits for the workqueue as any
  * timer's.
  *
- * The near level. Under level 0, each wheel has TEMPO_NEAR_SLOTS (128) slots
- * of a 64th of a tick, two ticks from the level's clock, near_clk. They are
+ * The near level. Beside level 0, each wheel has TEMPO_NEAR_SLOTS (128)
+ * slots of a 64th of a tick, two ticks from the level's clock, near_clk. They are
  * named by boundaries counted from time 0: boundary b is the instant
  * tempo_near_ns(b), every 64th one a tick's start (kmod/wheel.h); a near slot
  * is collected at its boundary, and a FINE timer of deadline D is due at the
@@ -265,33 +266,54 @@
  * the earlier of the levels' next bucket and the next occupied boundary
  * (base_next(), I5).
  *
+ * The fine level. Beside level 0, TEMPO_FINE_SLOTS (64) slots of a tick hold
+ * the FINE timers of the 64 ticks after the near level's two, from its own
+ * clock fine_clk: [fine_clk + 2, fine_clk + 66). Each slot keeps its earliest
+ * boundary (fine_first, exact after a link, early after an unlink, and
+ * reset when a link finds the slot empty), and the hrtimer is armed for the
+ * earliest of its first occupied slot (tempo_wheel_fine_next()): no timer
+ * of a later slot, a later tick, is due before it. Every collection of the
+ * near level then moves to it the fine slots of the ticks it now covers,
+ * the current and the next (tempo_wheel_near_collect()), and fine_clk on.
+ * So a FINE timer due within 65 ticks costs one expiry, its own, and none
+ * at the start of its tick to move it nearer: the move comes with the
+ * expiry of the first of its tick, or with any collection in the tick
+ * before. A stale fine_first is of the same tick as the slot's timers, so
+ * the expiry it asks for finds the tick covered and moves the slot.
+ *
  * Placement (base_choose_fine(), tempo_wheel_fine_slot()). A FINE timer whose
  * boundary b lies within the near level's two ticks goes into b's slot; a b
- * passed already, into the slot collected next. Any other goes into the
- * levels, by the tick of b, b / 64, rounded DOWN to its level's granule
- * (tempo_wheel_slot_floor()), so that the slot is collected at or before b,
- * never after. Collected before it is due, the timer is placed again, from
- * the clock of then, at most a granule before b: into a lower level, or the
- * near level, which a level-0 slot's FINE timers, collected at the start of
- * the tick b falls in, all fit. So a FINE timer is placed at most once per
- * level it passes, each time in O(1). A boundary that starts a tick needs no
- * near slot: in a slot collected right at that tick, the timer is due.
+ * passed already, into the slot collected next. Else, if b's tick, b / 64,
+ * lies in the fine level's window, into its slot there (it does from the
+ * near level's reach on: the near level covers every tick to fine_clk + 1).
+ * Any other goes into the levels, by b's tick rounded DOWN to its level's
+ * granule (tempo_wheel_slot_floor()), so that the slot is collected at or
+ * before b, never after. Collected before it is due, the timer is placed
+ * again, from the clock of then, at most a granule before b: into a lower
+ * level, or the fine or the near level. So a FINE timer is placed at most
+ * once per level it passes, each time in O(1). A boundary that starts a
+ * tick needs no near slot: in a slot of the levels collected right at that
+ * tick, the timer is due.
  *
  * The near level's clock moves past the last boundary reached at every
  * collection, and at every FINE placement to the current tick's first
  * boundary, never past an occupied one (tempo_wheel_near_forward()), so that
- * a timer due this tick or the next fits. If it lags (its earliest slot due
- * and not yet collected: an hrtimer held off), a timer may find no room there
- * and go to the levels: to the slot of its tick when that is at or after the
- * wheel's clock, else to the slot collected next, and then it is due already
- * (the wheel's clock passes a tick only at a collection, which collects the
- * near level too, or once that tick has begun).
+ * a timer due this tick or the next fits. The fine level's moves only with
+ * the collections, which move its slots along: a placement's forward may
+ * take the near level past a fine slot's tick, whose expiry is then due and
+ * moves it. If the near level's clock lags (its earliest slot due and not
+ * yet collected: an hrtimer held off), a timer may find no room there and go
+ * to the fine level or the levels: to the slot of its tick when that is at
+ * or after the clock there, else to the slot collected next, and then it is
+ * due already (a clock passes a tick only at a collection, which collects
+ * the near level too, or once that tick has begun).
  *
  * The move to the near level takes no cmpxchg (base_near_move()): a
  * collection that finds a FINE timer pending as placed (PD set, MV clear)
  * and not yet due moves it between the owner's own lists (I1), for the very
  * deadline its state word publishes, as a due one goes to the expired list.
- * Its bucket stays none (the near level is never far), so a lazy re-arm the
+ * Its bucket stays none (neither the near level nor the fine one is far),
+ * so a lazy re-arm the
  * collection did not see finds none after its cmpxchg and has the owner
  * place it again (P7). A collected FINE timer placed into a far slot again
  * goes through base_settle() and its cmpxchg, which publishes the bucket it
@@ -315,11 +337,11 @@
  * that deadline.
  *
  * Cost: a placement takes two more multiplications by the tick's reciprocal
- * (tempo_near_of()); a FINE timer that starts in the levels is placed again
- * once per level it passes, in the collection's interrupt; the near level's
- * collections are its timers' own expiries, at most 64 a tick, and the
- * levels' are shared with every other timer. A FINE timer is neither COARSE
- * nor DEFERRABLE (tempo_timer_init() refuses the mix).
+ * (tempo_near_of()); a FINE timer due within 65 ticks costs its own expiry
+ * and no other; one that starts in the levels is placed again once per level
+ * it passes, in the collection's interrupt, and those collections are shared
+ * with every other timer. A FINE timer is neither COARSE nor DEFERRABLE
+ * (tempo_timer_init() refuses the mix).
  */
 
 /**
@@ -478,17 +500,21 @@
  * I2  QU => msg is on an inbox of base cpu (dinbox for a deferrable timer but
  *     for a release, DEFERRABLE) or is about to be pushed there by
  *     the context that set QU; exactly one context pushes per setting of QU.
- * I3  For every level, and the near level, occupied bit i is set iff its
- *     slot i is non-empty.
+ * I3  For every level, and the near and the fine level, occupied bit i is
+ *     set iff its slot i is non-empty.
  * I4  wheel.next_expiry <= the earliest bucket expiry of any occupied slot of
- *     the levels; near_clk <= near_next <= the earliest occupied boundary.
+ *     the levels; near_clk <= near_next <= the earliest occupied boundary of
+ *     the near level; an occupied fine slot's fine_first <= its timers'
+ *     boundaries, all of its tick.
  * I5  The hrtimer of base b is armed for base->programmed (ns) whenever
  *     programmed != NEVER, and programmed <= the start of the tick
- *     wheel.next_expiry and the instant of boundary wheel.near_next.
+ *     wheel.next_expiry, the instant of boundary wheel.near_next and that of
+ *     the fine level's first (base_next()).
  * I6  Every occupied slot's bucket expiry lies within one revolution of its
  *     level's clock: [clk, clk + 64 * gran), so no slot is skipped or reused
  *     early (the arithmetic is kernel/time/timer.c's, with exact rounding);
- *     every occupied near slot's boundary within [near_clk, near_clk + 128).
+ *     every occupied near slot's boundary within [near_clk, near_clk + 128),
+ *     every occupied fine slot's tick within [fine_clk + 2, fine_clk + 66).
  * I7  A timer runs only if, at the claim, PD is set, MV is clear (no arm or
  *     cancel since its owner placed it), QU is clear (no message on its way
  *     that would reach a timer whose callback may free it) and its deadline
@@ -1013,7 +1039,7 @@ struct tempo_slot {
 	u64		bucket;		/* the tick the slot is collected at, or its boundary */
 };
 
-/* Whether @slot is of the near level (FINE): its bucket is a boundary. */
+/* Whether @slot is of the near or the fine level (FINE): its bucket is a boundary. */
 static inline bool slot_near(const struct tempo_slot *slot)
 {
 	return slot->idx >= TEMPO_NEAR_OFFS;
@@ -1057,8 +1083,9 @@ static inline struct tempo_wheel *base_wheel(struct tempo_base *base,
 /*
  * base_choose() for a FINE timer (FINE): the near slot of its boundary, or of
  * its slack's aim, if that lies within the near level's two ticks, else the
- * wheel slot of the boundary's tick, rounded down: collected at or before
- * the boundary, and placed again, nearer, then (tempo_wheel_fine_slot()).
+ * fine slot of its tick, else the wheel slot of that tick, rounded down:
+ * collected at or before the boundary, and placed again, nearer, then
+ * (tempo_wheel_fine_slot()).
  */
 static void base_choose_fine(struct tempo_base *base, u32 flags, u64 expires, u64 now,
 			     struct tempo_slot *slot)
@@ -1369,7 +1396,7 @@ static void base_collect(struct tempo_base *base, struct tempo_wheel *w, u64 now
 	unsigned int slots;
 
 	slots = tempo_wheel_collect(w, now_tick, &due);
-	if (w->near_next != TEMPO_NEVER)
+	if (w->near_next != TEMPO_NEVER || tempo_wheel_fine_next(w) != TEMPO_NEVER)
 		slots += tempo_wheel_near_collect(w, near_floor(now), &due);
 	if (!slots)
 		return;
@@ -1428,16 +1455,23 @@ static void base_run_irq(struct tempo_base *base, u64 now)
 	}
 }
 
-/* When base's hrtimer is next needed, ns: its wheel's next bucket or near boundary (I5). */
+/*
+ * When base's hrtimer is next needed, ns: its wheel's next bucket, or near or
+ * fine boundary (I5).
+ */
 static u64 base_next(const struct tempo_base *base)
 {
 	const struct tempo_wheel *w = &base->wheel;
 	u64 next = TEMPO_NEVER;
 
+	u64 fine = tempo_wheel_fine_next(w);
+
 	if (w->next_expiry != TEMPO_NEVER)
 		next = w->next_expiry * tick_ns;
 	if (w->near_next != TEMPO_NEVER)
 		next = min(next, near_ns(w->near_next));
+	if (fine != TEMPO_NEVER)
+		next = min(next, near_ns(fine));
 	return next;
 }
 

@@ -38,17 +38,20 @@
 #define TEMPO_WHEEL_SLOTS	(TEMPO_LVL_SIZE * TEMPO_LVL_DEPTH_MAX)
 
 /*
- * The near level (kmod/wheel.c, FINE): under level 0, TEMPO_NEAR_SLOTS slots
- * of 1/TEMPO_NEAR_PER_TICK of a tick, two ticks in all, for TEMPO_TIMER_FINE
- * timers. Its slots follow the levels' in the wheel's vectors and masks, so a
- * slot index and its occupancy bit name either kind of slot alike.
+ * The levels of TEMPO_TIMER_FINE timers (kmod/wheel.c, FINE), beside level 0:
+ * the near level, TEMPO_NEAR_SLOTS slots of 1/TEMPO_NEAR_PER_TICK of a tick,
+ * two ticks in all; and the fine level, TEMPO_FINE_SLOTS slots of a tick,
+ * the 64 ticks after those two. Their slots follow the levels' in the wheel's
+ * vectors and masks, so a slot index and its occupancy bit name any slot alike.
  */
 #define TEMPO_NEAR_SHIFT	6
 #define TEMPO_NEAR_PER_TICK	BIT(TEMPO_NEAR_SHIFT)
 #define TEMPO_NEAR_SLOTS	(2 * TEMPO_NEAR_PER_TICK)
 #define TEMPO_NEAR_MASK		(TEMPO_NEAR_SLOTS - 1)
 #define TEMPO_NEAR_OFFS		TEMPO_WHEEL_SLOTS
-#define TEMPO_WHEEL_VECTORS	(TEMPO_WHEEL_SLOTS + TEMPO_NEAR_SLOTS)
+#define TEMPO_FINE_SLOTS	TEMPO_LVL_SIZE
+#define TEMPO_FINE_OFFS		(TEMPO_NEAR_OFFS + TEMPO_NEAR_SLOTS)
+#define TEMPO_WHEEL_VECTORS	(TEMPO_FINE_OFFS + TEMPO_FINE_SLOTS)
 #define TEMPO_WHEEL_MASKS	(TEMPO_WHEEL_VECTORS / TEMPO_LVL_SIZE)
 
 /* "No expiry": the wheel is empty. */
@@ -68,20 +71,27 @@
  *	TEMPO_NEAR_SLOTS)
  * @near_next: the earliest occupied boundary of the near level, or
  *	TEMPO_NEVER; never later than the truth, as @next_expiry
+ * @fine_clk: the fine level's clock, a tick: its occupied slots hold the
+ *	ticks [fine_clk + 2, fine_clk + 2 + TEMPO_FINE_SLOTS)
  * @depth: number of levels in use
- * @occupied: per 64 slots of @vectors (a level, then the near level's two
- *	halves), bit i set iff that slot i is non-empty
+ * @occupied: per 64 slots of @vectors (a level, the near level's two
+ *	halves, the fine level), bit i set iff that slot i is non-empty
+ * @fine_first: per slot of the fine level, its earliest boundary: exact
+ *	after a link, early after an unlink (stale, as @next_expiry)
  * @vectors: the slots, intrusive lists of tempo_timer.entry: the levels'
- *	TEMPO_WHEEL_SLOTS, then the near level's TEMPO_NEAR_SLOTS (the slot of
- *	boundary b is TEMPO_NEAR_OFFS + (b & TEMPO_NEAR_MASK))
+ *	TEMPO_WHEEL_SLOTS, the near level's TEMPO_NEAR_SLOTS (the slot of
+ *	boundary b is TEMPO_NEAR_OFFS + (b & TEMPO_NEAR_MASK)), the fine
+ *	level's TEMPO_FINE_SLOTS (tick t's is TEMPO_FINE_OFFS + (t & 63))
  */
 struct tempo_wheel {
 	u64			clk;
 	u64			next_expiry;
 	u64			near_clk;
 	u64			near_next;
+	u64			fine_clk;
 	unsigned int		depth;
 	u64			occupied[TEMPO_WHEEL_MASKS];
+	u64			fine_first[TEMPO_FINE_SLOTS];
 	struct list_head	vectors[TEMPO_WHEEL_VECTORS];
 };
 
@@ -426,24 +436,34 @@ static inline unsigned int tempo_wheel_slot_floor(const struct tempo_wheel *w, u
  *	tempo_wheel_near_forward())
  * @b: the boundary the timer is aimed at (tempo_near_of() of its deadline,
  *	or tempo_wheel_fine_aim()'s)
- * @bucket: set to the boundary of the near slot, or the tick of the level
- *	slot, that it is collected at
+ * @bucket: set to the boundary of the near or fine slot, or the tick of the
+ *	level slot, that it is collected at
  *
  * kmod/wheel.c, FINE: the near slot of @b if @b lies within the near level's
- * two ticks (a boundary passed already: the one collected next), else the
- * slot of @b's tick, rounded down (tempo_wheel_slot_floor()): collected at
- * or before @b, and placed again then. Collected there at @b's tick exactly,
- * with @b a tick's first boundary, it is due.
+ * two ticks (a boundary passed already: the one collected next); else the
+ * fine slot of @b's tick, if that lies within the fine level's 64 ticks (it
+ * does whenever @b is not in the near level and the tick is before
+ * @w->fine_clk + 66, since the near level covers every tick to
+ * @w->fine_clk + 1); else the slot of @b's tick in the levels, rounded down
+ * (tempo_wheel_slot_floor()): collected at or before @b, and placed again
+ * then. Collected there at @b's tick exactly, with @b a tick's first
+ * boundary, it is due.
  *
  * Return: the slot's index in @w->vectors.
  */
 static inline unsigned int tempo_wheel_fine_slot(const struct tempo_wheel *w, u64 b, u64 *bucket)
 {
+	u64 tick = b >> TEMPO_NEAR_SHIFT;
+
 	if ((s64)(b - w->near_clk) < TEMPO_NEAR_SLOTS) {
 		*bucket = max(b, w->near_clk);
 		return TEMPO_NEAR_OFFS + (*bucket & TEMPO_NEAR_MASK);
 	}
-	return tempo_wheel_slot_floor(w, b >> TEMPO_NEAR_SHIFT, bucket);
+	if (tick - (w->fine_clk + 2) < TEMPO_FINE_SLOTS) {
+		*bucket = b;
+		return TEMPO_FINE_OFFS + (tick & (TEMPO_FINE_SLOTS - 1));
+	}
+	return tempo_wheel_slot_floor(w, tick, bucket);
 }
 
 /**
@@ -490,20 +510,28 @@ static inline u64 tempo_wheel_fine_aim(const struct tempo_wheel *w, const struct
  * @idx: a slot tempo_wheel_slot() (or another of the slot choosers above)
  *	chose, with the clocks unchanged since
  * @bucket: the tick at which that slot is collected, or for a slot of the
- *	near level its boundary
+ *	near or the fine level the timer's boundary
  */
 static inline void tempo_wheel_link(struct tempo_wheel *w, struct tempo_timer *t,
 				    unsigned int idx, u64 bucket)
 {
-	list_add_tail(&t->entry, &w->vectors[idx]);
-	w->occupied[idx / TEMPO_LVL_SIZE] |= BIT_ULL(idx & TEMPO_LVL_MASK);
-	t->idx = idx;
-	if (idx >= TEMPO_NEAR_OFFS) {
+	u64 *mask = &w->occupied[idx / TEMPO_LVL_SIZE], bit = BIT_ULL(idx & TEMPO_LVL_MASK);
+
+	if (idx >= TEMPO_FINE_OFFS) {
+		u64 *first = &w->fine_first[idx - TEMPO_FINE_OFFS];
+
+		/* An empty slot's first is stale: this link makes it exact. */
+		if (!(*mask & bit) || bucket < *first)
+			*first = bucket;
+	} else if (idx >= TEMPO_NEAR_OFFS) {
 		if (bucket < w->near_next)
 			w->near_next = bucket;
 	} else if (bucket < w->next_expiry) {
 		w->next_expiry = bucket;
 	}
+	list_add_tail(&t->entry, &w->vectors[idx]);
+	*mask |= bit;
+	t->idx = idx;
 }
 
 /**
@@ -549,6 +577,7 @@ void tempo_wheel_setup(struct tempo_wheel *w, unsigned int depth, u64 clk);
 unsigned int tempo_wheel_collect(struct tempo_wheel *w, u64 now, struct list_head *expired);
 void tempo_wheel_near_forward(struct tempo_wheel *w, u64 b);
 unsigned int tempo_wheel_near_collect(struct tempo_wheel *w, u64 b, struct list_head *expired);
+u64 tempo_wheel_fine_next(const struct tempo_wheel *w);
 bool tempo_wheel_empty(const struct tempo_wheel *w);
 
 /*

@@ -29,6 +29,7 @@ void tempo_wheel_setup(struct tempo_wheel *w, unsigned int depth, u64 clk)
 	w->next_expiry = TEMPO_NEVER;
 	w->near_clk = clk << TEMPO_NEAR_SHIFT;
 	w->near_next = TEMPO_NEVER;
+	w->fine_clk = clk;
 	w->depth = clamp(depth, TEMPO_LVL_DEPTH_MIN, TEMPO_LVL_DEPTH_MAX);
 	memset(w->occupied, 0, sizeof(w->occupied));
 	for (i = 0; i < TEMPO_WHEEL_VECTORS; i++)
@@ -144,6 +145,62 @@ void tempo_wheel_near_forward(struct tempo_wheel *w, u64 b)
 }
 EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_near_forward);
 
+/* The fine level's occupancy mask. */
+static inline u64 *wheel_fine_mask(struct tempo_wheel *w)
+{
+	return &w->occupied[TEMPO_FINE_OFFS / TEMPO_LVL_SIZE];
+}
+
+/* The first occupied tick of the fine level, from its window's start. */
+static u64 wheel_fine_first_tick(const struct tempo_wheel *w)
+{
+	u64 start = w->fine_clk + 2;
+
+	return start + tempo_occupancy_next(w->occupied[TEMPO_FINE_OFFS / TEMPO_LVL_SIZE],
+					    start & (TEMPO_FINE_SLOTS - 1));
+}
+
+/**
+ * tempo_wheel_fine_next - the earliest boundary the fine level holds
+ * @w: the wheel
+ *
+ * The first of its first occupied slot: no timer of a later slot, a later
+ * tick, is due before it. Early after an unlink, never late.
+ *
+ * Return: a boundary, or TEMPO_NEVER for an empty fine level.
+ */
+u64 tempo_wheel_fine_next(const struct tempo_wheel *w)
+{
+	if (!w->occupied[TEMPO_FINE_OFFS / TEMPO_LVL_SIZE])
+		return TEMPO_NEVER;
+	return w->fine_first[wheel_fine_first_tick(w) & (TEMPO_FINE_SLOTS - 1)];
+}
+EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_fine_next);
+
+/*
+ * Move every slot of the fine level whose tick the near level now covers to
+ * @expired, and its clock on to the near level's tick. Return: slots moved.
+ */
+static unsigned int wheel_fine_pull(struct tempo_wheel *w, struct list_head *expired)
+{
+	u64 top = (w->near_clk >> TEMPO_NEAR_SHIFT) + 1, *mask = wheel_fine_mask(w);
+	unsigned int slots = 0;
+
+	while (*mask) {
+		u64 tick = wheel_fine_first_tick(w);
+		unsigned int pos = tick & (TEMPO_FINE_SLOTS - 1);
+
+		if (tick > top)
+			break;
+		*mask &= ~BIT_ULL(pos);
+		list_splice_tail_init(&w->vectors[TEMPO_FINE_OFFS + pos], expired);
+		slots++;
+	}
+	if (top - 1 > w->fine_clk)
+		w->fine_clk = top - 1;
+	return slots;
+}
+
 /**
  * tempo_wheel_near_collect - move every near slot due at boundary @b to @expired
  * @w: the wheel
@@ -151,7 +208,10 @@ EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_near_forward);
  * @expired: list the due timers are appended to
  *
  * Every slot of a boundary at or before @b, in boundary order; the clock
- * then moves past @b. O(1) per slot collected, plus one search of the masks.
+ * then moves past @b. Then every slot of the fine level whose tick the near
+ * level now covers (the current tick and the next), for the caller to place
+ * in the near level or find due. O(1) per slot collected, plus one search of
+ * the masks per slot.
  *
  * Return: the number of slots collected.
  */
@@ -175,7 +235,7 @@ unsigned int tempo_wheel_near_collect(struct tempo_wheel *w, u64 b, struct list_
 	}
 	if (b >= w->near_clk)
 		w->near_clk = b + 1;
-	return slots;
+	return slots + wheel_fine_pull(w, expired);
 }
 EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_near_collect);
 

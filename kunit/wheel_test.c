@@ -808,6 +808,8 @@ static void pure_fine_bound(struct kunit *test)
 			next = sim.w->next_expiry * tick;
 		if (sim.w->near_next != TEMPO_NEVER)
 			next = min(next, tempo_near_ns(&sim.r, sim.w->near_next));
+		if (tempo_wheel_fine_next(sim.w) != TEMPO_NEVER)
+			next = min(next, tempo_near_ns(&sim.r, tempo_wheel_fine_next(sim.w)));
 		KUNIT_ASSERT_NE(test, next, TEMPO_NEVER);
 		sim.now = max(sim.now, next);
 		tempo_wheel_collect(sim.w, tempo_tick_div(&sim.r, sim.now), &out);
@@ -2096,11 +2098,11 @@ static void live_irq_cancel_sync_waits(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, tempo_timer_arm_on(&p->timer, other, NSEC_PER_MSEC), 0);
 	until = ktime_get_ns() + 5 * NSEC_PER_SEC;
 	while (!atomic_read(&p->entered) && ktime_get_ns() < until)
-		msleep(1);
+		usleep_range(1000, 2000);
 	wake_up_process(k);
 	KUNIT_ASSERT_EQ(test, atomic_read(&p->entered), 1);
 	while (!atomic_read(&p->calling) && ktime_get_ns() < until)
-		msleep(1);
+		usleep_range(1000, 2000);
 	msleep(50);
 	/* The thread called cancel_sync, and the callback still waits. */
 	KUNIT_EXPECT_TRUE(test, atomic_read(&p->calling) && !atomic_read(&p->left));
@@ -2114,22 +2116,24 @@ static void live_irq_cancel_sync_waits(struct kunit *test)
 /*
  * A FINE timer in a far slot, re-armed to later deadlines and earlier ones
  * (lazily while its slot is collected before the new deadline, else
- * eagerly), last to a deadline later in the same tick, fires once, never
- * before the deadline it holds last.
+ * eagerly), last from 5% into a tick to 95% into it, fires once, never
+ * before the deadline it holds last. An IRQ timer: the callback reads the
+ * clock in the interrupt, so no workqueue hop can hide an early expiry.
  * Fails if: a re-arm in the same tick writes nothing, as a tick timer's does
- * (seen failing: it fired at its old boundary, early).
+ * (seen failing: it fired at its old boundary, early; with the callback on
+ * the workqueue, a hop of 900 us hid it once).
  */
 static void live_fine_rearm(struct kunit *test)
 {
 	u64 tick = tempo_timer_tick_ns(), now = ktime_get_ns();
 	u64 d0 = now + 600 * NSEC_PER_MSEC;
-	u64 d1 = roundup(now + 650 * NSEC_PER_MSEC, tick) + tick / 5;
+	u64 d1 = roundup(now + 650 * NSEC_PER_MSEC, tick) + tick / 20;
 	const u64 to[] = { now + 900 * NSEC_PER_MSEC, now + 450 * NSEC_PER_MSEC,
-			   now + 700 * NSEC_PER_MSEC, d1, d1 + tick / 2 };
+			   now + 700 * NSEC_PER_MSEC, d1, d1 + tick * 9 / 10 };
 	struct probe *p = probe_new(test);
 	unsigned int i;
 
-	tempo_timer_init(&p->timer, probe_fn, TEMPO_TIMER_FINE);
+	tempo_timer_init(&p->timer, probe_fn, TEMPO_TIMER_FINE | TEMPO_TIMER_IRQ);
 	p->deadline = d0;
 	KUNIT_ASSERT_EQ(test, tempo_timer_arm_at(&p->timer, TEMPO_CPU_LOCAL, ns_to_ktime(d0)), 0);
 	for (i = 0; i < ARRAY_SIZE(to); i++) {

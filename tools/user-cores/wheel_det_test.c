@@ -1367,6 +1367,46 @@ static void test_fine_fires_on_time(void)
 }
 
 /*
+ * A FINE timer 2 to 63 ticks ahead waits in the fine level, which the near
+ * level pulls from at the interrupt of its first boundary: it costs exactly
+ * one hrtimer expiry, its own, with nothing else on the wheel; and so do 64
+ * of them, one per tick, at random points of their ticks, 64 expiries.
+ * Fails if: the fine level is left out (seen failing: two expiries each, one
+ * at the start of the timer's tick to move it to the near level).
+ */
+static void test_fine_one_expiry_each(void)
+{
+	struct obj *o[64];
+	unsigned int i;
+	u64 e0;
+
+	setup(2);
+	tempo_sim_set_cpu(0);
+	for (i = 0; i < 64; i++) {
+		o[i] = obj_new_fine();
+		o[i]->deadline = T0 + (2 + i) * TICK_NS + (u64)rand() % TICK_NS;
+	}
+	e0 = cpu0_expiries();
+	tempo_timer_arm_at(&o[0]->timer, TEMPO_CPU_LOCAL, ns_to_ktime(o[0]->deadline));
+	h_drive_until(o[0]->deadline + TICK_NS);
+	EXPECT_EQ(o[0]->fired, 1, "fired %u times", o[0]->fired);
+	EXPECT_EQ(cpu0_expiries() - e0, 1ULL, "one timer: %llu expiries", cpu0_expiries() - e0);
+	e0 = cpu0_expiries();
+	for (i = 1; i < 64; i++)
+		tempo_timer_arm_at(&o[i]->timer, TEMPO_CPU_LOCAL, ns_to_ktime(o[i]->deadline));
+	h_drive_until(o[63]->deadline + TICK_NS);
+	for (i = 1; i < 64; i++) {
+		EXPECT_EQ(o[i]->fired, 1, "timer %u fired %u times", i, o[i]->fired);
+		EXPECT_LT(o[i]->fired_at - o[i]->deadline, TICK_NS / 64 + 1, "timer %u late by %llu",
+			  i, o[i]->fired_at - o[i]->deadline);
+	}
+	EXPECT_EQ(cpu0_expiries() - e0, 63ULL, "63 timers: %llu expiries", cpu0_expiries() - e0);
+	teardown();
+	for (i = 0; i < 64; i++)
+		free(o[i]);
+}
+
+/*
  * FINE timers with a slack coalesce: 64 of them due one per 64th of a tick
  * over a tick, each with a slack of 8/64 of a tick, take at most 9 expiries,
  * each within its window.
@@ -1718,6 +1758,7 @@ static const struct test_case cases[] = {
 	TEST_CASE_VOID(test_deferrable_offline),
 	TEST_CASE_VOID(test_fine_arithmetic),
 	TEST_CASE_VOID(test_fine_fires_on_time),
+	TEST_CASE_VOID(test_fine_one_expiry_each),
 	TEST_CASE_VOID(test_fine_slack_coalesces),
 	TEST_CASE_VOID(test_fine_lazy_rearm_after_near_move),
 	TEST_CASE_VOID(test_fine_lazy_rules),
