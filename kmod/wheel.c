@@ -517,8 +517,9 @@
  *     every occupied fine slot's tick within [fine_clk + 2, fine_clk + 66).
  * I7  A timer runs only if, at the claim, PD is set, MV is clear (no arm or
  *     cancel since its owner placed it), QU is clear (no message on its way
- *     that would reach a timer whose callback may free it) and its deadline
- *     is the current time or before (checked, not assumed).
+ *     that would reach a timer whose callback may free it) and its expiry
+ *     tick is the current tick or before, or for a FINE timer its deadline
+ *     the current time or before (checked, not assumed: expiry_due()).
  * I8  bucket is written only by whoever holds the entry (LK or PK on its
  *     CPU, or the QU it pops), and it is TEMPO_NO_BUCKET (none, kmod/wheel.h)
  *     unless the timer is LK in a far slot that has not been collected
@@ -755,10 +756,20 @@ static inline u64 expiry_tick(u64 expires)
 	return ns_to_tick_ceil(expires);
 }
 
-/* Whether a timer of deadline @expires is due at @now (both ns). */
-static inline bool expiry_due(u64 expires, u64 now)
+/*
+ * Whether a timer whose flags are @flags, of deadline @expires, is due at
+ * @now (both ns): a FINE timer from its deadline on, any other from the start
+ * of its expiry tick, the first at or after its deadline. The same-tick
+ * re-arms rely on the latter (LAZY): a pending tick timer re-armed to a later
+ * deadline of the same tick keeps the one it has, and its expiry tick serves
+ * both, even when a collection finds it before that tick (a lazily re-armed
+ * timer in an overdue far slot).
+ */
+static inline bool expiry_due(u32 flags, u64 expires, u64 now)
 {
-	return expires <= now;
+	if (flags & TEMPO_TIMER_FINE)
+		return expires <= now;
+	return expires <= ns_to_tick_floor(now) * tick_ns;
 }
 
 /* The first boundary of the near level at or after @ns (FINE, wheel.h). */
@@ -1292,7 +1303,7 @@ static bool base_settle(struct tempo_base *base, struct tempo_timer *t,
 				new = tt_set_cpu(new, target) | TT_QUEUED;
 			}
 		} else if ((how & SETTLE_DUE) && !(old & (TT_MOVED | TT_QUEUED)) &&
-			   expiry_due(expires, now)) {
+			   expiry_due(READ_ONCE(t->flags), expires, now)) {
 			/* A message on its way settles it first: only then may it run. */
 			act = FIRE;
 			new &= ~TT_PENDING;
@@ -1300,7 +1311,8 @@ static bool base_settle(struct tempo_base *base, struct tempo_timer *t,
 			/* A placement: published with a new seq, MV clear (P6, I7). */
 			new = (tt_set_cpu(new, base->cpu) | TT_LINKED) & ~TT_MOVED;
 			new += TT_SEQ_ONE;
-			if ((how & SETTLE_COLLECTED) && expiry_due(expires, now)) {
+			if ((how & SETTLE_COLLECTED) &&
+			    expiry_due(READ_ONCE(t->flags), expires, now)) {
 				/* Due: to the expired list, as if placed there. */
 				act = KEEP;
 			} else {
@@ -1409,7 +1421,8 @@ static void base_collect(struct tempo_base *base, struct tempo_wheel *w, u64 now
 		long state = atomic_long_read_acquire(&t->state);
 		u64 expires = READ_ONCE(t->expires);
 
-		if ((state & (TT_PENDING | TT_MOVED)) == TT_PENDING && expiry_due(expires, now)) {
+		if ((state & (TT_PENDING | TT_MOVED)) == TT_PENDING &&
+		    expiry_due(READ_ONCE(t->flags), expires, now)) {
 			/* An IRQ timer runs in this interrupt (IRQ). */
 			if (unlikely(timer_irq(t)))
 				list_move_tail(&t->entry, &base->irq_due);
@@ -1643,7 +1656,8 @@ static void base_dispatch(struct work_struct *work)
 		 * more meanwhile): read again rather than re-place it, which
 		 * would let later timers of this batch overtake it.
 		 */
-		if (!(n % DISPATCH_CLOCK_EVERY) || !expiry_due(READ_ONCE(t->expires), now_ns))
+		if (!(n % DISPATCH_CLOCK_EVERY) ||
+		    !expiry_due(READ_ONCE(t->flags), READ_ONCE(t->expires), now_ns))
 			now_ns = ktime_get_ns();
 		/* LMM(base_dispatch:B): the claim is base_settle's cmpxchg. */
 		fire = base_settle(base, t, SETTLE_UNLINKED | SETTLE_DUE, now_ns);

@@ -455,7 +455,7 @@ static inline unsigned int tempo_wheel_fine_slot(const struct tempo_wheel *w, u6
 {
 	u64 tick = b >> TEMPO_NEAR_SHIFT;
 
-	if ((s64)(b - w->near_clk) < TEMPO_NEAR_SLOTS) {
+	if ((s64)(b - w->near_clk) < (s64)TEMPO_NEAR_SLOTS) {
 		*bucket = max(b, w->near_clk);
 		return TEMPO_NEAR_OFFS + (*bucket & TEMPO_NEAR_MASK);
 	}
