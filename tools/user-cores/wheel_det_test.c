@@ -1536,6 +1536,71 @@ static void test_fine_lazy_rules(void)
 }
 
 /*
+ * A FINE timer re-armed, from another CPU, for a deadline its owner's near
+ * level has passed when the message is placed (the interrupt's first
+ * collection moved the near clock past it): it goes into the near slot
+ * collected next, and fires within a 64th of a tick.
+ * Fails if: the near level's test compares a passed boundary's negative
+ * distance unsigned (found by tools/user-cores/wheel_fuzz.c: the timer went
+ * to the levels and fired a tick late).
+ */
+static void test_fine_passed_boundary(void)
+{
+	struct obj *o, *p;
+
+	setup(2);
+	o = obj_new_fine();
+	p = obj_new(false);
+	tempo_sim_set_cpu(0);
+	/* A tick timer due now: the collection moves the wheel's clock on too. */
+	p->deadline = T0;
+	tempo_timer_arm(&p->timer, 0);
+	tempo_timer_arm_at(&o->timer, TEMPO_CPU_LOCAL, ns_to_ktime(T0 + 255000));
+	tempo_sim_set_cpu(1);
+	o->deadline = T0;
+	EXPECT_EQ(tempo_timer_arm_at(&o->timer, TEMPO_CPU_LOCAL, ns_to_ktime(T0)), 1, "pending");
+	tempo_sim_set_cpu(0);
+	h_drive_until(T0 + 2 * TICK_NS);
+	EXPECT_EQ(o->fired, 1, "fired %u times", o->fired);
+	EXPECT_LT(o->fired_at - o->deadline, TICK_NS / 64 + 1, "late by %llu ns",
+		  o->fired_at - o->deadline);
+	teardown();
+	free(o);
+	free(p);
+}
+
+/*
+ * A tick timer is due at its expiry tick, not at its deadline: a lazy re-arm
+ * to a later deadline of the same tick writes nothing and relies on it. A
+ * timer in a far slot that its CPU has not collected yet (its hrtimer held
+ * back past the slot), re-armed lazily to now and then to now + 106 us,
+ * keeps the first deadline; the overdue collection then finds it: it must
+ * not fire before its expiry tick, which serves the second deadline too.
+ * Fails if: the collection and the claim compare the deadline with the time
+ * for a tick timer, as for a FINE one (found by tools/user-cores/
+ * wheel_fuzz.c: fired 106 us early).
+ */
+static void test_same_tick_rearm_in_overdue_slot(void)
+{
+	struct obj *o;
+	u64 now;
+
+	setup(2);
+	o = obj_new(false);
+	tempo_sim_set_cpu(0);
+	tempo_timer_arm(&o->timer, 912 * TICK_NS);		/* a far slot */
+	tempo_sim_clock_advance(3734 * TICK_NS + 217096);	/* past it, uncollected */
+	now = ktime_get_ns();
+	EXPECT_EQ(tempo_timer_arm(&o->timer, 0), 1, "pending");
+	o->deadline = now + 106000;
+	EXPECT_EQ(tempo_timer_arm(&o->timer, 106000), 1, "pending");
+	h_drive_until(now + 2 * TICK_NS);
+	EXPECT_EQ(o->fired, 1, "fired %u times", o->fired);
+	teardown();
+	free(o);
+}
+
+/*
  * A FINE timer in the near level on CPU 0, cancelled from CPU 1 (a message),
  * then re-armed from CPU 1 nearer and farther while the message is in flight:
  * it fires once, for the last deadline set, on time.
@@ -1763,6 +1828,8 @@ static const struct test_case cases[] = {
 	TEST_CASE_VOID(test_fine_lazy_rearm_after_near_move),
 	TEST_CASE_VOID(test_fine_lazy_rules),
 	TEST_CASE_VOID(test_fine_remote_in_near),
+	TEST_CASE_VOID(test_fine_passed_boundary),
+	TEST_CASE_VOID(test_same_tick_rearm_in_overdue_slot),
 	TEST_CASE_VOID(test_irq_runs_in_interrupt),
 	TEST_CASE_VOID(test_irq_claim_races_remote),
 	TEST_CASE_VOID(test_irq_rearms_itself),
