@@ -227,7 +227,7 @@ while [ $rep -le $reps ]; do
 	want burst && for s in $(rot $rep tempo dwork hrtimer); do
 		kb burst $s 32768
 	done
-	want spread && for s in $(rot $rep tempo tempo_fine dwork hrtimer); do
+	want spread && for s in $(rot $rep tempo tempo_fine tempo_fine_irq dwork hrtimer); do
 		kb spread $s 8192
 	done
 	want order && for s in $(rot $rep tempo tempo_inline padata owq rob); do

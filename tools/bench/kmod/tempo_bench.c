@@ -57,8 +57,10 @@
  *			    the first and the last callback.
  *	spread SYS K        K timers with delays spread over 2..102 ms: callback
  *			    lateness (callback time - deadline) p50/p99/max, us.
- *			    SYS in tempo tempo_fine dwork hrtimer (tempo_fine:
- *			    TEMPO_TIMER_FINE timers; also in cancel and postpone).
+ *			    SYS in tempo tempo_fine tempo_fine_irq dwork hrtimer
+ *			    (tempo_fine: TEMPO_TIMER_FINE timers, also in cancel
+ *			    and postpone; tempo_fine_irq: with TEMPO_TIMER_IRQ,
+ *			    their callback in the interrupt, as hrtimer's).
  *	order SYS M         SYS in tempo tempo_inline padata owq rob. M items
  *			    submitted from all CPUs, a small parallel step each,
  *			    completions in submission order: ns per item.
@@ -111,9 +113,12 @@
 #ifndef TEMPO_TIMER_COARSE
 #define TEMPO_TIMER_COARSE	0
 #endif
-/* Nor without FINE timers: tempo_fine is tempo. */
+/* Nor without FINE timers: tempo_fine is tempo; nor IRQ callbacks. */
 #ifndef TEMPO_TIMER_FINE
 #define TEMPO_TIMER_FINE	0
+#endif
+#ifndef TEMPO_TIMER_IRQ
+#define TEMPO_TIMER_IRQ		0
 #endif
 
 static unsigned int sample_ms = 200;
@@ -276,11 +281,12 @@ static struct brun *brun_alloc(void)
 
 enum tsys {
 	T_TEMPO, T_TEMPO_COARSE, T_DWORK, T_TIMER, T_HRTIMER, T_TIMER64, T_LAZYC, T_LAZYP,
-	T_TEMPO_DEFER, T_TEMPO_DEFER_HELD, T_TIMER48, T_TIMER56, T_TEMPO_FINE, T_NSYS
+	T_TEMPO_DEFER, T_TEMPO_DEFER_HELD, T_TIMER48, T_TIMER56, T_TEMPO_FINE, T_TEMPO_FINE_IRQ,
+	T_NSYS
 };
 static const char * const tsys_name[T_NSYS] = {
 	"tempo", "tempo_coarse", "dwork", "timer", "hrtimer", "timer64", "lazyc", "lazyp",
-	"tempo_defer", "tempo_defer_held", "timer48", "timer56", "tempo_fine"
+	"tempo_defer", "tempo_defer_held", "timer48", "timer56", "tempo_fine", "tempo_fine_irq"
 };
 
 /* The tempo_timer_init() flags of one of tempo's systems. */
@@ -291,6 +297,8 @@ static unsigned int tsys_flags(enum tsys sys)
 		return TEMPO_TIMER_COARSE;
 	case T_TEMPO_FINE:
 		return TEMPO_TIMER_FINE;
+	case T_TEMPO_FINE_IRQ:
+		return TEMPO_TIMER_FINE | TEMPO_TIMER_IRQ;
 	case T_TEMPO_DEFER:
 	case T_TEMPO_DEFER_HELD:
 		return TEMPO_TIMER_DEFERRABLE;
@@ -953,6 +961,7 @@ static int fire_pre(struct bthread *t)
 		switch (f->sys) {
 		case T_TEMPO:
 		case T_TEMPO_FINE:
+		case T_TEMPO_FINE_IRQ:
 			tempo_timer_init(&it->tt, fire_tempo, tsys_flags(f->sys));
 			if (tempo_timer_arm(&it->tt, delay))
 				return -EIO;
@@ -1037,7 +1046,7 @@ static int cmd_fire(const char *sys_s, u32 k, bool burst)
 	}
 	/* nothing may still run when the items are freed */
 	for (i = 0; i < k; i++) {
-		if (sys == T_TEMPO || sys == T_TEMPO_FINE)
+		if (sys == T_TEMPO || sys == T_TEMPO_FINE || sys == T_TEMPO_FINE_IRQ)
 			tempo_timer_cancel_sync(&f->items[i].tt);
 		else if (sys == T_DWORK)
 			cancel_delayed_work_sync(&f->items[i].dw);
