@@ -308,12 +308,11 @@
  * due already (a clock passes a tick only at a collection, which collects
  * the near level too, or once that tick has begun).
  *
- * The move to the near level takes no cmpxchg (base_near_move()): a
- * collection that finds a FINE timer pending as placed (PD set, MV clear)
+ * The move to the near or the fine level takes no cmpxchg (base_near_move()):
+ * a collection that finds a FINE timer pending as placed (PD set, MV clear)
  * and not yet due moves it between the owner's own lists (I1), for the very
  * deadline its state word publishes, as a due one goes to the expired list.
- * Its bucket stays none (neither the near level nor the fine one is far),
- * so a lazy re-arm the
+ * Its bucket stays none (neither level is far), so a lazy re-arm the
  * collection did not see finds none after its cmpxchg and has the owner
  * place it again (P7). A collected FINE timer placed into a far slot again
  * goes through base_settle() and its cmpxchg, which publishes the bucket it
@@ -636,7 +635,8 @@
  *     the re-arm sees no bucket, knows its slot was collected as it was, and
  *     has the owner re-place the timer at once (timer_poke()) rather than
  *     when the dispatcher comes to it, or, for a FINE timer the collection
- *     moved to the near level for its old deadline (FINE), before that.
+ *     moved to the near or the fine level for its old deadline (FINE),
+ *     before that.
  * P8  Store buffering between a deferrable push and dkick (DEFERRABLE).
  *     inbox_push:A on dinbox, then base_dkick:A (fully ordered xchg of
  *     dkick_armed, which queues dkick if it read 0). base_dkick_fn clears
@@ -1366,13 +1366,14 @@ static bool base_settle(struct tempo_base *base, struct tempo_timer *t,
 
 /*
  * A FINE timer that a collection found pending as placed but not due (FINE):
- * to the near level, with no cmpxchg, if its boundary lies within it. Its
- * state word already says it is placed for this @expires (PD set, MV
- * clear), and a move between the owner's own lists is the owner's alone
- * (I1); its bucket stays none, so a lazy re-arm that the collection did not
- * see finds none after its cmpxchg and has it placed again (P7). A boundary
- * beyond the level (a coarse slot rounded down) is for base_settle(), whose
- * cmpxchg publishes the far bucket it may store (P6). Owner, irqs off.
+ * to the near or the fine level, with no cmpxchg, if its boundary lies
+ * within them. Its state word already says it is placed for this @expires
+ * (PD set, MV clear), and a move between the owner's own lists is the
+ * owner's alone (I1); its bucket stays none, so a lazy re-arm that the
+ * collection did not see finds none after its cmpxchg and has it placed
+ * again (P7). A boundary beyond them (from a coarse slot, rounded down) is
+ * for base_settle(), whose cmpxchg publishes the far bucket it may store
+ * (P6). Owner, irqs off.
  * Return: true if moved.
  */
 static bool base_near_move(struct tempo_base *base, struct tempo_timer *t, u64 expires,
