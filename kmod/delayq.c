@@ -117,9 +117,9 @@
  *    expiry must cost it a bounded amount, not its slots' size. A FINE timer
  *    fires at the time it is armed for, whatever the delay, late by at most
  *    its slack or a 64th of the timer wheel's tick (include/tempo/timer.h),
- *    so the kick is armed once per time it is needed. A kick whose node has left since is not cancelled:
- *    it fires and finds less to do. If nobody waits, nothing is armed: the
- *    next caller that looks sorts for itself.
+ *    so the kick is armed once per time it is needed. A kick whose node has
+ *    left since is not cancelled: it fires and finds less to do. If nobody
+ *    waits, nothing is armed: the next caller that looks sorts for itself.
  *  - Slack: q->slack is the least node->slack_us of the nodes linked since
  *    the queue was last empty (delayq_link(); it only falls while nodes are
  *    queued, which is O(1) and never too large). The kick is armed with it
