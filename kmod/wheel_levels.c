@@ -59,7 +59,7 @@ static u64 wheel_next_expiry(const struct tempo_wheel *w)
 		/*
 		 * The clock of the next level: its next slot to collect is the
 		 * current one if this level's clock is aligned, else the one
-		 * after (see __next_timer_interrupt()).
+		 * after (see timer_recalc_next_expiry() in kernel/time/timer.c).
 		 */
 		clk = (clk >> TEMPO_LVL_CLK_SHIFT) + (lvl_clk ? 1 : 0);
 	}
