@@ -2116,12 +2116,13 @@ static void live_irq_cancel_sync_waits(struct kunit *test)
 /*
  * A FINE timer in a far slot, re-armed to later deadlines and earlier ones
  * (lazily while its slot is collected before the new deadline, else
- * eagerly), last from 5% into a tick to 95% into it, fires once, never
- * before the deadline it holds last. An IRQ timer: the callback reads the
- * clock in the interrupt, so no workqueue hop can hide an early expiry.
+ * eagerly), last from 5% into a tick to 95% into it, holds each deadline as
+ * tempo_timer_expires() says (to a 64th of a tick, never before it), fires
+ * once, never before the deadline it holds last.
  * Fails if: a re-arm in the same tick writes nothing, as a tick timer's does
- * (seen failing: it fired at its old boundary, early; with the callback on
- * the workqueue, a hop of 900 us hid it once).
+ * (seen failing: the timer kept its old deadline; under the debug kernel
+ * the expiry came late enough, twice, to hide it from the callback's own
+ * reading, which is why the deadline held is checked).
  */
 static void live_fine_rearm(struct kunit *test)
 {
@@ -2137,9 +2138,14 @@ static void live_fine_rearm(struct kunit *test)
 	p->deadline = d0;
 	KUNIT_ASSERT_EQ(test, tempo_timer_arm_at(&p->timer, TEMPO_CPU_LOCAL, ns_to_ktime(d0)), 0);
 	for (i = 0; i < ARRAY_SIZE(to); i++) {
+		u64 held = 0;
+
 		p->deadline = to[i];
 		KUNIT_EXPECT_EQ(test, tempo_timer_arm_at(&p->timer, TEMPO_CPU_LOCAL,
 							 ns_to_ktime(to[i])), 1);
+		KUNIT_EXPECT_TRUE(test, tempo_timer_expires(&p->timer, &held));
+		KUNIT_EXPECT_GE_MSG(test, held, to[i], "re-arm %u", i);
+		KUNIT_EXPECT_LE_MSG(test, held, to[i] + DIV_ROUND_UP(tick, 64), "re-arm %u", i);
 	}
 	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p->done, 5 * HZ), 0UL);
 	expect_never_early(test, p);
