@@ -247,14 +247,14 @@ while [ $rep -le $reps ]; do
 		lsys=$(rot $rep tempo tempo_poll timerfd io_uring nanosleep | tr '\n' , | sed 's/,$//')
 		div=1
 		[ "$quick" = 1 ] && div=4
-		for d in 200:200 1000:200 5000:100 20000:50; do
+		for d in 200:400 1000:300 5000:150 20000:100; do
 			for mode in random rearm; do
 				ul "$lsys" one ${d%:*} $mode $((${d#*:} / div))
 			done
 		done
 		ul "$lsys" spread 1000 100
-		ul "$lsys" periodic 1000 $((500 / div))
-		ul "$lsys" periodic 20000 $((50 / div))
+		ul "$lsys" periodic 1000 $((1000 / div))
+		ul "$lsys" periodic 20000 $((100 / div))
 		ul "$(rot $rep tempo timerfd io_uring | tr '\n' , | sed 's/,$//')" wakeups 10000 1000 50
 	}
 	want ubench && for m in cancel expire; do
