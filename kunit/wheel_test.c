@@ -2043,9 +2043,10 @@ static void live_irq_punctual(struct kunit *test)
  * An IRQ timer's callback runs in interrupt context with interrupts off, and
  * tempo_timer_cancel_sync() from another CPU waits for it to return: the
  * callback, on one CPU, waits (at most 5 s) for a release that the test
- * gives 50 ms after a thread, made and bound to this CPU beforehand (the
- * other one takes no IPI meanwhile), called cancel_sync, which must not have
- * returned by then.
+ * gives 50 ms after a thread, made beforehand and bound to the other CPU
+ * (the spinning one takes no IPI meanwhile), called cancel_sync, which must
+ * not have returned by then. The test's own thread is bound there too: on
+ * the spinning CPU it would wait out the spin (seen, once).
  * Fails if: cancel_sync does not wait for base->irq_running (seen failing:
  * it returned while the callback ran).
  */
@@ -2092,6 +2093,7 @@ static void live_irq_cancel_sync_waits(struct kunit *test)
 	init_completion(&p->returned);
 	tempo_timer_init(&p->timer, irq_probe_fn, TEMPO_TIMER_IRQ);
 	other = cpumask_any_but(cpu_online_mask, this);
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(this)), 0);
 	k = kthread_create(irq_cancel_sync_thread, p, "tempo_irqsync");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(k));
 	kthread_bind(k, this);
@@ -2109,6 +2111,7 @@ static void live_irq_cancel_sync_waits(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, completion_done(&p->returned));
 	atomic_set(&p->release, 1);
 	KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&p->returned, 5 * HZ), 0UL);
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
 	KUNIT_EXPECT_TRUE(test, p->in_irq_ctx);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->fired), 1);
 }
