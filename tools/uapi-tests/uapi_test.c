@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <sys/ioctl.h>
+#include <sys/timerfd.h>
 #include <sys/mman.h>
 
 #include "common.h"
@@ -679,40 +680,77 @@ TEST_F(ctx, test_arm_slack_coalesces)
 
 /*
  * A record is ready within a 64th of a tick of its deadline, whatever the
- * delay, not at the tick after it (TEMPO_FEAT_FINE): 20 timers 2 to 6 ticks
- * ahead, each 10 us into its tick, read one at a time by a blocked reader.
- * Each wake-up is no earlier than the deadline; the least lateness of the 20
- * is under a quarter of a tick (a loaded host makes some of them late, not
- * all; a tick timer makes every one late by the rest of its tick).
- * Fails if: the file's kick is a tick timer (seen failing: 1462 us), or
- * its callback waits for the workqueue (seen failing under the debug
- * kernel: 426 us).
+ * delay, not at the tick after it (TEMPO_FEAT_FINE), as timerfd's: 20
+ * timers 3 to 7 ticks ahead, each 10 us into its tick, read one at a time by
+ * a blocked reader, in turn with a timerfd armed the same way and read the
+ * same way. Each wake-up is no earlier than its deadline. Of the samples
+ * whose read() began half a tick or more before the deadline (a reader that
+ * comes by later finds the record itself), tempo's least lateness is within
+ * half a tick of timerfd's: a loaded host, or the debug kernel, makes both
+ * late, and tempo's longer interrupt path later (255 us more with trace
+ * events on); a tick timer makes every tempo record late by the rest of its
+ * tick.
+ * Fails if: the file's kick is a tick timer (seen failing: least lateness
+ * 2136 us against timerfd's 514; before samples were filtered, a reader
+ * that came 2 ticks late once found its record at 650 us and hid it).
  */
+static uint64_t punctual_deadline(uint64_t tick, unsigned int i)
+{
+	return (tempo_now_ns() / tick + 3 + i % 5) * tick + 10000;
+}
+
+/* The least of @least and @late, if the read began half a tick before @d. */
+static uint64_t punctual_least(uint64_t least, uint64_t began, uint64_t d, uint64_t late,
+			       uint64_t tick, unsigned int *valid)
+{
+	if (began + tick / 2 > d)
+		return least;
+	(*valid)++;
+	return late < least ? late : least;
+}
+
 TEST_F(ctx, test_records_punctual)
 {
-	uint64_t tick, least = UINT64_MAX, worst = 0;
+	uint64_t tick, least = UINT64_MAX, least_tfd = UINT64_MAX, d, began, wake, n;
+	unsigned int i, valid = 0, valid_tfd = 0;
 	struct tempo_event ev;
 	struct tempo_info in;
-	unsigned int i;
-	int fd = self->fd;
+	int fd = self->fd, tfd;
 
 	ASSERT_ERRNO(tempo_info(fd, &in), 0);
 	tick = in.tick_ns;
+	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	ASSERT_GE(tfd, 0);
 	for (i = 0; i < 20; i++) {
-		uint64_t d = (tempo_now_ns() / tick + 2 + i % 5) * tick + 10000, wake;
+		struct itimerspec its = { 0 };
 
+		d = punctual_deadline(tick, i);
 		ASSERT_ERRNO(tempo_arm_one(fd, i, d, 0, TEMPO_ARM_ABS, NULL), 0);
+		began = tempo_now_ns();
 		ASSERT_EQ(tempo_read_events(fd, &ev, 1), 1);
 		wake = tempo_now_ns();
 		ASSERT_EQ(ev.deadline, d);
 		ASSERT_GE(ev.time, d);
 		ASSERT_GE(wake, d);
-		least = wake - d < least ? wake - d : least;
-		worst = wake - d > worst ? wake - d : worst;
+		least = punctual_least(least, began, d, wake - d, tick, &valid);
+
+		d = punctual_deadline(tick, i);
+		its.it_value.tv_sec = d / 1000000000;
+		its.it_value.tv_nsec = d % 1000000000;
+		ASSERT_EQ(timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL), 0);
+		began = tempo_now_ns();
+		ASSERT_EQ(read(tfd, &n, sizeof(n)), (ssize_t)sizeof(n));
+		wake = tempo_now_ns();
+		ASSERT_GE(wake, d);
+		least_tfd = punctual_least(least_tfd, began, d, wake - d, tick, &valid_tfd);
 	}
-	test_diag("20 timers 10 us into a tick: wake-up %llu us late at least, %llu us at most",
-		  (unsigned long long)least / 1000, (unsigned long long)worst / 1000);
-	ASSERT_LT(least, tick / 4);
+	close(tfd);
+	test_diag("20 timers 10 us into a tick: least lateness %llu us over %u, timerfd's %llu over %u",
+		  (unsigned long long)least / 1000, valid, (unsigned long long)least_tfd / 1000,
+		  valid_tfd);
+	if (valid < 5 || valid_tfd < 5)
+		SKIP(return TEST_SKIP, "the reader came late for most timers: a stalled host");
+	ASSERT_LT(least, least_tfd + tick / 2);
 	return TEST_PASS;
 }
 
