@@ -69,9 +69,12 @@
  * machine resumes; the clock core then calls delayq_clock_changed(), which
  * visits each queue of another clock once (delayq_clock_list): it forgets the
  * kick's aim, reads the clock and notifies (delayq_notify()), so that the kick
- * is aimed anew or a consumer woken for what the change made due. A change
- * costs O(queues), whatever they hold; a kick aimed through an old offset that
- * fires early finds nothing due and is aimed again.
+ * is aimed anew or a consumer woken for what the change made due, that last
+ * with no lock but the queue's own held. A change costs O(queues), whatever
+ * they hold, and holds the lock of the list of queues for one queue's O(1)
+ * visit at a time, so it delays a create() or destroy() by one visit at most;
+ * a kick aimed through an old offset that fires early finds nothing due and is
+ * aimed again.
  *
  * CLOCK_REALTIME can be set back. A queue of another clock than MONOTONIC
  * reads it under the lock only, so its readings come in order and a lower
@@ -101,14 +104,13 @@
  *    section in which it found nothing due.
  *  - Not ready, with somebody waiting: it arms q->kick, the queue's one
  *    tempo timer, a TEMPO_TIMER_FINE | TEMPO_TIMER_IRQ one, for the first
- *    sorted deadline or the
- *    first time the cascade's next slots to empty can hold a due node,
- *    whichever comes first, or for just after q->now while the cascade is
- *    behind (slots whose time has come are not emptied). That time is the
- *    least deadline of the level-0 slot emptied at grain q->next_work
- *    (q->cascade_min, a bound that a put keeps exact and a removal leaves
- *    early), or that grain's start when a coarser slot is emptied there too
- *    (delayq_work_at()): the kick that empties a slot of due nodes finds
+ *    sorted deadline or the first time the cascade's next slots to empty
+ *    can hold a due node, whichever comes first, or for just after q->now
+ *    while the cascade is behind (slots whose time has come are not
+ *    emptied). That time is the least deadline of the level-0 slot emptied
+ *    at grain q->next_work (q->cascade_min, a bound that a put keeps exact
+ *    and a removal leaves early), or that grain's start when a coarser slot
+ *    is emptied there too (delayq_work_at()): the kick that empties a slot of due nodes finds
  *    them due, rather than firing at the grain's start and being armed
  *    again. The callback runs in the timer wheel's interrupt (an IRQ
  *    timer: no workqueue between the expiry and the wake-up), reads the
@@ -239,6 +241,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/wait.h>
 #include <uapi/linux/eventpoll.h>
 #include <tempo/delayq.h>
 #include <tempo/timer.h>
@@ -247,6 +250,7 @@
 #include "compat.h"
 #include "internal.h"
 #include "occupancy.h"
+#include "testing.h"
 
 enum delayq_state {
 	DELAYQ_IDLE = 0,	/* not queued */
@@ -322,6 +326,9 @@ struct tempo_delayq {
  * and the queues whose clock is not MONOTONIC, for delayq_clock_changed().
  */
 static DEFINE_MUTEX(delayq_list_lock);
+/* The queue a clock change is telling, with no lock held; destroy() waits. */
+static struct tempo_delayq *delayq_clock_pinned;
+static DECLARE_WAIT_QUEUE_HEAD(delayq_clock_pin_wait);
 static LIST_HEAD(delayq_list);
 static LIST_HEAD(delayq_clock_list);
 static u64 delayq_retired[DELAYQ_NR_STATS];
@@ -1077,25 +1084,46 @@ EXPORT_SYMBOL_NS_GPL(tempo_delayq_create, "TEMPO");
 
 /*
  * The clock core's chain, after a clock was set or the machine resumed
- * (process context, a work item): visit every queue of another clock than
- * MONOTONIC once. Under its lock: forget where the kick is aimed (the offset
- * it was aimed through may have moved) and read the clock; the unlock's
- * notify aims the kick again if anybody waits, or wakes a consumer or the
- * watchers for what the change made due. O(queues), whatever they hold.
+ * (process context, a work item; one at a time): visit every queue of
+ * another clock than MONOTONIC once. Under its lock: forget where the kick
+ * is aimed (the offset it was aimed through may have moved) and read the
+ * clock; the unlock aims the kick again if anybody waits (quietly: no
+ * wake-up under delayq_list_lock). A queue the change made ready is pinned
+ * (delayq_clock_pinned, which destroy() waits for once the queue is off the
+ * list) and told with no lock held (tempo_delayq_announce()). The walk keeps
+ * its place with a cursor on delayq_clock_list and holds delayq_list_lock
+ * for one queue at a time, so a create() or destroy() of any queue waits
+ * for one O(1) visit at most. O(queues), whatever they hold.
  */
 static int delayq_clock_changed(struct notifier_block *nb, unsigned long unused, void *data)
 {
+	struct list_head cursor;
 	struct tempo_delayq *q;
 	unsigned long flags;
+	bool announce;
 
 	mutex_lock(&delayq_list_lock);
-	list_for_each_entry(q, &delayq_clock_list, clock_link) {
+	list_add(&cursor, &delayq_clock_list);
+	while (cursor.next != &delayq_clock_list) {
+		q = list_entry(cursor.next, struct tempo_delayq, clock_link);
+		list_move(&cursor, &q->clock_link);
 		spin_lock_irqsave(&q->wait.lock, flags);
 		q->kick_at = KTIME_MAX;
 		delayq_clock(q);
-		delayq_unlock(q, flags);
+		announce = delayq_unlock_quiet(q, flags);
+		if (announce)
+			WRITE_ONCE(delayq_clock_pinned, q);
+		mutex_unlock(&delayq_list_lock);
+		tempo_test_point(TEMPO_TP_DELAYQ_CLOCK_VISIT, q, 0, 0);
+		if (announce) {
+			tempo_delayq_announce(q);
+			WRITE_ONCE(delayq_clock_pinned, NULL);
+			wake_up_all(&delayq_clock_pin_wait);
+		}
 		cond_resched();
+		mutex_lock(&delayq_list_lock);
 	}
+	list_del(&cursor);
 	mutex_unlock(&delayq_list_lock);
 	return NOTIFY_DONE;
 }
@@ -2109,6 +2137,8 @@ unsigned int tempo_delayq_destroy(struct tempo_delayq *q,
 	list_del(&q->list);
 	list_del(&q->clock_link);
 	mutex_unlock(&delayq_list_lock);
+	/* Off the list: a clock change pins it no more, but may still be telling it. */
+	wait_event(delayq_clock_pin_wait, READ_ONCE(delayq_clock_pinned) != q);
 	kfree(q);
 	return n;
 }

@@ -128,8 +128,8 @@
  * kick, a TEMPO_TIMER_FINE | TEMPO_TIMER_IRQ timer, at most the least
  * @slack_us of the items queued since the queue was last empty, or the
  * FINE bound if that is more, after the deadline (include/tempo/timer.h,
- * "tempo timer kinds"), whatever the delay. consume()
- * tells when the queue found each item due: the queue's latest clock
+ * "tempo timer time bounds"), whatever the delay. consume() tells when the
+ * queue found each item due: the queue's latest clock
  * reading, at or after the item's deadline and taken no later than
  * consume's own critical section. A queue of another clock keeps those
  * bounds while its clock runs; when the clock is set or the machine resumes,

@@ -69,52 +69,86 @@
  */
 
 /**
- * DOC: tempo timer kinds
+ * DOC: tempo timer time bounds
  *
- * How late each kind of timer is, past its deadline D (CLOCK_MONOTONIC), in
- * one table; README.md and include/uapi/tempo.h point here. No kind expires
- * before D, but COARSE while the jiffies are overdue (below). The expiry is
- * when the timer's CPU finds it due, in the interrupt of its hrtimer, which
- * comes that interrupt's own latency (irq) after the time it was programmed
- * for; the callback then runs on that CPU's tempo workqueue, after the
- * wake-up of its worker and the callbacks queued before it there (wq: tens
- * of microseconds on an idle CPU, more on a busy one), or with
- * TEMPO_TIMER_IRQ right there, in the interrupt (no wq; "tempo timer
- * callbacks"). tick is tempo_timer_tick_ns() (1 ms by default); gran(d) is
- * tempo_timer_slack_ns(d), the granule of the wheel level a delay d goes
- * into: a tick below TEMPO_TIMER_LVL0_TICKS ticks, at most d / 8 above; S is
- * the timer's slack (tempo_timer_get_slack(); "tempo timer slack").
+ * When each kind of timer expires, in CLOCK_MONOTONIC, in one table;
+ * README.md and include/uapi/tempo.h point here. An arm reads "now" and asks
+ * for a deadline D; d is D - now, the distance it places the timer at. The
+ * expiry is when the timer's CPU finds it due, in the interrupt of its
+ * hrtimer, which comes that interrupt's own latency (irq) after the time it
+ * was programmed for; then the callback runs ("tempo timer callbacks"): on
+ * that CPU's tempo workqueue, after the wake-up of its worker and the
+ * callbacks queued before it there (wq: tens of microseconds on an idle CPU,
+ * more on a busy one), or with TEMPO_TIMER_IRQ right there, in the
+ * interrupt. tick is tempo_timer_tick_ns() (1 ms by default); gran(d) is
+ * tempo_timer_slack_ns(d); S is the timer's slack (tempo_timer_get_slack(),
+ * "tempo timer slack")::
  *
- *	kind (tempo_timer_init())  expiry after D, less than    then
- *	-------------------------  ---------------------------  -------------
- *	0 (precise)                gran(d) + irq;               wq
- *	                           max(S, gran(d)) + irq
- *	                           with a slack
- *	TEMPO_TIMER_COARSE         a jiffy + gran(d + jiffy)    wq
- *	                           + irq (never early while
- *	                           the jiffies are current)
- *	TEMPO_TIMER_FINE           tick / 64 + irq (15.6 us at  wq
- *	                           1 ms), whatever d;
- *	                           max(S, tick / 64) + irq
- *	                           with a slack
- *	| TEMPO_TIMER_IRQ          its kind's bound             nothing: the
- *	                                                        callback runs
- *	| TEMPO_TIMER_DEFERRABLE   its kind's bound plus a      wq
- *	                           jiffy while its CPU is busy;
- *	                           none while it idles
- *	/dev/tempo timer           the file's kick: a FINE |    the reader's
- *	(include/uapi/tempo.h)     IRQ timer with the least     wake-up
- *	                           slack_us of the file's
- *	                           timers
+ *	              | precise (0)     | TEMPO_TIMER_COARSE  | TEMPO_TIMER_FINE
+ *	--------------+-----------------+---------------------+-----------------
+ *	now           | the clock       | c: the start of the | the clock
+ *	              |                 | current jiffy       |
+ *	              |                 | (s = the clock - c) |
+ *	D, arm(delay) | now + delay     | c + TICK_NSEC +     | now + delay
+ *	              |                 | delay               |
+ *	D, arm_at(D)  | D               | D                   | D
+ *	early         | never           | never while s <=    | never
+ *	              |                 | TICK_NSEC (arm_at:  |
+ *	              |                 | never)              |
+ *	late, past D, | gran(d) + irq   | gran(d) + irq       | tick / 64 + irq
+ *	less than     |                 |                     | (15.6 us), any d
+ *	with slack S  | max(S, gran(d)) + irq                 | max(S, tick / 64)
+ *	              |                 |                     | + irq
+ *	d taken from  | the latest arm  | the arm that set D  | (no d)
+ *	re-arm of a   | bounded by its  | keeps the bound of  | bounded as any
+ *	pending timer | own d           | the arm that set D, | arm
+ *	to the D it   |                 | as mod_timer() with |
+ *	holds         |                 | an unchanged expires|
+ *	then          | wq              | wq                  | wq
+ *	--------------+-----------------+---------------------+-----------------
+ *	| TEMPO_TIMER_IRQ         its kind's bound; then nothing: the callback
+ *	                          runs in the interrupt
+ *	| TEMPO_TIMER_DEFERRABLE  its kind's bound, plus a jiffy while its CPU
+ *	                          is busy, unbounded while it idles; then wq
+ *	/dev/tempo timer          the file's kick: a FINE | IRQ timer with the
+ *	(include/uapi/tempo.h)    least slack_us of the file's timers; then the
+ *	                          reader's wake-up
  *
- * The bound is that of the last deadline set, whatever re-arms came before.
+ * gran(d) is less than one tick when d is below TEMPO_TIMER_LVL0_TICKS
+ * ticks, else one granule of d's wheel level, at most 1/8 of d (12.5%; the
+ * geometry is at the top of kmod/wheel.c). An arm of an idle timer, and one
+ * that gives a pending timer another deadline, sets D, for every kind. So a
+ * precise or FINE timer is bounded by its last arm, whatever came before; a
+ * COARSE one keeps the bound of the arm that set its deadline: re-armed to it
+ * with a shorter delay (in a later jiffy, or by tempo_timer_arm_at()), it
+ * keeps the granule of the earlier, longer d, as a timer_list keeps the level
+ * its first arm chose.
+ *
+ * A COARSE timer trades "never early" for a cheaper arm: tempo_timer_arm()
+ * and tempo_timer_arm_on() read the jiffies instead of the precise clock. s
+ * is at most TICK_NSEC whenever the jiffies are current: a CPU's tick updates
+ * them every jiffy. It exceeds a jiffy only when the jiffies are overdue at
+ * the arm (no tick has run for more than a jiffy: interrupts held off that
+ * long on the CPU that keeps time, a virtual CPU its host does not run,
+ * NO_HZ_FULL); the timer is then early by s - TICK_NSEC at most. Past now +
+ * delay, D is less than TICK_NSEC - s later (a jiffy, and the few
+ * microseconds by which tempo may date a jiffy late: see COARSE in
+ * kmod/wheel.c). Within one jiffy the same delay gives the same D, so
+ * re-arming a pending timer to it where it is costs a compare and writes
+ * nothing. Delays above tempo_timer_max_delay_ns() - TICK_NSEC get -ERANGE.
+ * tempo_timer_arm_at() keeps its absolute deadline exact for a COARSE timer
+ * too; only its placement uses the jiffies.
+ *
+ * A FINE timer's bound holds whatever the delay: past the first level it
+ * waits in the wheel's levels for a collection at or before D, which places
+ * it again, nearer, down to a 64th of a tick (FINE in kmod/wheel.c).
  */
 
 /**
  * DOC: tempo timer callbacks
  *
  * A callback runs once per expiry, on the CPU that holds the timer, after
- * the expiry that "tempo timer kinds" bounds:
+ * the expiry that "tempo timer time bounds" bounds:
  *
  * - By default on that CPU's tempo workqueue (WQ_HIGHPRI), in process
  *   context: it may sleep, and the callbacks of one CPU run one after
@@ -131,36 +165,6 @@
  *   every IRQ callback due after it. It may arm and cancel timers, its own
  *   included, and free its timer. tempo_timer_cancel_sync() waits for it as
  *   for a workqueue callback. Not with TEMPO_TIMER_DEFERRABLE.
- */
-
-/**
- * DOC: tempo timer time bounds
- *
- * A precise timer (no flag) is due at the first tick at or after its
- * deadline when its delay is below TEMPO_TIMER_LVL0_TICKS ticks, and at
- * worst a granule of its wheel level later otherwise (the levels are at the
- * top of kmod/wheel.c). A re-arm leaves a timer in its far slot only if that
- * slot comes within the bound of the new delay: less than
- * tempo_timer_slack_ns() of it after the new deadline (for a FINE timer, at
- * or before the new deadline).
- *
- * A TEMPO_TIMER_COARSE timer trades that for a cheaper arm: tempo_timer_arm()
- * and tempo_timer_arm_on() read the jiffies instead of the precise clock, and
- * date "now" c by the start of the current jiffy (s = CLOCK_MONOTONIC - c),
- * then take the deadline c + TICK_NSEC + delay. It is never early while
- * s <= TICK_NSEC, which holds whenever the jiffies are current: a CPU's tick
- * updates them every jiffy. s exceeds a jiffy only when the jiffies are
- * overdue at the arm (no tick has run for more than a jiffy: interrupts held
- * off that long on the CPU that keeps time, a virtual CPU its host does not
- * run, NO_HZ_FULL); the timer is then early by s - TICK_NSEC at most. It is
- * late by less than TICK_NSEC - s (a jiffy, and the few microseconds by which
- * tempo may date a jiffy late: see COARSE in kmod/wheel.c), plus
- * tempo_timer_slack_ns() of delay + TICK_NSEC. Within one jiffy the same
- * delay gives the same deadline, so re-arming a pending timer to it, as
- * mod_timer() with an unchanged expires, changes nothing and writes nothing.
- * Delays above tempo_timer_max_delay_ns() - TICK_NSEC get -ERANGE.
- * tempo_timer_arm_at() keeps its absolute deadline exact for a COARSE timer
- * too (never early); only its placement uses the jiffies.
  */
 
 /**
@@ -183,12 +187,12 @@
  * last multiple of itself in the window (of whole ticks from a tick up).
  *
  * Bounds: never early, as any timer. The expiry is no later than
- * max(deadline + slack, its kind's bound without slack: "tempo timer
- * kinds"): a slack adds lateness only up to itself, and a slack below the
- * wheel's own bound changes nothing. That holds for every re-arm, lazy or
- * eager: a lazy re-arm leaves a timer in its far slot only within the
- * wheel's own bound for the new delay. A COARSE timer's deadline is the
- * padded one. Slack is not taken from the task (PR_SET_TIMERSLACK): only
+ * max(D + slack, D + its kind's bound without slack), D and its bound as in
+ * "tempo timer time bounds": a slack adds lateness only up to itself, and a
+ * slack below the wheel's own bound changes nothing. That holds for every
+ * arm that sets D, lazy or eager, with the slack it arms with; a COARSE
+ * timer re-armed to the D it holds keeps the bound of the arm that set D,
+ * slack included. Slack is not taken from the task (PR_SET_TIMERSLACK): only
  * this call sets it, and tempo_timer_init() clears it.
  */
 
@@ -222,8 +226,8 @@
  *
  * A TEMPO_TIMER_DEFERRABLE timer never causes an interrupt on an idle CPU,
  * as a timer_list with TIMER_DEFERRABLE: it fires when its CPU is awake
- * anyway. It is never early. While its CPU is busy it is as late as a
- * precise timer (above), plus one jiffy; an arm, re-arm or cancel made on
+ * anyway. It is never early. While its CPU is busy it is as late as its
+ * kind's bound (above), plus one jiffy; an arm, re-arm or cancel made on
  * another CPU than the one that holds it reaches that CPU at its next tick
  * (no IPI), which may add one jiffy more. While its CPU sleeps it is late
  * without bound: it fires at the CPU's next wake-up for any other reason (an
@@ -267,7 +271,7 @@ typedef void (*tempo_timer_fn_t)(struct tempo_timer *timer);
  * TEMPO_TIMER_DEFERRABLE: never wakes an idle CPU (see "tempo timer
  * deferrable" above).
  * TEMPO_TIMER_FINE: late by at most a 64th of a tick, whatever the delay (see
- * "tempo timer kinds" above); not with COARSE or DEFERRABLE.
+ * "tempo timer time bounds" above); not with COARSE or DEFERRABLE.
  * TEMPO_TIMER_IRQ: the callback runs in the interrupt that finds the timer
  * due, not on the workqueue (see "tempo timer callbacks" above); not with
  * DEFERRABLE.

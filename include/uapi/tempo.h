@@ -138,8 +138,8 @@
  * again, and the work item's visits of the files before. A slack_us of a
  * tick or more gives tick-granular records: whole ticks, shared with the
  * file's other timers and the kernel's. Each kind's bound is one table,
- * "tempo timer kinds" in include/tempo/timer.h, which the module installs
- * beside this header: a /dev/tempo timer is its last row. A set or a
+ * "tempo timer time bounds" in include/tempo/timer.h, which the module
+ * installs beside this header: a /dev/tempo timer is its last row. A set or a
  * resume costs that one work item, which visits each file holding timers of
  * another clock than CLOCK_MONOTONIC once, whatever their number or its
  * watchers, and wakes only the readers and pollers of a file whose records
