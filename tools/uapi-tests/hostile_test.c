@@ -77,27 +77,10 @@
 /* ---- test points and the fixture ------------------------------------- */
 
 /*
- * The test points a VM test may hold (kmod/testing.h): root names one in
- * tempo.test_hold, and the first thread to reach it sleeps there until it is
- * set to "none"; tempo.test_held says 1 meanwhile. Only in a module built
- * with TEMPO_TESTING (make check): -ENOENT otherwise.
+ * The test points a VM test may hold (hold_set(), common.h): the first
+ * thread to reach the one named sleeps there until it is released;
+ * tempo.test_held says 1 meanwhile.
  */
-static bool hold_armed;
-
-static int hold_set(const char *point)
-{
-	int fd = open("/sys/module/tempo/parameters/test_hold", O_WRONLY | O_CLOEXEC), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, point, strlen(point)) != (ssize_t)strlen(point))
-		ret = -errno;
-	close(fd);
-	if (!ret)
-		hold_armed = strcmp(point, "none");
-	return ret;
-}
-
 /* Wait until tempo.test_held reads @want: 0, or -ETIMEDOUT after @ms. */
 static int hold_wait(long want, int ms)
 {
@@ -125,7 +108,7 @@ static int case_cleanup(void)
 		ret = TEST_FAIL;
 	if (params_restore())
 		ret = TEST_FAIL;
-	if (hold_armed && hold_set("none")) {
+	if (case_changes()->hold_armed && hold_set("none")) {
 		test_diag("cannot disarm tempo.test_hold");
 		ret = TEST_FAIL;
 	}
