@@ -103,17 +103,25 @@
  *    (signal, kthread_stop(), timeout, shutdown) only from a critical
  *    section in which it found nothing due.
  *  - Not ready, with somebody waiting: it arms q->kick, the queue's one
- *    tempo timer, for the first sorted deadline or q->next_work's start,
- *    whichever comes first, or for the next grain while the cascade is behind
- *    (slots whose time has come are not emptied). The callback reads the clock
- *    and moves at most DQ_KICK_MOVES nodes (delayq_kick()): the tempo workqueue
- *    runs every tempo callback of its CPU in turn, so one queue's expiry must
- *    cost it a bounded amount, not its slots' size. For a long delay the kick
- *    is aimed early by the timer wheel's slack and armed again for what is left
- *    (delayq_kick_arm()), so that its last expiry lands within a tick of the
- *    timer wheel. A kick whose node has left since is not cancelled: it fires
- *    and finds less to do. If nobody waits, nothing is armed: the next caller
- *    that looks sorts for itself.
+ *    tempo timer, a TEMPO_TIMER_FINE | TEMPO_TIMER_IRQ one, for the first
+ *    sorted deadline or the first time the cascade's next slots to empty
+ *    can hold a due node, whichever comes first, or for just after q->now
+ *    while the cascade is behind (slots whose time has come are not
+ *    emptied). That time is the least deadline of the level-0 slot emptied
+ *    at grain q->next_work (q->cascade_min, a bound that a put keeps exact
+ *    and a removal leaves early), or that grain's start when a coarser slot
+ *    is emptied there too (delayq_work_at()): the kick that empties a slot of due nodes finds
+ *    them due, rather than firing at the grain's start and being armed
+ *    again. The callback runs in the timer wheel's interrupt (an IRQ
+ *    timer: no workqueue between the expiry and the wake-up), reads the
+ *    clock and moves at most DQ_KICK_MOVES nodes (delayq_kick()): the
+ *    interrupt runs every IRQ callback of its CPU in turn, so one queue's
+ *    expiry must cost it a bounded amount, not its slots' size. A FINE timer
+ *    fires at the time it is armed for, whatever the delay, late by at most
+ *    its slack or a 64th of the timer wheel's tick (include/tempo/timer.h),
+ *    so the kick is armed once per time it is needed. A kick whose node has
+ *    left since is not cancelled: it fires and finds less to do. If nobody
+ *    waits, nothing is armed: the next caller that looks sorts for itself.
  *  - Slack: q->slack is the least node->slack_us of the nodes linked since
  *    the queue was last empty (delayq_link(); it only falls while nodes are
  *    queued, which is O(1) and never too large). The kick is armed with it
@@ -123,9 +131,7 @@
  *    those due then are all found. While the cascade is behind (nodes may
  *    be due already) the kick has no slack. An armed kick is armed again
  *    when a put needs it to fire before the end of its own window
- *    (q->kick_for + q->kick_slack): a node of less slack than the kick has.
- *    With slack at least the wheel's bound for the delay the kick is not
- *    aimed early: the wheel's slack placement keeps it within the window.
+ *    (q->kick_at + q->kick_slack): a node of less slack than the kick has.
  *  - Behind after the kick ran out of moves (q->kick_short): whoever waits
  *    sorts the rest, in its own context, as it would if it came by: one
  *    consumer asleep is woken as for an item due; if none is asleep, the
@@ -212,8 +218,8 @@
  * include/tempo/delayq.h says. The kick reaches q through its timer, and
  * destroy() shuts it down (tempo_timer_shutdown_sync()) before it frees q.
  * Not guaranteed: fairness beyond the FIFO order of exclusive waiters; a
- * sleeping consumer's wake-up while the kick's CPU cannot run its timer
- * workqueue (a consumer that comes by still takes what is due).
+ * sleeping consumer's wake-up while the kick's CPU holds interrupts off (a
+ * consumer that comes by still takes what is due).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -294,8 +300,7 @@ struct tempo_delayq {
 	s64			next_grain;	/* the first grain not sorted */
 	s64			next_work;	/* no slot to empty before this grain */
 	u64			seq;		/* put order */
-	ktime_t			kick_at;	/* where the kick is armed, or KTIME_MAX */
-	ktime_t			kick_for;	/* the time it was armed for */
+	ktime_t			kick_at;	/* the time the kick is armed for, or KTIME_MAX */
 	u64			kick_slack;	/* and the slack it was armed with, ns */
 	u64			slack;		/* least node slack since the queue was empty */
 	struct tempo_timer	kick;
@@ -312,6 +317,7 @@ struct tempo_delayq {
 	struct list_head	list;		/* on delayq_list */
 	struct list_head	clock_link;	/* on delayq_clock_list: not MONOTONIC */
 	u64			occupied[DQ_LEVELS];	/* slots not empty, a bit each */
+	ktime_t			cascade_min[DQ_SLOTS];	/* level 0: no deadline is earlier */
 	struct list_head	cascade[DQ_LEVELS][DQ_SLOTS];
 };
 
@@ -487,6 +493,10 @@ static void delayq_cascade_add(struct tempo_delayq *q, struct tempo_delayq_node 
 	shift = lvl * DQ_LVL_BITS;
 	node->level = lvl;
 	node->slot = (grain >> shift) & DQ_SLOT_MASK;
+	/* The slot's earliest deadline, for the kick (delayq_work_at()). */
+	if (!lvl && (!(q->occupied[0] & BIT_ULL(node->slot)) ||
+		     ktime_before(node->deadline, q->cascade_min[node->slot])))
+		q->cascade_min[node->slot] = node->deadline;
 	list_add_tail(&node->entry, &q->cascade[lvl][node->slot]);
 	q->occupied[lvl] |= BIT_ULL(node->slot);
 	/* Emptied when q->next_grain reaches the start of its 64^lvl grains. */
@@ -617,6 +627,30 @@ static s64 delayq_next_work(const struct tempo_delayq *q)
 }
 
 /*
+ * The first time a node the cascade holds can be due, if the slots emptied at
+ * grain q->next_work (not DQ_NEVER) hold it: the least deadline of that
+ * grain's level-0 slot (q->cascade_min: exact, or early once nodes left it),
+ * unless a coarser slot is emptied at that grain too, whose nodes may be due
+ * from its start; the grain's start also when next_work is below the next
+ * grain with work. No node of a later slot is due before that grain's end.
+ */
+static ktime_t delayq_work_at(const struct tempo_delayq *q)
+{
+	s64 t = q->next_work;
+	unsigned int lvl, shift;
+
+	for (lvl = 1; lvl < DQ_LEVELS; lvl++) {
+		shift = lvl * DQ_LVL_BITS;
+		if (!(t & (BIT_ULL(shift) - 1)) &&
+		    (q->occupied[lvl] & BIT_ULL((t >> shift) & DQ_SLOT_MASK)))
+			return dq_time(t);
+	}
+	if (q->occupied[0] & BIT_ULL(t & DQ_SLOT_MASK))
+		return max(dq_time(t), q->cascade_min[t & DQ_SLOT_MASK]);
+	return dq_time(t);
+}
+
+/*
  * Sort up to grain @last: move q->next_grain past it, emptying the slots on
  * the way, at most @budget nodes moved. Return: true once q->next_grain is
  * past @last.
@@ -740,34 +774,21 @@ static ktime_t delayq_kick_mono(struct tempo_delayq *q, ktime_t t)
 }
 
 /*
- * Arm the kick for @at, a time nothing is takeable before: at @at if the timer
- * wheel's slack for the delay left is one tick, else that slack early (the
- * callback arms it again for what is left then). The delay is measured from
- * q->now, which is no later than the timer wheel's reading, so the slack is
- * never underestimated and the kick never fires after @at's tick of the timer
- * wheel. The caller has checked that it is not armed for @at or earlier
- * (q->kick_for: what it was armed for, not q->kick_at, its early aim: an armed
- * kick may fire anywhere from its aim to what it was armed for, so an item due
- * in between needs a kick of its own). @at and the aim kept in q->kick_at are
- * times of the queue's clock; the timer wheel gets their MONOTONIC instant
- * (delayq_kick_mono()).
+ * Arm the kick for @at, a time nothing is takeable before, with a slack of
+ * @user_slack: a FINE timer, it fires no earlier and at most that slack (or a
+ * 64th of the timer wheel's tick) later, whatever the delay. The caller has
+ * checked that it is not armed to fire by the end of that window already
+ * (q->kick_at + q->kick_slack). @at is a time of the queue's clock, kept in
+ * q->kick_at; the timer wheel gets its MONOTONIC instant (delayq_kick_mono()).
  */
 static void delayq_kick_arm(struct tempo_delayq *q, ktime_t at, u64 user_slack)
 {
-	u64 left = ktime_after(at, q->now) ? ktime_to_ns(ktime_sub(at, q->now)) : 0;
-	ktime_t fire = at;
-	u64 slack;
-
-	slack = tempo_timer_slack_ns(min(left, tempo_timer_max_delay_ns()));
-	if (slack > tempo_timer_tick_ns() && user_slack < slack)
-		fire = ktime_sub_ns(at, slack);
 	if (unlikely(user_slack != q->kick_slack))
 		tempo_timer_set_slack(&q->kick, user_slack);
 	if (WARN_ON_ONCE(tempo_timer_arm_at(&q->kick, TEMPO_CPU_LOCAL,
-					    delayq_kick_mono(q, fire)) < 0))
+					    delayq_kick_mono(q, at)) < 0))
 		return;
-	q->kick_at = fire;
-	q->kick_for = at;
+	q->kick_at = at;
 	q->kick_slack = user_slack;
 }
 
@@ -845,14 +866,14 @@ static enum delayq_news delayq_notify(struct tempo_delayq *q)
 		if (first)
 			at = first->deadline;
 		if (q->next_work != DQ_NEVER)
-			at = min(at, dq_time(q->next_work));
+			at = min(at, delayq_work_at(q));
 		/* Nothing is due: every node's window holds [at, at + slack]. */
 		slack = q->slack;
 	}
 	/* Armed to fire by that window's end already: nothing to do. */
 	if (at != KTIME_MAX &&
 	    (q->kick_at == KTIME_MAX ||
-	     ktime_before(ktime_add_ns(at, slack), ktime_add_ns(q->kick_for, q->kick_slack))))
+	     ktime_before(ktime_add_ns(at, slack), ktime_add_ns(q->kick_at, q->kick_slack))))
 		delayq_kick_arm(q, at, slack);
 	return DQ_NEWS_NONE;
 }
@@ -961,15 +982,16 @@ static bool delayq_count_ready(struct tempo_delayq *q, unsigned int budget)
 }
 
 /*
- * The kick: process context on the tempo workqueue of the CPU it was armed
- * on, which runs every tempo callback of that CPU in turn. Read the clock and
- * sort at most DQ_KICK_MOVES nodes; delayq_unlock() wakes a consumer if an
- * item is takeable now, has those who wait sort the rest in their own
- * context if the cascade is still behind (q->kick_short), or arms the kick
- * again. So one
- * expiry of a queue's kick costs the workqueue a bounded amount of work,
- * whatever the queue holds. destroy() shuts the kick down once the queue is
- * dead (nothing arms it then), before it frees @q.
+ * The kick: an IRQ timer's callback, in the timer wheel's interrupt on the
+ * CPU it was armed on, with interrupts off (the queue's lock is always
+ * taken with them off), which runs every IRQ callback of that CPU in turn.
+ * Read the clock and sort at most DQ_KICK_MOVES nodes; delayq_unlock()
+ * wakes a consumer if an item is takeable now, has those who wait sort the
+ * rest in their own context if the cascade is still behind (q->kick_short),
+ * or arms the kick again. So one expiry of a queue's kick costs the
+ * interrupt a bounded amount of work, whatever the queue holds. destroy()
+ * shuts the kick down once the queue is dead (nothing arms it then), before
+ * it frees @q.
  */
 static void delayq_kick(struct tempo_timer *timer)
 {
@@ -1035,7 +1057,7 @@ struct tempo_delayq *tempo_delayq_create_clock(clockid_t clock)
 		for (slot = 0; slot < DQ_SLOTS; slot++)
 			INIT_LIST_HEAD(&q->cascade[lvl][slot]);
 	q->kick_at = KTIME_MAX;
-	tempo_timer_init(&q->kick, delayq_kick, 0);
+	tempo_timer_init(&q->kick, delayq_kick, TEMPO_TIMER_FINE | TEMPO_TIMER_IRQ);
 	INIT_LIST_HEAD(&q->clock_link);
 	mutex_lock(&delayq_list_lock);
 	list_add_tail(&q->list, &delayq_list);

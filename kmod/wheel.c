@@ -3,7 +3,8 @@
  * DOC: timer wheel
  *
  * tempo's timer wheel: lock-free O(1) timers on per-CPU hierarchical wheels,
- * with callbacks run in process context on a per-CPU workqueue.
+ * with callbacks run in process context on a per-CPU workqueue, or in the
+ * interrupt for the timers that ask.
  */
 
 /**
@@ -30,7 +31,10 @@
  * An arm compares and stores nanoseconds; only its owner, placing the timer,
  * divides. A TEMPO_TIMER_COARSE timer takes "now" from the jiffies instead
  * (the start of the current jiffy) and pads its deadline by one jiffy (COARSE
- * below); everything after the deadline is computed is the same for both.
+ * below); everything after the deadline is computed is the same for both. A
+ * TEMPO_TIMER_FINE timer is due at its deadline to a 64th of a tick: the
+ * wheel places it by its tick, then, in the tick before it is due, in a near
+ * level of 64ths of a tick (FINE below).
  */
 
 /**
@@ -64,10 +68,15 @@
  * with -ERANGE, never wrapped or clamped. /sys/kernel/debug/tempo/wheel/geometry
  * prints this table for the loaded tick_ns and levels, and the lazy levels.
  *
+ * Beside level 0, two levels hold TEMPO_TIMER_FINE timers: the near level,
+ * due within two ticks, in slots of a 64th of a tick (15.6 us at tick_ns =
+ * 1 ms), and the fine level, the 64 ticks after those, a tick a slot (FINE).
+ *
  * Each level has a 64-bit occupancy mask, so the next expiry is found with a
  * rotate and a find-first-set per level (O(levels)) and the hrtimer is armed
- * for exactly that tick: empty slots are skipped, and an empty wheel has no
- * hrtimer armed at all. Collection moves whole slots off the wheel in hardirq
+ * for exactly that tick, or the near level's next occupied boundary if that
+ * comes first: empty slots are skipped, and an empty wheel has no hrtimer
+ * armed at all. Collection moves whole slots off the wheel in hardirq
  * context and sorts them (base_collect()): a timer due as it was placed goes
  * to the expired list, whose callbacks the per-CPU work item then runs in
  * batches in process context; a lazily cancelled one is dropped and a lazily
@@ -149,7 +158,8 @@
  *	bucket < tick(expires) + gran(level(expires - now))  (the lazy rule)
  *
  *   where tick(expires) is the expiry tick and gran(level(d)) the granule of
- *   the level a fresh arm at distance d would get. Its delay alone decides:
+ *   the level a fresh arm at distance d would get (a FINE timer has a rule
+ *   of its own, FINE). Its delay alone decides:
  *   whatever chain of re-arms came before, each is checked against the same
  *   slot, so the rule holds for the last deadline set. tempo_lazy_ok()
  *   computes it without a loop or a division.
@@ -211,7 +221,8 @@
  * DOC: timer wheel: slack
  *
  * A timer's slack (tempo_timer_set_slack()) lives in bits 8..15 of
- * tempo_timer.flags, as ticks rounded down (tempo_slack_encode(), wheel.h).
+ * tempo_timer.flags, as ticks rounded down (tempo_slack_encode(), wheel.h);
+ * a FINE timer's in 64ths of a tick, aimed as FINE says.
  * It changes one thing: where the owner places the timer (base_choose()).
  * With slack S ticks and a deadline D, the window is the ticks from
  * expiry_tick(D) to floor(D / tick) + S, at least S of them; the timer goes
@@ -238,6 +249,126 @@
  * concurrent with the store uses either slack; both satisfy the bound of
  * the slack the caller then arms with, or of the one before, whichever is
  * larger, until the next arm.
+ */
+
+/**
+ * DOC: timer wheel: fine
+ *
+ * A TEMPO_TIMER_FINE timer is due at its deadline to a 64th of a tick, not at
+ * its tick: never early, late by less than a 64th of a tick (15.6 us at the
+ * default tick) past the hrtimer's own latency, whatever its delay, or by its
+ * slack when that is more. Its callback then waits for the workqueue as any
+ * timer's.
+ *
+ * The near level. Beside level 0, each wheel has TEMPO_NEAR_SLOTS (128)
+ * slots of a 64th of a tick, two ticks from the level's clock, near_clk. They are
+ * named by boundaries counted from time 0: boundary b is the instant
+ * tempo_near_ns(b), every 64th one a tick's start (kmod/wheel.h); a near slot
+ * is collected at its boundary, and a FINE timer of deadline D is due at the
+ * first boundary at or after it, tempo_near_of(D). The level's masks and lists
+ * follow the levels' in struct tempo_wheel, so linking, unlinking, parking and
+ * the evacuation treat its slots as any other; the collection takes them in
+ * boundary order (tempo_wheel_near_collect()), and the hrtimer is armed for
+ * the earlier of the levels' next bucket and the next occupied boundary
+ * (base_next(), I5).
+ *
+ * The fine level. Beside level 0, TEMPO_FINE_SLOTS (64) slots of a tick hold
+ * the FINE timers of the 64 ticks after the near level's two, from its own
+ * clock fine_clk: [fine_clk + 2, fine_clk + 66). Each slot keeps its earliest
+ * boundary (fine_first, exact after a link, early after an unlink, and
+ * reset when a link finds the slot empty), and the hrtimer is armed for the
+ * earliest of its first occupied slot (tempo_wheel_fine_next()): no timer
+ * of a later slot, a later tick, is due before it. Every collection of the
+ * near level then moves to it the fine slots of the ticks it now covers,
+ * the current and the next (tempo_wheel_near_collect()), and fine_clk on.
+ * So a FINE timer due within 65 ticks costs one expiry, its own, and none
+ * at the start of its tick to move it nearer: the move comes with the
+ * expiry of the first of its tick, or with any collection in the tick
+ * before. A stale fine_first is of the same tick as the slot's timers, so
+ * the expiry it asks for finds the tick covered and moves the slot.
+ *
+ * Placement (base_choose_fine(), tempo_wheel_fine_slot()). A FINE timer whose
+ * boundary b lies within the near level's two ticks goes into b's slot; a b
+ * passed already, into the slot collected next. Else, if b's tick, b / 64,
+ * lies in the fine level's window, into its slot there (it does from the
+ * near level's reach on: the near level covers every tick to fine_clk + 1).
+ * Any other goes into the levels, by b's tick rounded DOWN to its level's
+ * granule (tempo_wheel_slot_floor()), so that the slot is collected at or
+ * before b, never after. Collected before it is due, the timer is placed
+ * again, from the clock of then, at most a granule before b: into a lower
+ * level, or the fine or the near level. So a FINE timer is placed at most
+ * once per level it passes, each time in O(1). A boundary that starts a
+ * tick needs no near slot: in a slot of the levels collected right at that
+ * tick, the timer is due.
+ *
+ * The near level's clock moves past the last boundary reached at every
+ * collection, and at every FINE placement to the current tick's first
+ * boundary, never past an occupied one (tempo_wheel_near_forward()), so that
+ * a timer due this tick or the next fits. The fine level's moves only with
+ * the collections, which move its slots along: a placement's forward may
+ * take the near level past a fine slot's tick, whose expiry is then due and
+ * moves it. If the near level's clock lags (its earliest slot due and not
+ * yet collected: an hrtimer held off), a timer may find no room there and go
+ * to the fine level or the levels: to the slot of its tick when that is at
+ * or after the clock there, else to the slot collected next, and then it is
+ * due already (a clock passes a tick only at a collection, which collects
+ * the near level too, or once that tick has begun).
+ *
+ * The move to the near or the fine level takes no cmpxchg (base_near_move()):
+ * a collection that finds a FINE timer pending as placed (PD set, MV clear)
+ * and not yet due moves it between the owner's own lists (I1), for the very
+ * deadline its state word publishes, as a due one goes to the expired list.
+ * Its bucket stays none (neither level is far), so a lazy re-arm the
+ * collection did not see finds none after its cmpxchg and has the owner
+ * place it again (P7). A collected FINE timer placed into a far slot again
+ * goes through base_settle() and its cmpxchg, which publishes the bucket it
+ * stores (P6).
+ *
+ * Slack. A FINE timer's slack is kept in 64ths of a tick, in the same code as
+ * a tick timer's (SLACK). tempo_wheel_fine_aim() aims it at the last multiple
+ * of the slack in its window, from b to the last boundary within the deadline
+ * plus the slack, so that FINE timers with one slack whose windows overlap
+ * share a boundary, and an expiry. A slack of a tick or more aims at whole
+ * ticks of the granule of the level the window ends in, buckets of their own
+ * level, where the timer needs no near slot, and shares the tick timers'
+ * expiries.
+ *
+ * Lazy paths (LAZY). A FINE timer in a far slot is cancelled lazily as any
+ * timer. A re-arm leaves it there if that slot is collected at or before the
+ * new deadline (fine_lazy_ok(): bucket <= expires), since the collection
+ * then places it again or finds it due, and writes nothing only for the very
+ * deadline it holds: another deadline of the same tick would keep its old
+ * boundary. timer_arm_same() serves it as any timer: its slot was chosen for
+ * that deadline.
+ *
+ * Cost: a placement takes two more multiplications by the tick's reciprocal
+ * (tempo_near_of()); a FINE timer due within 65 ticks costs its own expiry
+ * and no other; one that starts in the levels is placed again once per level
+ * it passes, in the collection's interrupt, and those collections are shared
+ * with every other timer. A FINE timer is neither COARSE nor DEFERRABLE
+ * (tempo_timer_init() refuses the mix).
+ */
+
+/**
+ * DOC: timer wheel: interrupt callbacks
+ *
+ * A TEMPO_TIMER_IRQ timer's callback runs in the interrupt that finds it due,
+ * not on the workqueue. The collection (base_collect()) moves such a timer,
+ * found due as placed, to base->irq_due instead of the expired list, and so
+ * does a settle that keeps a collected timer (KEEP). base_process() then,
+ * after both collections and the inbox, and before it reads the next expiry,
+ * claims and runs each (base_run_irq()): the claim is the dispatcher's,
+ * base_settle() with SETTLE_DUE (I7), and base->irq_running names the timer
+ * around it for tempo_timer_cancel_sync(), as base->running does for the
+ * dispatcher (P4). irq_due lives within one interrupts-off section of the
+ * owner and is empty whenever another begins, so neither hotplug nor the
+ * dispatcher sees it; a message drained between the two collections that
+ * reaches a timer there unlinks it as from any list. The callback may arm
+ * and cancel timers of this CPU: the wheel is consistent by then, inside the
+ * hrtimer's callback base_program() is off (programmed = 0), and the next
+ * expiry is read after. An IRQ timer is not DEFERRABLE (tempo_timer_init()
+ * refuses the mix), but the carrier's softirq, which collects this wheel too,
+ * may find it due (include/tempo/timer.h says so).
  */
 
 /**
@@ -374,17 +505,26 @@
  * I2  QU => msg is on an inbox of base cpu (dinbox for a deferrable timer but
  *     for a release, DEFERRABLE) or is about to be pushed there by
  *     the context that set QU; exactly one context pushes per setting of QU.
- * I3  For every level, occupied bit i is set iff its slot i is non-empty.
- * I4  wheel.next_expiry <= the earliest bucket expiry of any occupied slot.
- * I5  The hrtimer of base b is armed for base->programmed whenever
- *     programmed != NEVER, and programmed <= wheel.next_expiry.
+ * I3  For every level, and the near and the fine level, occupied bit i is
+ *     set iff its slot i is non-empty.
+ * I4  wheel.next_expiry <= the earliest bucket expiry of any occupied slot of
+ *     the levels; near_clk <= near_next <= the earliest occupied boundary of
+ *     the near level; an occupied fine slot's fine_first <= its timers'
+ *     boundaries, all of its tick.
+ * I5  The hrtimer of base b is armed for base->programmed (ns) whenever
+ *     programmed != NEVER, and programmed <= the start of the tick
+ *     wheel.next_expiry, the instant of boundary wheel.near_next and that of
+ *     the fine level's first (base_next()).
  * I6  Every occupied slot's bucket expiry lies within one revolution of its
  *     level's clock: [clk, clk + 64 * gran), so no slot is skipped or reused
- *     early (the arithmetic is kernel/time/timer.c's, with exact rounding).
+ *     early (the arithmetic is kernel/time/timer.c's, with exact rounding);
+ *     every occupied near slot's boundary within [near_clk, near_clk + 128),
+ *     every occupied fine slot's tick within [fine_clk + 2, fine_clk + 66).
  * I7  A timer runs only if, at the claim, PD is set, MV is clear (no arm or
  *     cancel since its owner placed it), QU is clear (no message on its way
  *     that would reach a timer whose callback may free it) and its expiry
- *     tick is the current tick or before (checked, not assumed).
+ *     tick is the current tick or before, or for a FINE timer its deadline
+ *     the current time or before (checked, not assumed: expiry_due()).
  * I8  bucket is written only by whoever holds the entry (LK or PK on its
  *     CPU, or the QU it pops), and it is TEMPO_NO_BUCKET (none, kmod/wheel.h)
  *     unless the timer is LK in a far slot that has not been collected
@@ -471,7 +611,9 @@
  *     claim won, the canceller's cmpxchg came later in the state's coherence
  *     order, so its later read of running sees the timer (or the NULL stored
  *     after the callback). base_dispatch:C (store NULL, smp_mb, wake_up_var)
- *     pairs with the wait as in P3.
+ *     pairs with the wait as in P3. base_run_irq:A, :B and :C do the same
+ *     around an IRQ timer's callback, with base->irq_running (interrupt
+ *     callbacks).
  * P5  Hotplug: base_seal:A (xchg of the inbox head to INBOX_SEALED) is fully
  *     ordered with inbox_push:A on the same word: a push either lands before
  *     the seal (and is in the batch the seal returns) or sees the seal and
@@ -499,7 +641,9 @@
  *     Either the collection sees the re-arm's MV and re-places the timer, or
  *     the re-arm sees no bucket, knows its slot was collected as it was, and
  *     has the owner re-place the timer at once (timer_poke()) rather than
- *     when the dispatcher comes to it.
+ *     when the dispatcher comes to it, or, for a FINE timer the collection
+ *     moved to the near or the fine level for its old deadline (FINE),
+ *     before that.
  * P8  Store buffering between a deferrable push and dkick (DEFERRABLE).
  *     inbox_push:A on dinbox, then base_dkick:A (fully ordered xchg of
  *     dkick_armed, which queues dkick if it read 0). base_dkick_fn clears
@@ -554,13 +698,16 @@ struct tempo_base {
 	/* Owner CPU only, interrupts disabled (I1). */
 	struct tempo_wheel	wheel;
 	struct list_head	expired;
-	u64			programmed;	/* tick the hrtimer is armed for */
+	u64			programmed;	/* when the hrtimer is armed for, ns */
 	struct hrtimer		hrtimer;
 	struct work_struct	work;
 	struct tempo_wheel_stats stats;
 	unsigned int		cpu;
 	bool			online;		/* read remotely with READ_ONCE */
 	struct tempo_timer	*running;	/* read by cancel_sync */
+	/* IRQ: owner CPU only, interrupts disabled, within base_process() (I1). */
+	struct list_head	irq_due;	/* due IRQ timers, to run there */
+	struct tempo_timer	*irq_running;	/* read by cancel_sync */
 	/* DEFERRABLE: owner CPU only, interrupts disabled (I1). */
 	struct tempo_wheel	dwheel;		/* never programs the hrtimer */
 	u64			dprogrammed;	/* tick the carrier is armed for */
@@ -605,11 +752,6 @@ static inline u64 ns_to_tick_ceil(u64 ns)
 	return tempo_tick_div(&tick_recip, ns + tick_ns - 1);
 }
 
-static inline ktime_t tick_to_ktime(u64 tick)
-{
-	return ns_to_ktime(tick * tick_ns);
-}
-
 static inline u64 now_tick(void)
 {
 	return ns_to_tick_floor(ktime_get_ns());
@@ -621,10 +763,38 @@ static inline u64 expiry_tick(u64 expires)
 	return ns_to_tick_ceil(expires);
 }
 
-/* Whether a timer of deadline @expires (ns) is due at tick @now. */
-static inline bool expiry_due(u64 expires, u64 now)
+/*
+ * Whether a timer whose flags are @flags, of deadline @expires, is due at
+ * @now (both ns): a FINE timer from its deadline on, any other from the start
+ * of its expiry tick, the first at or after its deadline. The same-tick
+ * re-arms rely on the latter (LAZY): a pending tick timer re-armed to a later
+ * deadline of the same tick keeps the one it has, and its expiry tick serves
+ * both, even when a collection finds it before that tick (a lazily re-armed
+ * timer in an overdue far slot).
+ */
+static inline bool expiry_due(u32 flags, u64 expires, u64 now)
 {
-	return expires <= now * tick_ns;
+	if (flags & TEMPO_TIMER_FINE)
+		return expires <= now;
+	return expires <= ns_to_tick_floor(now) * tick_ns;
+}
+
+/* The first boundary of the near level at or after @ns (FINE, wheel.h). */
+static inline u64 near_of(u64 ns)
+{
+	return tempo_near_of(&tick_recip, ns);
+}
+
+/* The last boundary of the near level reached at @ns. */
+static inline u64 near_floor(u64 ns)
+{
+	return tempo_near_floor(&tick_recip, ns);
+}
+
+/* The instant of boundary @b. */
+static inline u64 near_ns(u64 b)
+{
+	return tempo_near_ns(&tick_recip, b);
 }
 
 /*
@@ -851,14 +1021,13 @@ static void timer_send(struct tempo_base *local, struct tempo_timer *t, unsigned
 /* ---------------------------------------------------------------------- */
 /* The owner's side: settle, collect, dispatch.                             */
 
-/* Arm base's hrtimer for @bucket_expiry if that is earlier than planned (I5). */
-static void base_program(struct tempo_base *base, u64 bucket_expiry)
+/* Arm base's hrtimer for @at (ns) if that is earlier than planned (I5). */
+static void base_program(struct tempo_base *base, u64 at)
 {
-	if (bucket_expiry >= base->programmed)
+	if (at >= base->programmed)
 		return;
-	base->programmed = bucket_expiry;
-	hrtimer_start(&base->hrtimer, tick_to_ktime(bucket_expiry),
-		      HRTIMER_MODE_ABS_PINNED);
+	base->programmed = at;
+	hrtimer_start(&base->hrtimer, ns_to_ktime(at), HRTIMER_MODE_ABS_PINNED);
 }
 
 /*
@@ -885,8 +1054,14 @@ static noinline void base_carry(struct tempo_base *base, u64 bucket_expiry)
 /* Where an owner links a timer, chosen before the cmpxchg that publishes it. */
 struct tempo_slot {
 	unsigned int	idx;
-	u64		bucket;		/* the tick the slot is collected at */
+	u64		bucket;		/* the tick the slot is collected at, or its boundary */
 };
+
+/* Whether @slot is of the near or the fine level (FINE): its bucket is a boundary. */
+static inline bool slot_near(const struct tempo_slot *slot)
+{
+	return slot->idx >= TEMPO_NEAR_OFFS;
+}
 
 /*
  * Whether @t is deferrable: its wheel is dwheel and messages about it go to
@@ -896,6 +1071,15 @@ struct tempo_slot {
 static inline bool timer_defers(const struct tempo_timer *t)
 {
 	return READ_ONCE(t->flags) & TEMPO_TIMER_DEFERRABLE;
+}
+
+/*
+ * Whether @t's callback runs in the interrupt that finds it due (IRQ), not on
+ * the workqueue. Fixed at tempo_timer_init(), marked as timer_defers().
+ */
+static inline bool timer_irq(const struct tempo_timer *t)
+{
+	return READ_ONCE(t->flags) & TEMPO_TIMER_IRQ;
 }
 
 /* The wheel of @base that holds a timer whose flags are @flags, by its kind. */
@@ -911,10 +1095,33 @@ static inline struct tempo_wheel *base_wheel(struct tempo_base *base,
 	return base_wheel_of(base, READ_ONCE(t->flags));
 }
 
-/* The flags that change where a timer goes (SLACK, DEFERRABLE). */
-#define TIMER_PLACE_FLAGS	(TEMPO_TIMER_DEFERRABLE | TEMPO_SLACK_MASK)
+/* The flags that change where a timer goes (SLACK, DEFERRABLE, FINE). */
+#define TIMER_PLACE_FLAGS	(TEMPO_TIMER_DEFERRABLE | TEMPO_TIMER_FINE | TEMPO_SLACK_MASK)
 
-/* base_choose() for a timer with a slack or deferrable: out of line. */
+/*
+ * base_choose() for a FINE timer (FINE): the near slot of its boundary, or of
+ * its slack's aim, if that lies within the near level's two ticks, else the
+ * fine slot of its tick, else the wheel slot of that tick, rounded down:
+ * collected at or before the boundary, and placed again, nearer, then
+ * (tempo_wheel_fine_slot()).
+ */
+static void base_choose_fine(struct tempo_base *base, u32 flags, u64 expires, u64 now,
+			     struct tempo_slot *slot)
+{
+	struct tempo_wheel *w = &base->wheel;
+	u32 code = (flags & TEMPO_SLACK_MASK) >> TEMPO_SLACK_SHIFT;
+	u64 b;
+
+	tempo_wheel_forward(w, now);
+	tempo_wheel_near_forward(w, now << TEMPO_NEAR_SHIFT);
+	if (code)
+		b = tempo_wheel_fine_aim(w, &tick_recip, expires, tempo_slack_decode(code));
+	else
+		b = near_of(expires);
+	slot->idx = tempo_wheel_fine_slot(w, b, &slot->bucket);
+}
+
+/* base_choose() for a timer with a slack, deferrable or FINE: out of line. */
 static noinline void base_choose_flags(struct tempo_base *base, u32 flags, u64 expires,
 				       u64 now, struct tempo_slot *slot)
 {
@@ -922,6 +1129,10 @@ static noinline void base_choose_flags(struct tempo_base *base, u32 flags, u64 e
 	u32 code = (flags & TEMPO_SLACK_MASK) >> TEMPO_SLACK_SHIFT;
 	u64 slack;
 
+	if (flags & TEMPO_TIMER_FINE) {
+		base_choose_fine(base, flags, expires, now, slot);
+		return;
+	}
 	tempo_wheel_forward(w, now);
 	if (!code) {
 		slot->idx = tempo_wheel_slot(w, expiry_tick(expires), &slot->bucket);
@@ -935,10 +1146,11 @@ static noinline void base_choose_flags(struct tempo_base *base, u32 flags, u64 e
 
 /*
  * Choose the slot of @base's wheel for a timer whose flags are @flags (its
- * kind) to expire at @expires (ns), within its slack if it has one (SLACK).
- * A timer with neither slack nor DEFERRABLE pays one test of @flags and is
- * placed inline; the others go out of line. The arm and the settle read the
- * flags once and pass them down. Owner, irqs off.
+ * kind) to expire at @expires (ns), within its slack if it has one (SLACK),
+ * at @now (the current tick). A timer with neither slack, DEFERRABLE nor
+ * FINE pays one test of @flags and is placed inline; the others go out of
+ * line. The arm and the settle read the flags once and pass them down.
+ * Owner, irqs off.
  */
 static __always_inline void base_choose(struct tempo_base *base, u32 flags, u64 expires,
 					u64 now, struct tempo_slot *slot)
@@ -953,11 +1165,12 @@ static __always_inline void base_choose(struct tempo_base *base, u32 flags, u64 
 
 /*
  * What tempo_timer.bucket says of a timer linked into @slot (I8): its bucket,
- * in ns, if far, else TEMPO_NO_BUCKET.
+ * in ns, if far, else TEMPO_NO_BUCKET. The near level is never far.
  */
 static inline u64 slot_far(const struct tempo_slot *slot)
 {
-	return slot->idx >= lazy_idx ? slot->bucket * tick_ns : TEMPO_NO_BUCKET;
+	return slot->idx >= lazy_idx && !slot_near(slot) ? slot->bucket * tick_ns :
+							    TEMPO_NO_BUCKET;
 }
 
 /* Link @t, whose flags are @flags, into the slot base_choose() chose. */
@@ -967,10 +1180,12 @@ static void base_link(struct tempo_base *base, struct tempo_timer *t, u32 flags,
 	struct tempo_wheel *w = base_wheel_of(base, flags);
 
 	tempo_wheel_link(w, t, slot->idx, slot->bucket);
-	if (unlikely(w != &base->wheel))
+	if (unlikely(slot_near(slot)))
+		base_program(base, near_ns(slot->bucket));
+	else if (unlikely(w != &base->wheel))
 		base_carry(base, slot->bucket);
 	else
-		base_program(base, slot->bucket);
+		base_program(base, slot->bucket * tick_ns);
 }
 
 /* Where a pending timer held by @base should live. */
@@ -1043,7 +1258,7 @@ enum settle_how {
  * @base: the base, owned by the calling CPU with interrupts disabled
  * @t: a timer held by @base (LINKED or popped from its inbox)
  * @how: SETTLE_* flags
- * @now: the current tick
+ * @now: the current time, ns
  *
  * Return: true if the caller must run @t's callback.
  */
@@ -1095,7 +1310,7 @@ static bool base_settle(struct tempo_base *base, struct tempo_timer *t,
 				new = tt_set_cpu(new, target) | TT_QUEUED;
 			}
 		} else if ((how & SETTLE_DUE) && !(old & (TT_MOVED | TT_QUEUED)) &&
-			   expiry_due(expires, now)) {
+			   expiry_due(READ_ONCE(t->flags), expires, now)) {
 			/* A message on its way settles it first: only then may it run. */
 			act = FIRE;
 			new &= ~TT_PENDING;
@@ -1103,13 +1318,14 @@ static bool base_settle(struct tempo_base *base, struct tempo_timer *t,
 			/* A placement: published with a new seq, MV clear (P6, I7). */
 			new = (tt_set_cpu(new, base->cpu) | TT_LINKED) & ~TT_MOVED;
 			new += TT_SEQ_ONE;
-			if ((how & SETTLE_COLLECTED) && expiry_due(expires, now)) {
+			if ((how & SETTLE_COLLECTED) &&
+			    expiry_due(READ_ONCE(t->flags), expires, now)) {
 				/* Due: to the expired list, as if placed there. */
 				act = KEEP;
 			} else {
 				act = PLACE;
 				flags = READ_ONCE(t->flags);
-				base_choose(base, flags, expires, now, &slot);
+				base_choose(base, flags, expires, ns_to_tick_floor(now), &slot);
 				far = slot_far(&slot);
 			}
 		}
@@ -1131,7 +1347,7 @@ static bool base_settle(struct tempo_base *base, struct tempo_timer *t,
 		base_place(base, t, flags, PLACE_LINK, target, &slot);
 		break;
 	case KEEP:
-		list_add_tail(&t->entry, &base->expired);
+		list_add_tail(&t->entry, timer_irq(t) ? &base->irq_due : &base->expired);
 		t->idx = TEMPO_IDX_EXPIRED;
 		break;
 	case FORWARD:
@@ -1156,18 +1372,53 @@ static bool base_settle(struct tempo_base *base, struct tempo_timer *t,
 }
 
 /*
- * Collect every slot due at @now and sort what comes out (LAZY): a timer due
- * as its owner placed it goes to the expired list for the dispatcher to claim;
- * any other is settled here, in the interrupt, so that a lazily cancelled one
- * costs no work item and a lazily re-armed one is re-placed on time.
+ * A FINE timer that a collection found pending as placed but not due (FINE):
+ * to the near or the fine level, with no cmpxchg, if its boundary lies
+ * within them. Its state word already says it is placed for this @expires
+ * (PD set, MV clear), and a move between the owner's own lists is the
+ * owner's alone (I1); its bucket stays none, so a lazy re-arm that the
+ * collection did not see finds none after its cmpxchg and has it placed
+ * again (P7). A boundary beyond them (from a coarse slot, rounded down) is
+ * for base_settle(), whose cmpxchg publishes the far bucket it may store
+ * (P6). Owner, irqs off.
+ * Return: true if moved.
+ */
+static bool base_near_move(struct tempo_base *base, struct tempo_timer *t, u64 expires,
+			   u64 now_tick)
+{
+	u32 flags = READ_ONCE(t->flags);
+	struct tempo_slot slot;
+
+	if (!(flags & TEMPO_TIMER_FINE))
+		return false;
+	base_choose_fine(base, flags, expires, now_tick, &slot);
+	if (!slot_near(&slot))
+		return false;
+	list_del(&t->entry);
+	base_link(base, t, flags, &slot);
+	return true;
+}
+
+/*
+ * Collect every slot of @w due at @now (ns; @now_tick its tick), the near
+ * level's too, and sort what comes out (LAZY): a timer due as its owner
+ * placed it goes to the expired list for the dispatcher to claim; a FINE one
+ * placed for later goes to the near level (base_near_move()); any other is
+ * settled here, in the interrupt, so that a lazily cancelled one costs no
+ * work item and a lazily re-armed one is re-placed on time.
  * Owner, hardirq or irqs off.
  */
-static void base_collect(struct tempo_base *base, struct tempo_wheel *w, u64 now)
+static void base_collect(struct tempo_base *base, struct tempo_wheel *w, u64 now,
+			 u64 now_tick)
 {
 	struct tempo_timer *t, *next;
 	LIST_HEAD(due);
+	unsigned int slots;
 
-	if (!tempo_wheel_collect(w, now, &due))
+	slots = tempo_wheel_collect(w, now_tick, &due);
+	if (w->near_next != TEMPO_NEVER || tempo_wheel_fine_next(w) != TEMPO_NEVER)
+		slots += tempo_wheel_near_collect(w, near_floor(now), &due);
+	if (!slots)
 		return;
 	list_for_each_entry(t, &due, entry)
 		WRITE_ONCE(t->bucket, TEMPO_NO_BUCKET);
@@ -1176,9 +1427,17 @@ static void base_collect(struct tempo_base *base, struct tempo_wheel *w, u64 now
 	list_for_each_entry_safe(t, next, &due, entry) {
 		/* LMM(base_collect:B): pairs with timer_arm_tick:B, timer_arm_lazy:C (P1). */
 		long state = atomic_long_read_acquire(&t->state);
+		u64 expires = READ_ONCE(t->expires);
 
 		if ((state & (TT_PENDING | TT_MOVED)) == TT_PENDING &&
-		    expiry_due(READ_ONCE(t->expires), now))
+		    expiry_due(READ_ONCE(t->flags), expires, now)) {
+			/* An IRQ timer runs in this interrupt (IRQ). */
+			if (unlikely(timer_irq(t)))
+				list_move_tail(&t->entry, &base->irq_due);
+			continue;
+		}
+		if ((state & (TT_PENDING | TT_MOVED)) == TT_PENDING &&
+		    base_near_move(base, t, expires, now_tick))
 			continue;
 		list_del_init(&t->entry);
 		base_settle(base, t, SETTLE_UNLINKED | SETTLE_COLLECTED, now);
@@ -1186,15 +1445,66 @@ static void base_collect(struct tempo_base *base, struct tempo_wheel *w, u64 now
 	list_splice_tail(&due, &base->expired);
 }
 
+static void record_lateness(struct tempo_base *base, struct tempo_timer *t, u64 now_ns);
+
+/*
+ * Run the IRQ timers this interrupt found due (IRQ), in the order found, each
+ * claimed as the dispatcher claims (I7): a message on its way, or an arm or
+ * cancel since, leaves it to the owner's next placement instead. @now is the
+ * reading the collection used. Owner, in base_process(), irqs off.
+ */
+static void base_run_irq(struct tempo_base *base, u64 now)
+{
+	struct tempo_timer *t;
+
+	while ((t = list_first_entry_or_null(&base->irq_due, struct tempo_timer, entry))) {
+		bool fire;
+
+		list_del_init(&t->entry);
+		/* LMM(base_run_irq:A): before the claim (P4). */
+		WRITE_ONCE(base->irq_running, t);
+		/* LMM(base_run_irq:B): the claim is base_settle's cmpxchg. */
+		fire = base_settle(base, t, SETTLE_UNLINKED | SETTLE_DUE, now);
+		if (fire) {
+			record_lateness(base, t, now);
+			t->fn(t);	/* may re-arm or free t */
+		}
+		WRITE_ONCE(base->irq_running, NULL);
+		/* LMM(base_run_irq:C): pairs with cancel_sync's wait (P4). */
+		smp_mb();
+		wake_up_var(&base->irq_running);
+	}
+}
+
+/*
+ * When base's hrtimer is next needed, ns: its wheel's next bucket, or near or
+ * fine boundary (I5).
+ */
+static u64 base_next(const struct tempo_base *base)
+{
+	const struct tempo_wheel *w = &base->wheel;
+	u64 next = TEMPO_NEVER;
+
+	u64 fine = tempo_wheel_fine_next(w);
+
+	if (w->next_expiry != TEMPO_NEVER)
+		next = w->next_expiry * tick_ns;
+	if (w->near_next != TEMPO_NEVER)
+		next = min(next, near_ns(w->near_next));
+	if (fine != TEMPO_NEVER)
+		next = min(next, near_ns(fine));
+	return next;
+}
+
 /*
  * Drain the inbox and collect what is due. Owner, hardirq or irqs off.
- * Return: the next bucket expiry, or TEMPO_NEVER.
+ * Return: when the hrtimer is next needed (ns), or TEMPO_NEVER.
  */
 static u64 base_process(struct tempo_base *base)
 {
 	struct tempo_timer *t, *next;
 	struct llist_node *msgs;
-	u64 now = now_tick();
+	u64 now = ktime_get_ns(), tick = ns_to_tick_floor(now);
 
 	/*
 	 * Collect before placing the messages: an overdue slot (a late
@@ -1202,21 +1512,24 @@ static u64 base_process(struct tempo_base *base)
 	 * against a lagging clock lands in a coarser level than its delay
 	 * needs. Collect again for messages that were already due.
 	 */
-	base_collect(base, &base->wheel, now);
-	base_collect(base, &base->dwheel, now);
+	base_collect(base, &base->wheel, now, tick);
+	base_collect(base, &base->dwheel, now, tick);
 	msgs = inbox_take(&base->inbox);
 	llist_for_each_entry_safe(t, next, msgs, msg)
 		base_settle(base, t, SETTLE_POPPED, now);
 	msgs = inbox_take(&base->dinbox);
 	llist_for_each_entry_safe(t, next, msgs, msg)
 		base_settle(base, t, SETTLE_POPPED, now);
-	base_collect(base, &base->wheel, now);
-	base_collect(base, &base->dwheel, now);
+	base_collect(base, &base->wheel, now, tick);
+	base_collect(base, &base->dwheel, now, tick);
+	/* Their callbacks may arm timers: before the next expiry is read. */
+	if (unlikely(!list_empty(&base->irq_due)))
+		base_run_irq(base, now);
 	if (!list_empty(&base->expired))
 		queue_work_on(base->cpu, dispatch_wq, &base->work);
 	if (base->dwheel.next_expiry != TEMPO_NEVER)
 		base_carry(base, base->dwheel.next_expiry);
-	return base->wheel.next_expiry;
+	return base_next(base);
 }
 
 static enum hrtimer_restart base_hrtimer_fn(struct hrtimer *hrtimer)
@@ -1236,7 +1549,7 @@ static enum hrtimer_restart base_hrtimer_fn(struct hrtimer *hrtimer)
 	if (next == TEMPO_NEVER)
 		return HRTIMER_NORESTART;
 	base->programmed = next;
-	hrtimer_set_expires(hrtimer, tick_to_ktime(next));
+	hrtimer_set_expires(hrtimer, ns_to_ktime(next));
 	return HRTIMER_RESTART;
 }
 
@@ -1352,11 +1665,10 @@ static void base_dispatch(struct work_struct *work)
 		 * would let later timers of this batch overtake it.
 		 */
 		if (!(n % DISPATCH_CLOCK_EVERY) ||
-		    !expiry_due(READ_ONCE(t->expires), ns_to_tick_floor(now_ns)))
+		    !expiry_due(READ_ONCE(t->flags), READ_ONCE(t->expires), now_ns))
 			now_ns = ktime_get_ns();
 		/* LMM(base_dispatch:B): the claim is base_settle's cmpxchg. */
-		fire = base_settle(base, t, SETTLE_UNLINKED | SETTLE_DUE,
-				   ns_to_tick_floor(now_ns));
+		fire = base_settle(base, t, SETTLE_UNLINKED | SETTLE_DUE, now_ns);
 		if (fire)
 			record_lateness(base, t, now_ns);
 		local_irq_enable();
@@ -1381,7 +1693,10 @@ static void base_dispatch(struct work_struct *work)
  * tempo_timer_init - initialise a timer
  * @timer: the timer
  * @fn: its callback
- * @flags: TEMPO_TIMER_* flags
+ * @flags: TEMPO_TIMER_* flags; TEMPO_TIMER_FINE is not taken with
+ *	TEMPO_TIMER_COARSE or TEMPO_TIMER_DEFERRABLE, nor TEMPO_TIMER_IRQ with
+ *	TEMPO_TIMER_DEFERRABLE (a warning, and the timer is initialised without
+ *	it)
  *
  * Context: any; @timer must be idle and held by no CPU: never armed, or its
  * callback claimed, or stopped by tempo_timer_cancel_sync().
@@ -1389,6 +1704,11 @@ static void base_dispatch(struct work_struct *work)
 void tempo_timer_init(struct tempo_timer *timer, tempo_timer_fn_t fn, unsigned int flags)
 {
 	WARN_ON_ONCE(flags & ~TEMPO_TIMER_FLAGS);
+	if (WARN_ON_ONCE((flags & TEMPO_TIMER_FINE) &&
+			 (flags & (TEMPO_TIMER_COARSE | TEMPO_TIMER_DEFERRABLE))))
+		flags &= ~TEMPO_TIMER_FINE;
+	if (WARN_ON_ONCE((flags & TEMPO_TIMER_IRQ) && (flags & TEMPO_TIMER_DEFERRABLE)))
+		flags &= ~TEMPO_TIMER_IRQ;
 	INIT_LIST_HEAD(&timer->entry);
 	timer->msg.next = NULL;
 	atomic_long_set(&timer->state, tt_set_cpu(0, TT_CPU_NONE));
@@ -1407,7 +1727,8 @@ EXPORT_SYMBOL_NS_GPL(tempo_timer_init, "TEMPO");
  * @slack_ns: the slack; 0 for none, as after tempo_timer_init()
  *
  * See "tempo timer slack" in include/tempo/timer.h: the slack is kept in
- * ticks, rounded down (tempo_timer_get_slack() says what was kept), and takes
+ * ticks, or for a TEMPO_TIMER_FINE timer in 64ths of a tick, rounded down
+ * (tempo_timer_get_slack() says what was kept), and takes
  * effect at the next placement of the timer: every eager arm, and the owner's
  * re-placement of a lazily re-armed timer. A pending timer keeps the slot it
  * has until then; a lazy re-arm keeps it only within the wheel's own bound
@@ -1421,10 +1742,13 @@ EXPORT_SYMBOL_NS_GPL(tempo_timer_init, "TEMPO");
 int tempo_timer_set_slack(struct tempo_timer *timer, u64 slack_ns)
 {
 	u32 flags = READ_ONCE(timer->flags) & ~TEMPO_SLACK_MASK;
+	u64 units;
 
 	if (slack_ns > max_delay_ns)
 		return -ERANGE;
-	flags |= tempo_slack_encode(ns_to_tick_floor(slack_ns)) << TEMPO_SLACK_SHIFT;
+	/* FINE: in near boundaries, the 64ths of a tick (FINE). */
+	units = flags & TEMPO_TIMER_FINE ? near_floor(slack_ns) : ns_to_tick_floor(slack_ns);
+	flags |= tempo_slack_encode(units) << TEMPO_SLACK_SHIFT;
 	/*
 	 * Read once per placement by the CPU that places the timer
 	 * (base_choose(), SLACK): an arm after this store publishes it with
@@ -1442,13 +1766,15 @@ EXPORT_SYMBOL_NS_GPL(tempo_timer_set_slack, "TEMPO");
  *
  * Context: any.
  * Return: the slack in ns, as kept: tempo_timer_set_slack()'s rounded down to
- * what the encoding holds, in whole ticks.
+ * what the encoding holds, in whole ticks (64ths of a tick for a
+ * TEMPO_TIMER_FINE timer).
  */
 u64 tempo_timer_get_slack(const struct tempo_timer *timer)
 {
-	u32 code = (READ_ONCE(timer->flags) & TEMPO_SLACK_MASK) >> TEMPO_SLACK_SHIFT;
+	u32 flags = READ_ONCE(timer->flags);
+	u64 units = tempo_slack_decode((flags & TEMPO_SLACK_MASK) >> TEMPO_SLACK_SHIFT);
 
-	return tempo_slack_decode(code) * tick_ns;
+	return flags & TEMPO_TIMER_FINE ? near_ns(units) : units * tick_ns;
 }
 EXPORT_SYMBOL_NS_GPL(tempo_timer_get_slack, "TEMPO");
 
@@ -1566,6 +1892,17 @@ static __always_inline bool lazy_ok(u64 bucket, u64 expires, s64 delay_ns)
 	return tempo_lazy_ok(&lazy_rule, bucket, expires, delay_ns);
 }
 
+/*
+ * The lazy rule of a FINE timer (FINE): its far slot may keep it for a
+ * deadline of @expires (ns) if it is collected at or before it; the
+ * collection then places it again, nearer, or finds it due.
+ */
+static inline bool fine_lazy_ok(u64 bucket, u64 expires)
+{
+	/* TEMPO_NO_BUCKET is above every deadline an arm takes (wheel.h). */
+	return bucket <= expires;
+}
+
 /* Whether deadline @was (ns) falls due at the same tick as @expires. */
 static inline bool same_tick(u64 was, u64 expires)
 {
@@ -1600,7 +1937,7 @@ static void timer_poke(struct tempo_timer *t)
 		if ((old & (TT_LINKED | TT_QUEUED)) != TT_LINKED)
 			goto out;
 		if (tt_cpu(old) == this && local->online) {
-			base_settle(local, t, 0, now_tick());
+			base_settle(local, t, 0, ktime_get_ns());
 			goto out;
 		}
 	} while (!atomic_long_try_cmpxchg(&t->state, &old, old | TT_QUEUED));
@@ -1618,20 +1955,24 @@ static int timer_arm_lazy(struct tempo_timer *t, int cpu, u64 expires, s64 delay
 {
 	/* LMM(timer_arm_lazy:A): pairs with base_settle:B, timer_arm_tick:B (P6). */
 	long old = atomic_long_read_acquire(&t->state), new;
+	bool fine = READ_ONCE(t->flags) & TEMPO_TIMER_FINE;
 
 	for (;;) {
 		u64 was;
 
 		if ((old & (TT_LINKED | TT_QUEUED | TT_PARKED | TT_SHUTDOWN)) != TT_LINKED ||
 		    (cpu >= 0 && cpu != tt_cpu(old)) ||
-		    !lazy_ok(READ_ONCE(t->bucket), expires, delay_ns))
+		    !(unlikely(fine) ? fine_lazy_ok(READ_ONCE(t->bucket), expires) :
+				       lazy_ok(READ_ONCE(t->bucket), expires, delay_ns)))
 			return -EAGAIN;
 		/*
 		 * Pending for this expiry tick already, where it is: nothing
 		 * to write (LAZY, the same expiry). Ordered by timer_arm_lazy:A.
+		 * A FINE timer's expiry is its own: only the same deadline.
 		 */
 		was = READ_ONCE(t->expires);
-		if ((old & TT_PENDING) && same_tick(was, expires) &&
+		if ((old & TT_PENDING) &&
+		    (unlikely(fine) ? was == expires : same_tick(was, expires)) &&
 		    READ_ONCE(t->want_cpu) == tt_cpu(old)) {
 			trace_tempo_timer_arm(t, tt_cpu(old), was, true);
 			return 1;
@@ -2019,7 +2360,7 @@ static void timer_release(struct tempo_timer *timer)
 			goto out;
 		send = tt_cpu(old) != this || !local->online;
 		if (!send && (old & TT_LINKED)) {
-			base_settle(local, timer, 0, now_tick());
+			base_settle(local, timer, 0, ktime_get_ns());
 			goto out;
 		}
 		new = send ? old | TT_QUEUED : old & ~TT_PARKED;
@@ -2069,7 +2410,8 @@ static bool timer_is_running(struct tempo_timer *timer)
 	unsigned int cpu;
 
 	for_each_possible_cpu(cpu)
-		if (READ_ONCE(per_cpu_ptr(bases, cpu)->running) == timer)
+		if (READ_ONCE(per_cpu_ptr(bases, cpu)->running) == timer ||
+		    READ_ONCE(per_cpu_ptr(bases, cpu)->irq_running) == timer)
 			return true;
 	return false;
 }
@@ -2099,11 +2441,12 @@ bool tempo_timer_cancel_sync(struct tempo_timer *timer)
 		/* Pairs with base_settle:C (P3). */
 		while (!timer_wait_held(timer))
 			timer_release(timer);
-		/* Pairs with base_dispatch:C (P4). */
+		/* Pairs with base_dispatch:C and base_run_irq:C (P4). */
 		for_each_possible_cpu(cpu) {
 			struct tempo_base *base = per_cpu_ptr(bases, cpu);
 
 			wait_var_event(&base->running, READ_ONCE(base->running) != timer);
+			wait_var_event(&base->irq_running, READ_ONCE(base->irq_running) != timer);
 		}
 	} while (atomic_long_read(&timer->state) & TT_PENDING);
 	WARN_ON_ONCE(timer_is_running(timer));
@@ -2149,7 +2492,9 @@ EXPORT_SYMBOL_NS_GPL(tempo_timer_pending, "TEMPO");
  * The answer is the deadline the timer was armed with, rounded up to the
  * tick: CLOCK_MONOTONIC nanoseconds (as ktime_get_ns()), never earlier than
  * the deadline asked for and less than tempo_timer_tick_ns() later. The
- * expiry itself may then come up to tempo_timer_slack_ns() later still.
+ * expiry itself may then come up to tempo_timer_slack_ns() later still. For
+ * a TEMPO_TIMER_FINE timer, rounded up to the 64th of a tick instead, and
+ * the expiry comes then, or within the timer's slack.
  *
  * Context: any. The answer may be stale by the time the caller uses it; racing
  * with an arm of @timer it is that arm's deadline or the one before.
@@ -2166,7 +2511,10 @@ bool tempo_timer_expires(const struct tempo_timer *timer, u64 *expires_ns)
 		*expires_ns = 0;
 		return false;
 	}
-	*expires_ns = expiry_tick(READ_ONCE(timer->expires)) * tick_ns;
+	if (READ_ONCE(timer->flags) & TEMPO_TIMER_FINE)
+		*expires_ns = near_ns(near_of(READ_ONCE(timer->expires)));
+	else
+		*expires_ns = expiry_tick(READ_ONCE(timer->expires)) * tick_ns;
 	return true;
 }
 EXPORT_SYMBOL_NS_GPL(tempo_timer_expires, "TEMPO");
@@ -2251,12 +2599,12 @@ static int base_cpu_online(unsigned int cpu)
 static void base_evacuate(struct tempo_base *base, struct llist_node *msgs)
 {
 	struct tempo_timer *t, *next;
-	u64 now = now_tick();
+	u64 now = ktime_get_ns();
 	unsigned int idx;
 
 	llist_for_each_entry_safe(t, next, msgs, msg)
 		base_settle(base, t, SETTLE_POPPED, now);
-	for (idx = 0; idx < TEMPO_WHEEL_SLOTS; idx++) {
+	for (idx = 0; idx < TEMPO_WHEEL_VECTORS; idx++) {
 		list_for_each_entry_safe(t, next, &base->wheel.vectors[idx], entry)
 			base_settle(base, t, 0, now);
 		list_for_each_entry_safe(t, next, &base->dwheel.vectors[idx], entry)
@@ -2393,6 +2741,8 @@ static void base_init(struct tempo_base *base, unsigned int cpu)
 	base->cpu = cpu;
 	base->online = false;
 	base->running = NULL;
+	INIT_LIST_HEAD(&base->irq_due);
+	base->irq_running = NULL;
 	base->inbox.first = INBOX_SEALED;	/* until the CPU comes online */
 	INIT_CSD(&base->csd, base_kick_csd, base);
 	init_irq_work(&base->kick, base_kick_irq_work);
@@ -2451,7 +2801,7 @@ int tempo_wheel_init(u32 tick, unsigned int levels)
 
 	BUILD_BUG_ON(BITS_PER_LONG < 64);
 	BUILD_BUG_ON(CONFIG_NR_CPUS >= TT_CPU_NONE);
-	BUILD_BUG_ON(TEMPO_WHEEL_SLOTS > TEMPO_IDX_EXPIRED);
+	BUILD_BUG_ON(TEMPO_WHEEL_VECTORS > TEMPO_IDX_EXPIRED);
 	BUILD_BUG_ON(TEMPO_LVL_START(1) != TEMPO_TIMER_LVL0_TICKS);
 
 	if (!tempo_wheel_params_ok(tick, levels))

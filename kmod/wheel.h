@@ -37,6 +37,23 @@
 #define TEMPO_LVL_DEPTH_DEFAULT	10
 #define TEMPO_WHEEL_SLOTS	(TEMPO_LVL_SIZE * TEMPO_LVL_DEPTH_MAX)
 
+/*
+ * The levels of TEMPO_TIMER_FINE timers (kmod/wheel.c, FINE), beside level 0:
+ * the near level, TEMPO_NEAR_SLOTS slots of 1/TEMPO_NEAR_PER_TICK of a tick,
+ * two ticks in all; and the fine level, TEMPO_FINE_SLOTS slots of a tick,
+ * the 64 ticks after those two. Their slots follow the levels' in the wheel's
+ * vectors and masks, so a slot index and its occupancy bit name any slot alike.
+ */
+#define TEMPO_NEAR_SHIFT	6
+#define TEMPO_NEAR_PER_TICK	BIT(TEMPO_NEAR_SHIFT)
+#define TEMPO_NEAR_SLOTS	(2 * TEMPO_NEAR_PER_TICK)
+#define TEMPO_NEAR_MASK		(TEMPO_NEAR_SLOTS - 1)
+#define TEMPO_NEAR_OFFS		TEMPO_WHEEL_SLOTS
+#define TEMPO_FINE_SLOTS	TEMPO_LVL_SIZE
+#define TEMPO_FINE_OFFS		(TEMPO_NEAR_OFFS + TEMPO_NEAR_SLOTS)
+#define TEMPO_WHEEL_VECTORS	(TEMPO_FINE_OFFS + TEMPO_FINE_SLOTS)
+#define TEMPO_WHEEL_MASKS	(TEMPO_WHEEL_VECTORS / TEMPO_LVL_SIZE)
+
 /* "No expiry": the wheel is empty. */
 #define TEMPO_NEVER		U64_MAX
 /* tempo_timer.idx of a timer that sits on an expired list, not in a slot. */
@@ -45,19 +62,37 @@
 /**
  * struct tempo_wheel - one wheel, owned by one context at a time
  * @clk: the next tick to collect; every tick before it has been collected
- * @next_expiry: the earliest bucket expiry among the occupied slots, or
- *	TEMPO_NEVER. Never later than the truth (a stale value may be early,
- *	which costs one empty collection, never a late timer).
+ * @next_expiry: the earliest bucket expiry among the occupied slots of the
+ *	levels, or TEMPO_NEVER. Never later than the truth (a stale value may be
+ *	early, which costs one empty collection, never a late timer).
+ * @near_clk: the next boundary of the near level to collect (a boundary is
+ *	a tick times TEMPO_NEAR_PER_TICK plus a fraction, see tempo_near_ns());
+ *	its occupied slots hold boundaries in [near_clk, near_clk +
+ *	TEMPO_NEAR_SLOTS)
+ * @near_next: the earliest occupied boundary of the near level, or
+ *	TEMPO_NEVER; never later than the truth, as @next_expiry
+ * @fine_clk: the fine level's clock, a tick: its occupied slots hold the
+ *	ticks [fine_clk + 2, fine_clk + 2 + TEMPO_FINE_SLOTS)
  * @depth: number of levels in use
- * @occupied: per level, bit i set iff vectors[LVL_OFFS(level) + i] is non-empty
- * @vectors: the slots, intrusive lists of tempo_timer.entry
+ * @occupied: per 64 slots of @vectors (a level, the near level's two
+ *	halves, the fine level), bit i set iff that slot i is non-empty
+ * @fine_first: per slot of the fine level, its earliest boundary: exact
+ *	after a link, early after an unlink (stale, as @next_expiry)
+ * @vectors: the slots, intrusive lists of tempo_timer.entry: the levels'
+ *	TEMPO_WHEEL_SLOTS, the near level's TEMPO_NEAR_SLOTS (the slot of
+ *	boundary b is TEMPO_NEAR_OFFS + (b & TEMPO_NEAR_MASK)), the fine
+ *	level's TEMPO_FINE_SLOTS (tick t's is TEMPO_FINE_OFFS + (t & 63))
  */
 struct tempo_wheel {
 	u64			clk;
 	u64			next_expiry;
+	u64			near_clk;
+	u64			near_next;
+	u64			fine_clk;
 	unsigned int		depth;
-	u64			occupied[TEMPO_LVL_DEPTH_MAX];
-	struct list_head	vectors[TEMPO_WHEEL_SLOTS];
+	u64			occupied[TEMPO_WHEEL_MASKS];
+	u64			fine_first[TEMPO_FINE_SLOTS];
+	struct list_head	vectors[TEMPO_WHEEL_VECTORS];
 };
 
 /* The largest delay (in ticks) a wheel of @depth levels accepts. */
@@ -106,6 +141,43 @@ static inline u64 tempo_tick_div(const struct tempo_tick_div *r, u64 x)
 	if (unlikely(x >> 63))
 		return div64_u64(x, r->div);
 	return mul_u64_u64_shr(x, r->mult, r->shift);
+}
+
+/*
+ * The near level's time (kmod/wheel.c, FINE), with @r the tick's reciprocal
+ * (tempo_tick_div_init() of the tick): boundary b is the instant
+ *
+ *	tempo_near_ns(b) = (b / 64) * tick + ceil((b % 64) * tick / 64)
+ *
+ * so that every 64th boundary is a tick's start, and a near slot, collected
+ * at its boundary, is 1/64 of a tick (rounded up to the ns). Boundary b is
+ * reached at time t iff b <= tempo_near_floor(t) = (t / tick) * 64 +
+ * floor((t % tick) * 64 / tick): with t = q * tick + s, ceil(k * tick / 64)
+ * <= s iff k * tick / 64 <= s iff k <= s * 64 / tick (s < tick, so k < 64).
+ * The first boundary at or after a deadline d >= 1 is then
+ * tempo_near_of(d) = tempo_near_floor(d - 1) + 1, which is never before d
+ * and less than a slot after it. No division, and no product beyond
+ * 64 * tick: exact for every ns below 2^63 (tempo_tick_div()). The pure
+ * KUnit suite compares them with the division at the boundaries.
+ */
+static inline u64 tempo_near_floor(const struct tempo_tick_div *r, u64 ns)
+{
+	u64 q = tempo_tick_div(r, ns);
+
+	return (q << TEMPO_NEAR_SHIFT) +
+	       tempo_tick_div(r, (ns - q * r->div) << TEMPO_NEAR_SHIFT);
+}
+
+static inline u64 tempo_near_of(const struct tempo_tick_div *r, u64 ns)
+{
+	return ns ? tempo_near_floor(r, ns - 1) + 1 : 0;
+}
+
+static inline u64 tempo_near_ns(const struct tempo_tick_div *r, u64 b)
+{
+	return (b >> TEMPO_NEAR_SHIFT) * r->div +
+	       (((b & (TEMPO_NEAR_PER_TICK - 1)) * r->div + TEMPO_NEAR_PER_TICK - 1) >>
+		TEMPO_NEAR_SHIFT);
 }
 
 /*
@@ -327,20 +399,139 @@ static inline unsigned int tempo_wheel_slot_slack(const struct tempo_wheel *w, u
 }
 
 /**
+ * tempo_wheel_slot_floor - the slot for a timer to be collected at or before @tick
+ * @w: the wheel
+ * @tick: absolute tick
+ * @bucket: set to the tick at which that slot is collected
+ *
+ * A FINE timer's (kmod/wheel.c, FINE): the slot of @tick in the level of its
+ * distance, @tick rounded DOWN to that level's granule, so that the slot is
+ * collected at or before @tick, never after; the collection places the timer
+ * again, nearer. Rounded down, the bucket stays ahead of the clock and
+ * within the level's revolution (I6): at level L >= 1 the distance is at
+ * least TEMPO_LVL_START(L), 63/8 of the level's granule, and a granule at
+ * most is taken off it.
+ *
+ * Return: the slot's index in @w->vectors.
+ */
+static inline unsigned int tempo_wheel_slot_floor(const struct tempo_wheel *w, u64 tick,
+						  u64 *bucket)
+{
+	unsigned int lvl;
+	u64 units;
+
+	if ((s64)(tick - w->clk) < 0)
+		tick = w->clk;	/* due already (FINE says when): the slot collected next */
+	else if (WARN_ON_ONCE(tick - w->clk >= TEMPO_LVL_START(w->depth)))
+		tick = w->clk + TEMPO_LVL_START(w->depth) - 1;	/* as tempo_wheel_slot() */
+	lvl = tempo_wheel_level(w, tick);
+	units = tick >> TEMPO_LVL_SHIFT(lvl);
+	*bucket = units << TEMPO_LVL_SHIFT(lvl);
+	return TEMPO_LVL_OFFS(lvl) + (units & TEMPO_LVL_MASK);
+}
+
+/**
+ * tempo_wheel_fine_slot - the slot for a FINE timer due at boundary @b
+ * @w: the wheel, its clocks moved forward to now (tempo_wheel_forward(),
+ *	tempo_wheel_near_forward())
+ * @b: the boundary the timer is aimed at (tempo_near_of() of its deadline,
+ *	or tempo_wheel_fine_aim()'s)
+ * @bucket: set to the boundary of the near or fine slot, or the tick of the
+ *	level slot, that it is collected at
+ *
+ * kmod/wheel.c, FINE: the near slot of @b if @b lies within the near level's
+ * two ticks (a boundary passed already: the one collected next); else the
+ * fine slot of @b's tick, if that lies within the fine level's 64 ticks (it
+ * does whenever @b is not in the near level and the tick is before
+ * @w->fine_clk + 66, since the near level covers every tick to
+ * @w->fine_clk + 1); else the slot of @b's tick in the levels, rounded down
+ * (tempo_wheel_slot_floor()): collected at or before @b, and placed again
+ * then. Collected there at @b's tick exactly, with @b a tick's first
+ * boundary, it is due.
+ *
+ * Return: the slot's index in @w->vectors.
+ */
+static inline unsigned int tempo_wheel_fine_slot(const struct tempo_wheel *w, u64 b, u64 *bucket)
+{
+	u64 tick = b >> TEMPO_NEAR_SHIFT;
+
+	if ((s64)(b - w->near_clk) < (s64)TEMPO_NEAR_SLOTS) {
+		*bucket = max(b, w->near_clk);
+		return TEMPO_NEAR_OFFS + (*bucket & TEMPO_NEAR_MASK);
+	}
+	if (tick - (w->fine_clk + 2) < TEMPO_FINE_SLOTS) {
+		*bucket = b;
+		return TEMPO_FINE_OFFS + (tick & (TEMPO_FINE_SLOTS - 1));
+	}
+	return tempo_wheel_slot_floor(w, tick, bucket);
+}
+
+/**
+ * tempo_wheel_fine_aim - the boundary a FINE timer with a slack is aimed at
+ * @w: the wheel, its clock moved forward to now
+ * @r: the tick's reciprocal
+ * @expires: the deadline, ns
+ * @slack: the slack, in boundaries (64ths of a tick), at least 1
+ *
+ * kmod/wheel.c, FINE: the last multiple of the slack's grid at or after the
+ * first boundary at or after @expires and at or before the last boundary at
+ * or before @expires plus the slack (tempo_near_ns() of it). A slack of a
+ * tick or more has a grid of whole ticks, rounded down to the granule of the
+ * level that the window's last tick goes into, so that the aim is a bucket of
+ * its own level (as tempo_wheel_slot_slack()); when that leaves no grid, or
+ * the window holds no multiple, the first boundary. So the aim is never
+ * before @expires, and after it by at most the slack or less than a 64th of
+ * a tick, whichever is more.
+ *
+ * Return: the boundary.
+ */
+static inline u64 tempo_wheel_fine_aim(const struct tempo_wheel *w, const struct tempo_tick_div *r,
+				       u64 expires, u64 slack)
+{
+	u64 b = tempo_near_of(r, expires), grid = slack, at;
+	u64 last = tempo_near_floor(r, expires + tempo_near_ns(r, slack));
+
+	if (slack >= TEMPO_NEAR_PER_TICK) {
+		unsigned int lvl = tempo_wheel_level(w, last >> TEMPO_NEAR_SHIFT);
+
+		grid = (slack >> TEMPO_NEAR_SHIFT) & ~(TEMPO_LVL_GRAN(lvl) - 1);
+		if (!grid)
+			return b;
+		grid <<= TEMPO_NEAR_SHIFT;
+	}
+	at = div64_u64(last, grid) * grid;
+	return max(at, b);
+}
+
+/**
  * tempo_wheel_link - link @t into slot @idx of @w
  * @w: the wheel
  * @t: an unlinked timer
- * @idx: a slot tempo_wheel_slot() chose, with the clock unchanged since
- * @bucket: the tick at which that slot is collected
+ * @idx: a slot tempo_wheel_slot() (or another of the slot choosers above)
+ *	chose, with the clocks unchanged since
+ * @bucket: the tick at which that slot is collected, or for a slot of the
+ *	near or the fine level the timer's boundary
  */
 static inline void tempo_wheel_link(struct tempo_wheel *w, struct tempo_timer *t,
 				    unsigned int idx, u64 bucket)
 {
-	list_add_tail(&t->entry, &w->vectors[idx]);
-	w->occupied[idx / TEMPO_LVL_SIZE] |= BIT_ULL(idx & TEMPO_LVL_MASK);
-	t->idx = idx;
-	if (bucket < w->next_expiry)
+	u64 *mask = &w->occupied[idx / TEMPO_LVL_SIZE], bit = BIT_ULL(idx & TEMPO_LVL_MASK);
+
+	if (idx >= TEMPO_FINE_OFFS) {
+		u64 *first = &w->fine_first[idx - TEMPO_FINE_OFFS];
+
+		/* An empty slot's first is stale: this link makes it exact. */
+		if (!(*mask & bit) || bucket < *first)
+			*first = bucket;
+	} else if (idx >= TEMPO_NEAR_OFFS) {
+		if (bucket < w->near_next)
+			w->near_next = bucket;
+	} else if (bucket < w->next_expiry) {
 		w->next_expiry = bucket;
+	}
+	list_add_tail(&t->entry, &w->vectors[idx]);
+	*mask |= bit;
+	t->idx = idx;
 }
 
 /**
@@ -384,6 +575,9 @@ static inline void tempo_wheel_forward(struct tempo_wheel *w, u64 now)
 
 void tempo_wheel_setup(struct tempo_wheel *w, unsigned int depth, u64 clk);
 unsigned int tempo_wheel_collect(struct tempo_wheel *w, u64 now, struct list_head *expired);
+void tempo_wheel_near_forward(struct tempo_wheel *w, u64 b);
+unsigned int tempo_wheel_near_collect(struct tempo_wheel *w, u64 b, struct list_head *expired);
+u64 tempo_wheel_fine_next(const struct tempo_wheel *w);
 bool tempo_wheel_empty(const struct tempo_wheel *w);
 
 /*

@@ -99,8 +99,9 @@
  * critical section, with the lock dropped (and the caller's interrupt
  * state restored) between. A call that looks for due items sorts in what
  * it needs first. The queue's own timer does a bounded amount of work per
- * expiry whatever the queue holds, on the tempo workqueue that runs every
- * tempo callback of its CPU in turn; sorting beyond that bound is done by
+ * expiry whatever the queue holds, in the tempo timer interrupt of its CPU,
+ * which runs every such callback of that CPU in turn; sorting beyond that
+ * bound is done by
  * whoever waits on the queue, in its own context (a consumer asleep, woken
  * for it, or else the watchers, woken once with no poll key to look again).
  * Nobody waiting, nothing is sorted until a caller looks.
@@ -123,18 +124,19 @@
  * for the clock to reach it again). Items are taken in deadline order, items
  * of equal deadlines in put order. A consumer that comes by (take*(), or a watcher's ready()) reads
  * the clock when the earliest item is not known to be due, so it gets that
- * item once its deadline has passed; a consumer asleep is woken by the kick,
- * at most one tick of the timer wheel (tempo_timer_tick_ns()) after the
- * deadline plus the time the tempo workqueue takes to run, whatever the
- * delay. consume()
- * tells when the queue found each item due: the queue's latest clock
+ * item once its deadline has passed; a consumer asleep is woken by the
+ * kick, a TEMPO_TIMER_FINE | TEMPO_TIMER_IRQ timer, at most the least
+ * @slack_us of the items queued since the queue was last empty, or the
+ * FINE bound if that is more, after the deadline (include/tempo/timer.h,
+ * "tempo timer time bounds"), whatever the delay. consume() tells when the
+ * queue found each item due: the queue's latest clock
  * reading, at or after the item's deadline and taken no later than
  * consume's own critical section. A queue of another clock keeps those
  * bounds while its clock runs; when the clock is set or the machine resumes,
  * its kick is aimed anew within the time the system workqueue takes to run
  * one work item, which visits each such queue once (kmod/clock.c): an item
- * that the change made due is then taken or its consumer woken within one
- * more tick of the timer wheel.
+ * that the change made due is then taken or its consumer woken within that
+ * bound again.
  *
  * Wake-ups: consumers sleep as exclusive waiters (FIFO). When items become
  * takeable one consumer is woken; a consumer that leaves items takeable

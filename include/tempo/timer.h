@@ -71,34 +71,58 @@
 /**
  * DOC: tempo timer time bounds
  *
- * CLOCK_MONOTONIC, per kind of timer. An arm reads "now" and asks for a
- * deadline D; d is D - now, the distance it places the timer at::
+ * When each kind of timer expires, in CLOCK_MONOTONIC, in one table;
+ * README.md and include/uapi/tempo.h point here. An arm reads "now" and asks
+ * for a deadline D; d is D - now, the distance it places the timer at. The
+ * expiry is when the timer's CPU finds it due, in the interrupt of its
+ * hrtimer, which comes that interrupt's own latency (irq) after the time it
+ * was programmed for; then the callback runs ("tempo timer callbacks"): on
+ * that CPU's tempo workqueue, after the wake-up of its worker and the
+ * callbacks queued before it there (wq: tens of microseconds on an idle CPU,
+ * more on a busy one), or with TEMPO_TIMER_IRQ right there, in the
+ * interrupt. tick is tempo_timer_tick_ns() (1 ms by default); gran(d) is
+ * tempo_timer_slack_ns(d); S is the timer's slack (tempo_timer_get_slack(),
+ * "tempo timer slack")::
  *
- *	              | precise (the default)    | TEMPO_TIMER_COARSE
- *	--------------+--------------------------+-----------------------------
- *	now           | the clock                | c: the start of the current
- *	              |                          | jiffy (s = the clock - c)
- *	D, arm(delay) | now + delay              | c + TICK_NSEC + delay
- *	D, arm_at(D)  | D                        | D
- *	early         | never                    | never while s <= TICK_NSEC
- *	              |                          | (arm_at: never)
- *	late, past D  | less than tempo_timer_slack_ns(d)
- *	d taken from  | the latest arm           | the arm that set D
- *	re-arm of a   | bounded by its own d     | keeps the bound of the arm
- *	pending timer |                          | that set D, as mod_timer()
- *	to the D it   |                          | with an unchanged expires
- *	holds         |                          |
+ *	              | precise (0)     | TEMPO_TIMER_COARSE  | TEMPO_TIMER_FINE
+ *	--------------+-----------------+---------------------+-----------------
+ *	now           | the clock       | c: the start of the | the clock
+ *	              |                 | current jiffy       |
+ *	              |                 | (s = the clock - c) |
+ *	D, arm(delay) | now + delay     | c + TICK_NSEC +     | now + delay
+ *	              |                 | delay               |
+ *	D, arm_at(D)  | D               | D                   | D
+ *	early         | never           | never while s <=    | never
+ *	              |                 | TICK_NSEC (arm_at:  |
+ *	              |                 | never)              |
+ *	late, past D, | gran(d) + irq   | gran(d) + irq       | tick / 64 + irq
+ *	less than     |                 |                     | (15.6 us), any d
+ *	with slack S  | max(S, gran(d)) + irq                 | max(S, tick / 64)
+ *	              |                 |                     | + irq
+ *	d taken from  | the latest arm  | the arm that set D  | (no d)
+ *	re-arm of a   | bounded by its  | keeps the bound of  | bounded as any
+ *	pending timer | own d           | the arm that set D, | arm
+ *	to the D it   |                 | as mod_timer() with |
+ *	holds         |                 | an unchanged expires|
+ *	then          | wq              | wq                  | wq
+ *	--------------+-----------------+---------------------+-----------------
+ *	| TEMPO_TIMER_IRQ         its kind's bound; then nothing: the callback
+ *	                          runs in the interrupt
+ *	| TEMPO_TIMER_DEFERRABLE  its kind's bound, plus a jiffy while its CPU
+ *	                          is busy, unbounded while it idles; then wq
+ *	/dev/tempo timer          the file's kick: a FINE | IRQ timer with the
+ *	(include/uapi/tempo.h)    least slack_us of the file's timers; then the
+ *	                          reader's wake-up
  *
- * tempo_timer_slack_ns(d) is less than one tick when d is below
- * TEMPO_TIMER_LVL0_TICKS ticks, else one granule of d's wheel level, at most
- * 1/8 of d (12.5%; the geometry is at the top of kmod/wheel.c). An arm of an
- * idle timer, and one that gives a pending timer another deadline, sets D,
- * for either kind. So a precise timer is bounded by its last arm, whatever
- * came before; a COARSE one keeps the bound of the arm that set its deadline:
- * re-armed to it with a shorter delay (in a later jiffy, or by
- * tempo_timer_arm_at()), it keeps the granule of the earlier, longer d, as a
- * timer_list keeps the level its first arm chose. The callback then waits for
- * the workqueue to run it.
+ * gran(d) is less than one tick when d is below TEMPO_TIMER_LVL0_TICKS
+ * ticks, else one granule of d's wheel level, at most 1/8 of d (12.5%; the
+ * geometry is at the top of kmod/wheel.c). An arm of an idle timer, and one
+ * that gives a pending timer another deadline, sets D, for every kind. So a
+ * precise or FINE timer is bounded by its last arm, whatever came before; a
+ * COARSE one keeps the bound of the arm that set its deadline: re-armed to it
+ * with a shorter delay (in a later jiffy, or by tempo_timer_arm_at()), it
+ * keeps the granule of the earlier, longer d, as a timer_list keeps the level
+ * its first arm chose.
  *
  * A COARSE timer trades "never early" for a cheaper arm: tempo_timer_arm()
  * and tempo_timer_arm_on() read the jiffies instead of the precise clock. s
@@ -114,6 +138,33 @@
  * nothing. Delays above tempo_timer_max_delay_ns() - TICK_NSEC get -ERANGE.
  * tempo_timer_arm_at() keeps its absolute deadline exact for a COARSE timer
  * too; only its placement uses the jiffies.
+ *
+ * A FINE timer's bound holds whatever the delay: past the first level it
+ * waits in the wheel's levels for a collection at or before D, which places
+ * it again, nearer, down to a 64th of a tick (FINE in kmod/wheel.c).
+ */
+
+/**
+ * DOC: tempo timer callbacks
+ *
+ * A callback runs once per expiry, on the CPU that holds the timer, after
+ * the expiry that "tempo timer time bounds" bounds:
+ *
+ * - By default on that CPU's tempo workqueue (WQ_HIGHPRI), in process
+ *   context: it may sleep, and the callbacks of one CPU run one after
+ *   another. Each waits for the wake-up of the CPU's worker (a context
+ *   switch) and for the callbacks queued before it.
+ * - With TEMPO_TIMER_IRQ, in the interrupt that finds the timer due (the
+ *   wheel's hrtimer, or the irq_work that drains its messages; the softirq of
+ *   a CPU's deferrable carrier when that is what finds it), with interrupts
+ *   off, before that interrupt returns: no worker to wait for, as for an
+ *   hrtimer's callback. It must not sleep; every lock it takes must also be
+ *   taken with interrupts off wherever else it is taken (spin_lock_irqsave());
+ *   it must not call tempo_timer_cancel_sync() or tempo_timer_shutdown_sync();
+ *   and it should be short, since it delays the CPU's other interrupts and
+ *   every IRQ callback due after it. It may arm and cancel timers, its own
+ *   included, and free its timer. tempo_timer_cancel_sync() waits for it as
+ *   for a workqueue callback. Not with TEMPO_TIMER_DEFERRABLE.
  */
 
 /**
@@ -131,16 +182,18 @@
  * overlap that multiple all expire in the same tick, so N timers spread
  * evenly over a second cause about one expiry per slack (100 a second at
  * 10 ms), not one per tick. When the slack is less than that granule the timer is placed
- * as without slack.
+ * as without slack. A TEMPO_TIMER_FINE timer's slack is kept in 64ths of a
+ * tick instead (50 us at the default tick is 46.9 us), and aims it at the
+ * last multiple of itself in the window (of whole ticks from a tick up).
  *
  * Bounds: never early, as any timer. The expiry is no later than
- * max(D + slack, D + tempo_timer_slack_ns(d)), D and d as in "tempo timer
- * time bounds": a slack adds lateness only up to itself, and a slack below
- * the wheel's own bound changes nothing. That holds for every arm that sets
- * D, lazy or eager, with the slack it arms with; a COARSE timer re-armed to
- * the D it holds keeps the bound of the arm that set D, slack included.
- * Slack is not taken from the task (PR_SET_TIMERSLACK): only this call sets
- * it, and tempo_timer_init() clears it.
+ * max(D + slack, D + its kind's bound without slack), D and its bound as in
+ * "tempo timer time bounds": a slack adds lateness only up to itself, and a
+ * slack below the wheel's own bound changes nothing. That holds for every
+ * arm that sets D, lazy or eager, with the slack it arms with; a COARSE
+ * timer re-armed to the D it holds keeps the bound of the arm that set D,
+ * slack included. Slack is not taken from the task (PR_SET_TIMERSLACK): only
+ * this call sets it, and tempo_timer_init() clears it.
  */
 
 /**
@@ -198,8 +251,10 @@ struct tempo_timer;
  * typedef tempo_timer_fn_t - timer callback
  * @timer: the timer that expired; use container_of() to reach its owner.
  *
- * Runs in process context on the per-CPU tempo workqueue of the CPU the timer
- * was armed on. It may sleep, re-arm @timer, or free it.
+ * Runs in process context on the per-CPU tempo workqueue of the CPU that
+ * holds the timer, or for a TEMPO_TIMER_IRQ timer in that CPU's interrupt
+ * ("tempo timer callbacks"). It may re-arm @timer or free it; on the
+ * workqueue it may also sleep.
  */
 typedef void (*tempo_timer_fn_t)(struct tempo_timer *timer);
 
@@ -215,12 +270,19 @@ typedef void (*tempo_timer_fn_t)(struct tempo_timer *timer);
  * guarantee instead of never early (see "tempo timer time bounds" above).
  * TEMPO_TIMER_DEFERRABLE: never wakes an idle CPU (see "tempo timer
  * deferrable" above).
+ * TEMPO_TIMER_FINE: late by at most a 64th of a tick, whatever the delay (see
+ * "tempo timer time bounds" above); not with COARSE or DEFERRABLE.
+ * TEMPO_TIMER_IRQ: the callback runs in the interrupt that finds the timer
+ * due, not on the workqueue (see "tempo timer callbacks" above); not with
+ * DEFERRABLE.
  */
 #define TEMPO_TIMER_PINNED	BIT(0)
 #define TEMPO_TIMER_COARSE	BIT(1)
 #define TEMPO_TIMER_DEFERRABLE	BIT(2)
+#define TEMPO_TIMER_FINE	BIT(3)
+#define TEMPO_TIMER_IRQ		BIT(4)
 #define TEMPO_TIMER_FLAGS	(TEMPO_TIMER_PINNED | TEMPO_TIMER_COARSE | \
-				 TEMPO_TIMER_DEFERRABLE)
+				 TEMPO_TIMER_DEFERRABLE | TEMPO_TIMER_FINE | TEMPO_TIMER_IRQ)
 
 /**
  * struct tempo_timer - an embeddable timer

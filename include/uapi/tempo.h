@@ -126,14 +126,20 @@
  *
  * Never early: a record is ready only once its clock, read after the timer
  * was armed, has reached the deadline, whatever the clock did in between,
- * sets and suspends included. Late by at most, past that instant: one tick
- * (tempo_info.tick_ns) plus the time the tempo workqueue takes to run the
- * file's wake-up, for a reader blocked or polling (one that comes by reads
- * the clock itself); and where a set of the wall clock or a resume is what
- * made the deadline pass (REALTIME stepped forward, BOOTTIME after a
- * suspend), or ends a CANCEL_ON_SET timer, the time the system workqueue
- * takes to run one work item after timekeeping applied the change, plus
- * one tick, and the work item's visits of the files before. A set or a
+ * sets and suspends included. Late by at most, past that instant, for a
+ * reader blocked or polling (one that comes by reads the clock itself):
+ * slack_us, or a 64th of a tick (tempo_info.tick_ns / 64, 15.6 us at the
+ * default tick) if that is more, whatever the delay (TEMPO_FEAT_FINE), plus
+ * the reader's wake-up, which the timer's interrupt makes, as timerfd's
+ * does; and where a set of the wall clock or a resume is what made the
+ * deadline pass (REALTIME stepped forward, BOOTTIME after a suspend), or
+ * ends a CANCEL_ON_SET timer, the time the system workqueue takes to run
+ * one work item after timekeeping applied the change, plus that bound
+ * again, and the work item's visits of the files before. A slack_us of a
+ * tick or more gives tick-granular records: whole ticks, shared with the
+ * file's other timers and the kernel's. Each kind's bound is one table,
+ * "tempo timer time bounds" in include/tempo/timer.h, which the module
+ * installs beside this header: a /dev/tempo timer is its last row. A set or a
  * resume costs that one work item, which visits each file holding timers of
  * another clock than CLOCK_MONOTONIC once, whatever their number or its
  * watchers, and wakes only the readers and pollers of a file whose records
@@ -174,10 +180,10 @@
  *
  * CPU. What one file's timers cost the CPU they expire on, outside the
  * calls of that file's own users, is bounded per expiry, whatever the file
- * holds: the per-CPU tempo workqueue, which runs every user's expiries in
- * turn, sorts at most 16 of a file's records at one expiry, and leaves the
- * rest to whoever reads or polls that file, in its own time (read(), poll()
- * and io_uring's poll do it). So another user's timers on that CPU are
+ * holds: the timer interrupt of that CPU, which runs every user's expiries
+ * in turn, sorts at most 16 of a file's records at one expiry and wakes its
+ * readers, and leaves the rest to whoever reads or polls that file, in its
+ * own time (read(), poll() and io_uring's poll do it). So another user's timers on that CPU are
  * delayed by a user's files at most in proportion to how many of them
  * expire at once (at most max_user_contexts), not to how many timers they
  * hold.
@@ -221,6 +227,8 @@
 #define TEMPO_FEAT_SLACK	(1U << 11)	/* tempo_timer_spec.slack_us */
 /* Timers armed on a CPU isolated from timers (nohz_full=) fire on another. */
 #define TEMPO_FEAT_HOUSEKEEPING	(1U << 12)
+/* Records are ready within a 64th of a tick of their deadline, or slack_us. */
+#define TEMPO_FEAT_FINE		(1U << 13)
 
 #define TEMPO_INFO_SIZE_VER0	64	/* struct tempo_info up to max_user_bytes */
 
@@ -314,11 +322,11 @@ struct tempo_info {
  *	value with EINVAL). At most TEMPO_SLACK_MAX_US, else EINVAL. The
  *	wake-up of a reader blocked in read() or poll() for an expiry comes
  *	no earlier than its deadline and no later than deadline + @slack_us,
- *	or the timer's bound without slack if that is later (tick_ns for
- *	delays below 63 ticks, else 1/8 of the delay at most), so that timers
- *	whose windows overlap share one wake-up; a reader that looks earlier
- *	finds the record from the deadline on. The kernel keeps the slack in
- *	whole ticks, rounded down, to 1/8. Only this field sets a slack: the
+ *	or a 64th of a tick later if that is more (see "Never early" above),
+ *	so that timers whose windows overlap share one wake-up; a reader that
+ *	looks earlier finds the record from the deadline on. The kernel keeps
+ *	the slack in 64ths of a tick, rounded down, to 1/8; from a tick up it
+ *	aims at whole ticks. Only this field sets a slack: the
  *	caller's timer slack (PR_SET_TIMERSLACK) is not applied, as timerfd
  *	applies none. A re-arm takes the slack of its element.
  */

@@ -135,7 +135,7 @@ static int do_info(int argc, char **argv)
 	open_object(NULL);
 	print_u64("version", "abi version    %" PRIu64 "\n", in.version);
 	print_u64("features", "features       0x%" PRIx64, in.features);
-	print_text(" (%s%s%s%s%s%s%s%s%s%s%s%s%s)\n", in.features & TEMPO_FEAT_TIMERS ? "timers " : "",
+	print_text(" (%s%s%s%s%s%s%s%s%s%s%s%s%s%s)\n", in.features & TEMPO_FEAT_TIMERS ? "timers " : "",
 		   in.features & TEMPO_FEAT_PERIODIC ? "periodic " : "",
 		   in.features & TEMPO_FEAT_ORDER ? "order " : "",
 		   in.features & TEMPO_FEAT_SINK ? "sink " : "",
@@ -147,7 +147,8 @@ static int do_info(int argc, char **argv)
 		   in.features & TEMPO_FEAT_CLOCKS ? "clocks " : "",
 		   in.features & TEMPO_FEAT_DEFERRABLE ? "deferrable " : "",
 		   in.features & TEMPO_FEAT_SLACK ? "slack " : "",
-		   in.features & TEMPO_FEAT_HOUSEKEEPING ? "housekeeping" : "");
+		   in.features & TEMPO_FEAT_HOUSEKEEPING ? "housekeeping " : "",
+		   in.features & TEMPO_FEAT_FINE ? "fine" : "");
 	print_u64("record_size", "record size    %" PRIu64 " bytes\n", in.record_size);
 	print_u64("tick_ns", "tick           %" PRIu64 " ns\n", in.tick_ns);
 	print_u64("max_delay_ns", "max delay      %" PRIu64 " ns\n", in.max_delay_ns);
@@ -246,9 +247,21 @@ static int do_stats(int argc, char **argv)
 
 /* ---- arm, watch: timers and their events ---- */
 
+/*
+ * Lateness buckets, powers of 4 of a 64th of a tick, the granule a record's
+ * lateness is bounded by (TEMPO_FEAT_FINE): < 1/64, 1/16, 1/4, 1, 4, 16 and
+ * 64 ticks, and more.
+ */
+#define LATE_BUCKETS	8
+
+static uint64_t late_upto(uint64_t tick, int b)
+{
+	return (tick << (2 * b)) / 64;
+}
+
 struct lateness {
 	uint64_t n, sum, max, min, early, overruns;
-	uint64_t hist[8];	/* <tick, <2, <4, <8, <16, <32, <64 ticks, more */
+	uint64_t hist[LATE_BUCKETS];
 };
 
 static void late_add(struct lateness *l, const struct tempo_event *ev, uint64_t tick)
@@ -264,16 +277,16 @@ static void late_add(struct lateness *l, const struct tempo_event *ev, uint64_t 
 	l->sum += late;
 	l->max = late > l->max ? late : l->max;
 	l->overruns += ev->overrun;
-	while (b < 7 && late >= (tick << b))
+	while (b < LATE_BUCKETS - 1 && late >= late_upto(tick, b))
 		b++;
 	l->hist[b]++;
 }
 
 static void late_print(const struct lateness *l, uint64_t tick)
 {
-	static const char *const names[8] = {
-		"< 1 tick", "< 2 ticks", "< 4 ticks", "< 8 ticks",
-		"< 16 ticks", "< 32 ticks", "< 64 ticks", ">= 64 ticks",
+	static const char *const names[LATE_BUCKETS] = {
+		"< 1/64 tick", "< 1/16 tick", "< 1/4 tick", "< 1 tick",
+		"< 4 ticks", "< 16 ticks", "< 64 ticks", ">= 64 ticks",
 	};
 	int i;
 
@@ -285,12 +298,12 @@ static void late_print(const struct lateness *l, uint64_t tick)
 	print_float("max_us", ", max %.1f us", l->max / 1e3);
 	print_u64("overruns", ", overruns %" PRIu64 "\n", l->overruns);
 	open_array("histogram");
-	for (i = 0; i < 8; i++) {
+	for (i = 0; i < LATE_BUCKETS; i++) {
 		if (!l->hist[i])
 			continue;
 		open_object(NULL);
 		print_string("bucket", "  %-12s", names[i]);
-		print_u64("upto_ns", NULL, i < 7 ? tick << i : 0);
+		print_u64("upto_ns", NULL, i < LATE_BUCKETS - 1 ? late_upto(tick, i) : 0);
 		print_u64("count", " %8" PRIu64 "\n", l->hist[i]);
 		close_object();
 	}

@@ -135,17 +135,22 @@ static void wheel_coarse_bench(double *same_near, double *same_far)
 	wheel_cancel_all();
 }
 
-static void wheel_bench(double *arm, double *rearm, double *cancel, double *fire,
-			double *same_near, double *same_far)
+/*
+ * The wheel's timers of one kind (@flags: 0, or TEMPO_TIMER_FINE); with
+ * @same_near, the COARSE re-arms to the deadline held too.
+ */
+static void wheel_bench(unsigned int flags, double *arm, double *rearm, double *cancel,
+			double *fire, double *same_near, double *same_far)
 {
 	unsigned int i;
 
+	fired = 0;
 	tempo_sim_init(1, false, true);
 	tempo_sim_clock_set(1000 * TICK);
 	tempo_wheel_init(TICK, 10);
 	tempo_sim_set_cpu(0);
 	for (i = 0; i < BATCH; i++)
-		tempo_timer_init(&timers[i], nop_fn, 0);
+		tempo_timer_init(&timers[i], nop_fn, flags);
 
 	MEASURE(*arm, wheel_cancel_all(), for (i = 0; i < BATCH; i++)
 		tempo_timer_arm(&timers[i], delay_i(i)));
@@ -158,7 +163,8 @@ static void wheel_bench(double *arm, double *rearm, double *cancel, double *fire
 		h_drive_until(ktime_get_ns() + 600 * TICK));
 	if (fired != (u64)ROUNDS * BATCH)
 		fprintf(stderr, "bench: fired %llu of %llu\n", fired, (u64)ROUNDS * BATCH);
-	wheel_coarse_bench(same_near, same_far);
+	if (same_near)
+		wheel_coarse_bench(same_near, same_far);
 	wheel_shutdown_all();
 	tempo_wheel_exit();
 }
@@ -662,12 +668,14 @@ int main(int argc, char **argv)
 	double dqf_pm, dqf_rmm, dqn_pm, dqn_rmm, dq_consume, dq_drain, dq0, dqr_put, dqr_rm;
 	double dqt_rand, dqt_desc, dqt_drain;
 	double f_cas, f_xchg, arm, rearm, cancel, fire, s_arm, s_fire, h_arm, h_cancel, h_fire, u_run_ns;
+	double f_arm, f_rearm, f_cancel, f_fire;
 	double same_near, same_far;
 	FILE *j;
 
 	f_cas = floor_cmpxchg();
 	f_xchg = floor_xchg();
-	wheel_bench(&arm, &rearm, &cancel, &fire, &same_near, &same_far);
+	wheel_bench(0, &arm, &rearm, &cancel, &fire, &same_near, &same_far);
+	wheel_bench(TEMPO_TIMER_FINE, &f_arm, &f_rearm, &f_cancel, &f_fire, NULL, NULL);
 	seed_bench(&s_arm, &s_fire);
 	heap_bench(&h_arm, &h_cancel, &h_fire);
 	u_run_ns = ullink_bench();
@@ -683,6 +691,10 @@ int main(int argc, char **argv)
 	printf("# bench: %-18s %8.1f %8.1f %8.1f %10s %10.2f\n", "wheel re-arm", rearm, f_cas, rearm / f_cas, "n/a", rearm / (h_cancel + h_arm));
 	printf("# bench: %-18s %8.1f %8.1f %8.1f %10s %10.2f\n", "wheel cancel", cancel, f_cas, cancel / f_cas, "n/a", cancel / h_cancel);
 	printf("# bench: %-18s %8.1f %8.1f %8.1f %10.2f %10.2f\n", "wheel fire", fire, f_cas, fire / f_cas, fire / s_fire, fire / h_fire);
+	printf("# bench: %-18s %8.1f %8.1f %8.1f %10.2f %10.2f\n", "fine arm", f_arm, f_cas, f_arm / f_cas, f_arm / s_arm, f_arm / h_arm);
+	printf("# bench: %-18s %8.1f %8.1f %8.1f %10s %10.2f\n", "fine re-arm", f_rearm, f_cas, f_rearm / f_cas, "n/a", f_rearm / (h_cancel + h_arm));
+	printf("# bench: %-18s %8.1f %8.1f %8.1f %10s %10.2f\n", "fine cancel", f_cancel, f_cas, f_cancel / f_cas, "n/a", f_cancel / h_cancel);
+	printf("# bench: %-18s %8.1f %8.1f %8.1f %10.2f %10.2f\n", "fine fire", f_fire, f_cas, f_fire / f_cas, f_fire / s_fire, f_fire / h_fire);
 	printf("# bench: %-18s %8.1f %8.1f %8.1f   (COARSE, to the deadline it holds: near, 0.1-500 ms)\n", "wheel re-arm same", same_near, f_cas, same_near / f_cas);
 	printf("# bench: %-18s %8.1f %8.1f %8.1f   (COARSE, to the deadline it holds: far, 30 s)\n", "wheel re-arm same", same_far, f_cas, same_far / f_cas);
 	printf("# bench: %-18s %8.1f %8.1f %8.1f\n", "seed003 add", s_arm, f_cas, s_arm / f_cas);
@@ -718,6 +730,7 @@ int main(int argc, char **argv)
 	fprintf(j, "{\"batch\":%u,\"rounds\":%u,\"floor_ns\":{\"cmpxchg\":%.2f,\"xchg\":%.2f},\n"
 		"\"tempo_wheel\":{\"arm\":%.2f,\"rearm\":%.2f,\"cancel\":%.2f,\"fire\":%.2f,"
 		"\"coarse_same_near\":%.2f,\"coarse_same_far\":%.2f},\n"
+		"\"tempo_wheel_fine\":{\"arm\":%.2f,\"rearm\":%.2f,\"cancel\":%.2f,\"fire\":%.2f},\n"
 		"\"seed003_cas_wheel\":{\"arm\":%.2f,\"fire\":%.2f,\"cancel\":null},\n"
 		"\"heap_locked\":{\"arm\":%.2f,\"cancel\":%.2f,\"fire\":%.2f},\n"
 		"\"ullink_ring\":{\"run_in_order\":%.2f},\n"
@@ -729,7 +742,7 @@ int main(int argc, char **argv)
 		"\"dq0\":%.2f,\"tree_put_random\":%.2f,\"tree_put_descending\":%.2f,"
 		"\"tree_drain\":%.2f}}\n",
 		BATCH, ROUNDS, f_cas, f_xchg, arm, rearm, cancel, fire, same_near, same_far,
-		s_arm, s_fire,
+		f_arm, f_rearm, f_cancel, f_fire, s_arm, s_fire,
 		h_arm, h_cancel, h_fire, u_run_ns, o_run, o_trun, o_parked, 3 * f_cas, 4 * f_cas,
 		o_run / u_run_ns, dqf_put, dqf_rm, dqn_put, dqn_rm, dqf_pm, dqf_rmm, dqr_put, dqr_rm,
 		dq_consume, dq_drain, dq0, dqt_rand, dqt_desc, dqt_drain);

@@ -21,6 +21,10 @@
  *  - timers 4 and 5 have a slack (include/tempo/timer.h, "tempo timer
  *    slack"), set anew from the input before each arm: late by no more
  *    than max(slack, the bound above), never early;
+ *  - timers 6 and 7 are TEMPO_TIMER_FINE, 7 with TEMPO_TIMER_IRQ and a
+ *    slack set anew before each arm: never early, late by no more than
+ *    max(slack, a 64th of a tick), whatever the delay; 7's callback runs
+ *    in the hrtimer's interrupt, interrupts off;
  *  - the callback may free its timer: no base holds it when it runs.
  * Any failure abort()s so libFuzzer saves the input.
  */
@@ -28,8 +32,22 @@
 #include "wheel_harness.h"
 
 #define NCPU	3
-#define NT	6
+#define NT	8
 #define TICK	1000000ULL
+#define FINE_T	6		/* timers FINE_T.. are FINE */
+
+/* The flags of timer @i, and whether it takes a slack before each arm. */
+static unsigned int flags_of(unsigned int i)
+{
+	if (i >= FINE_T)
+		return TEMPO_TIMER_FINE | (i & 1 ? TEMPO_TIMER_IRQ : 0);
+	return i & 1 ? TEMPO_TIMER_COARSE : 0;
+}
+
+static bool slacked(unsigned int i)
+{
+	return i == 4 || i == 5 || i == NT - 1;
+}
 
 struct mtimer {
 	struct tempo_timer	timer;
@@ -62,6 +80,8 @@ static void fn(struct tempo_timer *t)
 		fail("fired later than deadline + slack", i);
 	if (h_state(t) & TT_HELD)
 		fail("callback runs while a base holds the timer", i);
+	if ((flags_of(i) & TEMPO_TIMER_IRQ) && !irqs_disabled())
+		fail("IRQ callback runs with interrupts on", i);
 	m->pending = false;
 }
 
@@ -90,14 +110,15 @@ static u64 delay_of(u8 a, u8 b)
 
 static void arm(unsigned int cpu, unsigned int i, int on, u64 delay, u64 slack)
 {
-	u64 now = ktime_get_ns(), pad = (i & 1) ? TICK_NSEC : 0, bound;
+	bool fine = flags_of(i) & TEMPO_TIMER_FINE;
+	u64 now = ktime_get_ns(), pad = flags_of(i) & TEMPO_TIMER_COARSE ? TICK_NSEC : 0, bound;
 	/* The jiffy starts at a multiple of TICK_NSEC: the wheel was loaded at one. */
 	bool same = pad && tm[i].pending &&
 		    tm[i].timer.expires == now / TICK_NSEC * TICK_NSEC + pad + delay;
 	int ret;
 
 	tempo_sim_set_cpu(cpu);
-	if (i >= 4 && tempo_timer_set_slack(&tm[i].timer, slack))
+	if (slacked(i) && tempo_timer_set_slack(&tm[i].timer, slack))
 		fail("set_slack refused a slack below the maximum delay", i);
 	ret = on < 0 ? tempo_timer_arm(&tm[i].timer, delay) :
 		       tempo_timer_arm_on(&tm[i].timer, on, delay);
@@ -105,7 +126,8 @@ static void arm(unsigned int cpu, unsigned int i, int on, u64 delay, u64 slack)
 		fail("arm failed", i);
 	if (ret != tm[i].pending)
 		fail("arm's return disagrees with the model", i);
-	bound = now + delay + pad + max(tempo_timer_slack_ns(delay + pad),
+	bound = now + delay + pad + max(fine ? DIV_ROUND_UP(TICK, 64) :
+					       tempo_timer_slack_ns(delay + pad),
 					tempo_timer_get_slack(&tm[i].timer));
 	tm[i].pending = true;
 	tm[i].deadline = now + delay;
@@ -138,7 +160,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		abort();
 	tempo_sim_clock_advance((size ? data[0] : 0) * 7919);
 	for (i = 0; i < NT; i++) {
-		tempo_timer_init(&tm[i].timer, fn, (i & 1) ? TEMPO_TIMER_COARSE : 0);
+		tempo_timer_init(&tm[i].timer, fn, flags_of(i));
 		tm[i].pending = false;
 	}
 	for (p = 1; p + 3 < size; p += 4) {

@@ -11,7 +11,7 @@
 # Kernel command line: tempo_bench_reps=N (default 5; the 1M cancel tier runs
 # max(2, N-2) times), tempo_bench_quick=1 (smallest tiers only, for a smoke run),
 # tempo_bench_only=a,b (only these sections: cancel postpone xcancel xpostpone hirq
-# idle coalesce burst spread order dq dq0 parts ubench; dq includes dq0), tempo_bench_sys=a,b
+# idle coalesce burst spread order dq dq0 parts ubench late; dq includes dq0), tempo_bench_sys=a,b
 # (only these systems,
 # e.g. for a profile of one of them), tempo_bench_extra=timer64 (controls added to
 # the cancel, postpone, xcancel and xpostpone lanes and hirq: timer64 is a timer_list padded to
@@ -113,6 +113,15 @@ ub() {	# userspace measurement: ub MODE SYS
 	esac
 }
 
+ul() {	# userspace lateness: ul SYSTEMS CASE ARGS... (tools/bench/ulate.c)
+	/tempo/bench/ulate "$@" >/tmp/ul.out 2>/tmp/ul.err
+	case $? in
+	0) sed "s/^/BENCH rep=$rep /" /tmp/ul.out | tee -a $out ;;
+	77) echo "BENCH-SKIP rep=$rep ulate $* : $(cat /tmp/ul.err)" | tee -a $out ;;
+	*) echo "BENCH-ERR rep=$rep ulate $* : $(cat /tmp/ul.err)" | tee -a $out ;;
+	esac
+}
+
 if [ "$quick" = 1 ]; then
 	tiers="1024"
 else
@@ -138,7 +147,7 @@ while [ $rep -le $reps ]; do
 			fi
 			for cpus in 1 all; do
 				# shellcheck disable=SC2086 # $extra: one word per system
-				for s in $(rot $rep tempo tempo_coarse dwork timer hrtimer lazyc lazyp $extra); do
+				for s in $(rot $rep tempo tempo_coarse tempo_fine dwork timer hrtimer lazyc lazyp $extra); do
 					kb $lane $s $n $cpus
 				done
 			done
@@ -177,14 +186,19 @@ while [ $rep -le $reps ]; do
 	done
 	# Coalescing: 10,000 timers armed evenly over 1 s, 20 ms ahead, on the
 	# first CPU, without and with 10 ms of slack, and timer_list with
-	# round_jiffies(): that CPU's wheel expiries in the run (about 1 s).
-	want coalesce && for s in $(rot $rep tempo tempo_slack timer_round); do
+	# round_jiffies(); FINE timers with 50 us of slack against hrtimers (as
+	# 10,000 timerfds arm theirs): that CPU's wheel expiries (tempo) and
+	# local timer interrupts (every system) in the run (about 1 s).
+	want coalesce && for s in $(rot $rep tempo tempo_slack timer_round tempo_fine_slack hrtimer); do
 		a=$(idle_snap)
 		kb coalesce $s 10000
 		b=$(idle_snap)
-		case $s in tempo*) echo "$a $b" | awk -v rep=$rep -v s=$s '{
-			printf "BENCH rep=%s name=coalesce system=%s timers=10000 stat=wheel_expiries value=%d unit=irqs/run\n", rep, s, $4 - $1
-		}' | tee -a $out ;; esac
+		echo "$a $b" | awk -v rep=$rep -v s=$s '{
+			h = "BENCH rep=" rep " name=coalesce system=" s " timers=10000"
+			if (s ~ /^tempo/)
+				printf "%s stat=wheel_expiries value=%d unit=irqs/run\n", h, $4 - $1
+			printf "%s stat=loc value=%d unit=irqs/run\n", h, $6 - $3
+		}' | tee -a $out
 	done
 	# Isolation: a process pinned to CPU 1 arms 10,000 unpinned timers
 	# through /dev/tempo over about a second and reads their records
@@ -214,7 +228,7 @@ while [ $rep -le $reps ]; do
 	want burst && for s in $(rot $rep tempo dwork hrtimer); do
 		kb burst $s 32768
 	done
-	want spread && for s in $(rot $rep tempo dwork hrtimer); do
+	want spread && for s in $(rot $rep tempo tempo_fine tempo_fine_irq dwork hrtimer); do
 		kb spread $s 8192
 	done
 	want order && for s in $(rot $rep tempo tempo_inline padata owq rob); do
@@ -227,6 +241,23 @@ while [ $rep -le $reps ]; do
 		kb dq0 $s 16384
 	done
 	want parts && kb parts - 0
+	# Lateness of a reader's wake-up (tools/bench/ulate.c): the systems take
+	# turns within each run, in this repetition's rotation; samples per run,
+	# a quarter in a quick run.
+	want late && {
+		lsys=$(rot $rep tempo tempo_poll timerfd io_uring nanosleep | tr '\n' , | sed 's/,$//')
+		div=1
+		[ "$quick" = 1 ] && div=4
+		for d in 200:400 1000:300 5000:150 20000:100; do
+			for mode in random rearm; do
+				ul "$lsys" one ${d%:*} $mode $((${d#*:} / div))
+			done
+		done
+		ul "$lsys" spread 1000 100
+		ul "$lsys" periodic 1000 $((1000 / div))
+		ul "$lsys" periodic 20000 $((100 / div))
+		ul "$(rot $rep tempo timerfd io_uring | tr '\n' , | sed 's/,$//')" wakeups 10000 1000 50
+	}
 	want ubench && for m in cancel expire; do
 		for s in $(rot $rep tempo tempo_uring timerfd io_uring posix); do
 			ub $m $s

@@ -39,13 +39,17 @@
  *			    the guest script then counts what they cost the idle
  *			    CPU (tempo's wheel statistics, /proc/interrupts).
  *	idle_end SYS N      cancel_sync what idle left (the pool is reused).
- *	coalesce SYS N      SYS in tempo tempo_slack timer_round. A thread on
+ *	coalesce SYS N      SYS in tempo tempo_slack timer_round tempo_fine_slack
+ *			    hrtimer. A thread on
  *			    the first CPU arms N timers evenly over 1 s, each
  *			    COAL_DELAY_MS ahead (so deadlines spread over a
  *			    second, one wheel level-0 tick apart or less):
  *			    tempo with no slack, tempo_slack with COAL_SLACK_MS
  *			    of slack (tempo_timer_set_slack()), timer_round a
- *			    timer_list at round_jiffies(jiffies + delay). Emits
+ *			    timer_list at round_jiffies(jiffies + delay),
+ *			    tempo_fine_slack TEMPO_TIMER_FINE timers with
+ *			    COAL_FINE_SLACK_US of slack, hrtimer hrtimers (as
+ *			    timerfd arms its timers). Emits
  *			    the distinct jiffies callbacks ran in, per second
  *			    of arming (the guest script adds the CPU's wheel
  *			    expiries), and the worst lateness.
@@ -54,6 +58,10 @@
  *			    the first and the last callback.
  *	spread SYS K        K timers with delays spread over 2..102 ms: callback
  *			    lateness (callback time - deadline) p50/p99/max, us.
+ *			    SYS in tempo tempo_fine tempo_fine_irq dwork hrtimer
+ *			    (tempo_fine: TEMPO_TIMER_FINE timers, also in cancel
+ *			    and postpone; tempo_fine_irq: with TEMPO_TIMER_IRQ,
+ *			    their callback in the interrupt, as hrtimer's).
  *	order SYS M         SYS in tempo tempo_inline padata owq rob. M items
  *			    submitted from all CPUs, a small parallel step each,
  *			    completions in submission order: ns per item.
@@ -105,6 +113,13 @@
 /* An A/B against a tree without the coarse contract: tempo_coarse is tempo. */
 #ifndef TEMPO_TIMER_COARSE
 #define TEMPO_TIMER_COARSE	0
+#endif
+/* Nor without FINE timers: tempo_fine is tempo; nor IRQ callbacks. */
+#ifndef TEMPO_TIMER_FINE
+#define TEMPO_TIMER_FINE	0
+#endif
+#ifndef TEMPO_TIMER_IRQ
+#define TEMPO_TIMER_IRQ		0
 #endif
 
 static unsigned int sample_ms = 200;
@@ -267,12 +282,31 @@ static struct brun *brun_alloc(void)
 
 enum tsys {
 	T_TEMPO, T_TEMPO_COARSE, T_DWORK, T_TIMER, T_HRTIMER, T_TIMER64, T_LAZYC, T_LAZYP,
-	T_TEMPO_DEFER, T_TEMPO_DEFER_HELD, T_TIMER48, T_TIMER56, T_NSYS
+	T_TEMPO_DEFER, T_TEMPO_DEFER_HELD, T_TIMER48, T_TIMER56, T_TEMPO_FINE, T_TEMPO_FINE_IRQ,
+	T_NSYS
 };
 static const char * const tsys_name[T_NSYS] = {
 	"tempo", "tempo_coarse", "dwork", "timer", "hrtimer", "timer64", "lazyc", "lazyp",
-	"tempo_defer", "tempo_defer_held", "timer48", "timer56"
+	"tempo_defer", "tempo_defer_held", "timer48", "timer56", "tempo_fine", "tempo_fine_irq"
 };
+
+/* The tempo_timer_init() flags of one of tempo's systems. */
+static unsigned int tsys_flags(enum tsys sys)
+{
+	switch (sys) {
+	case T_TEMPO_COARSE:
+		return TEMPO_TIMER_COARSE;
+	case T_TEMPO_FINE:
+		return TEMPO_TIMER_FINE;
+	case T_TEMPO_FINE_IRQ:
+		return TEMPO_TIMER_FINE | TEMPO_TIMER_IRQ;
+	case T_TEMPO_DEFER:
+	case T_TEMPO_DEFER_HELD:
+		return TEMPO_TIMER_DEFERRABLE;
+	default:
+		return 0;
+	}
+}
 
 /*
  * timer64: a timer_list in 64 bytes, the size of a struct tempo_timer. Not a
@@ -376,11 +410,11 @@ static int cancel_pre(struct bthread *t)
 	for (i = lo; i < hi; i++) {
 		switch (c->sys) {
 		case T_TEMPO:
-		case T_TEMPO_COARSE: {
+		case T_TEMPO_COARSE:
+		case T_TEMPO_FINE: {
 			struct tempo_timer *tt = (struct tempo_timer *)pool + i;
 
-			tempo_timer_init(tt, noop_tempo,
-					 c->sys == T_TEMPO_COARSE ? TEMPO_TIMER_COARSE : 0);
+			tempo_timer_init(tt, noop_tempo, tsys_flags(c->sys));
 			err = tempo_timer_arm(tt, far_ns(i));
 			if (err)
 				return err;
@@ -444,6 +478,7 @@ static int cancel_pre(struct bthread *t)
 	switch (sys) {								\
 	case T_TEMPO:								\
 	case T_TEMPO_COARSE:							\
+	case T_TEMPO_FINE:							\
 		LOOP(struct tempo_timer, tempo_timer_cancel(x),			\
 		     tempo_timer_arm(x, far_ns(i)));				\
 		break;								\
@@ -492,6 +527,7 @@ static int cancel_pre(struct bthread *t)
 	switch (sys) {								\
 	case T_TEMPO:								\
 	case T_TEMPO_COARSE:							\
+	case T_TEMPO_FINE:							\
 		LOOP(struct tempo_timer, (void)0, tempo_timer_arm(x, far_ns(i)));	\
 		break;								\
 	case T_DWORK:								\
@@ -576,6 +612,7 @@ static void cancel_post(struct bthread *t)
 		switch (c->sys) {
 		case T_TEMPO:
 		case T_TEMPO_COARSE:
+		case T_TEMPO_FINE:
 			tempo_timer_cancel_sync((struct tempo_timer *)pool + i);
 			break;
 		case T_DWORK:
@@ -923,7 +960,9 @@ static int fire_pre(struct bthread *t)
 		it->deadline = now + delay;
 		switch (f->sys) {
 		case T_TEMPO:
-			tempo_timer_init(&it->tt, fire_tempo, 0);
+		case T_TEMPO_FINE:
+		case T_TEMPO_FINE_IRQ:
+			tempo_timer_init(&it->tt, fire_tempo, tsys_flags(f->sys));
 			if (tempo_timer_arm(&it->tt, delay))
 				return -EIO;
 			break;
@@ -1007,7 +1046,7 @@ static int cmd_fire(const char *sys_s, u32 k, bool burst)
 	}
 	/* nothing may still run when the items are freed */
 	for (i = 0; i < k; i++) {
-		if (sys == T_TEMPO)
+		if (sys == T_TEMPO || sys == T_TEMPO_FINE || sys == T_TEMPO_FINE_IRQ)
 			tempo_timer_cancel_sync(&f->items[i].tt);
 		else if (sys == T_DWORK)
 			cancel_delayed_work_sync(&f->items[i].dw);
@@ -1692,9 +1731,7 @@ static int idle_pre(struct bthread *t)
 		case T_TEMPO_DEFER_HELD: {
 			struct tempo_timer *tt = (struct tempo_timer *)pool + i;
 
-			tempo_timer_init(tt, noop_tempo,
-					 c->sys == T_TEMPO_COARSE ? TEMPO_TIMER_COARSE :
-					 c->sys == T_TEMPO ? 0 : TEMPO_TIMER_DEFERRABLE);
+			tempo_timer_init(tt, noop_tempo, tsys_flags(c->sys));
 			if (tempo_timer_arm(tt, idle_ns(i, c->n)))
 				return -EIO;
 			break;
@@ -1763,14 +1800,18 @@ static int cmd_idle(const char *sys_s, u32 n, bool end)
 
 #define COAL_DELAY_MS	20
 #define COAL_SLACK_MS	10
+#define COAL_FINE_SLACK_US	50
 
-enum { C_TEMPO, C_TEMPO_SLACK, C_TIMER_ROUND, C_NSYS };
-static const char *const csys_name[C_NSYS] = { "tempo", "tempo_slack", "timer_round" };
+enum { C_TEMPO, C_TEMPO_SLACK, C_TIMER_ROUND, C_TEMPO_FINE_SLACK, C_HRTIMER, C_NSYS };
+static const char *const csys_name[C_NSYS] = {
+	"tempo", "tempo_slack", "timer_round", "tempo_fine_slack", "hrtimer"
+};
 
 struct coal_timer {
 	union {
 		struct tempo_timer	tt;
 		struct timer_list	tl;
+		struct hrtimer		h;
 	};
 	u64			deadline;	/* ns, CLOCK_MONOTONIC */
 };
@@ -1815,6 +1856,12 @@ static void coal_timer_fn(struct timer_list *t)
 	coal_fired(container_of(t, struct coal_timer, tl));
 }
 
+static enum hrtimer_restart coal_hrtimer_fn(struct hrtimer *h)
+{
+	coal_fired(container_of(h, struct coal_timer, h));
+	return HRTIMER_NORESTART;
+}
+
 static int coal_thread(void *arg)
 {
 	struct coal_ctx *c = arg;
@@ -1832,6 +1879,8 @@ static int coal_thread(void *arg)
 			if (c->sys == C_TIMER_ROUND)
 				mod_timer(&ct->tl, round_jiffies(jiffies +
 								 msecs_to_jiffies(COAL_DELAY_MS)));
+			else if (c->sys == C_HRTIMER)
+				hrtimer_start(&ct->h, ns_to_ktime(delay), HRTIMER_MODE_REL);
 			else
 				tempo_timer_arm(&ct->tt, delay);
 		}
@@ -1868,10 +1917,16 @@ static int cmd_coalesce(const char *sys_s, u32 n)
 	for (i = 0; i < n; i++) {
 		if (sys == C_TIMER_ROUND) {
 			timer_setup(&c->t[i].tl, coal_timer_fn, 0);
+		} else if (sys == C_HRTIMER) {
+			hrtimer_setup(&c->t[i].h, coal_hrtimer_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 		} else {
-			tempo_timer_init(&c->t[i].tt, coal_tempo_fn, 0);
+			tempo_timer_init(&c->t[i].tt, coal_tempo_fn,
+					 sys == C_TEMPO_FINE_SLACK ? TEMPO_TIMER_FINE : 0);
 			if (sys == C_TEMPO_SLACK)
 				tempo_timer_set_slack(&c->t[i].tt, COAL_SLACK_MS * NSEC_PER_MSEC);
+			if (sys == C_TEMPO_FINE_SLACK)
+				tempo_timer_set_slack(&c->t[i].tt,
+						      COAL_FINE_SLACK_US * NSEC_PER_USEC);
 		}
 	}
 	coal = c;
@@ -1887,12 +1942,15 @@ static int cmd_coalesce(const char *sys_s, u32 n)
 	for (i = 0; i < n; i++) {
 		if (sys == C_TIMER_ROUND)
 			timer_delete_sync(&c->t[i].tl);
+		else if (sys == C_HRTIMER)
+			hrtimer_cancel(&c->t[i].h);
 		else
 			tempo_timer_cancel_sync(&c->t[i].tt);
 	}
 	secs_ms = max_t(u64, div_u64(c->t_armed - c->t0, NSEC_PER_MSEC), 1);
-	snprintf(head, sizeof(head), "name=coalesce system=%s timers=%u slack_ms=%u",
-		 csys_name[sys], n, sys == C_TEMPO_SLACK ? COAL_SLACK_MS : 0);
+	snprintf(head, sizeof(head), "name=coalesce system=%s timers=%u slack_us=%u",
+		 csys_name[sys], n, sys == C_TEMPO_SLACK ? COAL_SLACK_MS * 1000 :
+		 sys == C_TEMPO_FINE_SLACK ? COAL_FINE_SLACK_US : 0);
 	snprintf(stat, sizeof(stat), "%s stat=expiry_jiffies", head);
 	emit_milli(stat, div64_u64((u64)c->expiry_jiffies * 1000 * 1000, secs_ms), "irqs/s");
 	emit("%s stat=late_max value=%lld unit=us\n", head,
