@@ -141,9 +141,12 @@
  * adds a hard interrupt per first deadline (besides the kick, if anybody
  * waits), a clock reading and an alarm start when its bound moves (a put
  * before the first deadline, a take or remove of the first item), and the
- * sort before each suspend. destroy() cancels the alarm (alarm_cancel(), which
- * waits for a callback under way) once the queue is dead, and nothing aims
- * it then.
+ * sort before each suspend. That pass holds delayq_list_lock from the first
+ * alarm queue to the last (unlike the clock walk, which holds it for one
+ * queue at a time): a create() or destroy() of any queue during it waits for
+ * the sort of every alarm queue, O(their items) in steps of DQ_STEP.
+ * destroy() cancels the alarm (alarm_cancel(), which waits for a callback
+ * under way) once the queue is dead, and nothing aims it then.
  */
 
 /**
