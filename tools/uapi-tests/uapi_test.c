@@ -689,7 +689,8 @@ TEST_F(ctx, test_arm_slack_coalesces)
  * half a tick of timerfd's: a loaded host, or the debug kernel, makes both
  * late, and tempo's longer interrupt path later (255 us more with trace
  * events on); a tick timer makes every tempo record late by the rest of its
- * tick.
+ * tick. Under KCSAN, which slows tempo's paths and not timerfd's (seen:
+ * 1860 us against 801), only never early is checked.
  * Fails if: the file's kick is a tick timer (seen failing: least lateness
  * 2136 us against timerfd's 514; before samples were filtered, a reader
  * that came 2 ticks late once found its record at 650 us and hid it).
@@ -750,6 +751,9 @@ TEST_F(ctx, test_records_punctual)
 		  valid_tfd);
 	if (valid < 5 || valid_tfd < 5)
 		SKIP(return TEST_SKIP, "the reader came late for most timers: a stalled host");
+	/* KCSAN and tempo.inject_delay slow tempo's paths, not timerfd's. */
+	if (access("/sys/kernel/debug/kcsan", F_OK) == 0)
+		SKIP(return TEST_SKIP, "KCSAN: never early checked, lateness not compared");
 	ASSERT_LT(least, least_tfd + tick / 2);
 	return TEST_PASS;
 }
