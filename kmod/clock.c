@@ -42,6 +42,16 @@
  * (registering calls every member of that chain with "was set": KVM then
  * refreshes its guests' clocks).
  *
+ * Alarm clocks. CLOCK_BOOTTIME_ALARM and CLOCK_REALTIME_ALARM keep the time
+ * of CLOCK_BOOTTIME and CLOCK_REALTIME (tempo_clock_base()), and a queue of
+ * one also wakes the machine from suspend for its deadlines: it keeps a
+ * kernel alarm (kernel/time/alarmtimer.c) aimed at them, and at suspend the
+ * alarmtimer programs the real-time clock for the earliest alarm of the
+ * system ("DOC: delay queue: alarms", kmod/delayq.c). So an alarm clock needs
+ * an RTC the alarmtimer may wake the machine with (one that can raise an
+ * alarm, whose device may wake the system), which the kernel picks when the
+ * RTC registers: tempo_clock_alarm_ready() asks whether it has one.
+ *
  * Time namespaces. A task in a time namespace reads CLOCK_MONOTONIC and
  * CLOCK_BOOTTIME with an offset: its clock is the host's plus the offset
  * (current->nsproxy->time_ns, frozen once a task has entered it).
@@ -55,6 +65,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/alarmtimer.h>
 #include <linux/atomic.h>
 #include <linux/debugfs.h>
 #include <linux/irq_work.h>
@@ -84,6 +95,21 @@ static atomic64_t clock_changes;	/* runs of clock_change_work */
 bool tempo_clock_valid(clockid_t clock)
 {
 	return clock == CLOCK_MONOTONIC || clock == CLOCK_BOOTTIME || clock == CLOCK_REALTIME;
+}
+
+/**
+ * tempo_clock_alarm_ready() - may a queue of an alarm clock be made now?
+ *
+ * The kernel wakes the machine for alarms with one RTC, chosen when an RTC
+ * that can raise an alarm and wake the system registers (none without
+ * CONFIG_RTC_CLASS); it keeps it until reboot.
+ *
+ * Context: any context.
+ * Return: true if the kernel has an RTC for alarms (alarmtimer_get_rtcdev()).
+ */
+bool tempo_clock_alarm_ready(void)
+{
+	return alarmtimer_get_rtcdev();
 }
 
 /**

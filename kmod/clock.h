@@ -92,8 +92,39 @@ static inline s64 tempo_timens_offset(const struct tempo_timens *ns, clockid_t c
 	return clock == CLOCK_BOOTTIME ? ns->boot : 0;
 }
 
+/**
+ * tempo_clock_is_alarm() - is @clock one whose timers wake the machine?
+ * @clock: a clock id
+ *
+ * Return: true for CLOCK_BOOTTIME_ALARM and CLOCK_REALTIME_ALARM.
+ */
+static inline bool tempo_clock_is_alarm(clockid_t clock)
+{
+	return clock == CLOCK_BOOTTIME_ALARM || clock == CLOCK_REALTIME_ALARM;
+}
+
+/**
+ * tempo_clock_base() - the clock an alarm clock keeps time in
+ * @clock: a clock id
+ *
+ * Return: CLOCK_BOOTTIME for CLOCK_BOOTTIME_ALARM, CLOCK_REALTIME for
+ * CLOCK_REALTIME_ALARM, @clock itself for any other.
+ */
+static inline clockid_t tempo_clock_base(clockid_t clock)
+{
+	switch (clock) {
+	case CLOCK_BOOTTIME_ALARM:
+		return CLOCK_BOOTTIME;
+	case CLOCK_REALTIME_ALARM:
+		return CLOCK_REALTIME;
+	default:
+		return clock;
+	}
+}
+
 /* kmod/clock.c */
 bool tempo_clock_valid(clockid_t clock);
+bool tempo_clock_alarm_ready(void);
 ktime_t tempo_clock_read(clockid_t clock);
 ktime_t tempo_clock_offset(clockid_t clock);
 int tempo_clock_watch(void);

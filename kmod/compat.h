@@ -20,6 +20,7 @@
 #ifndef _TEMPO_COMPAT_H
 #define _TEMPO_COMPAT_H
 
+#include <linux/alarmtimer.h>
 #include <linux/hrtimer.h>
 #include <linux/module.h>
 #include <linux/timer.h>
@@ -100,6 +101,41 @@ static inline void hrtimer_setup(struct hrtimer *timer,
 	from_timer(var, callback_timer, timer_fieldname)
 
 #endif /* < 6.16 */
+
+/*
+ * 6.13, "alarmtimers: Remove return value from alarm functions": an alarm's
+ * callback returns nothing. Before, it returned enum alarmtimer_restart, and
+ * ALARMTIMER_NORESTART left the alarm stopped. A callback is declared
+ * returning TEMPO_ALARM_RET and ends with "return TEMPO_ALARM_DONE;".
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
+#define TEMPO_ALARM_RET		enum alarmtimer_restart
+#define TEMPO_ALARM_DONE	ALARMTIMER_NORESTART
+#else
+#define TEMPO_ALARM_RET		void
+#define TEMPO_ALARM_DONE
+#endif
+
+#if LINUX_VERSION_CODE < KERNEL_VERSION(7, 1, 0)
+
+/*
+ * 7.1, "alarmtimer: Provide alarm_start_timer()" (with the hrtimer change that
+ * makes hrtimer_start_range_ns_user() refuse a user timer already expired):
+ * it replaced alarm_start() and alarm_start_relative(), and returns false,
+ * the alarm not queued and its callback not run, when @expires has passed.
+ * Before, an alarm started for a time past fires at once, from the hrtimer
+ * interrupt: it is always queued.
+ */
+static inline bool alarm_start_timer(struct alarm *alarm, ktime_t expires, bool relative)
+{
+	if (relative)
+		alarm_start_relative(alarm, expires);
+	else
+		alarm_start(alarm, expires);
+	return true;
+}
+
+#endif /* < 7.1 */
 
 #ifdef TEMPO_COMPAT_URING_CMD	/* defined by the file that implements ->uring_cmd */
 

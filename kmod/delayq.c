@@ -90,6 +90,66 @@
  */
 
 /**
+ * DOC: delay queue: alarms
+ *
+ * A queue made for CLOCK_BOOTTIME_ALARM or CLOCK_REALTIME_ALARM (q->wakes)
+ * keeps the time of CLOCK_BOOTTIME or CLOCK_REALTIME, and wakes the machine
+ * from suspend for its deadlines, as an alarm timerfd does: it keeps
+ * q->alarm, a kernel alarm (kernel/time/alarmtimer.c) of its clock, aimed no
+ * later than the first deadline that has not passed, whether or not anybody
+ * waits, and at suspend the alarmtimer programs the RTC for the earliest
+ * alarm of the system. The alarm is of the queue's clock: no offset to aim
+ * through, and a set of the wall clock moves a REALTIME alarm with it.
+ *
+ * The aim (delayq_alarm_aim(), at the end of every critical section,
+ * delayq_unlock()) is read off the structure in O(1): the first sorted node
+ * after each counted prefix (the prefix is due: "The ready count" below), or
+ * the tree's first node when a REALTIME clock set back left the prefix's end
+ * not due; and the cascade's delayq_work_at(). The earlier is a bound below
+ * every deadline still to come, and exact, the first of them, when it is a
+ * sorted node's that has not passed. The alarm goes to an exact bound, later
+ * or earlier; to an inexact one (a coarse slot's start, a slot whose
+ * earliest node left) only earlier: it then fires early, finds nothing due
+ * and is aimed again. So the alarm is never later than the first deadline to
+ * come (but by less than a grain, when that is less than a grain away: see
+ * below): never a late wake-up. A queue with nothing left to come cancels it
+ * (alarm_try_to_cancel()). A bound that has passed (items due that nobody
+ * counted, a cascade behind the clock) aims it a grain ahead
+ * (DQ_ALARM_FLOOR), so that its callback does the counting in steps, and an
+ * alarm never moves later to such an aim, so that a busy queue does not keep
+ * pushing it on.
+ *
+ * Its callback (delayq_alarm_fired(), in the hrtimer interrupt, interrupts
+ * off) forgets the aim, reads the clock, sorts up to the clock and counts the
+ * due nodes into the prefix, DQ_KICK_MOVES of each at most, and ends with
+ * delayq_unlock(): it wakes a consumer for an item due (after a resume, as
+ * soon as the hrtimers resume) and aims the alarm again, at the next
+ * deadline or, short of moves, a grain later. So an expiry costs the
+ * interrupt a bounded amount of work, as the kick's does.
+ *
+ * Before a suspend (PM_SUSPEND_PREPARE, delayq_alarm_suspend()), every alarm
+ * queue is sorted in process context, DQ_STEP nodes per critical section,
+ * until its bound is its first deadline to come exactly, and the alarm is
+ * aimed there even if it was aimed earlier: the machine sleeps until that
+ * deadline, less the RTC's resolution (a second on a PC), not until a coarse
+ * slot's start. A put between then and the alarmtimer's suspend moves the
+ * alarm earlier as always. The alarmtimer refuses a suspend (-EBUSY) when
+ * the earliest alarm is less than two seconds away, so an aim a grain late
+ * never lets the machine sleep through a deadline.
+ *
+ * Cost to other queues: a test of q->wakes at each unlock. An alarm queue
+ * adds a hard interrupt per first deadline (besides the kick, if anybody
+ * waits), a clock reading and an alarm start when its bound moves (a put
+ * before the first deadline, a take or remove of the first item), and the
+ * sort before each suspend. That pass holds delayq_list_lock from the first
+ * alarm queue to the last (unlike the clock walk, which holds it for one
+ * queue at a time): a create() or destroy() of any queue during it waits for
+ * the sort of every alarm queue, O(their items) in steps of DQ_STEP.
+ * destroy() cancels the alarm (alarm_cancel(), which waits for a callback
+ * under way) once the queue is dead, and nothing aims it then.
+ */
+
+/**
  * DOC: delay queue: wake-ups and the kick
  *
  * delayq_notify() ends every critical section that may change what is
@@ -209,6 +269,10 @@
  *    earlier (the next grain if behind), or its callback is on its way;
  *    ready or q->kick_short with a consumer asleep: q->woken; q->kick_short
  *    with watchers only: q->look_asked; q->kick_short only while behind;
+ *  - an alarm queue (q->wakes), not dead, with a node whose deadline is
+ *    after q->now: q->alarm is armed for q->alarm_at, no later than the
+ *    earliest such deadline or a grain after q->now, or its callback is on
+ *    its way; an empty one, KTIME_MAX;
  *  - put = taken + removed + flushed + q->n; AGAIN counts as requeued only;
  *  - dead: take*() return -ESHUTDOWN and put() refuses; nothing arms the kick
  *    or signals an edge; nodes leave by remove() or destroy() only.
@@ -236,6 +300,7 @@
 #include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/rbtree.h>
+#include <linux/suspend.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
@@ -281,6 +346,14 @@ enum delayq_counter {
 #define DQ_SPAN		(1ULL << (DQ_LVL_BITS * DQ_LEVELS))
 #define DQ_NEVER	S64_MAX		/* q->next_work of an empty cascade */
 
+/*
+ * How far ahead an alarm is aimed at least: a grain. An alarm whose bound has
+ * passed fires that much later to go on counting, and on kernels where an
+ * alarm started for a time past is not queued (alarm_start_timer()), the aim
+ * is in the future.
+ */
+#define DQ_ALARM_FLOOR	BIT_ULL(DQ_GRAIN_SHIFT)
+
 /* Nodes moved, or counted by stats(), per critical section. */
 #define DQ_STEP		64
 /*
@@ -313,9 +386,13 @@ struct tempo_delayq {
 	bool			kick_short;	/* the kick left due slots to sort */
 	bool			look_asked;	/* watchers woken to sort, not yet done */
 	bool			dead;		/* shut down */
+	bool			wakes;		/* an alarm queue: q->alarm is aimed */
 	u64			count[DELAYQ_NR_STATS];
 	struct list_head	list;		/* on delayq_list */
 	struct list_head	clock_link;	/* on delayq_clock_list: not MONOTONIC */
+	struct list_head	alarm_link;	/* on delayq_alarm_list: q->wakes */
+	ktime_t			alarm_at;	/* where q->alarm is aimed, or KTIME_MAX */
+	struct alarm		alarm;		/* q->wakes: wakes the machine ("Alarms") */
 	u64			occupied[DQ_LEVELS];	/* slots not empty, a bit each */
 	ktime_t			cascade_min[DQ_SLOTS];	/* level 0: no deadline is earlier */
 	struct list_head	cascade[DQ_LEVELS][DQ_SLOTS];
@@ -323,7 +400,8 @@ struct tempo_delayq {
 
 /*
  * Module totals (debugfs): the live queues, and what destroyed ones counted;
- * and the queues whose clock is not MONOTONIC, for delayq_clock_changed().
+ * the queues whose clock is not MONOTONIC, for delayq_clock_changed(); and
+ * the alarm queues, for delayq_alarm_suspend().
  */
 static DEFINE_MUTEX(delayq_list_lock);
 /* The queue a clock change is telling, with no lock held; destroy() waits. */
@@ -331,6 +409,7 @@ static struct tempo_delayq *delayq_clock_pinned;
 static DECLARE_WAIT_QUEUE_HEAD(delayq_clock_pin_wait);
 static LIST_HEAD(delayq_list);
 static LIST_HEAD(delayq_clock_list);
+static LIST_HEAD(delayq_alarm_list);
 static u64 delayq_retired[DELAYQ_NR_STATS];
 
 static const char * const delayq_counter_names[DELAYQ_NR_STATS] = {
@@ -792,6 +871,88 @@ static void delayq_kick_arm(struct tempo_delayq *q, ktime_t at, u64 user_slack)
 	q->kick_slack = user_slack;
 }
 
+/*
+ * The earliest deadline to come among an alarm queue's sorted nodes, or
+ * KTIME_MAX: the tree's and the run's first node after their counted
+ * prefix, which is due while its end is (else, after a REALTIME clock set
+ * back, the first node).
+ */
+static ktime_t delayq_alarm_sorted(struct tempo_delayq *q)
+{
+	struct tempo_delayq_node *node = q->last_ready;
+	ktime_t at = KTIME_MAX;
+	struct rb_node *rb;
+
+	rb = node && delayq_due(q, node->deadline) ? rb_next(&node->rb) :
+						     rb_first_cached(&q->tree);
+	if (rb)
+		at = delayq_node(rb)->deadline;
+	node = q->run_ready;
+	if (!node || !delayq_due(q, node->deadline))
+		node = list_first_entry_or_null(&q->run, struct tempo_delayq_node, entry);
+	else if (list_is_last(&node->entry, &q->run))
+		node = NULL;
+	else
+		node = list_next_entry(node, entry);
+	return node ? min(at, node->deadline) : at;
+}
+
+/*
+ * Under the lock, at the end of an alarm queue's critical section: aim
+ * q->alarm ("Alarms"). Its bound is the earlier of the sorted nodes' first
+ * deadline to come (delayq_alarm_sorted()) and the cascade's
+ * delayq_work_at(); it is exact, the first deadline to come, when the sorted
+ * one is the earlier and has not passed. The alarm goes to an exact bound,
+ * later or earlier, unless that is within a grain of the clock; otherwise it
+ * moves only earlier, to the bound or a grain ahead of the clock, whichever
+ * is later (DQ_ALARM_FLOOR): so nothing keeps pushing it later. Cancelled
+ * when nothing is to come. A dead queue's is left alone (destroy() cancels
+ * it). An alarm that fired is still "aimed" until its callback, on its
+ * way, takes the lock and aims it anew.
+ */
+static void delayq_alarm_aim(struct tempo_delayq *q)
+{
+	ktime_t sorted = delayq_alarm_sorted(q), at = sorted, target, floor;
+	bool exact;
+
+	lockdep_assert_held(&q->wait.lock);
+	if (q->dead)
+		return;
+	if (q->next_work != DQ_NEVER)
+		at = min(at, delayq_work_at(q));
+	if (at == KTIME_MAX) {
+		if (q->alarm_at != KTIME_MAX)
+			alarm_try_to_cancel(&q->alarm);
+		q->alarm_at = KTIME_MAX;
+		return;
+	}
+	exact = at == sorted && !delayq_due(q, at);
+	if (exact ? at == q->alarm_at : !ktime_after(q->alarm_at, at))
+		return;
+	floor = ktime_add_ns(tempo_clock_read(q->clock), DQ_ALARM_FLOOR);
+	target = max(at, floor);
+	if (!ktime_after(q->alarm_at, target) && !(exact && ktime_after(at, floor)))
+		return;
+	/* Passed before it was queued (the CPU stalled a grain): aim again. */
+	while (!alarm_start_timer(&q->alarm, target, false)) {
+		floor = ktime_add_ns(tempo_clock_read(q->clock), DQ_ALARM_FLOOR);
+		target = max(at, floor);
+	}
+	q->alarm_at = target;
+}
+
+/*
+ * Where q->alarm stands among the kernel's alarms, the queue that the
+ * alarmtimer programs the RTC from at suspend: its expiry while it is queued
+ * there, else KTIME_MAX. Under the lock, which every start of it holds; its
+ * interrupt may take it off meanwhile (a snapshot).
+ */
+static ktime_t delayq_alarm_queued(struct tempo_delayq *q)
+{
+	return READ_ONCE(q->alarm.state) & ALARMTIMER_STATE_ENQUEUED ?
+	       q->alarm.node.expires : KTIME_MAX;
+}
+
 /* What delayq_notify() asks delayq_unlock() to tell the watchers. */
 enum delayq_news {
 	DQ_NEWS_NONE,
@@ -884,6 +1045,8 @@ static void delayq_unlock(struct tempo_delayq *q, unsigned long flags)
 {
 	enum delayq_news news = delayq_notify(q);
 
+	if (unlikely(q->wakes))
+		delayq_alarm_aim(q);
 	spin_unlock_irqrestore(&q->wait.lock, flags);
 	/*
 	 * No barrier: a watcher adds itself to q->watch before it takes the
@@ -912,6 +1075,8 @@ static bool delayq_unlock_quiet(struct tempo_delayq *q, unsigned long flags)
 
 	if (!later && !ready)
 		delayq_notify(q);	/* not ready, not short: at most the kick is armed */
+	if (unlikely(q->wakes))
+		delayq_alarm_aim(q);
 	spin_unlock_irqrestore(&q->wait.lock, flags);
 	return later;
 }
@@ -1005,6 +1170,89 @@ static void delayq_kick(struct tempo_timer *timer)
 	delayq_unlock(q, flags);
 }
 
+/*
+ * An alarm queue's alarm ("Alarms"): in the hrtimer interrupt, interrupts
+ * off. Forget the aim, read the clock, sort up to it and count the due nodes,
+ * DQ_KICK_MOVES of each at most; delayq_unlock() wakes a consumer for an
+ * item due and aims the alarm again (a grain later if moves ran short).
+ * destroy() cancels the alarm once the queue is dead, before it frees @q.
+ */
+static TEMPO_ALARM_RET delayq_alarm_fired(struct alarm *alarm, ktime_t unused)
+{
+	struct tempo_delayq *q = container_of(alarm, struct tempo_delayq, alarm);
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->wait.lock, flags);
+	q->alarm_at = KTIME_MAX;
+	delayq_clock(q);
+	if (delayq_advance(q, dq_grain(q->now), DQ_KICK_MOVES))
+		delayq_count_ready(q, DQ_KICK_MOVES);
+	delayq_unlock(q, flags);
+	return TEMPO_ALARM_DONE;
+}
+
+/*
+ * One step of an alarm queue's sort before a suspend, under the lock: sort
+ * up to the clock, count the due nodes, then sort ahead until the first
+ * sorted node after the counted prefix comes no later than anything the
+ * cascade holds, DQ_STEP nodes at most each. Return: true once the alarm's
+ * bound is the first deadline to come exactly (delayq_alarm_aim()).
+ */
+static bool delayq_alarm_sort_step(struct tempo_delayq *q)
+{
+	ktime_t sorted;
+
+	if (!delayq_advance(q, dq_grain(q->now), DQ_STEP) || !delayq_count_ready(q, DQ_STEP))
+		return false;
+	if (q->next_work == DQ_NEVER)
+		return true;
+	/* Nothing the cascade holds is earlier than the sorted part's first? */
+	sorted = delayq_alarm_sorted(q);
+	if (!ktime_after(sorted, delayq_work_at(q)))
+		return true;
+	delayq_advance(q, q->next_work, DQ_STEP);
+	return false;
+}
+
+/*
+ * Before a suspend, in process context: sort @q until its bound is exact,
+ * dropping the lock between steps; the unlock aims its alarm there.
+ */
+static void delayq_alarm_sort(struct tempo_delayq *q)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->wait.lock, flags);
+	delayq_clock(q);
+	while (!q->dead && !delayq_alarm_sort_step(q))
+		delayq_relock(q, &flags);
+	delayq_unlock(q, flags);
+}
+
+/*
+ * The PM chain: before the tasks are frozen for a suspend, sort every alarm
+ * queue and aim its alarm at its first deadline to come (see "Alarms"), so
+ * that the alarmtimer programs the RTC for that deadline, not a bound.
+ */
+static int delayq_alarm_suspend(struct notifier_block *nb, unsigned long event, void *unused)
+{
+	struct tempo_delayq *q;
+
+	if (event != PM_SUSPEND_PREPARE)
+		return NOTIFY_DONE;
+	mutex_lock(&delayq_list_lock);
+	list_for_each_entry(q, &delayq_alarm_list, alarm_link) {
+		delayq_alarm_sort(q);
+		cond_resched();
+	}
+	mutex_unlock(&delayq_list_lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block delayq_alarm_pm_nb = {
+	.notifier_call = delayq_alarm_suspend,
+};
+
 /**
  * tempo_delayq_node_init() - prepare a node for its first put; not while it is queued
  * @node: the node embedded in an item
@@ -1025,22 +1273,30 @@ EXPORT_SYMBOL_NS_GPL(tempo_delayq_node_init, "TEMPO");
 /**
  * tempo_delayq_create_clock() - allocate an empty delay queue of a clock
  * @clock: CLOCK_MONOTONIC, CLOCK_BOOTTIME or CLOCK_REALTIME: the clock of
- *	its deadlines and of the readings that decide what is due
+ *	its deadlines and of the readings that decide what is due; or
+ *	CLOCK_BOOTTIME_ALARM or CLOCK_REALTIME_ALARM: a queue of CLOCK_BOOTTIME
+ *	or CLOCK_REALTIME that also wakes the machine from suspend for its
+ *	deadlines (an alarm queue, include/tempo/delayq.h)
  *
  * The queue is charged to the caller's memory cgroup (GFP_KERNEL_ACCOUNT),
  * or to the one the caller made active (set_active_memcg()). The first queue
  * of a clock other than MONOTONIC makes the module listen for clock changes
- * (kmod/clock.c).
+ * (kmod/clock.c). No capability is asked for an alarm clock: the caller
+ * decides who may wake the machine (/dev/tempo asks CAP_WAKE_ALARM).
  *
  * Context: process context; may sleep.
- * Return: the queue; NULL if out of memory, or for another @clock.
+ * Return: the queue; NULL if out of memory, for another @clock, or for an
+ * alarm clock where the kernel has no RTC to wake the machine with
+ * (alarmtimer_get_rtcdev()).
  */
 struct tempo_delayq *tempo_delayq_create_clock(clockid_t clock)
 {
+	bool wakes = tempo_clock_is_alarm(clock);
 	struct tempo_delayq *q;
 	unsigned int lvl, slot;
 
-	if (!tempo_clock_valid(clock))
+	clock = tempo_clock_base(clock);
+	if (!tempo_clock_valid(clock) || (wakes && !tempo_clock_alarm_ready()))
 		return NULL;
 	if (clock != CLOCK_MONOTONIC && tempo_clock_watch())
 		return NULL;
@@ -1048,6 +1304,11 @@ struct tempo_delayq *tempo_delayq_create_clock(clockid_t clock)
 	if (!q)
 		return NULL;
 	q->clock = clock;
+	q->wakes = wakes;
+	q->alarm_at = KTIME_MAX;
+	if (wakes)
+		alarm_init(&q->alarm, clock == CLOCK_BOOTTIME ? ALARM_BOOTTIME : ALARM_REALTIME,
+			   delayq_alarm_fired);
 	init_waitqueue_head(&q->wait);
 	init_waitqueue_head(&q->watch);
 	q->tree = RB_ROOT_CACHED;
@@ -1059,10 +1320,13 @@ struct tempo_delayq *tempo_delayq_create_clock(clockid_t clock)
 	q->kick_at = KTIME_MAX;
 	tempo_timer_init(&q->kick, delayq_kick, TEMPO_TIMER_FINE | TEMPO_TIMER_IRQ);
 	INIT_LIST_HEAD(&q->clock_link);
+	INIT_LIST_HEAD(&q->alarm_link);
 	mutex_lock(&delayq_list_lock);
 	list_add_tail(&q->list, &delayq_list);
 	if (clock != CLOCK_MONOTONIC)
 		list_add_tail(&q->clock_link, &delayq_clock_list);
+	if (wakes)
+		list_add_tail(&q->alarm_link, &delayq_alarm_list);
 	mutex_unlock(&delayq_list_lock);
 	return q;
 }
@@ -2009,6 +2273,8 @@ void tempo_delayq_stats(struct tempo_delayq *q, struct tempo_delayq_stats *stats
 	unsigned int steps;
 
 	spin_lock_irqsave(&q->wait.lock, flags);
+	/* Where the calls before this one left it, before this one sorts. */
+	stats->alarm = q->wakes ? delayq_alarm_queued(q) : 0;
 	delayq_clock(q);
 	delayq_catch_up(q, &flags);
 	for (steps = 2 * (q->n / DQ_STEP); !delayq_count_ready(q, DQ_STEP) && steps;
@@ -2102,8 +2368,10 @@ unsigned int tempo_delayq_destroy(struct tempo_delayq *q,
 
 	might_sleep();
 	tempo_delayq_shutdown(q);
-	/* Dead: nothing arms the kick again (delayq_notify()). */
+	/* Dead: nothing arms the kick again (delayq_notify()), nor the alarm. */
 	tempo_timer_shutdown_sync(&q->kick);
+	if (q->wakes)
+		alarm_cancel(&q->alarm);
 	delayq_wait_quiescent(q);
 	/* Sort everything, to hand the items back in take() order. */
 	spin_lock_irq(&q->wait.lock);
@@ -2136,6 +2404,7 @@ unsigned int tempo_delayq_destroy(struct tempo_delayq *q,
 		delayq_retired[c] += q->count[c];
 	list_del(&q->list);
 	list_del(&q->clock_link);
+	list_del(&q->alarm_link);
 	mutex_unlock(&delayq_list_lock);
 	/* Off the list: a clock change pins it no more, but may still be telling it. */
 	wait_event(delayq_clock_pin_wait, READ_ONCE(delayq_clock_pinned) != q);
@@ -2184,13 +2453,21 @@ void tempo_delayq_debugfs(struct dentry *dir)
 /**
  * tempo_delayq_init() - module init of the delay queue core: join the clock
  *	core's chain (queues of other clocks than MONOTONIC re-aim their kicks)
+ *	and the PM chain (alarm queues aim their alarms exactly before a suspend)
  *
  * Context: process context, module init, after tempo_clock_init().
- * Return: 0.
+ * Return: 0, or the negative errno of a chain's registration.
  */
 int tempo_delayq_init(void)
 {
-	return tempo_clock_notifier_register(&delayq_clock_nb);
+	int err = tempo_clock_notifier_register(&delayq_clock_nb);
+
+	if (err)
+		return err;
+	err = register_pm_notifier(&delayq_alarm_pm_nb);
+	if (err)
+		tempo_clock_notifier_unregister(&delayq_clock_nb);
+	return err;
 }
 
 /**
@@ -2200,6 +2477,7 @@ int tempo_delayq_init(void)
  */
 void tempo_delayq_exit(void)
 {
+	unregister_pm_notifier(&delayq_alarm_pm_nb);
 	tempo_clock_notifier_unregister(&delayq_clock_nb);
 	WARN(!list_empty(&delayq_list), "tempo: delay queues leaked\n");
 }

@@ -480,6 +480,8 @@ static long dev_ioc_info(void __user *arg, size_t size)
 		.max_user_bytes	= dev_user_limit(DU_BYTES),
 	};
 
+	if (tempo_clock_alarm_ready())
+		in.features |= TEMPO_FEAT_ALARM;
 	/* One MONOTONIC reading, and each clock through its offset at that time. */
 	dev_now_get(&now);
 	in.now_monotonic = dev_clock_to_user(&now, DEV_CLK_MONO, now.mono);

@@ -103,6 +103,8 @@ enum dev_clk {
 	DEV_CLK_REAL,		/* absolute CLOCK_REALTIME */
 	DEV_CLK_COS,		/* absolute CLOCK_REALTIME, TEMPO_ARM_CANCEL_ON_SET */
 	DEV_CLK_DEFER,		/* CLOCK_MONOTONIC, TEMPO_ARM_DEFERRABLE */
+	DEV_CLK_BOOT_ALARM,	/* CLOCK_BOOTTIME, TEMPO_ARM_ALARM: CLOCK_BOOTTIME_ALARM */
+	DEV_CLK_REAL_ALARM,	/* CLOCK_REALTIME, TEMPO_ARM_ALARM: CLOCK_REALTIME_ALARM */
 	DEV_CLK_NR
 };
 
@@ -270,9 +272,11 @@ static inline clockid_t dev_clock_host(u8 clock)
 {
 	switch (clock) {
 	case DEV_CLK_BOOT:
+	case DEV_CLK_BOOT_ALARM:
 		return CLOCK_BOOTTIME;
 	case DEV_CLK_REAL:
 	case DEV_CLK_COS:
+	case DEV_CLK_REAL_ALARM:
 		return CLOCK_REALTIME;
 	default:
 		return CLOCK_MONOTONIC;
@@ -298,6 +302,12 @@ static inline ktime_t dev_now_of(const struct dev_now *now, u8 clock)
 	}
 }
 
+/* Does a timer of @clock wake the machine (TEMPO_ARM_ALARM)? */
+static inline bool dev_clock_is_alarm(u8 clock)
+{
+	return clock >= DEV_CLK_BOOT_ALARM;
+}
+
 /**
  * dev_clock_of() - the clock a spec's flags name
  * @flags: tempo_timer_spec.flags, no unknown bit
@@ -305,7 +315,8 @@ static inline ktime_t dev_now_of(const struct dev_now *now, u8 clock)
  *
  * Return: 0, or -EINVAL for both clocks, or CANCEL_ON_SET other than with
  * TEMPO_ARM_ABS | TEMPO_ARM_REALTIME, or DEFERRABLE with another clock than
- * MONOTONIC.
+ * MONOTONIC, or ALARM with neither clock or with either of those. A
+ * relative REALTIME alarm is an absolute REALTIME one (as timerfd's).
  */
 static inline int dev_clock_of(u32 flags, u8 *clock)
 {
@@ -333,6 +344,14 @@ static inline int dev_clock_of(u32 flags, u8 *clock)
 		if (*clock != DEV_CLK_MONO)
 			return -EINVAL;
 		*clock = DEV_CLK_DEFER;
+	}
+	if (flags & TEMPO_ARM_ALARM) {
+		if (*clock == DEV_CLK_BOOT)
+			*clock = DEV_CLK_BOOT_ALARM;
+		else if (*clock == DEV_CLK_REAL || *clock == DEV_CLK_REAL_REL)
+			*clock = DEV_CLK_REAL_ALARM;
+		else
+			return -EINVAL;
 	}
 	return 0;
 }
@@ -411,6 +430,7 @@ static inline struct tempo_delayq *dev_clock_queue(struct tempo_ctx *ctx, u8 clo
 }
 
 int dev_clock_prepare(struct tempo_ctx *ctx, u8 clock, bool nowait);
+int dev_clock_may_wake(void);
 bool dev_clock_ended(struct tempo_ctx *ctx, const struct dev_item *it);
 bool dev_clock_refuses(struct tempo_ctx *ctx, u8 clock);
 void dev_clock_lock(struct tempo_ctx *ctx);

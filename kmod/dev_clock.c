@@ -19,6 +19,20 @@
  * polls it: so it arms no kick (a delay queue arms one only for those who
  * wait) and costs nothing while its items wait.
  *
+ * Alarms. BOOTTIME and REALTIME timers with TEMPO_ARM_ALARM (relative
+ * REALTIME ones included, as absolute ones from the arm's reading, as
+ * timerfd has them) are items of the file's alarm queues, DEV_CLK_BOOT_ALARM
+ * and DEV_CLK_REAL_ALARM, delay queues of CLOCK_BOOTTIME_ALARM and
+ * CLOCK_REALTIME_ALARM: the queue itself keeps a kernel alarm aimed at its
+ * first deadline, which wakes the machine from suspend (kmod/delayq.c,
+ * "Alarms"). Here they are clocks like the others, with a proxy: while the
+ * machine runs their records come as BOOTTIME and REALTIME ones do, and
+ * after a resume the walk below makes the proxy of a deadline the sleep
+ * passed due. Who may arm one is asked at each arm and re-arm that names
+ * the flag (dev_clock_may_wake(): CAP_WAKE_ALARM, as timerfd_settime()
+ * asks), before anything changes; where the kernel has no RTC to wake the
+ * machine with, the flag is refused.
+ *
  * The proxy. A reader waits on ctx->q alone: read(), poll(), epoll and
  * io_uring see that one queue, with its exclusive wake-ups and its readiness
  * edges. So each clock's queue has one stand-in item on ctx->q, its proxy
@@ -126,6 +140,7 @@
  * clock queue's creation and destruction take).
  */
 
+#include <linux/capability.h>
 #include <linux/debugfs.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -187,6 +202,7 @@ static struct dev_clock *dev_clock_slot(struct tempo_ctx *ctx, u8 clock)
 int dev_clock_prepare(struct tempo_ctx *ctx, u8 clock, bool nowait)
 {
 	struct dev_clock *c = dev_clock_slot(ctx, clock);
+	clockid_t id = dev_clock_host(clock);
 	struct tempo_delayq *q;
 
 	lockdep_assert_held(&ctx->ctl_lock);
@@ -194,7 +210,9 @@ int dev_clock_prepare(struct tempo_ctx *ctx, u8 clock, bool nowait)
 		return 0;
 	if (nowait)
 		return -EAGAIN;
-	q = tempo_delayq_create_clock(dev_clock_host(clock));
+	if (dev_clock_is_alarm(clock))
+		id = id == CLOCK_BOOTTIME ? CLOCK_BOOTTIME_ALARM : CLOCK_REALTIME_ALARM;
+	q = tempo_delayq_create_clock(id);
 	if (!q)
 		return -ENOMEM;
 	mutex_lock(&dev_clock_files_lock);
@@ -205,6 +223,24 @@ int dev_clock_prepare(struct tempo_ctx *ctx, u8 clock, bool nowait)
 	spin_unlock(&ctx->clk_lock);
 	mutex_unlock(&dev_clock_files_lock);
 	return 0;
+}
+
+/**
+ * dev_clock_may_wake() - may the caller arm timers that wake the machine?
+ *
+ * Asked once per arm batch that names TEMPO_ARM_ALARM, before anything
+ * changes: the caller's capability, not the opener's, as
+ * timerfd_settime() asks it (capable(): the initial user namespace).
+ *
+ * Context: process context (the caller's credentials).
+ * Return: 0; -EINVAL where the kernel has no RTC to wake the machine with
+ * (tempo_clock_alarm_ready()); -EPERM without CAP_WAKE_ALARM.
+ */
+int dev_clock_may_wake(void)
+{
+	if (!tempo_clock_alarm_ready())
+		return -EINVAL;
+	return capable(CAP_WAKE_ALARM) ? 0 : -EPERM;
 }
 
 /* The MONOTONIC instant for a proxy standing for @t of @c's clock: within what put_at() takes. */
@@ -661,13 +697,15 @@ void dev_clock_release(struct tempo_ctx *ctx)
  * fdinfo: the file's live timers of each clock but MONOTONIC's, which has the
  * rest of "timers" (dev.c): CLOCK_BOOTTIME; CLOCK_REALTIME, absolute and
  * relative (a relative one is a timer of ctx->q, counted in
- * ctx->nreal_rel); CLOCK_REALTIME with TEMPO_ARM_CANCEL_ON_SET; and
- * CLOCK_MONOTONIC with TEMPO_ARM_DEFERRABLE.
+ * ctx->nreal_rel); CLOCK_REALTIME with TEMPO_ARM_CANCEL_ON_SET;
+ * CLOCK_MONOTONIC with TEMPO_ARM_DEFERRABLE; and the alarms of
+ * CLOCK_BOOTTIME and CLOCK_REALTIME.
  */
 void dev_clock_fdinfo(struct seq_file *m, struct tempo_ctx *ctx)
 {
 	static const char * const names[DEV_CLK_QUEUES] = {
-		"boottime", "realtime", "realtime_cancel_on_set", "monotonic_deferrable"
+		"boottime", "realtime", "realtime_cancel_on_set", "monotonic_deferrable",
+		"boottime_alarm", "realtime_alarm"
 	};
 	unsigned int i, n, ready;
 	bool due;

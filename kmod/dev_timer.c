@@ -470,7 +470,7 @@ static unsigned int dev_timers_put(struct tempo_ctx *ctx, u8 clock,
 
 /* The flags that name another clock than MONOTONIC (dev_clock_of()). */
 #define DEV_ARM_CLOCKS	(TEMPO_ARM_BOOTTIME | TEMPO_ARM_REALTIME | TEMPO_ARM_CANCEL_ON_SET | \
-			 TEMPO_ARM_DEFERRABLE)
+			 TEMPO_ARM_DEFERRABLE | TEMPO_ARM_ALARM)
 
 /* What each element of one arm batch is checked against, read once per batch. */
 struct dev_arm_env {
@@ -783,12 +783,19 @@ static int dev_arm_prepare(struct tempo_ctx *ctx, const struct tempo_timer_spec 
 			   bool nowait)
 {
 	u32 i, n = 0, nfree, clocks = 0;
+	int clock, err, wake = 1;
 	ktime_t deadline;
-	int clock, err;
 
 	lockdep_assert_held(&ctx->ctl_lock);
 	for (i = 0; i < b->count; i++) {
 		clock = dev_spec_deadline(&specs[i], env, &deadline);
+		/* An alarm: may the caller wake the machine? Asked once per batch. */
+		if (clock >= 0 && unlikely(dev_clock_is_alarm(clock))) {
+			if (wake > 0)
+				wake = dev_clock_may_wake();
+			if (wake)
+				clock = wake;
+		}
 		if (clock < 0) {
 			dev_batch_fail(b, i, clock);
 			return clock;

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suite "tempo_clock": the clock core (kmod/clock.c, kmod/clock.h) and
- * delay queues of CLOCK_BOOTTIME and CLOCK_REALTIME (kmod/delayq.c).
+ * delay queues of CLOCK_BOOTTIME and CLOCK_REALTIME (kmod/delayq.c), and of
+ * their alarm clocks, whose alarm is checked where it is aimed
+ * (tempo_delayq_stats()' alarm): a suspend that only it ends is
+ * tools/uapi-tests/clocks_test.c's.
  *
  * The conversion arithmetic at its edges, table by table; then queues of
  * other clocks against the real clocks, the wall clock stepped by
@@ -11,6 +14,7 @@
  */
 
 #include <kunit/test.h>
+#include <linux/alarmtimer.h>
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/kthread.h>
@@ -318,6 +322,231 @@ static void clock_consume_all(struct kunit *test)
 	tempo_delayq_destroy(q, NULL, NULL);
 }
 
+/* Where an alarm queue's alarm is queued among the kernel's (tempo_delayq_stats()). */
+static ktime_t ct_alarm(struct tempo_delayq *q)
+{
+	struct tempo_delayq_stats st;
+
+	tempo_delayq_stats(q, &st);
+	return st.alarm;
+}
+
+/* A grain of the delay queue: an alarm is aimed at least this far ahead. */
+#define CT_GRAIN	BIT_ULL(20)
+
+/* Is @t still more than a grain ahead of @clock (so an alarm goes to it)? */
+static bool ct_far(clockid_t clock, ktime_t t)
+{
+	ktime_t now = clock == CLOCK_BOOTTIME ? ktime_get_boottime() : ktime_get_real();
+
+	return ktime_after(t, ktime_add_ns(now, CT_GRAIN));
+}
+
+/* Alarm queues need an RTC the kernel wakes the machine with. */
+static void ct_need_alarms(struct kunit *test)
+{
+	if (!alarmtimer_get_rtcdev())
+		kunit_skip(test, "no RTC for alarms in this kernel");
+}
+
+/*
+ * Alarm clocks make alarm queues exactly where the kernel has an RTC to wake
+ * the machine with, and another queue reports no alarm. Fails if: an alarm
+ * clock is refused (or, without an RTC, accepted).
+ */
+static void clock_alarm_create(struct kunit *test)
+{
+	static const clockid_t clocks[] = { CLOCK_BOOTTIME_ALARM, CLOCK_REALTIME_ALARM };
+	struct tempo_delayq *q;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(clocks); i++) {
+		q = tempo_delayq_create_clock(clocks[i]);
+		KUNIT_EXPECT_EQ_MSG(test, !!q, !!alarmtimer_get_rtcdev(), "clock %d", clocks[i]);
+		if (!q)
+			continue;
+		KUNIT_EXPECT_EQ(test, ct_alarm(q), KTIME_MAX);
+		tempo_delayq_destroy(q, NULL, NULL);
+	}
+	q = ct_queue(test, CLOCK_BOOTTIME);
+	KUNIT_EXPECT_EQ(test, ct_alarm(q), 0);
+	tempo_delayq_destroy(q, NULL, NULL);
+}
+
+struct ct_alarm_case {
+	const char	*what;
+	clockid_t	clock;
+	u64		delay;
+};
+
+static const struct ct_alarm_case ct_alarm_cases[] = {
+	{ "boottime, 20 ms (a level-0 slot)", CLOCK_BOOTTIME_ALARM, 20 * CT_MS },
+	{ "boottime, 5 s", CLOCK_BOOTTIME_ALARM, 5 * NSEC_PER_SEC },
+	{ "boottime, 1 h", CLOCK_BOOTTIME_ALARM, CT_HOUR },
+	{ "realtime, 30 ms", CLOCK_REALTIME_ALARM, 30 * CT_MS },
+	{ "realtime, 40 days", CLOCK_REALTIME_ALARM, 40 * 24 * CT_HOUR },
+};
+
+/* One row of clock_alarm_aimed(). */
+static void ct_alarm_aimed_one(struct kunit *test, const struct ct_alarm_case *c)
+{
+	clockid_t base = c->clock == CLOCK_BOOTTIME_ALARM ? CLOCK_BOOTTIME : CLOCK_REALTIME;
+	struct tempo_delayq *q;
+	struct ct_item it = {};
+	ktime_t now, deadline, at;
+
+	q = ct_queue(test, c->clock);
+	tempo_delayq_node_init(&it.node);
+	now = base == CLOCK_BOOTTIME ? ktime_get_boottime() : ktime_get_real();
+	deadline = ktime_add_ns(now, c->delay);
+	KUNIT_ASSERT_EQ_MSG(test, tempo_delayq_put_at(q, &it.node, deadline), 0, "%s", c->what);
+	at = ct_alarm(q);
+	KUNIT_EXPECT_LE_MSG(test, at, deadline, "%s: late by %lld ns", c->what,
+			    ktime_sub(at, deadline));
+	KUNIT_EXPECT_GT_MSG(test, at, now, "%s", c->what);
+	/* At it: unless the CPU stalled to within a grain of it (TCG). */
+	if (c->delay < 60 * CT_MS && ct_far(base, deadline))
+		KUNIT_EXPECT_EQ_MSG(test, at, deadline, "%s", c->what);
+	KUNIT_EXPECT_TRUE_MSG(test, tempo_delayq_peek(q, &at), "%s", c->what);
+	at = ct_alarm(q);
+	if (ct_far(base, deadline))
+		KUNIT_EXPECT_EQ_MSG(test, at, deadline, "%s", c->what);
+	KUNIT_EXPECT_TRUE_MSG(test, tempo_delayq_remove(q, &it.node), "%s", c->what);
+	KUNIT_EXPECT_EQ_MSG(test, ct_alarm(q), KTIME_MAX, "%s", c->what);
+	if (c->delay < 60 * CT_MS) {
+		now = base == CLOCK_BOOTTIME ? ktime_get_boottime() : ktime_get_real();
+		deadline = ktime_add_ns(now, c->delay);
+		KUNIT_ASSERT_EQ_MSG(test, tempo_delayq_put_at(q, &it.node, deadline), 0,
+				    "%s", c->what);
+		KUNIT_ASSERT_PTR_EQ_MSG(test, tempo_delayq_take_timeout(q, 5 * NSEC_PER_SEC),
+					&it.node, "%s", c->what);
+		now = base == CLOCK_BOOTTIME ? ktime_get_boottime() : ktime_get_real();
+		KUNIT_EXPECT_FALSE_MSG(test, ktime_before(now, deadline), "%s", c->what);
+	}
+	KUNIT_EXPECT_EQ_MSG(test, tempo_delayq_destroy(q, NULL, NULL), 0, "%s", c->what);
+}
+
+/*
+ * One item of each delay (the table as a loop, not KUNIT_ARRAY_PARAM: see
+ * order_test.c): the put aims the alarm no later than its deadline and not
+ * in the past (at it, for a level-0 slot's); once the item is sorted
+ * (peek()), at its deadline exactly, moved later if need be; a remove that
+ * empties the queue cancels it; and the item is never taken early. Fails
+ * if: the put leaves the alarm unarmed (KTIME_MAX) or aims it at a coarse
+ * slot's start for good (not moved later when the bound is exact), or the
+ * empty queue keeps it.
+ */
+static void clock_alarm_aimed(struct kunit *test)
+{
+	unsigned int i;
+
+	ct_need_alarms(test);
+	for (i = 0; i < ARRAY_SIZE(ct_alarm_cases); i++)
+		ct_alarm_aimed_one(test, &ct_alarm_cases[i]);
+}
+
+/*
+ * Of several items, the alarm follows the first deadline still to come:
+ * not one that has passed (an item due and untaken), and the next one once
+ * the first is taken. Fails if: a due item holds the alarm in the past, or
+ * a take of the first leaves it there for good.
+ */
+static void clock_alarm_first_to_come(struct kunit *test)
+{
+	const u64 delays[] = { CT_HOUR, 10 * 60 * NSEC_PER_SEC, 2 * CT_HOUR };
+	struct tempo_delayq *q;
+	struct ct_item it[4] = {};
+	ktime_t now, d[4], at;
+	unsigned int i;
+
+	ct_need_alarms(test);
+	q = ct_queue(test, CLOCK_BOOTTIME_ALARM);
+	now = ktime_get_boottime();
+	for (i = 0; i < ARRAY_SIZE(it); i++) {
+		tempo_delayq_node_init(&it[i].node);
+		/* it[3]: due already. */
+		d[i] = i < 3 ? ktime_add_ns(now, delays[i]) : ktime_sub_ms(now, 1);
+		KUNIT_ASSERT_EQ(test, tempo_delayq_put_at(q, &it[i].node, d[i]), 0);
+	}
+	KUNIT_EXPECT_TRUE(test, tempo_delayq_peek(q, &at));
+	KUNIT_EXPECT_EQ(test, at, d[3]);
+	/* Sorted up to it[1]: the first to come, the due one aside. */
+	at = ct_alarm(q);
+	KUNIT_EXPECT_GT(test, at, now);
+	KUNIT_EXPECT_LE(test, at, d[1]);
+	KUNIT_EXPECT_PTR_EQ(test, tempo_delayq_try_take(q), &it[3].node);
+	KUNIT_EXPECT_TRUE(test, tempo_delayq_remove(q, &it[1].node));
+	KUNIT_EXPECT_TRUE(test, tempo_delayq_peek(q, &at));
+	KUNIT_EXPECT_EQ(test, ct_alarm(q), d[0]);
+	KUNIT_EXPECT_TRUE(test, tempo_delayq_remove(q, &it[0].node));
+	KUNIT_EXPECT_TRUE(test, tempo_delayq_peek(q, &at));
+	KUNIT_EXPECT_EQ(test, ct_alarm(q), d[2]);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, ct_release, NULL), 1);
+}
+
+/*
+ * The alarm fires with nobody waiting (no kick is armed), and its callback
+ * aims it at the next deadline: after the first item's deadline, the alarm
+ * stands ahead of the clock, no later than the second's. Fails if: the
+ * callback does not aim the alarm again (it stays at the first deadline,
+ * past), or the alarm never fires.
+ */
+static void clock_alarm_fires_and_aims_again(struct kunit *test)
+{
+	struct tempo_delayq *q;
+	struct ct_item a = {}, b = {};
+	ktime_t now, at;
+
+	ct_need_alarms(test);
+	q = ct_queue(test, CLOCK_BOOTTIME_ALARM);
+	tempo_delayq_node_init(&a.node);
+	tempo_delayq_node_init(&b.node);
+	now = ktime_get_boottime();
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put_at(q, &a.node, ktime_add_ms(now, 30)), 0);
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put_at(q, &b.node, ktime_add_ns(now, CT_HOUR)), 0);
+	at = ct_alarm(q);
+	if (ct_far(CLOCK_BOOTTIME, ktime_add_ms(now, 30)))
+		KUNIT_EXPECT_EQ(test, at, ktime_add_ms(now, 30));
+	msleep(300);
+	at = ct_alarm(q);
+	KUNIT_EXPECT_GT_MSG(test, at, ktime_get_boottime(), "the alarm stayed %lld ms behind",
+			    ktime_to_ms(ktime_sub(ktime_get_boottime(), at)));
+	KUNIT_EXPECT_LE(test, at, ktime_add_ns(now, CT_HOUR));
+	KUNIT_EXPECT_PTR_EQ(test, tempo_delayq_try_take(q), &a.node);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, ct_release, NULL), 1);
+}
+
+/*
+ * A REALTIME alarm queue and the wall clock: set forward past its item, the
+ * alarm fires (its base follows the set) and, nothing left to come, is
+ * cancelled; set back before the item, the walk after the change aims it
+ * at the item's deadline again, though the item was counted due. Fails if:
+ * the bound trusts a counted prefix the clock no longer reaches (the
+ * alarm stays cancelled: the machine would sleep through the item).
+ */
+static void clock_alarm_realtime_steps(struct kunit *test)
+{
+	ktime_t real = ktime_get_real(), mono = ktime_get(), d;
+	struct tempo_delayq *q;
+	struct ct_item a = {};
+
+	ct_need_alarms(test);
+	q = ct_queue(test, CLOCK_REALTIME_ALARM);
+	tempo_delayq_node_init(&a.node);
+	d = ktime_add_ns(real, 10 * NSEC_PER_SEC);
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put_at(q, &a.node, d), 0);
+	ct_step(test, CT_HOUR);
+	msleep(200);	/* the alarm's callback, and the walk after the set */
+	KUNIT_EXPECT_EQ(test, ct_alarm(q), KTIME_MAX);
+	KUNIT_EXPECT_EQ(test, ct_ready(q), 1);
+	ct_step(test, -(s64)CT_HOUR);
+	msleep(200);	/* the walk */
+	KUNIT_EXPECT_EQ(test, ct_alarm(q), d);
+	KUNIT_EXPECT_EQ(test, ct_ready(q), 0);
+	ct_restore(real, mono);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, ct_release, NULL), 1);
+}
+
 #ifdef TEMPO_TESTING
 /* What the walk's test point saw: a queue made meanwhile on another thread, in time. */
 static struct {
@@ -402,6 +631,11 @@ static struct kunit_case clock_cases[] = {
 	KUNIT_CASE(clock_queue_realtime_set_back),
 	KUNIT_CASE(clock_queue_realtime_set_forward),
 	KUNIT_CASE(clock_consume_all),
+	KUNIT_CASE(clock_alarm_create),
+	KUNIT_CASE(clock_alarm_aimed),
+	KUNIT_CASE(clock_alarm_first_to_come),
+	KUNIT_CASE(clock_alarm_fires_and_aims_again),
+	KUNIT_CASE(clock_alarm_realtime_steps),
 	KUNIT_CASE(clock_walk_lets_queues_come_and_go),
 	{}
 };

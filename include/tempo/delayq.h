@@ -138,6 +138,30 @@
  * that the change made due is then taken or its consumer woken within that
  * bound again.
  *
+ * Alarm queues: tempo_delayq_create_clock(CLOCK_BOOTTIME_ALARM) or
+ * (CLOCK_REALTIME_ALARM) makes a queue of CLOCK_BOOTTIME or CLOCK_REALTIME,
+ * with everything above, that also wakes the machine from suspend (S3 or
+ * suspend-to-idle) for its deadlines, as a timerfd of that clock does:
+ * while it holds an item whose deadline has not passed it keeps a kernel
+ * alarm (kernel/time/alarmtimer.c) aimed no later than the first such
+ * deadline (by less than 2^20 ns when that is closer), whether or not
+ * anybody waits; before each suspend the module aims it at that deadline
+ * exactly, and the kernel programs the RTC for the earliest alarm of the
+ * system. So a suspended machine wakes for the first item no earlier than
+ * its deadline less the RTC's resolution (a second on a PC), and its
+ * consumer asleep is woken after the resume as soon as the hrtimers run
+ * again, by the alarm's callback (the item is takeable from its deadline
+ * on, never earlier). The kernel refuses a suspend that begins less than two
+ * seconds before an alarm (-EBUSY). No capability is asked here: who may
+ * wake the machine is the caller's to decide (CAP_WAKE_ALARM for a user).
+ * The queue holds no wakeup source: a system that suspends on its own keeps
+ * itself awake for the consumer. Creation fails where the kernel has no RTC
+ * to wake the machine with. The alarm's callback runs in the hrtimer
+ * interrupt, does a bounded amount of work per expiry (as the kick), and
+ * takes the queue's lock, as every call does, with interrupts off; an
+ * alarm queue costs a hard interrupt per first deadline and a sort of its
+ * items before each suspend, O(items) in steps, in process context.
+ *
  * Wake-ups: consumers sleep as exclusive waiters (FIFO). When items become
  * takeable one consumer is woken; a consumer that leaves items takeable
  * wakes the next, so one more consumer runs per takeable item at most and no
@@ -212,6 +236,12 @@ struct tempo_delayq_node {
  * @pending:	items waiting for their deadline, now (queue only)
  * @ready:	items whose deadline has passed, now (queue only)
  * @waiters:	consumers in take*() that sleep or may sleep, now (queue only)
+ * @alarm:	an alarm queue's: the time of its clock its alarm is queued
+ *		for among the kernel's alarms (whose earliest the RTC is set
+ *		for at suspend) as the call begins, no later than the first
+ *		deadline still to come; KTIME_MAX, not queued (nothing to
+ *		come, or it fired and its callback is on its way); 0 for
+ *		another queue (queue only)
  *
  * put = taken + removed + flushed + pending + ready at every instant the
  * queue's lock is free: a requeued item is counted once in put, and in
@@ -228,6 +258,7 @@ struct tempo_delayq_stats {
 	u32	pending;
 	u32	ready;
 	u32	waiters;
+	ktime_t	alarm;
 };
 
 /**

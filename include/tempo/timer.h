@@ -113,6 +113,14 @@
  *	/dev/tempo timer          the file's kick: a FINE | IRQ timer with the
  *	(include/uapi/tempo.h)    least slack_us of the file's timers; then the
  *	                          reader's wake-up
+ *	alarm: /dev/tempo's       awake: as a timer of its clock (D of BOOTTIME
+ *	TEMPO_ARM_ALARM, or an    or REALTIME, reached through the clock's
+ *	item of a delay queue of  offset); suspended: the machine is woken by
+ *	CLOCK_*_ALARM             the RTC from D - 1 s (its resolution) on, then
+ *	(include/tempo/delayq.h)  the resume, then the system workqueue's run of
+ *	                          one item (/dev/tempo); then the reader's
+ *	                          wake-up, or, in the kernel, a consumer's woken
+ *	                          by the alarm's hrtimer callback
  *
  * gran(d) is less than one tick when d is below TEMPO_TIMER_LVL0_TICKS
  * ticks, else one granule of d's wheel level, at most 1/8 of d (12.5%; the

@@ -90,7 +90,8 @@
  *    a deadline moves that much later in real time.
  *  - CLOCK_BOOTTIME (TEMPO_ARM_BOOTTIME) counts suspended time: a timer
  *    whose deadline passed while the machine slept fires right after resume.
- *    It does not wake the machine (CLOCK_BOOTTIME_ALARM would; not offered).
+ *    It does not wake the machine; with TEMPO_ARM_ALARM it does (see
+ *    "Alarms").
  *  - CLOCK_REALTIME (TEMPO_ARM_REALTIME), the wall clock. An absolute
  *    deadline follows it: when the clock is set (clock_settime(),
  *    settimeofday(), adjtimex()'s ADJ_SETOFFSET, a leap second; a resume too,
@@ -112,6 +113,36 @@
  * (as timerfd_settime() reports ECANCELED); a cancel works as for any timer,
  * withdrawing the record. Once the record is read or withdrawn the timer is
  * gone: its id gets ENOENT from every call, a re-arm included.
+ *
+ * Alarms (TEMPO_ARM_ALARM, feature TEMPO_FEAT_ALARM): a CLOCK_BOOTTIME or
+ * CLOCK_REALTIME timer that also wakes the machine from suspend for its
+ * deadline, as a timerfd of CLOCK_BOOTTIME_ALARM or CLOCK_REALTIME_ALARM
+ * does: at suspend the kernel's alarm timers (alarmtimer) program the
+ * real-time clock for the earliest alarm of the system, tempo's among them.
+ *  - Who: the caller of the arm, or of a re-arm that names TEMPO_ARM_ALARM,
+ *    needs CAP_WAKE_ALARM (in the initial user namespace, as
+ *    timerfd_settime() asks): else the whole batch fails with EPERM and
+ *    nothing changes. It is the caller's capability, not the opener's: a
+ *    file passed to a process without it arms no alarm. A cancel, and a
+ *    re-arm without the flag, need nothing.
+ *  - Where: only on a machine with an RTC that the kernel can wake it with
+ *    (TEMPO_FEAT_ALARM says so at TEMPO_IOC_INFO); elsewhere EINVAL. Not
+ *    with TEMPO_ARM_CANCEL_ON_SET or TEMPO_ARM_DEFERRABLE, nor without a
+ *    clock (EINVAL). A relative REALTIME alarm is an absolute one, the
+ *    arm's CLOCK_REALTIME reading plus the delay, as timerfd makes a
+ *    CLOCK_REALTIME_ALARM one: it follows sets of the wall clock.
+ *  - When: its record is ready, and flagged, as its clock's (TEMPO_EVF_
+ *    BOOTTIME or TEMPO_EVF_REALTIME), never before the deadline. A machine
+ *    suspended before the deadline wakes by the RTC no earlier than the
+ *    deadline less the RTC's resolution (a second on a PC), and the record
+ *    is read as any BOOTTIME or REALTIME record after a resume (the bounds
+ *    under "Never early"); the kernel refuses a suspend (EBUSY from
+ *    /sys/power/state) that begins less than two seconds before an alarm,
+ *    as for any alarm. tempo holds no wakeup source: on a system that
+ *    suspends on its own (autosleep), a reader keeps it awake with epoll's
+ *    EPOLLWAKEUP.
+ * A file keeps its alarm timers in a queue per clock, apart from the others
+ * (see "Limits").
  *
  * Deferrable timers (TEMPO_ARM_DEFERRABLE, CLOCK_MONOTONIC only; feature
  * TEMPO_FEAT_DEFERRABLE): the timer never causes an interrupt on an idle
@@ -139,11 +170,11 @@
  * tick or more gives tick-granular records: whole ticks, shared with the
  * file's other timers and the kernel's. Each kind's bound is one table,
  * "tempo timer time bounds" in include/tempo/timer.h, which the module
- * installs beside this header: a /dev/tempo timer is its last row. A set or a
- * resume costs that one work item, which visits each file holding timers of
- * another clock than CLOCK_MONOTONIC once, whatever their number or its
- * watchers, and wakes only the readers and pollers of a file whose records
- * the change made ready.
+ * installs beside this header: a /dev/tempo timer and an alarm are its last
+ * rows. A set or a resume costs that one work item, which visits each file
+ * holding timers of another clock than CLOCK_MONOTONIC once, whatever their
+ * number or its watchers, and wakes only the readers and pollers of a file
+ * whose records the change made ready.
  *
  * Time namespaces. CLOCK_MONOTONIC and CLOCK_BOOTTIME times cross this
  * interface in the time namespace (time_namespaces(7)) of the calling task,
@@ -172,7 +203,7 @@
  * stays counted by one of these for as long as it stays allocated, or is
  * freed when the call ends: an arm batch that fails, wherever, keeps no room
  * it made for its new timers. A file's fixed part (its context, its event
- * queue, a queue per other clock it has used, four at most, and the unused
+ * queue, a queue per other clock it has used, six at most, and the unused
  * rest of its slot table's last chunk of 256 slots) is bounded by the open
  * files. Memory is charged to the memory cgroup of the
  * file's opener; at its limit a call fails with ENOMEM. A call that fails on
@@ -229,6 +260,8 @@
 #define TEMPO_FEAT_HOUSEKEEPING	(1U << 12)
 /* Records are ready within a 64th of a tick of their deadline, or slack_us. */
 #define TEMPO_FEAT_FINE		(1U << 13)
+/* TEMPO_ARM_ALARM, and the machine has an RTC that the kernel wakes it with */
+#define TEMPO_FEAT_ALARM	(1U << 14)
 
 #define TEMPO_INFO_SIZE_VER0	64	/* struct tempo_info up to max_user_bytes */
 
@@ -290,9 +323,10 @@ struct tempo_info {
 #define TEMPO_ARM_REALTIME	(1U << 3)	/* the timer's clock: CLOCK_REALTIME */
 #define TEMPO_ARM_CANCEL_ON_SET	(1U << 4)	/* with ABS | REALTIME: end when the clock is set */
 #define TEMPO_ARM_DEFERRABLE	(1U << 5)	/* MONOTONIC only: never wakes an idle CPU */
+#define TEMPO_ARM_ALARM		(1U << 6)	/* with BOOTTIME or REALTIME: wakes the machine */
 #define TEMPO_ARM_FLAGS		(TEMPO_ARM_ABS | TEMPO_ARM_REARM | TEMPO_ARM_BOOTTIME | \
 				 TEMPO_ARM_REALTIME | TEMPO_ARM_CANCEL_ON_SET | \
-				 TEMPO_ARM_DEFERRABLE)
+				 TEMPO_ARM_DEFERRABLE | TEMPO_ARM_ALARM)
 
 /**
  * struct tempo_timer_spec - one timer of a TEMPO_IOC_TIMER_ARM batch
@@ -316,7 +350,10 @@ struct tempo_info {
  *	TEMPO_ARM_REALTIME (neither: CLOCK_MONOTONIC), and
  *	TEMPO_ARM_CANCEL_ON_SET only with TEMPO_ARM_ABS | TEMPO_ARM_REALTIME,
  *	TEMPO_ARM_DEFERRABLE only without TEMPO_ARM_BOOTTIME and
- *	TEMPO_ARM_REALTIME; else EINVAL.
+ *	TEMPO_ARM_REALTIME, TEMPO_ARM_ALARM only with one of them and
+ *	without TEMPO_ARM_CANCEL_ON_SET, and only where TEMPO_FEAT_ALARM is
+ *	set; else EINVAL. TEMPO_ARM_ALARM without CAP_WAKE_ALARM: EPERM (see
+ *	"Alarms").
  * @slack_us: 0, or how late in microseconds the timer may fire after each
  *	deadline (TEMPO_FEAT_SLACK; a kernel without it fails any nonzero
  *	value with EINVAL). At most TEMPO_SLACK_MAX_US, else EINVAL. The

@@ -205,3 +205,26 @@ int tempo_event_clock(const struct tempo_event *ev)
 		return CLOCK_BOOTTIME;
 	return ev->flags & TEMPO_EVF_REALTIME ? CLOCK_REALTIME : CLOCK_MONOTONIC;
 }
+
+int tempo_clock_flags(clockid_t clock, uint32_t *flags)
+{
+	switch (clock) {
+	case CLOCK_MONOTONIC:
+		*flags = 0;
+		return 0;
+	case CLOCK_BOOTTIME:
+		*flags = TEMPO_ARM_BOOTTIME;
+		return 0;
+	case CLOCK_REALTIME:
+		*flags = TEMPO_ARM_REALTIME;
+		return 0;
+	case CLOCK_BOOTTIME_ALARM:
+		*flags = TEMPO_ARM_BOOTTIME | TEMPO_ARM_ALARM;
+		return 0;
+	case CLOCK_REALTIME_ALARM:
+		*flags = TEMPO_ARM_REALTIME | TEMPO_ARM_ALARM;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "uapi/tempo.h"
 
@@ -96,6 +97,15 @@ uint64_t tempo_now(uint32_t flags);
 
 /* The clock of a record's deadline and time (TEMPO_EVF_BOOTTIME, _REALTIME). */
 int tempo_event_clock(const struct tempo_event *ev);
+
+/*
+ * The TEMPO_ARM_* clock flags of a timerfd clock: 0 for CLOCK_MONOTONIC,
+ * TEMPO_ARM_BOOTTIME, TEMPO_ARM_REALTIME, and with TEMPO_ARM_ALARM for
+ * CLOCK_BOOTTIME_ALARM and CLOCK_REALTIME_ALARM (the arm then needs
+ * CAP_WAKE_ALARM, and TEMPO_FEAT_ALARM). Returns 0 and sets *@flags, or
+ * -EINVAL for another clock.
+ */
+int tempo_clock_flags(clockid_t clock, uint32_t *flags);
 
 #ifdef __cplusplus
 }

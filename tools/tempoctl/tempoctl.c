@@ -135,7 +135,7 @@ static int do_info(int argc, char **argv)
 	open_object(NULL);
 	print_u64("version", "abi version    %" PRIu64 "\n", in.version);
 	print_u64("features", "features       0x%" PRIx64, in.features);
-	print_text(" (%s%s%s%s%s%s%s%s%s%s%s%s%s%s)\n", in.features & TEMPO_FEAT_TIMERS ? "timers " : "",
+	print_text(" (%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s)\n", in.features & TEMPO_FEAT_TIMERS ? "timers " : "",
 		   in.features & TEMPO_FEAT_PERIODIC ? "periodic " : "",
 		   in.features & TEMPO_FEAT_ORDER ? "order " : "",
 		   in.features & TEMPO_FEAT_SINK ? "sink " : "",
@@ -148,7 +148,8 @@ static int do_info(int argc, char **argv)
 		   in.features & TEMPO_FEAT_DEFERRABLE ? "deferrable " : "",
 		   in.features & TEMPO_FEAT_SLACK ? "slack " : "",
 		   in.features & TEMPO_FEAT_HOUSEKEEPING ? "housekeeping " : "",
-		   in.features & TEMPO_FEAT_FINE ? "fine" : "");
+		   in.features & TEMPO_FEAT_FINE ? "fine " : "",
+		   in.features & TEMPO_FEAT_ALARM ? "alarm" : "");
 	print_u64("record_size", "record size    %" PRIu64 " bytes\n", in.record_size);
 	print_u64("tick_ns", "tick           %" PRIu64 " ns\n", in.tick_ns);
 	print_u64("max_delay_ns", "max delay      %" PRIu64 " ns\n", in.max_delay_ns);
@@ -344,16 +345,16 @@ static void print_event(const struct tempo_event *ev)
 
 /*
  * The clock keywords of arm, watch and query: boottime, realtime (neither:
- * monotonic), cancel-on-set and deferrable, as TEMPO_ARM_* flags.
+ * monotonic), cancel-on-set, deferrable and alarm, as TEMPO_ARM_* flags.
  */
 struct clock_kw {
-	uint64_t boottime, realtime, cancel_on_set, deferrable;
+	uint64_t boottime, realtime, cancel_on_set, deferrable, alarm;
 };
 
 #define CLOCK_KWS(c) \
 	{ "boottime", false, true, &(c).boottime }, { "realtime", false, true, &(c).realtime }, \
 	{ "cancel-on-set", false, true, &(c).cancel_on_set }, \
-	{ "deferrable", false, true, &(c).deferrable }
+	{ "deferrable", false, true, &(c).deferrable }, { "alarm", false, true, &(c).alarm }
 
 static uint32_t clock_flags(const struct clock_kw *c)
 {
@@ -361,7 +362,7 @@ static uint32_t clock_flags(const struct clock_kw *c)
 	return (c->boottime ? TEMPO_ARM_BOOTTIME : 0) | (c->realtime ? TEMPO_ARM_REALTIME : 0) |
 	       (c->cancel_on_set ? TEMPO_ARM_CANCEL_ON_SET | TEMPO_ARM_ABS |
 				   TEMPO_ARM_REALTIME : 0) |
-	       (c->deferrable ? TEMPO_ARM_DEFERRABLE : 0);
+	       (c->deferrable ? TEMPO_ARM_DEFERRABLE : 0) | (c->alarm ? TEMPO_ARM_ALARM : 0);
 }
 
 /*
@@ -828,7 +829,8 @@ static int do_help(int argc, char **argv)
 		printf("  %-11s %-44s %s\n", c->name, c->args, c->help);
 	printf("\nTimes take ns, us, ms or s (default ns). Commands match by prefix.\n"
 	       "CLOCK: boottime or realtime (default monotonic), and cancel-on-set\n"
-	       "(an absolute realtime timer that ends when the wall clock is set), or\n"
+	       "(an absolute realtime timer that ends when the wall clock is set) or\n"
+	       "alarm (it wakes the machine from suspend; needs CAP_WAKE_ALARM), or\n"
 	       "deferrable (monotonic; never wakes an idle CPU).\n"
 	       "Exit status: 0 ok, 1 a call failed, 2 usage, 3 a check failed.\n");
 	return 0;

@@ -23,6 +23,11 @@
  *    MONOTONIC timer does not count the sleep, a REALTIME
  *    one the sleep passed fires, and a CANCEL_ON_SET one reports the change
  *    (a resume sets the wall clock forward by the time slept).
+ *  - alarms (TEMPO_ARM_ALARM): their flags, records and fdinfo lines; a
+ *    relative REALTIME alarm that follows a set of the wall clock; and an
+ *    ACPI S3 suspend that nothing wakes but tempo's alarm, BOOTTIME and
+ *    REALTIME, with the RTC's own alarm set far later as a bounded fallback
+ *    that fails the case (alarm_suspend()). Not on a KCSAN kernel.
  *
  * Cases that need a namespace start a kid in one (tools/uapi-tests/kids.h); it
  * reports through its exit status (and its diagnostics on the shared
@@ -402,6 +407,11 @@ static int test_clock_flags_refused(void)
 		TEMPO_ARM_DEFERRABLE | TEMPO_ARM_REALTIME,
 		TEMPO_ARM_DEFERRABLE | TEMPO_ARM_REALTIME | TEMPO_ARM_ABS,
 		TEMPO_ARM_DEFERRABLE | TEMPO_ARM_ABS | TEMPO_ARM_REALTIME | TEMPO_ARM_CANCEL_ON_SET,
+		TEMPO_ARM_ALARM,
+		TEMPO_ARM_ALARM | TEMPO_ARM_ABS,
+		TEMPO_ARM_ALARM | TEMPO_ARM_BOOTTIME | TEMPO_ARM_REALTIME,
+		TEMPO_ARM_ALARM | TEMPO_ARM_ABS | TEMPO_ARM_REALTIME | TEMPO_ARM_CANCEL_ON_SET,
+		TEMPO_ARM_ALARM | TEMPO_ARM_DEFERRABLE,
 		1U << 31,
 	};
 	struct tempo_timer_spec s[2];
@@ -1126,6 +1136,224 @@ static int test_suspend_resume(void)
 	return TEST_PASS;
 }
 
+/* ---- alarms ---- */
+
+/* Does this kernel offer alarms (an RTC the kernel wakes the machine with)? */
+static bool alarms_offered(void)
+{
+	struct tempo_info in;
+	int fd = tempo_open(0), err;
+
+	if (fd < 0)
+		return false;
+	err = tempo_info(fd, &in);
+	close(fd);
+	return !err && (in.features & TEMPO_FEAT_ALARM);
+}
+
+/*
+ * How late an alarm's record may come while the machine runs, in these
+ * tests: far above its bound ("tempo timer time bounds",
+ * include/tempo/timer.h), which a loaded TCG host stretches to tens of
+ * milliseconds, and far below a timer served late by a coarse slot or a
+ * missed wake-up.
+ */
+#define ALARM_LATE_MAX	(100 * MS)
+
+/*
+ * Read one alarm's record, on time: never early, and read less than
+ * ALARM_LATE_MAX after its deadline, or after the read began if that is
+ * later (a slow kernel, KCSAN's, may still be arming when the deadline
+ * passes). 0, or -1 without a record within 5 s.
+ */
+static int read_alarm_on_time(int fd, struct tempo_event *ev)
+{
+	uint64_t b0 = now_ns(CLOCK_BOOTTIME), r0 = now_ns(CLOCK_REALTIME), t, from;
+	bool real;
+
+	if (read_one(fd, ev))
+		return -1;
+	real = ev->flags & TEMPO_EVF_REALTIME;
+	t = now_ns(real ? CLOCK_REALTIME : CLOCK_BOOTTIME);
+	from = real ? r0 : b0;
+	if (from < ev->deadline)
+		from = ev->deadline;
+	EXPECT_GE(ev->time, ev->deadline, "record %llu", (unsigned long long)ev->cookie);
+	EXPECT_LT(t, from + ALARM_LATE_MAX, "record %llu read %lld ms late, %lld ms after the read began",
+		  (unsigned long long)ev->cookie,
+		  ((long long)t - (long long)ev->deadline) / (long long)MS,
+		  ((long long)t - (long long)(real ? r0 : b0)) / (long long)MS);
+	return 0;
+}
+
+/*
+ * Alarm timers while the machine runs: BOOTTIME and REALTIME ones, absolute
+ * and relative, arm, show in fdinfo under their clocks, and fire as their
+ * clocks' timers do, on time (read_alarm_on_time()); a re-arm moves one to
+ * a plain clock and back. Fails if: an alarm's record is not flagged in its clock, or reaches
+ * its reader late, or fdinfo does not count the alarms apart.
+ */
+static int test_alarm_timers(void)
+{
+	const uint32_t boot = TEMPO_ARM_BOOTTIME | TEMPO_ARM_ALARM;
+	const uint32_t real = TEMPO_ARM_REALTIME | TEMPO_ARM_ALARM;
+	struct tempo_timer_query q = {};
+	uint64_t id[4], r = now_ns(CLOCK_REALTIME);
+	struct tempo_event ev;
+	int fd, i, seen = 0;
+
+	if (!alarms_offered())
+		SKIP(return TEST_SKIP, "no alarms: no RTC the kernel wakes the machine with");
+	fd = tempo_open(0);
+	ASSERT_GE(fd, 0);
+	ASSERT_ERRNO(tempo_arm_one(fd, 0, 30 * MS, 0, boot, &id[0]), 0);
+	ASSERT_ERRNO(tempo_arm_one(fd, 1, now_ns(CLOCK_BOOTTIME) + 40 * MS, 0,
+				   boot | TEMPO_ARM_ABS, &id[1]), 0);
+	ASSERT_ERRNO(tempo_arm_one(fd, 2, 50 * MS, 0, real, &id[2]), 0);
+	ASSERT_ERRNO(tempo_arm_one(fd, 3, r + 60 * MS, 0, real | TEMPO_ARM_ABS, &id[3]), 0);
+	EXPECT_EQ(fdinfo_value(fd, "timers_boottime_alarm"), 2);
+	EXPECT_EQ(fdinfo_value(fd, "timers_realtime_alarm"), 2);
+	EXPECT_EQ(fdinfo_value(fd, "timers_boottime"), 0);
+	/* The relative REALTIME alarm: a REALTIME deadline from the arm's reading. */
+	q.id = id[2];
+	ASSERT_ERRNO(tempo_query(fd, &q, 1, NULL), 0);
+	EXPECT_GE(q.deadline, r + 50 * MS);
+	EXPECT_LT(q.deadline, now_ns(CLOCK_REALTIME) + 50 * MS + 1);
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(read_alarm_on_time(fd, &ev), 0);
+		seen |= 1 << ev.cookie;
+		EXPECT_EQ(ev.flags, TEMPO_EVF_FINAL | (ev.cookie < 2 ? TEMPO_EVF_BOOTTIME :
+							 TEMPO_EVF_REALTIME));
+	}
+	EXPECT_EQ(seen, 0xf);
+	/* Across clocks by re-arm: an alarm, a plain BOOTTIME timer, an alarm again. */
+	ASSERT_ERRNO(tempo_arm_one(fd, 5, HOUR, 0, boot, &id[0]), 0);
+	ASSERT_ERRNO(tempo_rearm(fd, id[0], 6, HOUR, 0, TEMPO_ARM_BOOTTIME), 0);
+	EXPECT_EQ(fdinfo_value(fd, "timers_boottime_alarm"), 0);
+	EXPECT_EQ(fdinfo_value(fd, "timers_boottime"), 1);
+	ASSERT_ERRNO(tempo_rearm(fd, id[0], 7, 20 * MS, 0, real), 0);
+	EXPECT_EQ(fdinfo_value(fd, "timers_realtime_alarm"), 1);
+	ASSERT_EQ(read_alarm_on_time(fd, &ev), 0);
+	EXPECT_EQ(ev.cookie, 7);
+	EXPECT_EQ(ev.flags, TEMPO_EVF_FINAL | TEMPO_EVF_REALTIME);
+	EXPECT_EQ(ctx_stats(fd).timers, 0);
+	close(fd);
+	return TEST_PASS;
+}
+
+/*
+ * A relative REALTIME alarm is an absolute one from the arm's reading, as
+ * timerfd's CLOCK_REALTIME_ALARM: a set of the wall clock past it fires it,
+ * where a relative REALTIME timer without the flag keeps its delay. Fails
+ * if: the relative alarm is made a MONOTONIC timer (it does not fire).
+ */
+static int test_alarm_realtime_relative_follows_set(void)
+{
+	struct wall w = wall_keep();
+	struct tempo_event ev;
+	uint64_t id, plain;
+	int fd, ret = TEST_PASS;
+
+	if (!alarms_offered())
+		SKIP(return TEST_SKIP, "no alarms: no RTC the kernel wakes the machine with");
+	fd = tempo_open(0);
+	ASSERT_GE(fd, 0);
+	ASSERT_ERRNO(tempo_arm_one(fd, 1, HOUR, 0, TEMPO_ARM_REALTIME | TEMPO_ARM_ALARM, &id), 0);
+	ASSERT_ERRNO(tempo_arm_one(fd, 2, HOUR, 0, TEMPO_ARM_REALTIME, &plain), 0);
+	ASSERT_ERRNO(step_realtime(2 * HOUR), 0);
+	if (read_within(fd, &ev, 5000) != 1 || ev.cookie != 1) {
+		test_diag("the relative REALTIME alarm did not fire when the clock passed it");
+		ret = TEST_FAIL;
+	} else {
+		EXPECT_GE(ev.time, ev.deadline);
+		EXPECT_EQ(ev.flags, TEMPO_EVF_FINAL | TEMPO_EVF_REALTIME);
+	}
+	EXPECT_EQ(read_within(fd, &ev, 300), 0, "the plain relative one kept its delay");
+	wall_restore(&w);
+	close(fd);
+	return ret;
+}
+
+/*
+ * The last grain of a coarse slot (2^32 ns, a level-2 slot of the delay
+ * queue's cascade) 6 s or more after @t, as a deadline: where an alarm aimed
+ * at a bound would stand furthest early, 4.3 s.
+ */
+static uint64_t alarm_deadline(uint64_t t)
+{
+	return ((((t + 6 * SEC) >> 32) + 1) << 32) - (1ULL << 20);
+}
+
+#define ALARM_FALLBACK_S	45	/* the RTC's own alarm: the case fails if it is what woke */
+
+/*
+ * Suspend to RAM with one alarm armed in the clock of @flags (BOOTTIME or
+ * REALTIME, with TEMPO_ARM_ALARM) at alarm_deadline() from now, and no
+ * wake-up but tempo's: the RTC's own alarm (/sys/class/rtc/rtc0/wakealarm)
+ * is set ALARM_FALLBACK_S seconds on, so that a broken alarm ends the case
+ * there instead of sleeping forever, and counts as its failure. The machine
+ * must come back no earlier than the deadline less the RTC's second and the
+ * resume's clock reading's (the kernel aims at the deadline exactly before
+ * it suspends, not at a bound below it) and long before the fallback; the
+ * record is read right after, never early.
+ */
+static int alarm_suspend(uint32_t flags)
+{
+	clockid_t clock = flags & TEMPO_ARM_BOOTTIME ? CLOCK_BOOTTIME : CLOCK_REALTIME;
+	uint64_t d, id, t0, b0, m0, b1, m1, t1;
+	struct tempo_event ev;
+	char fallback[16];
+	int fd, err;
+
+	if (!alarms_offered())
+		SKIP(return TEST_SKIP, "no alarms: no RTC the kernel wakes the machine with");
+	if (!s3_resumes() || access("/sys/power/state", W_OK) ||
+	    access("/sys/class/rtc/rtc0/wakealarm", W_OK))
+		SKIP(return TEST_SKIP, "no S3 suspend and resume, or no RTC alarm, in this kernel");
+	fd = tempo_open(0);
+	ASSERT_GE(fd, 0);
+	t0 = now_ns(clock);
+	d = alarm_deadline(t0);
+	ASSERT_ERRNO(tempo_arm_one(fd, 7, d, 0, flags | TEMPO_ARM_ABS, &id), 0);
+	snprintf(fallback, sizeof(fallback), "+%d", ALARM_FALLBACK_S);
+	write_file("/sys/class/rtc/rtc0/wakealarm", "0");
+	ASSERT_ERRNO(write_file("/sys/class/rtc/rtc0/wakealarm", fallback), 0);
+	write_file("/sys/power/mem_sleep", "deep");
+	m0 = now_ns(CLOCK_MONOTONIC);
+	b0 = now_ns(CLOCK_BOOTTIME);
+	err = write_file("/sys/power/state", "mem");
+	t1 = now_ns(clock);
+	m1 = now_ns(CLOCK_MONOTONIC);
+	b1 = now_ns(CLOCK_BOOTTIME);
+	write_file("/sys/class/rtc/rtc0/wakealarm", "0");
+	ASSERT_ERRNO(err, 0, "suspend");
+	test_diag("slept %lld ms; back %+lld ms from the deadline, %lld s after the suspend began",
+		  (long long)((b1 - b0) - (m1 - m0)) / 1000000, ((long long)t1 - (long long)d) / 1000000,
+		  (long long)(b1 - b0) / (long long)SEC);
+	ASSERT_GT((b1 - b0) - (m1 - m0), 2 * SEC, "the machine did not sleep");
+	EXPECT_LT(b1 - b0, (ALARM_FALLBACK_S - 10) * SEC, "woken by the RTC's fallback alarm, not tempo's");
+	EXPECT_GE(t1 + 2500 * MS, d, "woken early: the alarm was not aimed at the deadline");
+	ASSERT_EQ(read_within(fd, &ev, d > t1 ? (int)((d - t1) / MS) + 3000 : 3000), 1);
+	EXPECT_EQ(ev.cookie, 7);
+	EXPECT_EQ(ev.deadline, d);
+	EXPECT_GE(ev.time, d);
+	EXPECT_GE(now_ns(clock), d);
+	close(fd);
+	return TEST_PASS;
+}
+
+/* A BOOTTIME alarm, and nothing else, wakes the suspended machine. */
+static int test_alarm_wakes_boottime(void)
+{
+	return alarm_suspend(TEMPO_ARM_BOOTTIME | TEMPO_ARM_ALARM);
+}
+
+/* A REALTIME alarm, and nothing else, wakes the suspended machine. */
+static int test_alarm_wakes_realtime(void)
+{
+	return alarm_suspend(TEMPO_ARM_REALTIME | TEMPO_ARM_ALARM);
+}
+
 static const struct test_case cases[] = {
 	TEST_CASE(test_info_clocks),
 	TEST_CASE(test_info_ver0),
@@ -1143,6 +1371,10 @@ static const struct test_case cases[] = {
 	TEST_CASE(test_cancel_leaves_nothing_readable),
 	TEST_CASE(test_poll_then_read_never_sleeps),
 	TEST_CASE(test_suspend_resume),
+	TEST_CASE(test_alarm_timers),
+	TEST_CASE(test_alarm_realtime_relative_follows_set),
+	TEST_CASE(test_alarm_wakes_boottime),
+	TEST_CASE(test_alarm_wakes_realtime),
 	{}
 };
 

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tempo_hostile_clock: /dev/tempo against a hostile local user: root setting
- * the wall clock while a user watches or flips clocks.
- * How the attacks run (uids, root, kids): hostile.h. Here:
+ * the wall clock while a user watches or flips clocks, and a user who would
+ * wake the machine. How the attacks run (uids, root, kids): hostile.h. Here:
  *
  *  - a set of the wall clock against one user's 150,000 epoll watchers: a
  *    walk that visits files, not watchers, and wakes no one needlessly;
  *  - clocks and flags flipped at a high rate on many timers while root sets
  *    the wall clock back and forth: nothing lost, a walk per change that
- *    visits files, not timers.
+ *    visits files, not timers;
+ *  - alarms that would wake the machine, armed without CAP_WAKE_ALARM: by
+ *    the user, in a user namespace of its own, and on root's file.
  *
  * KTAP on stdout; each child's diagnostics go there too.
  */
@@ -550,9 +552,162 @@ TEST_F(hostile, test_clock_flips_while_root_sets_the_clock)
 	return rc;
 }
 
+/* ---- alarms: who may wake the machine ------------------------------ */
+
+#define HOUR_NS		(3600ULL * SEC)
+
+/* The number on line "@key:" of /proc/self/fdinfo/@fd, or -1. */
+static long fdinfo_num(int fd, const char *key)
+{
+	char path[64], line[128];
+	size_t klen = strlen(key);
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen) && line[klen] == ':')
+			v = strtol(line + klen + 1, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+/*
+ * Try every way of arming an alarm on @fd, whose timer @id (cookie 1, a
+ * deadline of @deadline) must stay as it is: each fails with EPERM, with
+ * the batch's out fields saying where, and nothing changes. The number of
+ * failed expectations.
+ */
+static int alarm_refused(int fd, uint64_t id, uint64_t deadline)
+{
+	const uint32_t alarm = TEMPO_ARM_ALARM;
+	long alarms = fdinfo_num(fd, "timers_boottime_alarm") +
+		      fdinfo_num(fd, "timers_realtime_alarm");
+	struct tempo_ctx_stats before = ctx_stats(fd), after;
+	struct tempo_timer_spec s[2] = {
+		{ .cookie = 2, .value = HOUR_NS },
+		{ .cookie = 3, .value = HOUR_NS, .flags = TEMPO_ARM_BOOTTIME | alarm },
+	};
+	struct tempo_timer_query q = { .id = id };
+	struct tempo_batch b;
+	int failures = test_failures;
+
+	EXPECT_ERRNO(tempo_arm(fd, s, 2, &b), -EPERM);
+	EXPECT_TRUE(b.done == 0 && b.error_index == 1 && b.error == -EPERM);
+	s[1].flags = TEMPO_ARM_REALTIME | TEMPO_ARM_ABS | alarm;
+	s[1].value = clock_ns(CLOCK_REALTIME) + HOUR_NS;
+	EXPECT_ERRNO(tempo_arm(fd, &s[1], 1, NULL), -EPERM);
+	EXPECT_ERRNO(tempo_rearm(fd, id, 4, HOUR_NS, 0, TEMPO_ARM_REALTIME | alarm), -EPERM);
+	after = ctx_stats(fd);
+	EXPECT_EQ(after.timers, before.timers);
+	EXPECT_EQ(after.armed, before.armed);
+	EXPECT_EQ(fdinfo_num(fd, "timers_boottime_alarm") + fdinfo_num(fd, "timers_realtime_alarm"),
+		  alarms);
+	EXPECT_ERRNO(tempo_query(fd, &q, 1, NULL), 0);
+	EXPECT_TRUE(q.state == TEMPO_TIMER_ARMED && q.cookie == 1 && q.deadline == deadline,
+		    "state %u cookie %llu deadline %llu, was %llu", q.state,
+		    (unsigned long long)q.cookie, (unsigned long long)q.deadline,
+		    (unsigned long long)deadline);
+	return test_failures - failures;
+}
+
+/* Root's file, with an alarm of root's on it, for alarm_kid(). */
+struct alarm_root {
+	int		fd;
+	uint64_t	id, deadline;
+};
+
+/* Arm timer cookie 1 of @flags at @deadline (absolute) on @fd: its id, or 0. */
+static uint64_t alarm_victim(int fd, uint32_t flags, uint64_t deadline)
+{
+	uint64_t id = 0;
+
+	if (tempo_arm_one(fd, 1, deadline, 0, flags | TEMPO_ARM_ABS, &id))
+		return 0;
+	return id;
+}
+
+/*
+ * uid 65534: arm alarms on its own file, on root's (@arg, struct
+ * alarm_root: inherited), then as root of a user namespace of its own.
+ */
+static int alarm_kid(void *arg)
+{
+	const struct alarm_root *root = arg;
+	uint64_t b = clock_ns(CLOCK_BOOTTIME) + HOUR_NS, id;
+	int fd = tempo_open(0), bad = 0;
+
+	ASSERT_GE(fd, 0);
+	/* Its own file, with a plain BOOTTIME timer the refusals must leave alone. */
+	id = alarm_victim(fd, TEMPO_ARM_BOOTTIME, b);
+	ASSERT_TRUE(id);
+	bad += alarm_refused(fd, id, b);
+	EXPECT_EQ(fdinfo_num(fd, "timers_boottime_alarm"), 0);
+	EXPECT_EQ(fdinfo_num(fd, "timers_boottime"), 1);
+	/* Root's file: root's alarm may not be moved as an alarm, but may be cancelled. */
+	EXPECT_EQ(fdinfo_num(root->fd, "timers_boottime_alarm"), 1);
+	bad += alarm_refused(root->fd, root->id, root->deadline);
+	EXPECT_EQ(fdinfo_num(root->fd, "timers_boottime_alarm"), 1);
+	EXPECT_ERRNO(tempo_cancel_one(root->fd, root->id), 0);
+	EXPECT_EQ(fdinfo_num(root->fd, "timers_boottime_alarm"), 0);
+	/*
+	 * Root of a user namespace of its own holds CAP_WAKE_ALARM there only.
+	 * Dumpable again (the drop from root cleared it), so that its own
+	 * /proc/self/uid_map is its to write.
+	 */
+	prctl(PR_SET_DUMPABLE, 1);
+	if (unshare(CLONE_NEWUSER)) {
+		test_diag("unshare(CLONE_NEWUSER): %s", strerror(errno));
+	} else {
+		write_file("/proc/self/setgroups", "deny");
+		EXPECT_ERRNO(write_file("/proc/self/uid_map", "0 65534 1"), 0);
+		EXPECT_ERRNO(write_file("/proc/self/gid_map", "0 65534 1"), 0);
+		EXPECT_EQ(geteuid(), 0);
+		id = alarm_victim(fd, TEMPO_ARM_BOOTTIME, b + 1);
+		ASSERT_TRUE(id);
+		bad += alarm_refused(fd, id, b + 1);
+	}
+	close(fd);
+	return bad || test_failures ? TEST_FAIL : TEST_PASS;
+}
+
+/*
+ * An alarm wakes the machine, which only CAP_WAKE_ALARM may ask for, as
+ * timerfd_settime() checks it: uid 65534 gets EPERM for an arm batch that
+ * holds an alarm (BOOTTIME or REALTIME), and for a re-arm into one, on its
+ * own file, on a file root opened and armed an alarm on (the caller's
+ * capability counts, not the opener's), and as root of a user namespace of
+ * its own; and nothing changes: no timer armed, none moved, no alarm queue
+ * holds anything. Fails if: the capability is not asked (the arm succeeds),
+ * or asked of the opener, or in the caller's own user namespace.
+ */
+TEST_F(hostile, test_alarm_needs_cap_wake_alarm)
+{
+	struct alarm_root root = { .fd = tempo_open(0) };
+	struct tempo_info in;
+	int rc;
+
+	ASSERT_GE(root.fd, 0);
+	ASSERT_ERRNO(tempo_info(root.fd, &in), 0);
+	if (!(in.features & TEMPO_FEAT_ALARM)) {
+		close(root.fd);
+		SKIP(return TEST_SKIP, "no alarms: no RTC the kernel wakes the machine with");
+	}
+	root.deadline = clock_ns(CLOCK_BOOTTIME) + 2 * HOUR_NS;
+	root.id = alarm_victim(root.fd, TEMPO_ARM_BOOTTIME | TEMPO_ARM_ALARM, root.deadline);
+	ASSERT_TRUE(root.id, "root's alarm");
+	rc = kid_run(UID_A, alarm_kid, &root, 60000);
+	close(root.fd);
+	return rc;
+}
+
 static const struct test_case cases[] = {
 	TEST_CASE_F(hostile, test_clock_flips_while_root_sets_the_clock),
 	TEST_CASE_F_TIMEOUT(hostile, test_clock_set_spares_other_users, CW_TIMEOUT_S),
+	TEST_CASE_F(hostile, test_alarm_needs_cap_wake_alarm),
 	{}
 };
 

@@ -475,6 +475,31 @@ int blocking_notifier_call_chain(struct blocking_notifier_head *h, unsigned long
 int pvclock_gtod_register_notifier(struct notifier_block *nb);
 int pvclock_gtod_unregister_notifier(struct notifier_block *nb);
 
+/*
+ * Alarms (kernel/time/alarmtimer.c) and the PM chain: the simulated machine
+ * has no RTC to wake it, so no alarm queue is made (tempo_clock_alarm_ready()
+ * is false), and it never suspends.
+ */
+enum alarmtimer_type { ALARM_REALTIME, ALARM_BOOTTIME };
+#define ALARMTIMER_STATE_ENQUEUED	0x01
+struct alarm {
+	struct { ktime_t expires; } node;
+	void (*function)(struct alarm *alarm, ktime_t now);
+	enum alarmtimer_type type;
+	int state;
+};
+static inline void alarm_init(struct alarm *a, enum alarmtimer_type type,
+			      void (*fn)(struct alarm *, ktime_t))
+{ a->type = type; a->function = fn; }
+static inline bool alarm_start_timer(struct alarm *a, ktime_t expires, bool relative)
+{ (void)a; (void)expires; (void)relative; return true; }
+static inline int alarm_try_to_cancel(struct alarm *a) { (void)a; return 0; }
+static inline int alarm_cancel(struct alarm *a) { (void)a; return 0; }
+static inline void *alarmtimer_get_rtcdev(void) { return NULL; }
+#define PM_SUSPEND_PREPARE	3
+static inline int register_pm_notifier(struct notifier_block *nb) { (void)nb; return 0; }
+static inline int unregister_pm_notifier(struct notifier_block *nb) { (void)nb; return 0; }
+
 /* ---- memory ---------------------------------------------------------- */
 /*
  * kmalloc() aligns power-of-two sizes naturally and everything to at least
