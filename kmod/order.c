@@ -170,7 +170,8 @@
  *     the new owner stores its own; slot->expired is visible with the tag.
  *   order_retire:B / tempo_order_ticket_try:A, order_deadline_fn:A
  *     publish head (release) after the retire, then a taker sees the room:
- *     slot(t + W) is reset (tag, taken_ns = 0) before ticket t + W exists.
+ *     slot(t + W) is reset (its tag, and taken_ns = 0 in a domain with a
+ *     deadline) before ticket t + W exists.
  *   order_park:A / order_advance:C
  *     store fn/arg, then WRITING -> PARKED (release); the drainer reads
  *     PARKED (acquire) before fn/arg.
@@ -184,7 +185,9 @@
  *     stores head, cmpxchgs TAIL, then reads taken_ns. One arms the timer.
  *   order_wake_takers:A / prepare_to_wait_event()
  *     head moved, then check for sleepers; a blocked taker sets its task
- *     state, then re-reads head.
+ *     state, then re-reads head. A drain that ends in a hand-off skips the
+ *     smp_mb(): its cmpxchg (order_advance:D or order_advance:E), after
+ *     the store of head, is the full barrier.
  *   order_defer:A / workqueue
  *     queue_work() orders the resume ticket and all completions so far
  *     before drain_work runs (its documented guarantee).
@@ -260,9 +263,11 @@ struct order_slot {
 	atomic64_t		expired;	/* last ticket of this slot timed out */
 } ____cacheline_aligned_in_smp;
 
-/* Per-CPU counters: incremented with this_cpu_inc(), summed on read. */
+/*
+ * Per-CPU counters, summed on read. Completions are not counted: head has
+ * passed every ticket completed, trashed or timed out (order_stats_add()).
+ */
 struct order_pcpu {
-	u64	completed;
 	u64	trashed;
 	u64	timed_out;
 	u64	parked;
@@ -349,16 +354,27 @@ static void order_arm_deadline(struct tempo_order *o, u64 expiry_ns)
 	tempo_timer_arm_at(&o->deadline, TEMPO_CPU_LOCAL, ns_to_ktime(expiry_ns));
 }
 
-static void order_wake_takers(struct tempo_order *o)
+/*
+ * Wake the takers blocked in tempo_order_ticket(), if any. Our store of head
+ * (order_retire:B) must be ordered before our look at the queue. @fenced: a
+ * fully ordered cmpxchg of ours came after that store (the hand-off,
+ * order_advance:D or order_advance:E), which orders it as smp_mb() would.
+ */
+static void order_wake_takers(struct tempo_order *o, bool fenced)
 {
-	/*
-	 * LMM(order_wake_takers:A): wq_has_sleeper() is smp_mb() then a look
-	 * at the queue. Pairs with: set_current_state() in
-	 * prepare_to_wait_event() of tempo_order_ticket(), which then re-reads
-	 * head in tempo_order_ticket_try(). Either we see the sleeper or it
-	 * sees our head.
-	 */
-	if (wq_has_sleeper(&o->wait))
+	if (!fenced) {
+		/*
+		 * LMM(order_wake_takers:A): full barrier, then the look at
+		 * the queue (wq_has_sleeper()'s pattern). Pairs with:
+		 * set_current_state() in prepare_to_wait_event() of
+		 * tempo_order_ticket(), which then re-reads head in
+		 * tempo_order_ticket_try(). Either we see the sleeper or it
+		 * sees our head.
+		 */
+		smp_mb();
+	}
+	/* Ordered after head: the smp_mb() above, or the hand-off's cmpxchg. */
+	if (waitqueue_active(&o->wait))
 		wake_up(&o->wait);
 }
 
@@ -379,7 +395,8 @@ static void order_retire(struct tempo_order *o, u64 t)
 {
 	struct order_slot *slot = order_slot(o, t);
 
-	atomic64_set(&slot->taken_ns, 0);
+	if (o->deadline_ns)
+		atomic64_set(&slot->taken_ns, 0);
 	/*
 	 * LMM(order_retire:A): release. Pairs with: order_put:A and
 	 * order_put:C, the next owner's read and cmpxchg of this word. Our
@@ -419,6 +436,8 @@ static void order_advance(struct tempo_order *o, u64 t, u32 streak)
 {
 	struct order_slot *slot;
 	tempo_order_fn_t fn;
+	bool fenced = false;
+	u32 unparked = 0;
 	void *arg;
 	s64 word;
 
@@ -445,6 +464,7 @@ retry:
 			if (!atomic64_try_cmpxchg(&slot->state, &word,
 						  order_word(t, ST_TAIL)))
 				goto reread;
+			fenced = true;
 			if (o->deadline_ns) {
 				u64 taken = atomic64_read(&slot->taken_ns);
 
@@ -460,6 +480,7 @@ retry:
 			if (!atomic64_try_cmpxchg(&slot->state, &word,
 						  order_word(t, ST_WRITING_HEAD)))
 				goto reread;
+			fenced = true;
 			goto out;
 		case ST_PARKED:
 		case ST_TRASHED:
@@ -472,8 +493,7 @@ retry:
 				fn = READ_ONCE(slot->fn);
 				arg = READ_ONCE(slot->arg);
 				fn(arg);
-				this_cpu_inc(o->pcpu->unparked);
-				this_cpu_inc(o->pcpu->completed);
+				unparked++;
 			}
 			order_retire(o, t);
 			t++;
@@ -489,8 +509,11 @@ reread:
 		goto retry;
 	}
 out:
+	/* One per-CPU add per streak: completed is head's count (stats). */
+	if (unparked)
+		this_cpu_add(o->pcpu->unparked, unparked);
 	order_note_streak(o, streak);
-	order_wake_takers(o);
+	order_wake_takers(o, fenced);
 }
 
 static void order_drain_workfn(struct work_struct *work)
@@ -506,10 +529,8 @@ static void order_drain_workfn(struct work_struct *work)
 static void order_run_as_head(struct tempo_order *o, u64 t,
 			      tempo_order_fn_t fn, void *arg)
 {
-	if (fn) {
+	if (fn)
 		fn(arg);
-		this_cpu_inc(o->pcpu->completed);
-	}
 	order_retire(o, t);
 	order_advance(o, t + 1, 1);
 }
@@ -1001,14 +1022,13 @@ EXPORT_SYMBOL_NS_GPL(tempo_order_create, "TEMPO");
 
 static void order_stats_add(struct tempo_order *o, struct tempo_order_stats *st)
 {
-	u64 completed = 0, trashed = 0, timed_out = 0, parked = 0, unparked = 0;
-	u64 deferred = 0, next, head;
+	u64 trashed = 0, timed_out = 0, parked = 0, unparked = 0, deferred = 0;
+	u64 next, head, finished;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
 		struct order_pcpu *p = per_cpu_ptr(o->pcpu, cpu);
 
-		completed += READ_ONCE(p->completed);
 		trashed += READ_ONCE(p->trashed);
 		timed_out += READ_ONCE(p->timed_out);
 		parked += READ_ONCE(p->parked);
@@ -1018,8 +1038,11 @@ static void order_stats_add(struct tempo_order *o, struct tempo_order_stats *st)
 	head = atomic64_read(&o->head);
 	next = atomic64_read(&o->next);
 
+	/* Every ticket below head was completed, trashed or timed out. */
+	finished = head - o->first;
 	st->taken += next - o->first;
-	st->completed += completed;
+	if (finished > trashed + timed_out)	/* not while they move */
+		st->completed += finished - trashed - timed_out;
 	st->trashed += trashed;
 	st->timed_out += timed_out;
 	st->parked += (s64)(parked - unparked) > 0 ? parked - unparked : 0;
