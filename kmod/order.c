@@ -19,8 +19,7 @@
  * (Documentation/tempo.rst, its last section), with padata's job (completions
  * in submission order) but without its serial worker: tempo_order_submit()
  * runs the work on per-CPU workqueues and the completion on whichever thread
- * holds the head. Each request is a work item of its own, not a per-CPU
- * batch: a work_fn may sleep, and would hold up the requests behind it.
+ * holds the head (see "submitted requests").
  *
  * Geometry: a ring of W slots, W a power of two (the window). Ticket t uses
  * slot t & (W - 1). A ticket may be taken only while next - head < W, so
@@ -160,6 +159,33 @@
  */
 
 /**
+ * DOC: ordered scheduler: submitted requests
+ *
+ * tempo_order_submit() takes a ticket, picks a CPU (round robin from a
+ * per-CPU cursor) and pushes the request on that CPU's inbox of the domain,
+ * a lock-free list (llist). The request that finds the inbox empty queues
+ * its own work_struct on that CPU; the others ride along: one work item per
+ * CPU per burst, not one per request. The work item takes the whole inbox
+ * (itself first, the oldest) and runs each request's work_fn, then its
+ * completion through tempo_order_run(), in the order they were pushed.
+ *
+ * A work_fn may sleep. So that it holds up few others, a work item runs at
+ * most TEMPO_ORDER_SUBMIT_BATCH requests: before it runs any, it cuts the
+ * rest of its chain off and queues the first request of the rest as a work
+ * item of its own on the same CPU. While a work_fn sleeps, the workqueue's
+ * concurrency management (tempo's order workqueue is per-CPU, bound) runs
+ * the CPU's other pending work items on another worker, the rest of the
+ * chain among them. The rule: a sleeping work_fn delays only the requests after it
+ * in its own work item, at most TEMPO_ORDER_SUBMIT_BATCH - 1 (and, as ever,
+ * the completions after its own, which wait for it in ticket order).
+ *
+ * Destroy waits for the work items, not the requests: inflight counts the
+ * work items queued and not finished with the domain. A request pushed on a
+ * non-empty inbox is covered by the work item that will take it, queued
+ * and not yet past its take (only it empties the inbox).
+ */
+
+/**
  * DOC: ordered scheduler: barrier pairs
  *
  * LMM(function:letter) at each access.
@@ -196,6 +222,13 @@
  *     access to the domain, against destroy's wait_var_event(): destroy
  *     frees nothing a work item still reads, and waits for no other
  *     domain's work.
+ *   tempo_order_submit:A / order_submit_workfn:B
+ *     fill the request, then push it (llist_add(), a full cmpxchg); the
+ *     work item takes the inbox (llist_del_all(), a full xchg), then reads
+ *     the requests: each is complete when read.
+ *   order_submit_chain:A / workqueue
+ *     as order_defer:A: the cut, and the rest's requests, are visible to
+ *     the work function of the rest.
  *
  * Not guaranteed: fairness among blocked takers (woken all at once); that a
  * timed-out ticket's owner gets -ETIME rather than -EINVAL once a later
@@ -215,6 +248,7 @@
 #include <linux/err.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -275,6 +309,14 @@ struct order_pcpu {
 	u64	deferred;
 };
 
+/*
+ * A CPU's requests of one domain, submitted and not yet taken by a work item
+ * (tempo_order_submit()). Pushed to from any CPU: a line of its own.
+ */
+struct order_inbox {
+	struct llist_head	reqs;
+} ____cacheline_aligned_in_smp;
+
 struct tempo_order {
 	/* Read-mostly geometry and options. */
 	struct order_slot	*ring;
@@ -295,6 +337,7 @@ struct tempo_order {
 
 	wait_queue_head_t	wait ____cacheline_aligned_in_smp;
 	atomic_t		inflight;	/* submit work items not yet done with us */
+	struct order_inbox __percpu *inbox;	/* submitted, not yet taken */
 	struct work_struct	drain_work;
 	struct tempo_timer	deadline;
 	struct list_head	node;		/* on order_domains */
@@ -823,22 +866,75 @@ static void order_submit_done(void *arg)
 	req->done_fn(req);
 }
 
+/*
+ * Run a chain of requests (linked through node, oldest first): each work_fn,
+ * then its completion in ticket order. The chain is cut after
+ * TEMPO_ORDER_SUBMIT_BATCH requests, and the rest becomes a work item of its
+ * own before any work_fn runs: if one sleeps, the workqueue's concurrency
+ * management runs that rest meanwhile, so a sleep holds up at most the
+ * requests after it in its own cut.
+ */
+static void order_submit_chain(struct tempo_order *o, struct llist_node *first)
+{
+	struct tempo_order_req *req, *tmp;
+	struct llist_node *last = first;
+	unsigned int n;
+	int ret;
+
+	for (n = 1; n < TEMPO_ORDER_SUBMIT_BATCH && last->next; n++)
+		last = last->next;
+	if (last->next) {
+		req = llist_entry(last->next, struct tempo_order_req, node);
+		last->next = NULL;
+		req->cpu = -1;		/* a chain already taken */
+		tempo_test_point(TEMPO_TP_ORDER_SUBMIT_CUT, o, req->ticket, 0);
+		atomic_inc(&o->inflight);
+		/*
+		 * LMM(order_submit_chain:A): queue_work() orders the cut (and
+		 * the chain's requests) before the work function. Pairs with:
+		 * order_submit_workfn().
+		 */
+		queue_work(order_wq, &req->work);
+	}
+
+	llist_for_each_entry_safe(req, tmp, first, node) {
+		req->work_fn(req);
+		/* Once parked, @req may be completed (and freed) by another thread. */
+		ret = tempo_order_run(o, req->ticket, order_submit_done, req);
+		if (ret < 0) {
+			/* Timed out: release the request, out of order. */
+			req->status = ret;
+			req->done_fn(req);
+		}
+	}
+}
+
+/*
+ * The work item of a request that found its CPU's inbox empty (cpu >= 0):
+ * it takes the inbox, itself first. Or of the rest of a chain cut by
+ * order_submit_chain() (cpu == -1).
+ */
 static void order_submit_workfn(struct work_struct *work)
 {
 	struct tempo_order_req *req = container_of(work, struct tempo_order_req,
 						   work);
 	/* @req may be freed by done_fn; the domain outlives our inflight count. */
 	struct tempo_order *o = req->order;
-	int ret;
+	struct llist_node *first = &req->node;
 
-	req->work_fn(req);
-	/* Once parked, @req may be completed (and freed) by another thread. */
-	ret = tempo_order_run(o, req->ticket, order_submit_done, req);
-	if (ret < 0) {
-		/* Timed out: release the request, out of order. */
-		req->status = ret;
-		req->done_fn(req);
+	if (req->cpu >= 0) {
+		/*
+		 * LMM(order_submit_workfn:B): llist_del_all() is a full xchg.
+		 * Pairs with: tempo_order_submit:A. Every request pushed
+		 * before it is complete when we read it. Only this work item
+		 * takes the inbox until it is empty again, so the oldest
+		 * request in it is ours.
+		 */
+		first = llist_del_all(&per_cpu_ptr(o->inbox, req->cpu)->reqs);
+		first = llist_reverse_order(first);
+		WARN_ON_ONCE(first != &req->node);
 	}
+	order_submit_chain(o, first);
 	/*
 	 * LMM(order_submit_workfn:A): our last access to @o. Fully ordered,
 	 * so the drain above is done before destroy can see zero. Pairs with
@@ -867,7 +963,11 @@ static int order_pick_cpu(void)
  * @order: the domain.
  * @req: the caller's request; not to be touched until @done_fn runs.
  * @work_fn: run on a per-CPU workqueue (CPUs taken round-robin over the
- *	online ones), in process context, may sleep.
+ *	online ones), in process context, may sleep. Requests that reach a
+ *	CPU together share a work item, up to TEMPO_ORDER_SUBMIT_BATCH of
+ *	them, run one after the other: a @work_fn that sleeps delays the ones
+ *	after it in its work item (at most TEMPO_ORDER_SUBMIT_BATCH - 1), not
+ *	the others.
  * @done_fn: run after @work_fn, in the order of tempo_order_submit() calls,
  *	never concurrently with another completion of @order. It may free
  *	@req or submit it again.
@@ -906,8 +1006,18 @@ int tempo_order_submit(struct tempo_order *order, struct tempo_order_req *req,
 	req->work_fn = work_fn;
 	req->done_fn = done_fn;
 	req->status = 0;
-	atomic_inc(&order->inflight);
-	queue_work_on(order_pick_cpu(), order_wq, &req->work);
+	req->cpu = order_pick_cpu();
+	/*
+	 * LMM(tempo_order_submit:A): llist_add() is a full cmpxchg: the
+	 * request is complete before it is in the inbox. Pairs with:
+	 * order_submit_workfn:B. Whoever finds the inbox empty queues the
+	 * work item that takes it; the others ride along.
+	 */
+	if (llist_add(&req->node, &per_cpu_ptr(order->inbox, req->cpu)->reqs)) {
+		atomic_inc(&order->inflight);
+		/* Relies on: queue_work()'s ordering, as order_submit_chain:A. */
+		queue_work_on(req->cpu, order_wq, &req->work);
+	}
 	return 0;
 }
 EXPORT_SYMBOL_NS_GPL(tempo_order_submit, "TEMPO");
@@ -987,6 +1097,9 @@ struct tempo_order *tempo_order_create(u32 window,
 	o->pcpu = alloc_percpu_gfp(struct order_pcpu, ORDER_GFP);
 	if (!o->pcpu)
 		goto err_free_ring;
+	o->inbox = alloc_percpu_gfp(struct order_inbox, ORDER_GFP);
+	if (!o->inbox)
+		goto err_free_pcpu;
 
 	o->window = window;
 	o->mask = window - 1;
@@ -1012,6 +1125,8 @@ struct tempo_order *tempo_order_create(u32 window,
 	mutex_unlock(&order_domains_lock);
 	return o;
 
+err_free_pcpu:
+	free_percpu(o->pcpu);
 err_free_ring:
 	kvfree(o->ring);
 err_free_order:
@@ -1122,6 +1237,7 @@ void tempo_order_destroy(struct tempo_order *order)
 					   st.longest_streak);
 	mutex_unlock(&order_domains_lock);
 
+	free_percpu(order->inbox);
 	free_percpu(order->pcpu);
 	kvfree(order->ring);
 	kfree(order);

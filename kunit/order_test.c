@@ -628,6 +628,107 @@ static void tempo_order_submit_nowait_full(struct kunit *test)
 }
 
 /*
+ * A work_fn that sleeps holds up at most the requests after it in its work
+ * item (TEMPO_ORDER_SUBMIT_BATCH in all): the requests submitted to its CPU
+ * after those still run while it sleeps, on the workqueue's other workers.
+ * All requests are submitted with preemption off, so that this CPU's worker
+ * cannot start before the last: its inbox then holds half of them, the first
+ * (the one its work item belongs to) blocks until the test lets it go.
+ */
+#define OT_CUT_N	(8 * TEMPO_ORDER_SUBMIT_BATCH)
+
+struct ot_cut {
+	struct tempo_order_req	ord;
+	struct ot_item		item;
+	struct ot_cut_ctx	*ctx;
+};
+
+struct ot_cut_ctx {
+	int			cpu;		/* the submitting CPU */
+	atomic_t		blocker;	/* a work_fn of cpu took the role */
+	atomic_t		worked;		/* work_fns that returned */
+	atomic_t		left;
+	struct completion	release;
+	struct completion	all_done;
+};
+
+static void ot_cut_work(struct tempo_order_req *r)
+{
+	struct ot_cut *c = container_of(r, struct ot_cut, ord);
+	struct ot_cut_ctx *ctx = c->ctx;
+
+	if (raw_smp_processor_id() == ctx->cpu && !atomic_xchg(&ctx->blocker, 1))
+		wait_for_completion(&ctx->release);
+	atomic_inc(&ctx->worked);
+}
+
+static void ot_cut_done(struct tempo_order_req *r)
+{
+	struct ot_cut *c = container_of(r, struct ot_cut, ord);
+
+	c->item.ticket = r->ticket;
+	ot_record(&c->item);
+	if (atomic_dec_and_test(&c->ctx->left))
+		complete(&c->ctx->all_done);
+}
+
+/*
+ * Fails if: order_submit_chain() does not cut a chain after
+ * TEMPO_ORDER_SUBMIT_BATCH requests, or queues the rest only after running
+ * its own (a sleeping work_fn then holds up its CPU's whole inbox).
+ */
+static void tempo_order_submit_sleep_holds_its_cut(struct kunit *test)
+{
+	struct ot_log *log = ot_log_new(test, OT_CUT_N);
+	struct ot_cut *reqs = kunit_kcalloc(test, OT_CUT_N, sizeof(*reqs), GFP_KERNEL);
+	struct ot_cut_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	struct tempo_order_stats st;
+	unsigned long end;
+	struct tempo_order *o;
+	int i, err = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, reqs);
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	o = ot_create(test, 2 * OT_CUT_N, NULL);
+	init_completion(&ctx->release);
+	init_completion(&ctx->all_done);
+	atomic_set(&ctx->left, OT_CUT_N);
+	for (i = 0; i < OT_CUT_N; i++) {
+		reqs[i].item.log = log;
+		reqs[i].ctx = ctx;
+	}
+	preempt_disable();
+	ctx->cpu = smp_processor_id();
+	for (i = 0; i < OT_CUT_N && !err; i++)
+		err = tempo_order_submit(o, &reqs[i].ord, ot_cut_work, ot_cut_done,
+					 TEMPO_ORDER_NOWAIT);
+	preempt_enable();
+	KUNIT_ASSERT_EQ(test, err, 0);
+
+	/* Everything but the blocker's cut works while it sleeps. */
+	end = jiffies + OT_WAIT;
+	while (atomic_read(&ctx->worked) < OT_CUT_N - TEMPO_ORDER_SUBMIT_BATCH &&
+	       time_before(jiffies, end))
+		usleep_range(1000, 2000);
+	KUNIT_EXPECT_GE(test, atomic_read(&ctx->worked), OT_CUT_N - TEMPO_ORDER_SUBMIT_BATCH);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->blocker), 1);
+	/* In order: nothing after the blocker's ticket has completed. */
+	KUNIT_EXPECT_LT(test, atomic_read(&log->total), OT_CUT_N);
+
+	complete(&ctx->release);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&ctx->all_done, OT_WAIT));
+	ot_wait_quiet(o, &st);
+	KUNIT_EXPECT_EQ(test, log->n, OT_CUT_N);
+	for (i = 0; i < OT_CUT_N; i++) {
+		KUNIT_EXPECT_EQ(test, log->seq[i], reqs[i].ord.ticket);
+		KUNIT_EXPECT_EQ(test, atomic_read(&reqs[i].item.runs), 1);
+		KUNIT_EXPECT_EQ(test, reqs[i].ord.status, 0);
+	}
+	ot_expect_log_clean(test, log);
+	tempo_order_destroy(o);
+}
+
+/*
  * Mutual exclusion and order under contention: every thread takes tickets
  * and completes them at once, with completions slow enough to overlap.
  */
@@ -1324,6 +1425,7 @@ static struct kunit_case tempo_order_cases[] = {
 	KUNIT_CASE(tempo_order_deadline_missing_ticket),
 	KUNIT_CASE(tempo_order_submit_sleeping_work),
 	KUNIT_CASE(tempo_order_submit_nowait_full),
+	KUNIT_CASE(tempo_order_submit_sleep_holds_its_cut),
 	KUNIT_CASE(tempo_order_mutual_exclusion),
 	KUNIT_CASE(tempo_order_exactly_once),
 	KUNIT_CASE(tempo_order_streak_bound),

@@ -89,6 +89,7 @@
 #define _TEMPO_ORDER_H
 
 #include <linux/bits.h>
+#include <linux/llist.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
@@ -109,6 +110,11 @@ typedef void (*tempo_order_fn_t)(void *arg);
 #define TEMPO_ORDER_MAX_WINDOW		BIT(20)
 /* max_streak used when tempo_order_opts.max_streak is 0. */
 #define TEMPO_ORDER_DEFAULT_STREAK	64
+/*
+ * Most requests of tempo_order_submit() that one work item runs: a work_fn
+ * that sleeps delays at most this many less one.
+ */
+#define TEMPO_ORDER_SUBMIT_BATCH	16
 
 /**
  * struct tempo_order_opts - options of an ordering domain
@@ -164,10 +170,12 @@ typedef void (*tempo_order_req_fn_t)(struct tempo_order_req *req);
  * struct tempo_order_req - a request for tempo_order_submit(), embedded by
  *	the caller (like padata_priv)
  * @work: private.
+ * @node: private.
  * @order: private.
  * @ticket: the ticket it was given; read-only for the caller.
  * @work_fn: private.
  * @done_fn: private.
+ * @cpu: private.
  * @status: 0 when @done_fn runs in order. Nonzero when the domain's deadline
  *	timed the ticket out before @work_fn returned: @done_fn then runs
  *	once, at once, out of order, so that the request can be released.
@@ -177,10 +185,12 @@ typedef void (*tempo_order_req_fn_t)(struct tempo_order_req *req);
  */
 struct tempo_order_req {
 	struct work_struct	work;
+	struct llist_node	node;
 	struct tempo_order	*order;
 	u64			ticket;
 	tempo_order_req_fn_t	work_fn;
 	tempo_order_req_fn_t	done_fn;
+	int			cpu;
 	int			status;
 };
 

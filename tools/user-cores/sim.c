@@ -870,6 +870,11 @@ unsigned int tempo_sim_run_works(void)
 	}
 }
 
+struct work_struct *tempo_sim_current_work(void)
+{
+	return __atomic_load_n(&me()->running_work, __ATOMIC_RELAXED);
+}
+
 static bool work_busy(struct work_struct *w)
 {
 	return atomic_read_acquire(&w->pending) ||
