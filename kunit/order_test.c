@@ -2,12 +2,13 @@
 /*
  * KUnit suite "tempo_order": the ordered scheduler (kmod/order.c).
  *
- * Every completion used here goes through ot_record(), which checks what the
- * scheduler promises on the spot: no two completions of a domain at once (an
- * "inside" counter that must never exceed 1), strict ticket order (each
- * ticket recorded must be above the previous one), and exactly once (a
- * per-item run counter). The cases then check the recorded sequence, the
- * return values and the domain's counters.
+ * Each case checks one behaviour; its "Fails if" line names the breakage of
+ * kmod/order.c it detects. Every completion used here goes through
+ * ot_record(), which checks what the scheduler promises on the spot: no two
+ * completions of a domain at once (an "inside" counter that must never
+ * exceed 1), strict ticket order (each ticket recorded must be above the
+ * previous one), and exactly once (a per-item run counter). The cases then
+ * check the recorded sequence, the return values and the domain's counters.
  *
  * Threads: helper kthreads finish with kthread_complete_and_exit(), so the
  * test thread may free what they used once it has waited for them. Waits are
@@ -125,6 +126,9 @@ static void ot_wait_quiet(struct tempo_order *o, struct tempo_order_stats *st)
 /*
  * Strict order: tickets taken in order, completions handed in from many
  * kthreads in a random order, in rounds that go several times round the ring.
+ * Fails if: a drain runs a completion out of ticket order, twice, or misses a
+ * parked one (order_advance()), or a slot reused a lap later keeps a stale
+ * word (order_retire()).
  */
 #define OT_ORDER_WINDOW	64
 #define OT_ORDER_ROUNDS	16
@@ -226,7 +230,12 @@ static void tempo_order_strict_order_random_arrival(struct kunit *test)
 	tempo_order_destroy(o);
 }
 
-/* trash() of one of 8 tickets, at the head, in the middle, at the end. */
+/*
+ * trash() of one of 8 tickets, at the head, in the middle, at the end.
+ * Fails if: a drain runs a TRASHED slot or stops at it, a trash() of the head
+ * does not drain what is parked behind it, or a finished ticket is accepted
+ * again.
+ */
 struct ot_trash_case {
 	const char	*name;
 	unsigned int	victim;
@@ -307,7 +316,11 @@ static void tempo_order_trash_positions(struct kunit *test)
 	}
 }
 
-/* A full window with the try policy: -EAGAIN until the head moves. */
+/*
+ * A full window with the try policy: -EAGAIN until the head moves.
+ * Fails if: tempo_order_ticket_try() hands out a ticket while next - head is
+ * the window, or the head passing trashed tickets gives no room back.
+ */
 static void tempo_order_window_full_try(struct kunit *test)
 {
 	struct ot_log *log = ot_log_new(test, 8);
@@ -370,7 +383,11 @@ static void ot_set_flag(void *arg)
 	WRITE_ONCE(*(bool *)arg, true);
 }
 
-/* A full window with the blocking policy: the taker sleeps until room. */
+/*
+ * A full window with the blocking policy: the taker sleeps until room.
+ * Fails if: a blocked taker is not woken when the head moves
+ * (order_wake_takers()), or wakes with a ticket before there is room.
+ */
 static void tempo_order_window_full_blocks(struct kunit *test)
 {
 	struct ot_taker *tk = kunit_kzalloc(test, sizeof(*tk), GFP_KERNEL);
@@ -409,7 +426,11 @@ static void tempo_order_window_full_blocks(struct kunit *test)
 	tempo_order_destroy(o);
 }
 
-/* A blocked taker that gets a signal returns -ERESTARTSYS with no ticket. */
+/*
+ * A blocked taker that gets a signal returns -ERESTARTSYS with no ticket.
+ * Fails if: tempo_order_ticket() ignores signals, or takes a ticket on its
+ * way out.
+ */
 static void tempo_order_window_full_signal(struct kunit *test)
 {
 	struct ot_taker *tk = kunit_kzalloc(test, sizeof(*tk), GFP_KERNEL);
@@ -447,6 +468,9 @@ static void tempo_order_window_full_signal(struct kunit *test)
  * The missing-ticket deadline: a ticket taken and never finished is trashed
  * about deadline_ns later, the completions behind it run, and its late owner
  * gets -ETIME. A ticket finished in time is not touched.
+ * Fails if: the deadline is not armed for a taken head (order_note_taken(),
+ * order_advance()), fires early, times out a ticket finished in time, or
+ * the late owner gets anything but -ETIME.
  */
 #define OT_DEADLINE_MS	50
 
@@ -517,7 +541,11 @@ static void tempo_order_deadline_missing_ticket(struct kunit *test)
 	tempo_order_destroy(o);
 }
 
-/* submit(): work that sleeps for random times, completions in order. */
+/*
+ * submit(): work that sleeps for random times, completions in order.
+ * Fails if: submit completes out of order or twice, leaves an online CPU
+ * without work, or never finishes with a window smaller than the requests.
+ */
 #define OT_SUBMIT_N	48
 
 struct ot_req {
@@ -595,7 +623,11 @@ static void tempo_order_submit_sleeping_work(struct kunit *test)
 	tempo_order_destroy(o);
 }
 
-/* submit() with TEMPO_ORDER_NOWAIT on a full window fails at once. */
+/*
+ * submit() with TEMPO_ORDER_NOWAIT on a full window fails at once.
+ * Fails if: TEMPO_ORDER_NOWAIT sleeps or succeeds on a full window, or an
+ * unknown flag is accepted.
+ */
 static void tempo_order_submit_nowait_full(struct kunit *test)
 {
 	struct ot_log *log = ot_log_new(test, 8);
@@ -731,6 +763,8 @@ static void tempo_order_submit_sleep_holds_its_cut(struct kunit *test)
 /*
  * Mutual exclusion and order under contention: every thread takes tickets
  * and completes them at once, with completions slow enough to overlap.
+ * Fails if: two threads hold the head token at once (a hand-off or a claim
+ * that is not one cmpxchg from the state read), so completions overlap.
  */
 struct ot_loop {
 	struct tempo_order	*o;
@@ -820,6 +854,8 @@ static void tempo_order_mutual_exclusion(struct kunit *test)
  * Exactly once: every ticket is handed to run() by two threads at the same
  * time. One call wins (1 or 0), the other gets -EINVAL, and the completion
  * runs once.
+ * Fails if: order_put() claims a slot by anything but a cmpxchg from the word
+ * it read, so both calls succeed or the completion runs twice.
  */
 #define OT_DUP_N	64
 
@@ -897,6 +933,8 @@ static void tempo_order_exactly_once(struct kunit *test)
  * Streak bound: with max_streak = 4, the caller that finds 99 completions
  * parked behind its own runs 4 in all and hands the rest to the workqueue,
  * which still runs them in order, 4 at a time.
+ * Fails if: a drainer passes more than max_streak tickets, or the rest it
+ * defers is not continued on the workqueue, in order (order_defer()).
  */
 #define OT_STREAK_N	100
 
@@ -939,6 +977,8 @@ static void tempo_order_streak_bound(struct kunit *test)
 /*
  * Wrap safety: domains whose tickets cross U64_MAX, the sign bit and the
  * 61-bit tag boundary behave like one starting at 0.
+ * Fails if: a ticket comparison is not a signed difference, or a slot's tag
+ * keeps too few bits, so a ticket a lap away or across U64_MAX aliases.
  */
 static const u64 ot_wrap_starts[] = {
 	0,
@@ -1010,6 +1050,9 @@ static void tempo_order_wrap_safe(struct kunit *test)
  * completion, no overlap, and the conservation law
  *	taken = completed + trashed + timed_out + pending
  * against both the domain's counters and the producers' own counts.
+ * Fails if: any completion is doubled, overlapped or out of global or
+ * per-producer order, or a ticket is lost from the conservation law, under
+ * timeouts, trashes and blocked takers on every CPU.
  */
 #define OT_STRESS_WINDOW	256
 #define OT_STRESS_DEADLINE_MS	50
@@ -1211,6 +1254,8 @@ static void tempo_order_stress_conservation(struct kunit *test)
  * Module-wide totals (debugfs tempo/order): live domains count, destroyed
  * ones are folded in. (The file itself cannot be read from here on 6.1:
  * kernel_read() needs ->read_iter, which debugfs lacks; see main_test.c.)
+ * Fails if: the totals lose a live domain's counts (order_stats_add()) or a
+ * destroyed domain's (the fold in tempo_order_destroy()).
  */
 static void tempo_order_module_totals(struct kunit *test)
 {
@@ -1257,7 +1302,9 @@ static void tempo_order_module_totals(struct kunit *test)
  * changes nothing; so is a ticket already finished. Only an outstanding
  * ticket is accepted. (A slot's "expired" marker starts at the ticket one
  * lap below the start: the validity check must not let such a ticket reach
- * it, which once made these -ETIME.)
+ * it.)
+ * Fails if: order_put() accepts a ticket outside [first, next), or lets one
+ * below the start reach order_stale() (-ETIME instead of -EINVAL).
  */
 struct ot_valid_case {
 	const char	*name;
@@ -1336,6 +1383,9 @@ static void ot_valid_one(struct kunit *test, const struct ot_valid_case *c)
  * completions after the range at once, gives the window its room back,
  * refuses an end beyond what was handed out (changing nothing), and leaves
  * the run() of a trashed ticket -EINVAL.
+ * Fails if: tempo_order_trash_below() trashes a submitted ticket, misses one
+ * below end, changes anything for an end beyond next, or leaves the parked
+ * completions after the range waiting.
  */
 static void ot_skip_one(struct kunit *test, const struct ot_valid_case *c)
 {
