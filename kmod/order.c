@@ -201,18 +201,18 @@
  *   order_park:A / order_advance:C
  *     store fn/arg, then WRITING -> PARKED (release); the drainer reads
  *     PARKED (acquire) before fn/arg.
- *   order_advance:D / order_put:B, order_deadline_fn:B
+ *   order_hand_off:A / order_put:B, order_deadline_fn:B
  *     token transfer through TAIL: everything the drainer did (completions
  *     included) happens-before the new holder's completion.
  *   order_advance:E / order_park:B
  *     token transfer through WRITING_HEAD: likewise.
- *   order_note_taken:A / order_advance:D
+ *   order_note_taken:A / order_hand_off:A
  *     store-buffering: taker stores taken_ns then reads head; drainer
  *     stores head, cmpxchgs TAIL, then reads taken_ns. One arms the timer.
  *   order_wake_takers:A / prepare_to_wait_event()
  *     head moved, then check for sleepers; a blocked taker sets its task
  *     state, then re-reads head. A drain that ends in a hand-off skips the
- *     smp_mb(): its cmpxchg (order_advance:D or order_advance:E), after
+ *     smp_mb(): its cmpxchg (order_hand_off:A or order_advance:E), after
  *     the store of head, is the full barrier.
  *   order_defer:A / workqueue
  *     queue_work() orders the resume ticket and all completions so far
@@ -401,7 +401,7 @@ static void order_arm_deadline(struct tempo_order *o, u64 expiry_ns)
  * Wake the takers blocked in tempo_order_ticket(), if any. Our store of head
  * (order_retire:B) must be ordered before our look at the queue. @fenced: a
  * fully ordered cmpxchg of ours came after that store (the hand-off,
- * order_advance:D or order_advance:E), which orders it as smp_mb() would.
+ * order_hand_off:A or order_advance:E), which orders it as smp_mb() would.
  */
 static void order_wake_takers(struct tempo_order *o, bool fenced)
 {
@@ -471,11 +471,37 @@ static void order_defer(struct tempo_order *o, u64 t)
 }
 
 /*
+ * The token holder hands the head to the owner of @t, who has not arrived:
+ * EMPTY -> TAIL, from *@word. False if the word had changed (*@word is the
+ * new one, read without ordering).
+ */
+static __always_inline bool order_hand_off(struct tempo_order *o,
+					   struct order_slot *slot, u64 t,
+					   s64 *word)
+{
+	/*
+	 * LMM(order_hand_off:A): full cmpxchg, the hand-off. Pairs with:
+	 * order_put:B, order_deadline_fn:B (the next token holder) and
+	 * order_note_taken:A (a full barrier between head and taken_ns, for
+	 * the SB pair); it is also order_wake_takers()'s barrier.
+	 */
+	if (!atomic64_try_cmpxchg(&slot->state, word, order_word(t, ST_TAIL)))
+		return false;
+	if (o->deadline_ns) {
+		u64 taken = atomic64_read(&slot->taken_ns);
+
+		if (taken)
+			order_arm_deadline(o, taken + o->deadline_ns);
+	}
+	return true;
+}
+
+/*
  * The caller holds the head token, head == @t and @streak tickets were
  * passed in this drain so far. Move the head on until the next slot is not
  * ready (hand-off) or the streak is used up (defer).
  */
-static void order_advance(struct tempo_order *o, u64 t, u32 streak)
+static noinline void order_advance(struct tempo_order *o, u64 t, u32 streak)
 {
 	struct order_slot *slot;
 	tempo_order_fn_t fn;
@@ -498,22 +524,9 @@ retry:
 
 		switch (order_word_st(word)) {
 		case ST_EMPTY:
-			/*
-			 * LMM(order_advance:D): full cmpxchg, the hand-off.
-			 * Pairs with: order_put:B, order_deadline_fn:B (the
-			 * next token holder) and order_note_taken:A (a full
-			 * barrier between head and taken_ns, for the SB pair).
-			 */
-			if (!atomic64_try_cmpxchg(&slot->state, &word,
-						  order_word(t, ST_TAIL)))
+			if (!order_hand_off(o, slot, t, &word))
 				goto reread;
 			fenced = true;
-			if (o->deadline_ns) {
-				u64 taken = atomic64_read(&slot->taken_ns);
-
-				if (taken)
-					order_arm_deadline(o, taken + o->deadline_ns);
-			}
 			goto out;
 		case ST_WRITING:
 			/*
@@ -568,14 +581,34 @@ static void order_drain_workfn(struct work_struct *work)
 	order_advance(o, READ_ONCE(o->resume), 0);
 }
 
+/*
+ * The token holder retired @t - 1: the common end of a drain, the owner of @t
+ * not arrived yet, inline; anything else in order_advance().
+ */
+static __always_inline void order_pass(struct tempo_order *o, u64 t)
+{
+	struct order_slot *slot = order_slot(o, t);
+	s64 word = order_word(t, ST_EMPTY);
+
+	/* Not ordered: only an EMPTY word is acted on, by a full cmpxchg. */
+	if (atomic64_read(&slot->state) == word) {
+		order_test_point(o, t, TEMPO_TP_ORDER_DRAIN_SEEN, word);
+		if (order_hand_off(o, slot, t, &word)) {
+			order_wake_takers(o, true);
+			return;
+		}
+	}
+	order_advance(o, t, 1);
+}
+
 /* A caller that became the token holder for @t: finish t and drain. */
-static void order_run_as_head(struct tempo_order *o, u64 t,
-			      tempo_order_fn_t fn, void *arg)
+static __always_inline void order_run_as_head(struct tempo_order *o, u64 t,
+					      tempo_order_fn_t fn, void *arg)
 {
 	if (fn)
 		fn(arg);
 	order_retire(o, t);
-	order_advance(o, t + 1, 1);
+	order_pass(o, t + 1);
 }
 
 /* @t does not own its slot's word any more: timed out or never valid. */
@@ -616,8 +649,8 @@ static int order_park(struct tempo_order *o, struct order_slot *slot, u64 t,
 }
 
 /* run() and trash() (@fn == NULL). */
-static int order_put(struct tempo_order *o, u64 t, tempo_order_fn_t fn,
-		     void *arg)
+static __always_inline int order_put(struct tempo_order *o, u64 t,
+				     tempo_order_fn_t fn, void *arg)
 {
 	struct order_slot *slot = order_slot(o, t);
 	s64 word;
@@ -645,7 +678,7 @@ static int order_put(struct tempo_order *o, u64 t, tempo_order_fn_t fn,
 		case ST_TAIL:
 			/*
 			 * LMM(order_put:B): full cmpxchg, takes the token.
-			 * Pairs with: order_advance:D. Races with
+			 * Pairs with: order_hand_off:A. Races with
 			 * order_deadline_fn:B: one of the two wins.
 			 */
 			if (atomic64_try_cmpxchg(&slot->state, &word,
@@ -661,7 +694,7 @@ static int order_put(struct tempo_order *o, u64 t, tempo_order_fn_t fn,
 			 * LMM(order_put:C): full cmpxchg, claims the slot
 			 * before the drainer reaches it. Pairs with:
 			 * order_retire:A (previous lap) and, for trash,
-			 * order_advance:C. Races with order_advance:D.
+			 * order_advance:C. Races with order_hand_off:A.
 			 */
 			if (atomic64_try_cmpxchg(&slot->state, &word,
 						 order_word(t, fn ? ST_WRITING :
@@ -780,14 +813,14 @@ int tempo_order_trash_below(struct tempo_order *order, u64 end)
 EXPORT_SYMBOL_NS_GPL(tempo_order_trash_below, "TEMPO");
 
 /* Record when @t was taken; arm the deadline if t is already the head. */
-static void order_note_taken(struct tempo_order *o, u64 t)
+static noinline void order_note_taken(struct tempo_order *o, u64 t)
 {
 	u64 now = ktime_get_ns() ?: 1;
 
 	atomic64_set(&order_slot(o, t)->taken_ns, now);
 	/*
 	 * LMM(order_note_taken:A): full barrier between our store of taken_ns
-	 * and our read of head. Pairs with: order_advance:D, between the
+	 * and our read of head. Pairs with: order_hand_off:A, between the
 	 * drainer's store of head and its read of taken_ns (store buffering:
 	 * at least one of us sees the other and arms the timer).
 	 */
@@ -1047,7 +1080,7 @@ static void order_deadline_fn(struct tempo_timer *timer)
 	}
 	/*
 	 * LMM(order_deadline_fn:B): full cmpxchg, takes the token. Pairs with:
-	 * order_advance:D. Races with order_put:B: one of the two wins. If the
+	 * order_hand_off:A. Races with order_put:B: one of the two wins. If the
 	 * head moved since we read it, the tag differs and this fails.
 	 */
 	if (!atomic64_try_cmpxchg(&slot->state, &word,
