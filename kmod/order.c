@@ -899,6 +899,8 @@ static void order_submit_done(void *arg)
 	req->done_fn(req);
 }
 
+static void order_submit_workfn(struct work_struct *work);
+
 /*
  * Run a chain of requests (linked through node, oldest first): each work_fn,
  * then its completion in ticket order. The chain is cut after
@@ -920,6 +922,7 @@ static void order_submit_chain(struct tempo_order *o, struct llist_node *first)
 		req = llist_entry(last->next, struct tempo_order_req, node);
 		last->next = NULL;
 		req->cpu = -1;		/* a chain already taken */
+		INIT_WORK(&req->work, order_submit_workfn);
 		tempo_test_point(TEMPO_TP_ORDER_SUBMIT_CUT, o, req->ticket, 0);
 		atomic_inc(&o->inflight);
 		/*
@@ -1033,7 +1036,6 @@ int tempo_order_submit(struct tempo_order *order, struct tempo_order_req *req,
 	if (err)
 		return err;
 
-	INIT_WORK(&req->work, order_submit_workfn);
 	req->order = order;
 	req->ticket = ticket;
 	req->work_fn = work_fn;
@@ -1047,6 +1049,8 @@ int tempo_order_submit(struct tempo_order *order, struct tempo_order_req *req,
 	 * work item that takes it; the others ride along.
 	 */
 	if (llist_add(&req->node, &per_cpu_ptr(order->inbox, req->cpu)->reqs)) {
+		/* Only this request's own work item reads its work_struct. */
+		INIT_WORK(&req->work, order_submit_workfn);
 		atomic_inc(&order->inflight);
 		/* Relies on: queue_work()'s ordering, as order_submit_chain:A. */
 		queue_work_on(req->cpu, order_wq, &req->work);
