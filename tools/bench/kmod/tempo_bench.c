@@ -53,9 +53,12 @@
  *			    the first and the last callback.
  *	spread SYS K        K timers with delays spread over 2..102 ms: callback
  *			    lateness (callback time - deadline) p50/p99/max, us.
- *	order SYS M         SYS in tempo tempo_inline padata owq rob. M items
+ *	order SYS M         SYS in tempo tempo_inline padata owq rob, or the
+ *			    control cas (below). M items
  *			    submitted from all CPUs, a small parallel step each,
- *			    completions in submission order: ns per item.
+ *			    completions in submission order: ns per item. cas
+ *			    is the floor of the ordering step: one cmpxchg per
+ *			    item on a shared word, nothing ordered.
  *	dq0 SYS K           the same queue, one thread putting an item that is
  *			    already due and taking it back, K times: the data
  *			    structure without timers or wake-ups. ns per pair.
@@ -1046,9 +1049,9 @@ out:
 
 /* ---- ordered completion ---- */
 
-enum osys { O_TEMPO, O_TEMPO_INLINE, O_PADATA, O_OWQ, O_ROB, O_NSYS };
+enum osys { O_TEMPO, O_TEMPO_INLINE, O_PADATA, O_OWQ, O_ROB, O_CAS, O_NSYS };
 static const char * const osys_name[O_NSYS] = {
-	"tempo", "tempo_inline", "padata", "owq", "rob"
+	"tempo", "tempo_inline", "padata", "owq", "rob", "cas"
 };
 
 struct order_item {
@@ -1079,6 +1082,7 @@ struct order_ctx {
 	struct padata_shell	*ps;
 #endif
 	struct workqueue_struct	*owq;
+	atomic64_t		cas_word;	/* cas */
 	/* rob */
 	spinlock_t		rob_lock;
 	atomic64_t		rob_next;
@@ -1148,6 +1152,23 @@ static void ord_owq_fn(struct work_struct *w)
 
 	small_step(it);
 	order_complete(it, order_cur->last_seq + 1);
+}
+
+/*
+ * The floor of an ordering step: the same threads and parallel step, and one
+ * cmpxchg per item on a word all CPUs share (a ticket's worth), but nothing
+ * ordered: each item is counted done at once.
+ */
+static void ord_cas_submit(struct order_ctx *c, struct order_item *it)
+{
+	s64 v = atomic64_read(&c->cas_word);
+
+	while (!atomic64_try_cmpxchg(&c->cas_word, &v, v + 1))
+		;
+	it->seq = v;
+	small_step(it);
+	if (atomic_inc_return(&c->done) == c->m)
+		complete(&c->all_done);
 }
 
 static void ord_rob_submit(struct order_ctx *c, struct order_item *it)
@@ -1221,6 +1242,9 @@ static void order_body(struct bthread *t)
 			break;
 		case O_ROB:
 			ord_rob_submit(c, it);
+			break;
+		case O_CAS:
+			ord_cas_submit(c, it);
 			break;
 		default:
 			t->err = -EINVAL;
