@@ -467,31 +467,44 @@ long dev_ioc_ticket(struct tempo_ctx *ctx, void __user *arg)
 {
 	struct tempo_order *o;
 	struct tempo_ticket tk;
+	u32 want = 1, i;
 	u64 t;
-	int err;
+	int n;
 
 	if (copy_from_user(&tk, arg, sizeof(tk)))
 		return -EFAULT;
-	if (tk.flags & ~TEMPO_TICKET_FLAGS || tk.reserved)
+	if (tk.flags & ~TEMPO_TICKET_FLAGS)
 		return -EINVAL;
+	if (tk.flags & TEMPO_TICKET_MANY) {
+		if (!tk.count || tk.count > TEMPO_TICKET_MANY_MAX)
+			return -EINVAL;
+		want = tk.count;
+	} else if (tk.reserved) {
+		return -EINVAL;
+	}
 	o = dev_order_get(ctx);
 	if (IS_ERR(o))
 		return PTR_ERR(o);
 
 	if (tk.flags & TEMPO_TICKET_NONBLOCK)
-		err = tempo_order_ticket_try(o, &t);
+		n = tempo_order_tickets_try(o, want, &t);
 	else
-		err = tempo_order_ticket(o, &t);
-	if (err)
-		return err;
-	tempo_test_point(TEMPO_TP_DEV_TICKET_TAKEN, ctx, t, 0);
-	dev_ticket_record(ctx, t);
-	atomic64_inc(&ctx->st.tickets);
+		n = tempo_order_tickets(o, want, &t);
+	if (n < 0)
+		return n;
+	for (i = 0; i < n; i++) {
+		tempo_test_point(TEMPO_TP_DEV_TICKET_TAKEN, ctx, t + i, 0);
+		dev_ticket_record(ctx, t + i);
+	}
+	atomic64_add(n, &ctx->st.tickets);
 
 	tk.ticket = t;
+	if (tk.flags & TEMPO_TICKET_MANY)
+		tk.count = n;
 	if (copy_to_user(arg, &tk, sizeof(tk))) {
-		if (dev_ticket_claim(ctx, t) && tempo_order_trash(o, t) >= 0)
-			atomic64_inc(&ctx->st.trashed);
+		for (i = 0; i < n; i++)
+			if (dev_ticket_claim(ctx, t + i) && tempo_order_trash(o, t + i) >= 0)
+				atomic64_inc(&ctx->st.trashed);
 		return -EFAULT;
 	}
 	return 0;

@@ -194,7 +194,7 @@
  *     reset slot(t) to tag t + W (release), then the owner of t + W reads
  *     and cmpxchgs it: the drainer's reads of fn/arg for t are done before
  *     the new owner stores its own; slot->expired is visible with the tag.
- *   order_retire:B / tempo_order_ticket_try:A, order_deadline_fn:A
+ *   order_retire:B / order_take:A, order_deadline_fn:A
  *     publish head (release) after the retire, then a taker sees the room:
  *     slot(t + W) is reset (its tag, and taken_ns = 0 in a domain with a
  *     deadline) before ticket t + W exists.
@@ -448,7 +448,7 @@ static void order_retire(struct tempo_order *o, u64 t)
 	 */
 	atomic64_set_release(&slot->state, order_word(t + o->window, ST_EMPTY));
 	/*
-	 * LMM(order_retire:B): release. Pairs with: tempo_order_ticket_try:A
+	 * LMM(order_retire:B): release. Pairs with: order_take:A
 	 * and order_deadline_fn:A. Relies on: order_retire:A before it, so a
 	 * taker that sees room for ticket t + W finds slot(t) reset (the ABA
 	 * argument in the design comment).
@@ -829,6 +829,49 @@ static noinline void order_note_taken(struct tempo_order *o, u64 t)
 		order_arm_deadline(o, now + o->deadline_ns);
 }
 
+/*
+ * Take up to @want consecutive tickets if the window has room. Return: how
+ * many (the first in *@first), or 0 if the window is full.
+ */
+static __always_inline u32 order_take(struct tempo_order *o, u32 want,
+				      u64 *first)
+{
+	s64 next = atomic64_read(&o->next);
+	u64 head, used;
+	u32 n, i;
+
+	for (;;) {
+		/*
+		 * LMM(order_take:A): acquire. Pairs with: order_retire:B.
+		 * Ticket next + i is handed out only when we saw head >
+		 * next + i - W, so slot(next + i) has been reset for it.
+		 */
+		head = atomic64_read_acquire(&o->head);
+		used = (u64)next - head;
+		if ((s64)used < 0) {
+			/* Our next is older than head: others took and ran it. */
+			next = atomic64_read(&o->next);
+			continue;
+		}
+		if (used >= o->window)
+			return 0;
+		n = min_t(u64, want, o->window - used);
+		/*
+		 * LMM(order_take:B): full cmpxchg. Atomicity hands out each
+		 * ticket once; its ordering serves order_note_taken.
+		 */
+		if (atomic64_try_cmpxchg(&o->next, &next, (s64)((u64)next + n)))
+			break;
+	}
+
+	if (o->deadline_ns) {
+		for (i = 0; i < n; i++)
+			order_note_taken(o, next + i);
+	}
+	*first = next;
+	return n;
+}
+
 /**
  * tempo_order_ticket_try() - take the next ticket if the window has room
  * @order: the domain.
@@ -843,29 +886,7 @@ static noinline void order_note_taken(struct tempo_order *o, u64 t)
  */
 int tempo_order_ticket_try(struct tempo_order *order, u64 *ticket)
 {
-	s64 next = atomic64_read(&order->next);
-	u64 head;
-
-	do {
-		/*
-		 * LMM(tempo_order_ticket_try:A): acquire. Pairs with:
-		 * order_retire:B. Ticket next is handed out only when we saw
-		 * head > next - W, so slot(next) has been reset for it.
-		 */
-		head = atomic64_read_acquire(&order->head);
-		if ((u64)next - head >= order->window)
-			return -EAGAIN;
-		/*
-		 * LMM(tempo_order_ticket_try:B): full cmpxchg. Atomicity hands
-		 * out each ticket once; its ordering serves order_note_taken.
-		 */
-	} while (!atomic64_try_cmpxchg(&order->next, &next,
-				       (s64)((u64)next + 1)));
-
-	if (order->deadline_ns)
-		order_note_taken(order, next);
-	*ticket = next;
-	return 0;
+	return order_take(order, 1, ticket) ? 0 : -EAGAIN;
 }
 EXPORT_SYMBOL_NS_GPL(tempo_order_ticket_try, "TEMPO");
 
@@ -891,6 +912,64 @@ int tempo_order_ticket(struct tempo_order *order, u64 *ticket)
 					!tempo_order_ticket_try(order, ticket));
 }
 EXPORT_SYMBOL_NS_GPL(tempo_order_ticket, "TEMPO");
+
+/**
+ * tempo_order_tickets_try() - take up to @want consecutive tickets if the
+ *	window has room
+ * @order: the domain.
+ * @want: how many, at least 1.
+ * @first: where to store the first; the others follow it, one apart.
+ *
+ * As @want calls of tempo_order_ticket_try() with nothing between them,
+ * stopped by a full window: as many as the window has room for, in one
+ * atomic step.
+ *
+ * Context: any context except NMI; lock-free.
+ * Return: how many tickets were taken (1 to @want) with *@first set,
+ * -EAGAIN if the window is full, -EINVAL if @want is 0.
+ */
+int tempo_order_tickets_try(struct tempo_order *order, u32 want, u64 *first)
+{
+	u32 n;
+
+	if (!want)
+		return -EINVAL;
+	n = order_take(order, want, first);
+	return n ? n : -EAGAIN;
+}
+EXPORT_SYMBOL_NS_GPL(tempo_order_tickets_try, "TEMPO");
+
+/**
+ * tempo_order_tickets() - take up to @want consecutive tickets, sleeping
+ *	while the window is full
+ * @order: the domain.
+ * @want: how many, at least 1.
+ * @first: where to store the first; the others follow it, one apart.
+ *
+ * As tempo_order_tickets_try(), but sleeps (interruptibly) on the domain's
+ * wait queue until there is room for at least one.
+ *
+ * Context: process context; may sleep.
+ * Return: how many tickets were taken (1 to @want) with *@first set,
+ * -ERESTARTSYS if a signal arrived first, -EINVAL if @want is 0.
+ */
+int tempo_order_tickets(struct tempo_order *order, u32 want, u64 *first)
+{
+	u32 n;
+	int err;
+
+	might_sleep();
+	if (!want)
+		return -EINVAL;
+	n = order_take(order, want, first);
+	if (n)
+		return n;
+	/* Relies on: order_wake_takers:A. */
+	err = wait_event_interruptible(order->wait,
+				       (n = order_take(order, want, first)) != 0);
+	return err ?: n;
+}
+EXPORT_SYMBOL_NS_GPL(tempo_order_tickets, "TEMPO");
 
 static void order_submit_done(void *arg)
 {

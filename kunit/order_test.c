@@ -355,6 +355,49 @@ static void tempo_order_window_full_try(struct kunit *test)
 	tempo_order_destroy(o);
 }
 
+/*
+ * Several tickets at once: as many as asked or as fit, consecutive, after
+ * the ones already taken; the blocking form sleeps until room for one.
+ * Fails if: order_take() hands out more than the window has room for, or
+ * tickets that are not the next ones in order.
+ */
+static void tempo_order_tickets_take_what_fits(struct kunit *test)
+{
+	struct ot_log *log = ot_log_new(test, 16);
+	struct ot_item items[8] = {};
+	struct tempo_order_stats st;
+	struct tempo_order *o;
+	u64 t, first;
+	int i;
+
+	o = ot_create(test, 8, NULL);
+	KUNIT_EXPECT_EQ(test, tempo_order_tickets_try(o, 0, &t), -EINVAL);
+	KUNIT_EXPECT_EQ(test, tempo_order_tickets(o, 0, &t), -EINVAL);
+	KUNIT_ASSERT_EQ(test, tempo_order_ticket_try(o, &t), 0);
+	KUNIT_EXPECT_EQ(test, t, 0);
+	KUNIT_ASSERT_EQ(test, tempo_order_tickets_try(o, 4, &first), 4);
+	KUNIT_EXPECT_EQ(test, first, 1);
+	/* Three fit of five. */
+	KUNIT_ASSERT_EQ(test, tempo_order_tickets(o, 5, &first), 3);
+	KUNIT_EXPECT_EQ(test, first, 5);
+	KUNIT_EXPECT_EQ(test, tempo_order_tickets_try(o, 2, &first), -EAGAIN);
+	for (i = 0; i < 8; i++) {
+		items[i].log = log;
+		items[i].ticket = i;
+		KUNIT_EXPECT_EQ(test, tempo_order_run(o, i, ot_record, &items[i]), 1);
+	}
+	tempo_order_stats(o, &st);
+	KUNIT_EXPECT_EQ(test, st.taken, 8);
+	KUNIT_EXPECT_EQ(test, st.completed, 8);
+	KUNIT_EXPECT_EQ(test, log->n, 8);
+	ot_expect_log_clean(test, log);
+	/* Room again: eight more, from 8. */
+	KUNIT_EXPECT_EQ(test, tempo_order_tickets_try(o, 64, &first), 8);
+	KUNIT_EXPECT_EQ(test, first, 8);
+	KUNIT_EXPECT_EQ(test, tempo_order_trash_below(o, 16), 8);
+	tempo_order_destroy(o);
+}
+
 /* A taker blocked in tempo_order_ticket(). */
 struct ot_taker {
 	struct tempo_order	*o;
@@ -1470,6 +1513,7 @@ static struct kunit_case tempo_order_cases[] = {
 	KUNIT_CASE(tempo_order_strict_order_random_arrival),
 	KUNIT_CASE(tempo_order_trash_positions),
 	KUNIT_CASE(tempo_order_window_full_try),
+	KUNIT_CASE(tempo_order_tickets_take_what_fits),
 	KUNIT_CASE(tempo_order_window_full_blocks),
 	KUNIT_CASE(tempo_order_window_full_signal),
 	KUNIT_CASE(tempo_order_deadline_missing_ticket),

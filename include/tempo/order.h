@@ -64,7 +64,8 @@
  *	stats      |        |     |       |        |   -   |    S
  *
  * trash_below() is a trash() of each ticket of its range, with the same
- * rules ("1" against run and trash of any of them).
+ * rules ("1" against run and trash of any of them). tickets() and
+ * tickets_try() are a ticket() taking several at once, with its rules.
  *
  * Completion functions never run concurrently with each other, and each runs
  * exactly once. The completion of ticket t happens-before that of every later
@@ -72,16 +73,17 @@
  *
  * Contexts:
  *
- *  - tempo_order_ticket_try(), tempo_order_run(), tempo_order_trash(),
- *    tempo_order_trash_below() and tempo_order_stats(): any context except
- *    NMI, lock-free (atomics only; the one lock they may take is the wait
- *    queue lock of blocked tempo_order_ticket() callers, and arming the
- *    deadline timer may take what tempo_timer_arm_at() takes). Completions
- *    run in the caller's context when it is the head, at most max_streak of
- *    them; the rest continue on a workqueue in process context.
- *  - tempo_order_ticket(), tempo_order_submit() without TEMPO_ORDER_NOWAIT,
- *    tempo_order_create() and tempo_order_destroy(): process context, may
- *    sleep.
+ *  - tempo_order_ticket_try(), tempo_order_tickets_try(), tempo_order_run(),
+ *    tempo_order_trash(), tempo_order_trash_below() and tempo_order_stats():
+ *    any context except NMI, lock-free (atomics only; the one lock they may
+ *    take is the wait queue lock of blocked tempo_order_ticket() callers,
+ *    and arming the deadline timer may take what tempo_timer_arm_at()
+ *    takes). Completions run in the caller's context when it is the head,
+ *    at most max_streak of them; the rest continue on a workqueue in
+ *    process context.
+ *  - tempo_order_ticket(), tempo_order_tickets(), tempo_order_submit()
+ *    without TEMPO_ORDER_NOWAIT, tempo_order_create() and
+ *    tempo_order_destroy(): process context, may sleep.
  *  - A completion must not wait for a ticket of its own domain (the head
  *    cannot move while it runs); it may run or trash later tickets.
  */
@@ -204,6 +206,8 @@ void tempo_order_destroy(struct tempo_order *order);
 
 int tempo_order_ticket_try(struct tempo_order *order, u64 *ticket);
 int tempo_order_ticket(struct tempo_order *order, u64 *ticket);
+int tempo_order_tickets_try(struct tempo_order *order, u32 want, u64 *first);
+int tempo_order_tickets(struct tempo_order *order, u32 want, u64 *first);
 int tempo_order_run(struct tempo_order *order, u64 ticket,
 		    tempo_order_fn_t fn, void *arg);
 int tempo_order_trash(struct tempo_order *order, u64 ticket);

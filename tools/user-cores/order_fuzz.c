@@ -10,8 +10,9 @@
  * work items run), and deliveries of the work items (drain and submit). The
  * model is a sorted list of taken tickets with their outcome; a submitted
  * one counts as run. Checked after every step:
- *  - ticket_try and submit: -EAGAIN iff the window is full (next - head >=
- *    W), else the model's next ticket;
+ *  - ticket_try, tickets_try and submit: -EAGAIN iff the window is full
+ *    (next - head >= W), else the model's next ticket (tickets_try: as
+ *    many as it wants or as fit, from there);
  *  - run/trash of an outstanding ticket: 1 iff it is the head, else 0;
  *    a duplicate or never-taken ticket: -EINVAL, and nothing completes;
  *  - completions so far are a prefix of the model's order (the run tickets,
@@ -133,12 +134,31 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		int ret;
 
 		switch (op) {
-		case 0: case 1: case 2:	/* take, or submit (op 2) */
+		case 0: case 1: case 2:	/* take, several (op 1), or submit (op 2) */
 		{
 			struct tempo_order_req *req = &reqs[next_m - first];
+			u32 want = 1 + arg % 4, n, k;
 
-			if (next_m - first >= MAXT - 1)
+			if (next_m - first >= MAXT - 4)
 				break;
+			if (op == 1) {
+				ret = tempo_order_tickets_try(o, want, &t);
+				if (next_m - rh >= window) {
+					if (ret != -EAGAIN)
+						FAIL("take %u with a full window: %d", want, ret);
+					break;
+				}
+				n = min_t(u64, want, window - (next_m - rh));
+				if (ret != (int)n || t != next_m)
+					FAIL("take %u: %d, ticket %llu, expected %u from %llu",
+					     want, ret, t, n, next_m);
+				for (k = 0; k < n; k++) {
+					out[nout++] = next_m;
+					mst[next_m - first] = M_OUT;
+					next_m++;
+				}
+				break;
+			}
 			if (op == 2) {
 				ret = tempo_order_submit(o, req, sub_work, sub_done,
 							 TEMPO_ORDER_NOWAIT);
