@@ -6,11 +6,12 @@
  * 64 rounds), and the items reach a file strictly in input order, one write
  * per item:
  *
- *	uorder tempo SIZE   /dev/tempo: TEMPO_IOC_ORDER_TICKET, the step,
- *			    TEMPO_IOC_ORDER_SUBMIT with the data; the sink
- *			    (TEMPO_IOC_ORDER_SINK) is the file, written by the
- *			    submitting threads inside their calls; a final
- *			    TEMPO_IOC_ORDER_FLUSH
+ *	uorder tempo SIZE   /dev/tempo: TEMPO_IOC_ORDER_TICKET (TICKETS at a
+ *			    time with TEMPO_TICKET_MANY, where the kernel has
+ *			    it), the step, TEMPO_IOC_ORDER_SUBMIT with the data;
+ *			    the sink (TEMPO_IOC_ORDER_SINK) is the file,
+ *			    written by the submitting threads inside their
+ *			    calls; a final TEMPO_IOC_ORDER_FLUSH
  *	uorder user SIZE    the same pipeline without tempo: a sequence number
  *			    from an atomic counter, a reorder buffer of WINDOW
  *			    slots (the file's ordering window) under a mutex,
@@ -43,8 +44,9 @@
 #define WINDOW		1024	/* /dev/tempo's default order_window */
 #define MAX_THREADS	16
 #define OUT		"/tmp/uorder.out"
+#define TICKETS		16	/* taken at once, with TEMPO_TICKET_MANY */
 
-static unsigned int size, nthreads;
+static unsigned int size, nthreads, tickets_at_once = 1;
 static int out_fd, tempo_fd;
 static char *bufs[MAX_THREADS];
 
@@ -89,26 +91,37 @@ static void step(char *buf, uint64_t seq)
 static void *tempo_thread(void *arg)
 {
 	char *buf = bufs[(uintptr_t)arg];
+	bool done = false;
 
-	for (;;) {
+	while (!done) {
 		struct tempo_ticket tk = { 0 };
-		struct tempo_submit sb = { 0 };
+		uint64_t t, n = 1;
 
+		if (tickets_at_once > 1) {
+			tk.flags = TEMPO_TICKET_MANY;
+			tk.count = tickets_at_once;
+		}
 		if (ioctl(tempo_fd, TEMPO_IOC_ORDER_TICKET, &tk))
 			die("TEMPO_IOC_ORDER_TICKET");
-		if (tk.ticket >= ITEMS) {
-			/* One past the end per thread: given back. */
-			if (ioctl(tempo_fd, TEMPO_IOC_ORDER_TRASH, &tk))
-				die("TEMPO_IOC_ORDER_TRASH");
-			return NULL;
+		if (tickets_at_once > 1)
+			n = tk.count;
+		for (t = tk.ticket; t < tk.ticket + n; t++) {
+			struct tempo_submit sb = { .ticket = t, .data = (uintptr_t)buf, .len = size };
+			struct tempo_ticket tr = { .ticket = t };
+
+			if (t >= ITEMS) {
+				/* Past the end: given back. */
+				if (ioctl(tempo_fd, TEMPO_IOC_ORDER_TRASH, &tr))
+					die("TEMPO_IOC_ORDER_TRASH");
+				done = true;
+				continue;
+			}
+			step(buf, t);
+			if (ioctl(tempo_fd, TEMPO_IOC_ORDER_SUBMIT, &sb))
+				die("TEMPO_IOC_ORDER_SUBMIT");
 		}
-		step(buf, tk.ticket);
-		sb.ticket = tk.ticket;
-		sb.data = (uintptr_t)buf;
-		sb.len = size;
-		if (ioctl(tempo_fd, TEMPO_IOC_ORDER_SUBMIT, &sb))
-			die("TEMPO_IOC_ORDER_SUBMIT");
 	}
+	return NULL;
 }
 
 static void *user_thread(void *arg)
@@ -195,6 +208,8 @@ int main(int argc, char **argv)
 		if (ioctl(tempo_fd, TEMPO_IOC_INFO, &info) ||
 		    !(info.features & TEMPO_FEAT_SINK) || !(info.features & TEMPO_FEAT_USER_LIMITS))
 			return fprintf(stderr, "uorder: no ordered sink\n"), 77;
+		if (info.features & TEMPO_FEAT_TICKET_MANY)
+			tickets_at_once = TICKETS;
 		if (ioctl(tempo_fd, TEMPO_IOC_ORDER_SINK, &sk))
 			die("TEMPO_IOC_ORDER_SINK");
 	} else {
