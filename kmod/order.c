@@ -179,6 +179,14 @@
  * in its own work item, at most TEMPO_ORDER_SUBMIT_BATCH - 1 (and, as ever,
  * the completions after its own, which wait for it in ticket order).
  *
+ * A blocking submit that finds the window full waits for room for a batch
+ * (a quarter of the window), not for one ticket: the room comes back as work
+ * items complete, a few tickets at a time, and a wake-up per ticket would
+ * cost a context switch each. order_wake_takers() wakes such submitters only
+ * then; a submitter that has waited a tick takes whatever room there is, as
+ * tempo_order_ticket() would (its caller may hold the ticket the room waits
+ * for).
+ *
  * Destroy waits for the work items, not the requests: inflight counts the
  * work items queued and not finished with the domain. A request pushed on a
  * non-empty inbox is covered by the work item that will take it, queued
@@ -210,10 +218,10 @@
  *     store-buffering: taker stores taken_ns then reads head; drainer
  *     stores head, cmpxchgs TAIL, then reads taken_ns. One arms the timer.
  *   order_wake_takers:A / prepare_to_wait_event()
- *     head moved, then check for sleepers; a blocked taker sets its task
- *     state, then re-reads head. A drain that ends in a hand-off skips the
- *     smp_mb(): its cmpxchg (order_hand_off:A or order_advance:E), after
- *     the store of head, is the full barrier.
+ *     head moved, then check for sleepers (takers and submitters alike); a
+ *     blocked taker sets its task state, then re-reads head. A drain that
+ *     ends in a hand-off skips the smp_mb(): its cmpxchg (order_hand_off:A
+ *     or order_advance:E), after the store of head, is the full barrier.
  *   order_defer:A / workqueue
  *     queue_work() orders the resume ticket and all completions so far
  *     before drain_work runs (its documented guarantee).
@@ -336,6 +344,7 @@ struct tempo_order {
 	atomic64_t		longest;	/* longest streak, rarely written */
 
 	wait_queue_head_t	wait ____cacheline_aligned_in_smp;
+	wait_queue_head_t	submit_wait;	/* blocked tempo_order_submit() */
 	atomic_t		inflight;	/* submit work items not yet done with us */
 	struct order_inbox __percpu *inbox;	/* submitted, not yet taken */
 	struct work_struct	drain_work;
@@ -398,6 +407,17 @@ static void order_arm_deadline(struct tempo_order *o, u64 expiry_ns)
 }
 
 /*
+ * Room for a batch of submits: a quarter of the window, at least one ticket.
+ * Only a gate for sleepers: the ticket is taken with its own ordering.
+ */
+static bool order_submit_room(struct tempo_order *o)
+{
+	u64 used = (u64)atomic64_read(&o->next) - (u64)atomic64_read(&o->head);
+
+	return (s64)used < 0 || o->window - used >= max(1U, o->window / 4);
+}
+
+/*
  * Wake the takers blocked in tempo_order_ticket(), if any. Our store of head
  * (order_retire:B) must be ordered before our look at the queue. @fenced: a
  * fully ordered cmpxchg of ours came after that store (the hand-off,
@@ -419,6 +439,9 @@ static void order_wake_takers(struct tempo_order *o, bool fenced)
 	/* Ordered after head: the smp_mb() above, or the hand-off's cmpxchg. */
 	if (waitqueue_active(&o->wait))
 		wake_up(&o->wait);
+	/* Likewise; blocked submits only once there is room for a batch. */
+	if (waitqueue_active(&o->submit_wait) && order_submit_room(o))
+		wake_up(&o->submit_wait);
 }
 
 static void order_note_streak(struct tempo_order *o, u32 streak)
@@ -1073,6 +1096,21 @@ static int order_pick_cpu(void)
 	return cpu;
 }
 
+/* A submit that finds the window full: see "submitted requests". */
+static int order_submit_ticket(struct tempo_order *o, u64 *ticket)
+{
+	long left;
+
+	if (!tempo_order_ticket_try(o, ticket))
+		return 0;
+	/* Relies on: order_wake_takers:A, as tempo_order_ticket(). */
+	left = wait_event_interruptible_timeout(o->submit_wait,
+						order_submit_room(o), 1);
+	if (left < 0)
+		return left;
+	return tempo_order_ticket(o, ticket);
+}
+
 /**
  * tempo_order_submit() - run work in parallel, complete it in order
  * @order: the domain.
@@ -1089,9 +1127,10 @@ static int order_pick_cpu(void)
  * @flags: 0 or TEMPO_ORDER_NOWAIT.
  *
  * Takes a ticket for @req (sleeping while the window is full, unless
- * TEMPO_ORDER_NOWAIT), queues @work_fn, and completes through
- * tempo_order_run(). If the domain's deadline times the ticket out before
- * @work_fn returns, @done_fn runs with @req->status = -ETIME, out of order.
+ * TEMPO_ORDER_NOWAIT: until a quarter of it is free, or a tick has passed
+ * and one ticket is), queues @work_fn, and completes in order. If the
+ * domain's deadline times the ticket out before @work_fn returns, @done_fn
+ * runs with @req->status = -ETIME, out of order.
  *
  * Context: process context, may sleep; any context except NMI with
  * TEMPO_ORDER_NOWAIT.
@@ -1111,7 +1150,7 @@ int tempo_order_submit(struct tempo_order *order, struct tempo_order_req *req,
 	if (flags & TEMPO_ORDER_NOWAIT)
 		err = tempo_order_ticket_try(order, &ticket);
 	else
-		err = tempo_order_ticket(order, &ticket);
+		err = order_submit_ticket(order, &ticket);
 	if (err)
 		return err;
 
@@ -1232,6 +1271,7 @@ struct tempo_order *tempo_order_create(u32 window,
 	atomic64_set(&o->next, o->first);
 	atomic64_set(&o->head, o->first);
 	init_waitqueue_head(&o->wait);
+	init_waitqueue_head(&o->submit_wait);
 	INIT_WORK(&o->drain_work, order_drain_workfn);
 	tempo_timer_init(&o->deadline, order_deadline_fn, 0);
 

@@ -804,6 +804,68 @@ static void tempo_order_submit_sleep_holds_its_cut(struct kunit *test)
 }
 
 /*
+ * A blocking submit waits for room for a batch, but not for ever: here the
+ * test holds the tickets the room waits for, and frees one at a time.
+ * Fails if: order_submit_ticket() waits for a quarter of the window with no
+ * bound (the submit never returns while one ticket is free).
+ */
+#define OT_ROOM_W	16
+
+struct ot_room {
+	struct tempo_order	*o;
+	struct ot_req		req;
+	int			ret;
+	struct completion	done;
+};
+
+static int ot_room_fn(void *data)
+{
+	struct ot_room *r = data;
+
+	r->ret = tempo_order_submit(r->o, &r->req.ord, ot_req_work, ot_req_done, 0);
+	kthread_complete_and_exit(&r->done, 0);
+}
+
+static void tempo_order_submit_blocked_takes_what_is_free(struct kunit *test)
+{
+	struct ot_log *log = ot_log_new(test, 2 * OT_ROOM_W);
+	struct ot_room *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	struct ot_item items[OT_ROOM_W] = {};
+	DECLARE_COMPLETION_ONSTACK(all_done);
+	struct task_struct *task;
+	struct tempo_order *o;
+	atomic_t left;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	o = ot_create(test, OT_ROOM_W, NULL);
+	for (i = 0; i < OT_ROOM_W; i++) {
+		items[i].log = log;
+		KUNIT_ASSERT_EQ(test, tempo_order_ticket_try(o, &items[i].ticket), 0);
+	}
+	atomic_set(&left, 1);
+	r->o = o;
+	r->req.item.log = log;
+	r->req.left = &left;
+	r->req.all_done = &all_done;
+	init_completion(&r->done);
+	task = kthread_run(ot_room_fn, r, "ot_room");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	KUNIT_EXPECT_FALSE(test, wait_for_completion_timeout(&r->done, msecs_to_jiffies(50)));
+	/* One ticket of room, less than a quarter of the window. */
+	KUNIT_EXPECT_EQ(test, tempo_order_run(o, items[0].ticket, ot_record, &items[0]), 1);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&r->done, OT_WAIT));
+	KUNIT_EXPECT_EQ(test, r->ret, 0);
+	KUNIT_EXPECT_EQ(test, r->req.ord.ticket, items[OT_ROOM_W - 1].ticket + 1);
+	for (i = 1; i < OT_ROOM_W; i++)
+		KUNIT_EXPECT_EQ(test, tempo_order_run(o, items[i].ticket, ot_record, &items[i]), 1);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&all_done, OT_WAIT));
+	KUNIT_EXPECT_EQ(test, log->n, OT_ROOM_W + 1);
+	ot_expect_log_clean(test, log);
+	tempo_order_destroy(o);
+}
+
+/*
  * Mutual exclusion and order under contention: every thread takes tickets
  * and completes them at once, with completions slow enough to overlap.
  * Fails if: two threads hold the head token at once (a hand-off or a claim
@@ -1520,6 +1582,7 @@ static struct kunit_case tempo_order_cases[] = {
 	KUNIT_CASE(tempo_order_submit_sleeping_work),
 	KUNIT_CASE(tempo_order_submit_nowait_full),
 	KUNIT_CASE(tempo_order_submit_sleep_holds_its_cut),
+	KUNIT_CASE(tempo_order_submit_blocked_takes_what_is_free),
 	KUNIT_CASE(tempo_order_mutual_exclusion),
 	KUNIT_CASE(tempo_order_exactly_once),
 	KUNIT_CASE(tempo_order_streak_bound),

@@ -1069,6 +1069,15 @@ void schedule(void)
 	sim_sleep(NULL);
 }
 
+long schedule_timeout(long timeout)
+{
+	ktime_t end = ktime_get() + (u64)timeout * TICK_NSEC, now;
+
+	sim_sleep(&end);
+	now = ktime_get();
+	return now >= end ? 0 : (long)((end - now) / TICK_NSEC) + 1;
+}
+
 int schedule_hrtimeout(ktime_t *expires, enum hrtimer_mode mode)
 {
 	ktime_t end;
