@@ -32,7 +32,8 @@
 #   make dkms-check    dkms.conf through Debian 12's dkms on private trees
 #   make verify        litmus, then check-kcsan
 #   make style         7.2's checkpatch --strict and kernel-doc -Wall over kmod/
-#                      include/ kunit/ (fetches and extracts the 7.2 source if needed)
+#                      include/ kunit/ (fetches and extracts the 7.2 source if needed);
+#                      every cited path and function exists (tools/compat/cited.py)
 #   make abi32         the UAPI layouts under -m32 (compat_ioctl relies on them)
 #   make fuzz          the ioctl fuzzer alone (build/guest/tests/tempo_fuzz)
 #   make user-build    the userspace build of the cores, tests and bench, not run

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * tempo clocks: the clocks a delay queue, and so a /dev/tempo timer, may
- * keep time in; how the module hears that one was set or that the machine
- * resumed; and a caller's time namespace.
- *
+/**
  * DOC: tempo clocks
+ *
+ * The clocks a delay queue, and so a /dev/tempo timer, may keep time in; how
+ * the module hears that one was set or that the machine resumed; and a
+ * caller's time namespace.
  *
  * The timer wheel runs on CLOCK_MONOTONIC only, as timer_list does (making
  * MONOTONIC count suspend was tried in 2018 and reverted: it broke timeouts
@@ -26,7 +26,7 @@
  * included, under the timekeeper's raw lock with interrupts off and its
  * sequence count held for writing, where even queue_work() must not run (it
  * may read the clock: KVM's 3f804f6d201c, "Prevent deadlock against
- * tk_core.seq"). So tempo_clock_gtod() queues one irq_work when "was set"
+ * tk_core.seq"). So clock_gtod() queues one irq_work when "was set"
  * and does nothing else; the irq_work queues one work item; the work calls
  * tempo's clock notifier chain, whose members (the delay queue core, the
  * file interface) each visit their own list of queues or files once. A

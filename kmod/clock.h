@@ -7,7 +7,7 @@
  *
  * Not a public API. The arithmetic of time namespaces is here, inline and
  * pure, so that the tests reach its edges directly: kunit/clock_test.c and
- * tools/user-cores/clock_test.c.
+ * tools/user-cores/clock_det_test.c.
  */
 #ifndef _TEMPO_CLOCK_H
 #define _TEMPO_CLOCK_H

@@ -69,9 +69,12 @@
  * machine resumes; the clock core then calls delayq_clock_changed(), which
  * visits each queue of another clock once (delayq_clock_list): it forgets the
  * kick's aim, reads the clock and notifies (delayq_notify()), so that the kick
- * is aimed anew or a consumer woken for what the change made due. A change
- * costs O(queues), whatever they hold; a kick aimed through an old offset that
- * fires early finds nothing due and is aimed again.
+ * is aimed anew or a consumer woken for what the change made due, that last
+ * with no lock but the queue's own held. A change costs O(queues), whatever
+ * they hold, and holds the lock of the list of queues for one queue's O(1)
+ * visit at a time, so it delays a create() or destroy() by one visit at most;
+ * a kick aimed through an old offset that fires early finds nothing due and is
+ * aimed again.
  *
  * CLOCK_REALTIME can be set back. A queue of another clock than MONOTONIC
  * reads it under the lock only, so its readings come in order and a lower
@@ -138,6 +141,12 @@
  *    against the critical section that makes the edge. The same holds for
  *    the look asked of watchers, and for whether anybody waits: a consumer
  *    joins q->wait before the notify that ends its pass.
+ *  - Quiet: tempo_delayq_move() ends its critical section with
+ *    delayq_unlock_quiet(), which leaves undone (q->ready, q->look_asked
+ *    untouched) whatever would wake someone, so that the next notify finds
+ *    it still to do; its caller, who holds a lock of its own, then calls
+ *    tempo_delayq_announce(), an empty critical section, once it has
+ *    dropped that lock. It arms the kick as any notify does.
  *
  * The ready count: stats() tells how many nodes are due, counted as a prefix
  * of each sorted sequence, the tree's up to q->last_ready (state READY) and
@@ -226,6 +235,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/wait.h>
 #include <uapi/linux/eventpoll.h>
 #include <tempo/delayq.h>
 #include <tempo/timer.h>
@@ -234,6 +244,7 @@
 #include "compat.h"
 #include "internal.h"
 #include "occupancy.h"
+#include "testing.h"
 
 enum delayq_state {
 	DELAYQ_IDLE = 0,	/* not queued */
@@ -309,6 +320,9 @@ struct tempo_delayq {
  * and the queues whose clock is not MONOTONIC, for delayq_clock_changed().
  */
 static DEFINE_MUTEX(delayq_list_lock);
+/* The queue a clock change is telling, with no lock held; destroy() waits. */
+static struct tempo_delayq *delayq_clock_pinned;
+static DECLARE_WAIT_QUEUE_HEAD(delayq_clock_pin_wait);
 static LIST_HEAD(delayq_list);
 static LIST_HEAD(delayq_clock_list);
 static u64 delayq_retired[DELAYQ_NR_STATS];
@@ -861,6 +875,27 @@ static void delayq_unlock(struct tempo_delayq *q, unsigned long flags)
 }
 
 /*
+ * Leave a critical section, but wake nobody: a caller that holds a lock of
+ * its own moves an item and tells the waiters later (tempo_delayq_announce()).
+ * Where delayq_notify() would wake someone (an item takeable that was not,
+ * or a look to ask while behind after the kick ran short) nothing of it is
+ * done, so that the next notify, the announce's, finds it still to do;
+ * otherwise it only arms the kick, as it would. Return: true when the caller
+ * must announce.
+ */
+static bool delayq_unlock_quiet(struct tempo_delayq *q, unsigned long flags)
+	__releases(&q->wait.lock)
+{
+	bool ready = !q->dead && delayq_takeable(q, delayq_first(q));
+	bool later = ready ? !q->ready : !q->dead && delayq_behind(q) && q->kick_short;
+
+	if (!later && !ready)
+		delayq_notify(q);	/* not ready, not short: at most the kick is armed */
+	spin_unlock_irqrestore(&q->wait.lock, flags);
+	return later;
+}
+
+/*
  * Move the ends of the counted prefixes back over nodes no longer due (a
  * REALTIME clock set back since they were counted; a node linked there
  * since, not due, was never counted), at most @budget of them. Return:
@@ -1027,25 +1062,46 @@ EXPORT_SYMBOL_NS_GPL(tempo_delayq_create, "TEMPO");
 
 /*
  * The clock core's chain, after a clock was set or the machine resumed
- * (process context, a work item): visit every queue of another clock than
- * MONOTONIC once. Under its lock: forget where the kick is aimed (the offset
- * it was aimed through may have moved) and read the clock; the unlock's
- * notify aims the kick again if anybody waits, or wakes a consumer or the
- * watchers for what the change made due. O(queues), whatever they hold.
+ * (process context, a work item; one at a time): visit every queue of
+ * another clock than MONOTONIC once. Under its lock: forget where the kick
+ * is aimed (the offset it was aimed through may have moved) and read the
+ * clock; the unlock aims the kick again if anybody waits (quietly: no
+ * wake-up under delayq_list_lock). A queue the change made ready is pinned
+ * (delayq_clock_pinned, which destroy() waits for once the queue is off the
+ * list) and told with no lock held (tempo_delayq_announce()). The walk keeps
+ * its place with a cursor on delayq_clock_list and holds delayq_list_lock
+ * for one queue at a time, so a create() or destroy() of any queue waits
+ * for one O(1) visit at most. O(queues), whatever they hold.
  */
 static int delayq_clock_changed(struct notifier_block *nb, unsigned long unused, void *data)
 {
+	struct list_head cursor;
 	struct tempo_delayq *q;
 	unsigned long flags;
+	bool announce;
 
 	mutex_lock(&delayq_list_lock);
-	list_for_each_entry(q, &delayq_clock_list, clock_link) {
+	list_add(&cursor, &delayq_clock_list);
+	while (cursor.next != &delayq_clock_list) {
+		q = list_entry(cursor.next, struct tempo_delayq, clock_link);
+		list_move(&cursor, &q->clock_link);
 		spin_lock_irqsave(&q->wait.lock, flags);
 		q->kick_at = KTIME_MAX;
 		delayq_clock(q);
-		delayq_unlock(q, flags);
+		announce = delayq_unlock_quiet(q, flags);
+		if (announce)
+			WRITE_ONCE(delayq_clock_pinned, q);
+		mutex_unlock(&delayq_list_lock);
+		tempo_test_point(TEMPO_TP_DELAYQ_CLOCK_VISIT, q, 0, 0);
+		if (announce) {
+			tempo_delayq_announce(q);
+			WRITE_ONCE(delayq_clock_pinned, NULL);
+			wake_up_all(&delayq_clock_pin_wait);
+		}
 		cond_resched();
+		mutex_lock(&delayq_list_lock);
 	}
+	list_del(&cursor);
 	mutex_unlock(&delayq_list_lock);
 	return NOTIFY_DONE;
 }
@@ -1702,6 +1758,92 @@ int tempo_delayq_requeue(struct tempo_delayq *q, struct tempo_delayq_node *node,
 EXPORT_SYMBOL_NS_GPL(tempo_delayq_requeue, "TEMPO");
 
 /**
+ * tempo_delayq_move() - put, move or take out an item, waking nobody
+ * @q: the queue
+ * @node: the item's node, queued on @q or not queued
+ * @deadline: its deadline, as for tempo_delayq_put_at(); KTIME_MAX: take it
+ *	out if it is queued
+ * @announce: out: true if the caller must call tempo_delayq_announce(@q)
+ *
+ * As tempo_delayq_put_at() for a node not queued, tempo_delayq_requeue()
+ * for a queued one, or tempo_delayq_remove() for KTIME_MAX, in one critical
+ * section, with what a put, a requeue or a remove counts; but no consumer
+ * and no watcher is woken: a caller holding a lock of its own moves the item
+ * under it, and wakes whoever the move concerns once it has dropped its
+ * locks, by tempo_delayq_announce(). Until then a consumer asleep may stay
+ * asleep and a watcher may not hear of an item due; any other call on @q
+ * that ends a critical section tells them too.
+ *
+ * Context: any context except NMI; does not sleep. O(log n).
+ * Return: 0; -ESHUTDOWN if @q is shut down (a node is then only taken out);
+ * -ERANGE if @deadline is beyond tempo_timer_max_delay_ns() from now. On
+ * error nothing changes.
+ */
+int tempo_delayq_move(struct tempo_delayq *q, struct tempo_delayq_node *node,
+		      ktime_t deadline, bool *announce)
+{
+	/* The clock as delayq_put() reads it: a move is a put ("Clocks"). */
+	bool mono = likely(q->clock == CLOCK_MONOTONIC);
+	ktime_t now = mono ? ktime_get() : 0;
+	unsigned long flags;
+	bool queued;
+	int err = 0;
+
+	spin_lock_irqsave(&q->wait.lock, flags);
+	if (!mono)
+		now = tempo_clock_read(q->clock);
+	delayq_set_now(q, now);
+	delayq_advance_free(q);
+	/* If the node is on @q, node->q is @q and stable under @q's lock. */
+	queued = READ_ONCE(node->q) == q && READ_ONCE(node->state) != DELAYQ_IDLE;
+	if (deadline == KTIME_MAX) {
+		if (queued) {
+			delayq_unlink(q, node, node->deadline);
+			delayq_set_state(node, DELAYQ_IDLE);
+			delayq_count(q, DELAYQ_STAT_REMOVED);
+		}
+	} else if (unlikely(q->dead)) {
+		err = -ESHUTDOWN;
+	} else if (!queued) {
+		err = delayq_put_locked(q, node, deadline, now);
+	} else if (ktime_after(deadline, now) &&
+		   ktime_to_ns(ktime_sub(deadline, now)) > tempo_timer_max_delay_ns()) {
+		err = -ERANGE;
+	} else {
+		delayq_unlink(q, node, node->deadline);
+		node->deadline = deadline;
+		/* After the items of its new deadline put before now. */
+		node->seq = q->seq++;
+		delayq_link(q, node);
+		delayq_count(q, DELAYQ_STAT_REQUEUED);
+	}
+	*announce = delayq_unlock_quiet(q, flags);
+	return err;
+}
+EXPORT_SYMBOL_NS_GPL(tempo_delayq_move, "TEMPO");
+
+/**
+ * tempo_delayq_announce() - tell the waiters what quiet moves left untold
+ * @q: the queue
+ *
+ * What the critical section of a tempo_delayq_move() that asked for it
+ * would have done at its end: wake one consumer if an item is takeable, the
+ * watchers if that is an edge (with EPOLLIN | EPOLLRDNORM), or ask for a
+ * look. Nothing if another call told them meanwhile.
+ *
+ * Context: any context except NMI, with no lock held that a waiter's
+ * wake-up callback (epoll, io_uring) may take; does not sleep.
+ */
+void tempo_delayq_announce(struct tempo_delayq *q)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->wait.lock, flags);
+	delayq_unlock(q, flags);
+}
+EXPORT_SYMBOL_NS_GPL(tempo_delayq_announce, "TEMPO");
+
+/**
  * tempo_delayq_peek() - the earliest deadline in the queue
  * @q: the queue
  * @deadline: receives it
@@ -1973,6 +2115,8 @@ unsigned int tempo_delayq_destroy(struct tempo_delayq *q,
 	list_del(&q->list);
 	list_del(&q->clock_link);
 	mutex_unlock(&delayq_list_lock);
+	/* Off the list: a clock change pins it no more, but may still be telling it. */
+	wait_event(delayq_clock_pin_wait, READ_ONCE(delayq_clock_pinned) != q);
 	kfree(q);
 	return n;
 }

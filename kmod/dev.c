@@ -139,6 +139,7 @@ struct dev_reader {
 	/* One-shot timers taken, chained by ut->free (a live slot's is unused). */
 	struct llist_node	*free_first, *free_last;
 	unsigned int		nended;
+	unsigned int		nrel;		/* of which relative REALTIME */
 };
 
 /*
@@ -272,6 +273,7 @@ static enum tempo_delayq_verdict dev_read_record(struct tempo_delayq_node *node,
 			rd->free_first = &ut->free;
 		rd->free_last = &ut->free;
 		rd->nended++;
+		rd->nrel += ut->item.clock == DEV_CLK_REAL_REL;
 		break;
 	case DI_ORDER:
 		atomic_dec(&ctx->nready_order);
@@ -330,6 +332,10 @@ static void dev_read_release(struct tempo_ctx *ctx, struct dev_reader *rd)
 		rd->overruns = 0;
 	}
 	dev_slots_free_chain(ctx, rd->free_first, rd->free_last, rd->nended);
+	if (unlikely(rd->nrel)) {
+		atomic_sub(rd->nrel, &ctx->nreal_rel);
+		rd->nrel = 0;
+	}
 	rd->free_first = NULL;
 	rd->free_last = NULL;
 	rd->nended = 0;
@@ -541,13 +547,20 @@ static void dev_stats_mod(struct tempo_mod_stats *s)
 	s->sink_dropped = atomic64_read(&dev_mstat.sink_dropped);
 }
 
-/* What the opener's user holds, for a file that may not see the module's figures. */
-static void dev_stats_user(struct tempo_user *u, struct tempo_mod_stats *s)
+/*
+ * What the caller's user holds, for a file that may not see the module's
+ * figures: its opener's user's for that user, the caller's own for another
+ * (dev_user_counts()), whoever opened the file.
+ */
+static void dev_stats_user(struct tempo_ctx *ctx, struct tempo_mod_stats *s)
 {
+	unsigned long n[DU_NR];
+
+	dev_user_counts(ctx->user, n);
 	s->scope = TEMPO_STATS_USER;
-	s->contexts = dev_user_count(u, DU_CONTEXTS);
-	s->timers = dev_user_count(u, DU_TIMERS);
-	s->bytes = s->timers * dev_slot_size() + dev_user_count(u, DU_BYTES);
+	s->contexts = n[DU_CONTEXTS];
+	s->timers = n[DU_TIMERS];
+	s->bytes = s->timers * dev_slot_size() + n[DU_BYTES];
 }
 
 static long dev_ioc_stats(struct tempo_ctx *ctx, void __user *arg)
@@ -559,7 +572,7 @@ static long dev_ioc_stats(struct tempo_ctx *ctx, void __user *arg)
 	if (ctx->sees_module)
 		dev_stats_mod(&st.mod);
 	else
-		dev_stats_user(ctx->user, &st.mod);
+		dev_stats_user(ctx, &st.mod);
 	return copy_to_user(arg, &st, sizeof(st)) ? -EFAULT : 0;
 }
 
@@ -713,8 +726,11 @@ static int tempo_dev_release(struct inode *inode, struct file *file)
 }
 
 /*
- * /proc/PID/fdinfo/FD, as timerfd and io_uring have: the file's live timers,
- * per clock, and its records ready to read.
+ * /proc/PID/fdinfo/FD, as timerfd and io_uring have: the file's live timers
+ * ("timers"), those of each clock but CLOCK_MONOTONIC among them
+ * (dev_clock_fdinfo(): "timers_boottime", "timers_realtime" absolute and
+ * relative, "timers_realtime_cancel_on_set", "timers_monotonic_deferrable";
+ * the rest are CLOCK_MONOTONIC's), and the records ready to read ("ready").
  */
 static void tempo_dev_show_fdinfo(struct seq_file *m, struct file *file)
 {

@@ -23,7 +23,9 @@
  *   dev_user.c   per-user limits and accounting
  *
  * Locks of a context, outermost first: ctl_lock (dev_timer.c) -> clk_lock
- * (dev_clock.c) -> the delay queues' locks; order_lock (dev_order.c) alone;
+ * (dev_clock.c) -> the delay queues' locks, and dev_clock_files_lock (the
+ * walk's list, dev_clock.c) -> clk_lock, with no wake-up of a file's
+ * readers or watchers under either; order_lock (dev_order.c) alone;
  * sink_lock (dev_order.c) -> the sink's f_pos_lock, and sink_lock ->
  * sink_qlock. A queue's lock is only ever taken inside the delay queue's
  * calls, one queue at a time, and a consume callback (dev.c's read) takes no
@@ -141,13 +143,17 @@ struct tempo_osub {
 /*
  * A file's queue of one clock with a queue of its own (dev_clock.c), and its
  * stand-in on the event queue: an item due when the first deadline of @q is,
- * by the clock's offset (or at once, for timers a clock set ended).
+ * by the clock's offset (or at once, for timers a clock set ended). All but
+ * @q and @clock under clk_lock.
  */
 struct dev_clock {
 	struct tempo_delayq	*q;		/* NULL until its first timer; set under */
 							/* ctl_lock and clk_lock */
-	struct dev_item		proxy;		/* DI_CLOCK, on ctx->q; clk_lock */
+	struct dev_item		proxy;		/* DI_CLOCK, on ctx->q */
 	ktime_t			first;		/* what the proxy stands for, KTIME_MAX: none */
+	ktime_t			at;		/* where it stands on ctx->q, KTIME_MAX: off */
+	ktime_t			added;		/* earliest deadline armed since a settle began */
+	u32			seq;		/* settles begun */
 	u8			clock;		/* enum dev_clk */
 };
 
@@ -178,7 +184,9 @@ struct tempo_ctx {
 
 	/* Timers of other clocks (dev_clock.c). */
 	spinlock_t		clk_lock;	/* the proxies; cos_*: with ctl_lock */
+	bool			clk_announce;	/* a proxy's move made ctx->q ready; clk_lock */
 	struct dev_clock	clk[DEV_CLK_QUEUES];
+	atomic_t		nreal_rel;	/* live relative REALTIME timers, on ctx->q */
 	ktime_t			cos_offset;	/* REALTIME's offset its COS timers were armed at */
 	u32			cos_gen;	/* bumped when COS timers begin anew */
 	/* On dev_clock_files once a clock queue exists; empty: ctx->q is the only queue. */
@@ -412,6 +420,7 @@ unsigned int dev_clock_put_many(struct tempo_ctx *ctx, u8 clock,
 				unsigned int n, int *errp);
 int dev_clock_requeue(struct tempo_ctx *ctx, u8 clock, struct tempo_delayq_node *node,
 		      ktime_t deadline, tempo_delayq_requeue_fn fn, void *arg);
+void dev_clock_settle(struct tempo_ctx *ctx, u8 clock);
 int dev_clock_read_one(struct tempo_ctx *ctx, unsigned int i, tempo_delayq_consume_fn fn,
 		       void *arg, unsigned int max, bool *ended, u32 *gen);
 unsigned int dev_clock_queued(struct tempo_ctx *ctx, unsigned int i, unsigned int *ready,
@@ -455,6 +464,6 @@ void dev_user_put(struct tempo_user *u);
 bool dev_user_charge(struct tempo_user *u, enum dev_user_count c, long n,
 		     unsigned long limit);
 void dev_user_uncharge(struct tempo_user *u, enum dev_user_count c, long n);
-unsigned long dev_user_count(struct tempo_user *u, enum dev_user_count c);
+void dev_user_counts(struct tempo_user *opener, unsigned long *counts);
 
 #endif /* _TEMPO_DEV_H */

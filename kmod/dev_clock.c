@@ -22,32 +22,52 @@
  * The proxy. A reader waits on ctx->q alone: read(), poll(), epoll and
  * io_uring see that one queue, with its exclusive wake-ups and its readiness
  * edges. So each clock's queue has one stand-in item on ctx->q, its proxy
- * (DI_CLOCK), put for the MONOTONIC instant at which the clock reaches the
- * queue's first deadline (by the clock's offset now), or for time 0 when a
- * clock set has ended the CANCEL_ON_SET timers. The read callback answers a
- * due proxy STOP (it stays queued) and notes it; read() then consumes the
- * clock's queue into the same buffer, with the same callback, and puts the
- * proxy again for what is first now (peek). So a clock's records come where
- * their time puts them among ctx->q's, a proxy never is a record, and a
- * proxy that came early (the clock was set back, or its first timer was
- * cancelled) costs a reader one look and is put again.
+ * (DI_CLOCK), standing (dev_clock.at) at the MONOTONIC instant at which the
+ * clock reaches the queue's first deadline (dev_clock.first), by the clock's
+ * offset at the placement, or at time 0 when a clock set has ended the
+ * CANCEL_ON_SET timers; not queued while the clock's queue is empty. The
+ * read callback answers a due proxy STOP (it stays queued) and notes it;
+ * read() then consumes the clock's queue into the same buffer, with the
+ * same callback. So a clock's records come where their time puts them among
+ * ctx->q's, and a proxy never is a record. A proxy is due only while its
+ * queue holds a record a read would take (but for the races below), so
+ * that poll() and EPOLLIN say what read() finds: POLLIN followed by a
+ * blocking read() never sleeps for lack of a record.
  *
- * Who moves a proxy, each in an O(1) section under ctx->clk_lock, where
- * dev_clock.first says what it stands for (KTIME_MAX: it is not queued):
- *  - an arm into a clock's queue puts it for the new first deadline if that
- *    is earlier;
- *  - a reader takes it down (first = KTIME_MAX), consumes the queue and
- *    peeks at it outside the lock (both may sort, with the queue's lock
- *    dropped between steps: not under a spinlock of ours), then puts it for
- *    the earlier of what it saw and what an arm put meanwhile. Two readers
- *    of one clock each see what the other left or took: the later one's
- *    look is the later state, and either placement is no later than the
- *    queue's first item;
- *  - the walk after a clock change (below) puts each standing proxy again
- *    through the new offset; a proxy a reader has taken down it leaves to
- *    that reader, whose placement reads the offset after the change.
- * So whenever a clock's queue holds an item, its proxy stands for a time no
- * later than the item's, or a reader is about to put it so.
+ * Placing a proxy (dev_proxy_place(), under ctx->clk_lock, O(1) in the
+ * clock's queue, O(log n) in ctx->q) leaves it alone where its place does
+ * not change: the same instant, or due before and due after ("a proxy
+ * standing due stays": its readiness edge was made once). Else it moves it
+ * with tempo_delayq_move(), which wakes nobody; a move that makes ctx->q
+ * ready sets ctx->clk_announce, and whoever drops clk_lock then wakes the
+ * readers and watchers (dev_clock_unlock(): tempo_delayq_announce()). So no
+ * wake-up ever runs under clk_lock, and a file's waiters hear of a proxy
+ * once per edge of its readiness, never per move.
+ *
+ * Who places a proxy, each in an O(1) section under clk_lock:
+ *  - an arm into a clock's queue, or a re-arm earlier in it
+ *    (dev_clock_put_many(), dev_clock_requeue()), for the new first
+ *    deadline if that is earlier, and notes it in dev_clock.added;
+ *  - whoever took items out of the queue or moved one later (a read's
+ *    consume, a cancel, a re-arm), in dev_clock_settle(): it begins a
+ *    settle (dev_clock.seq++, added reset), peeks at the queue outside the
+ *    lock (a peek may sort, dropping the queue's lock between steps: not
+ *    under a spinlock of ours), and places the proxy for the earlier of
+ *    what it saw and what arms added meanwhile, unless a later settle began
+ *    meanwhile, which places it from a later look. Items leave the queue
+ *    only by a settler's hand, who settles after; an arm's items it saw or
+ *    counts in added. So the last settle places the proxy for the queue's
+ *    first item, and an arm after it only moves it earlier;
+ *  - the walk after a clock change (below), for dev_clock.first through the
+ *    new offset;
+ *  - DEV_CLK_DEFER's kick (below).
+ * Whenever a clock's queue holds an item, its proxy stands for a time no
+ * later than the item's; and once no call on the file is under way, for its
+ * first item exactly. The races: a read() that a poll() saw due may find
+ * the record gone to another reader, or the clock set back before its
+ * deadline (REALTIME's records then wait for it, as the uapi header says),
+ * or its timer cancelled meanwhile; and after a set back by more than
+ * max_delay_ns a proxy stands at most that far ahead, early.
  *
  * Deferrable timers (TEMPO_ARM_DEFERRABLE) are a clock of their own,
  * DEV_CLK_DEFER: MONOTONIC, with a queue in ctx->clk[] like the others, whose
@@ -56,10 +76,13 @@
  * that dev_proxy_place() arms for that time instead, and whose callback puts
  * the proxy on ctx->q for time 0, under clk_lock. So the reader is woken when
  * the kick's CPU runs it: at the deadline while that CPU is busy, at its next
- * wake-up while it is idle. The rest is any clock queue's: the reader takes
- * the proxy down (which cancels the kick), consumes, and places it again
- * (which arms the kick). Its offset never moves: the walk below skips it.
- * release() shuts the kick down before ctx->q goes (dev_clock_unlist()).
+ * wake-up while it is idle. A placement arms the kick for the first
+ * deadline (it stays armed where that does not change), or cancels it when
+ * the queue is empty, and takes the proxy off ctx->q unless it stands due
+ * and the first deadline has passed; the callback puts it only if the first
+ * deadline it stands for has passed (a placement may have moved it later
+ * since). Its offset never moves: the walk below skips it. release() shuts
+ * the kick down before ctx->q goes (dev_clock_unlist()).
  *
  * Cancel-on-set. A file's COS timers of one generation (ctx->cos_gen, kept
  * in each item) were all armed while REALTIME's offset from MONOTONIC was
@@ -76,12 +99,31 @@
  * no set slips between its check and its put unseen.
  *
  * Clock changes. The clock core calls dev_clock_changed() after every set of
- * a clock and every resume (a work item; kmod/clock.c). It visits each file
- * on dev_clock_files (those with a clock queue) once, and under its
- * clk_lock puts each standing proxy again through the new offset, or at time
- * 0 where the COS timers ended: O(files), whatever they hold, and never a
- * timer's slot. A reader woken by a proxy does the file's own work in its
- * own thread.
+ * a clock and every resume (one work item, never two at once; kmod/clock.c).
+ * The walk visits each file on dev_clock_files (those with a clock queue)
+ * once: under the file's clk_lock it places each standing proxy again
+ * (dev_clock.first through the new offset, or at time 0 where the COS
+ * timers ended), at most DEV_CLK_QUEUES - 1 placements, O(log n) each in
+ * the file's records, and never a timer's slot. A proxy whose place does
+ * not change, one standing due among them, is not touched, so a set costs
+ * nothing per record or watcher of a file. A file whose proxy the change
+ * made due is pinned (dev_clock_pinned), and after both locks are dropped
+ * its readers and watchers are woken once, as timerfd_clock_was_set() wakes
+ * a cancelled timerfd's: the only wake-up a walk makes, and only for a
+ * record the change made due. The walk holds dev_clock_files_lock for one
+ * file's visit at a time: between two it keeps its place with a cursor in
+ * the list (struct list_head on its stack, after the file it visited), and
+ * drops the lock. A file leaves the list under the lock (dev_clock_unlist(),
+ * at release); the cursor is the walk's own, so the next file is whatever
+ * follows it then, and a file the walk pinned is waited for (the wake-up of
+ * its own waiters) before its queues go. Files listed during a walk go to
+ * the list's head, behind the cursor: their proxies were placed through the
+ * new offsets already. So the walk costs O(files) visits and O(waiters) of
+ * the files it made ready, and a close() or a first arm of a clock of
+ * another user waits for dev_clock_files_lock at most one visit of one
+ * file, whatever anyone's timers or watchers (and for the delay queues'
+ * own pass, kmod/delayq.c, O(1) per queue of another clock, whose lock a
+ * clock queue's creation and destruction take).
  */
 
 #include <linux/debugfs.h>
@@ -91,6 +133,7 @@
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/spinlock.h>
+#include <linux/wait.h>
 
 #include <tempo/delayq.h>
 #include <tempo/timer.h>
@@ -99,10 +142,15 @@
 #include "clock.h"
 #include "dev.h"
 
-/* Files with a clock queue, for dev_clock_changed(); and what the walks cost. */
+/*
+ * Files with a clock queue, for dev_clock_changed(); the file the walk wakes
+ * with the lock dropped, and who waits for that; and what the walks cost.
+ */
 static DEFINE_MUTEX(dev_clock_files_lock);
 static LIST_HEAD(dev_clock_files);
-static atomic64_t dev_clock_walks, dev_clock_visits;
+static struct tempo_ctx *dev_clock_pinned;
+static DECLARE_WAIT_QUEUE_HEAD(dev_clock_pin_wait);
+static atomic64_t dev_clock_walks, dev_clock_visits, dev_clock_moves, dev_clock_wakes;
 
 /**
  * dev_now_get() - the host's clocks at one instant, and the caller's namespace
@@ -130,7 +178,8 @@ static struct dev_clock *dev_clock_slot(struct tempo_ctx *ctx, u8 clock)
  * @nowait: io_uring's non-blocking issue: -EAGAIN rather than allocate
  *
  * The queue is charged to the file's memory cgroup (the caller entered it):
- * at most DEV_CLK_QUEUES per file, a fixed part of it, like ctx->q.
+ * at most DEV_CLK_QUEUES per file, a fixed part of it, like ctx->q. The file
+ * joins dev_clock_files at its first, at the head: behind a walk's cursor.
  *
  * Context: process context, under ctl_lock.
  * Return: 0, -ENOMEM, or -EAGAIN.
@@ -139,7 +188,6 @@ int dev_clock_prepare(struct tempo_ctx *ctx, u8 clock, bool nowait)
 {
 	struct dev_clock *c = dev_clock_slot(ctx, clock);
 	struct tempo_delayq *q;
-	bool first;
 
 	lockdep_assert_held(&ctx->ctl_lock);
 	if (!c || c->q)
@@ -150,9 +198,8 @@ int dev_clock_prepare(struct tempo_ctx *ctx, u8 clock, bool nowait)
 	if (!q)
 		return -ENOMEM;
 	mutex_lock(&dev_clock_files_lock);
-	first = list_empty(&ctx->clk_link);
-	if (first)
-		list_add_tail(&ctx->clk_link, &dev_clock_files);
+	if (list_empty(&ctx->clk_link))
+		list_add(&ctx->clk_link, &dev_clock_files);
 	spin_lock(&ctx->clk_lock);
 	c->q = q;
 	spin_unlock(&ctx->clk_lock);
@@ -174,41 +221,20 @@ static ktime_t dev_proxy_at(struct dev_clock *c, ktime_t t)
 }
 
 /*
- * Under clk_lock: have @c's proxy stand for @first (KTIME_MAX: for nothing),
- * at once if @ended. Removed and put again: it may have been due already.
- * DEV_CLK_DEFER's is put by ctx->defer_kick, which this aims instead.
+ * Under clk_lock: stand @c's proxy on ctx->q at @at (KTIME_MAX: take it
+ * off), waking nobody: a move that makes ctx->q ready is announced by
+ * whoever drops clk_lock (dev_clock_unlock()).
  */
-static void dev_proxy_place(struct tempo_ctx *ctx, struct dev_clock *c, ktime_t first, bool ended)
+static void dev_proxy_move(struct tempo_ctx *ctx, struct dev_clock *c, ktime_t at)
 {
+	bool announce;
+
 	lockdep_assert_held(&ctx->clk_lock);
-	tempo_delayq_remove(ctx->q, &c->proxy.dq);
-	c->first = first;
-	if (c->clock == DEV_CLK_DEFER) {
-		if (first == KTIME_MAX)
-			tempo_timer_cancel(&ctx->defer_kick);
-		else	/* -ESHUTDOWN only at release, as below */
-			tempo_timer_arm_at(&ctx->defer_kick, TEMPO_CPU_LOCAL,
-					   dev_proxy_at(c, first));
+	/* A placement is within what put() takes, and ctx->q lives until release. */
+	if (WARN_ON_ONCE(tempo_delayq_move(ctx->q, &c->proxy.dq, at, &announce)))
 		return;
-	}
-	if (first == KTIME_MAX)
-		return;
-	/* -ESHUTDOWN only at release, when nothing waits for it any more. */
-	tempo_delayq_put_at(ctx->q, &c->proxy.dq, ended ? 0 : dev_proxy_at(c, first));
-}
-
-/* ctx->defer_kick: DEV_CLK_DEFER's proxy stands now, if it stands for a timer. */
-static void dev_defer_kick(struct tempo_timer *t)
-{
-	struct tempo_ctx *ctx = container_of(t, struct tempo_ctx, defer_kick);
-	struct dev_clock *c = &ctx->clk[DEV_CLK_DEFER - DEV_CLK_BOOT];
-
-	spin_lock(&ctx->clk_lock);
-	if (c->first != KTIME_MAX) {
-		tempo_delayq_remove(ctx->q, &c->proxy.dq);
-		tempo_delayq_put_at(ctx->q, &c->proxy.dq, 0);
-	}
-	spin_unlock(&ctx->clk_lock);
+	c->at = at;
+	ctx->clk_announce |= announce;
 }
 
 /*
@@ -225,6 +251,55 @@ static bool dev_cos_moved(struct tempo_ctx *ctx)
 static bool dev_clock_now_due(struct tempo_ctx *ctx, struct dev_clock *c)
 {
 	return c->clock == DEV_CLK_COS && dev_cos_moved(ctx);
+}
+
+/*
+ * Under clk_lock: have @c's proxy stand for @first (KTIME_MAX: for nothing):
+ * at once where COS timers ended, else when the clock reaches @first. Left
+ * where it stands if that does not change, or if it stands due and would
+ * again. DEV_CLK_DEFER's is put by ctx->defer_kick, which this aims
+ * instead. Return: whether the proxy moved.
+ */
+static bool dev_proxy_place(struct tempo_ctx *ctx, struct dev_clock *c, ktime_t first)
+{
+	ktime_t at, now = ktime_get();
+
+	lockdep_assert_held(&ctx->clk_lock);
+	c->first = first;
+	if (c->clock == DEV_CLK_DEFER) {
+		if (first == KTIME_MAX) {
+			tempo_timer_cancel(&ctx->defer_kick);
+		} else {
+			if (c->at != KTIME_MAX && !ktime_after(first, now))
+				return false;	/* standing due, and due */
+			/* -ESHUTDOWN only at release, when nothing waits for it any more. */
+			tempo_timer_arm_at(&ctx->defer_kick, TEMPO_CPU_LOCAL, first);
+		}
+		if (c->at == KTIME_MAX)
+			return false;
+		dev_proxy_move(ctx, c, KTIME_MAX);
+		return true;
+	}
+	at = first == KTIME_MAX ? KTIME_MAX : dev_clock_now_due(ctx, c) ? 0 :
+	     dev_proxy_at(c, first);
+	if (at == c->at ||
+	    (at != KTIME_MAX && c->at != KTIME_MAX && !ktime_after(c->at, now) &&
+	     !ktime_after(at, now)))
+		return false;
+	dev_proxy_move(ctx, c, at);
+	return true;
+}
+
+/* ctx->defer_kick: DEV_CLK_DEFER's proxy stands now, if its first deadline has passed. */
+static void dev_defer_kick(struct tempo_timer *t)
+{
+	struct tempo_ctx *ctx = container_of(t, struct tempo_ctx, defer_kick);
+	struct dev_clock *c = &ctx->clk[DEV_CLK_DEFER - DEV_CLK_BOOT];
+
+	dev_clock_lock(ctx);
+	if (c->first != KTIME_MAX && c->at == KTIME_MAX && !ktime_after(c->first, ktime_get()))
+		dev_proxy_move(ctx, c, 0);
+	dev_clock_unlock(ctx);
 }
 
 /**
@@ -275,7 +350,7 @@ bool dev_clock_refuses(struct tempo_ctx *ctx, u8 clock)
  * clock after that decision ends these timers with the others of their
  * generation, as it would had they been put before it. An arm into an
  * empty COS queue begins a generation. The proxy moves earlier if the first
- * deadline did.
+ * deadline did (see "Who places a proxy").
  *
  * Context: process context, under ctl_lock and clk_lock.
  * Return: the number queued, as tempo_delayq_put_many().
@@ -302,8 +377,10 @@ unsigned int dev_clock_put_many(struct tempo_ctx *ctx, u8 clock,
 	put = tempo_delayq_put_many(c->q, nodes, deadlines, n, errp);
 	for (i = 0; i < put; i++)
 		first = min(first, deadlines[i]);
+	/* For a settle under way, which may not have seen them. */
+	c->added = min(c->added, first);
 	if (ktime_before(first, c->first))
-		dev_proxy_place(ctx, c, first, dev_clock_now_due(ctx, c));
+		dev_proxy_place(ctx, c, first);
 	return put;
 }
 
@@ -319,7 +396,8 @@ unsigned int dev_clock_put_many(struct tempo_ctx *ctx, u8 clock,
  * As dev_clock_put_many() of a timer removed first, in one critical section
  * of the queue: the timer keeps its COS generation (the caller checked that
  * no set ended it, and it is in the queue, so none begins). The proxy moves
- * earlier if the first deadline did.
+ * earlier if the first deadline did; a move later is the caller's to settle
+ * (dev_clock_settle()), once it has dropped clk_lock.
  *
  * Context: process context, under ctl_lock and clk_lock.
  * Return: as tempo_delayq_requeue().
@@ -333,22 +411,61 @@ int dev_clock_requeue(struct tempo_ctx *ctx, u8 clock, struct tempo_delayq_node 
 	lockdep_assert_held(&ctx->ctl_lock);
 	lockdep_assert_held(&ctx->clk_lock);
 	err = tempo_delayq_requeue(c->q, node, deadline, fn, arg);
-	if (!err && ktime_before(deadline, c->first))
-		dev_proxy_place(ctx, c, deadline, dev_clock_now_due(ctx, c));
-	return err;
+	if (err)
+		return err;
+	c->added = min(c->added, deadline);
+	if (ktime_before(deadline, c->first))
+		dev_proxy_place(ctx, c, deadline);
+	return 0;
 }
 
-/* Serialise with the proxies' movers and the COS checks (dev.h's lock order). */
+/* Serialise with the proxies' placers and the COS checks (dev.h's lock order). */
 void dev_clock_lock(struct tempo_ctx *ctx)
 	__acquires(&ctx->clk_lock)
 {
 	spin_lock(&ctx->clk_lock);
 }
 
+/* Drop clk_lock, then wake whoever a proxy's move under it made ctx->q ready for. */
 void dev_clock_unlock(struct tempo_ctx *ctx)
 	__releases(&ctx->clk_lock)
 {
+	bool announce = ctx->clk_announce;
+
+	ctx->clk_announce = false;
 	spin_unlock(&ctx->clk_lock);
+	if (announce)
+		tempo_delayq_announce(ctx->q);
+}
+
+/**
+ * dev_clock_settle() - place a clock's proxy after items left its queue
+ * @ctx: the file
+ * @clock: an enum dev_clk with a queue of its own, made already
+ *
+ * Whoever took items out of the clock's queue, or moved one later (a read,
+ * a cancel, a re-arm), calls this after: it looks at the queue's first
+ * deadline and places the proxy for it, or leaves that to a settle begun
+ * after it (see "Who places a proxy" above).
+ *
+ * Context: process context, clk_lock not held (ctl_lock may be).
+ */
+void dev_clock_settle(struct tempo_ctx *ctx, u8 clock)
+{
+	struct dev_clock *c = dev_clock_slot(ctx, clock);
+	ktime_t first;
+	u32 seq;
+
+	dev_clock_lock(ctx);
+	seq = ++c->seq;
+	c->added = KTIME_MAX;
+	dev_clock_unlock(ctx);
+	if (!tempo_delayq_peek(c->q, &first))
+		first = KTIME_MAX;
+	dev_clock_lock(ctx);
+	if (c->seq == seq)
+		dev_proxy_place(ctx, c, min(first, c->added));
+	dev_clock_unlock(ctx);
 }
 
 /**
@@ -363,9 +480,8 @@ void dev_clock_unlock(struct tempo_ctx *ctx)
  *	ends each of that generation with a TEMPO_EVF_CLOCK_SET record
  * @gen: set to the COS generation @ended speaks of
  *
- * Takes the proxy down, consumes the queue with @fn (copying records out),
- * and puts the proxy again for the queue's first deadline then (see "Who
- * moves a proxy" above).
+ * Consumes the queue with @fn (copying records out), then settles the
+ * proxy (dev_clock_settle()).
  *
  * Context: process context (read()), no lock held.
  * Return: tempo_delayq_consume()'s result, or -EAGAIN if @max is 0.
@@ -374,22 +490,15 @@ int dev_clock_read_one(struct tempo_ctx *ctx, unsigned int i, tempo_delayq_consu
 		       void *arg, unsigned int max, bool *ended, u32 *gen)
 {
 	struct dev_clock *c = &ctx->clk[i];
-	ktime_t first;
 	int ret = -EAGAIN;
 
-	spin_lock(&ctx->clk_lock);
+	dev_clock_lock(ctx);
 	*ended = dev_clock_now_due(ctx, c);
 	*gen = ctx->cos_gen;
-	dev_proxy_place(ctx, c, KTIME_MAX, false);
-	spin_unlock(&ctx->clk_lock);
+	dev_clock_unlock(ctx);
 	if (max)
 		ret = tempo_delayq_consume(c->q, fn, arg, max, *ended ? TEMPO_DELAYQ_ALL : 0);
-	if (!tempo_delayq_peek(c->q, &first))
-		first = KTIME_MAX;
-	spin_lock(&ctx->clk_lock);
-	first = min(first, c->first);
-	dev_proxy_place(ctx, c, first, dev_clock_now_due(ctx, c));
-	spin_unlock(&ctx->clk_lock);
+	dev_clock_settle(ctx, c->clock);
 	return ret;
 }
 
@@ -430,29 +539,64 @@ unsigned int dev_clock_queued(struct tempo_ctx *ctx, unsigned int i, unsigned in
 }
 
 /*
- * The clock core's chain, after a clock was set or the machine resumed: put
- * every standing proxy of every file with a clock queue again, through the
- * offsets of now (at once where COS timers ended). O(files).
+ * A walk's visit of one file, under dev_clock_files_lock: place every
+ * standing proxy again through the offsets of now. Return: whether the
+ * file's waiters must be told (a proxy the change made due), which the
+ * caller does once it has dropped dev_clock_files_lock.
+ */
+static bool dev_clock_visit(struct tempo_ctx *ctx)
+{
+	struct dev_clock *c;
+	unsigned int i;
+	bool announce;
+
+	spin_lock(&ctx->clk_lock);
+	for (i = 0; i < DEV_CLK_QUEUES; i++) {
+		c = &ctx->clk[i];
+		if (c->first != KTIME_MAX && c->clock != DEV_CLK_DEFER &&
+		    dev_proxy_place(ctx, c, c->first))
+			atomic64_inc(&dev_clock_moves);
+	}
+	announce = ctx->clk_announce;
+	ctx->clk_announce = false;
+	spin_unlock(&ctx->clk_lock);
+	return announce;
+}
+
+/*
+ * The clock core's chain, after a clock was set or the machine resumed:
+ * visit every file with a clock queue once, one at a time, with a cursor
+ * in the list; wake the waiters of those it made ready with no lock of ours
+ * held ("Clock changes" above). Never runs twice at once (one work item).
  */
 static int dev_clock_changed(struct notifier_block *nb, unsigned long unused, void *data)
 {
+	struct list_head cursor;
 	struct tempo_ctx *ctx;
-	struct dev_clock *c;
-	unsigned int i;
+	bool announce;
 
 	atomic64_inc(&dev_clock_walks);
 	mutex_lock(&dev_clock_files_lock);
-	list_for_each_entry(ctx, &dev_clock_files, clk_link) {
-		spin_lock(&ctx->clk_lock);
-		for (i = 0; i < DEV_CLK_QUEUES; i++) {
-			c = &ctx->clk[i];
-			if (c->first != KTIME_MAX && c->clock != DEV_CLK_DEFER)
-				dev_proxy_place(ctx, c, c->first, dev_clock_now_due(ctx, c));
-		}
-		spin_unlock(&ctx->clk_lock);
+	list_add(&cursor, &dev_clock_files);
+	while (cursor.next != &dev_clock_files) {
+		ctx = list_entry(cursor.next, struct tempo_ctx, clk_link);
+		list_move(&cursor, &ctx->clk_link);
+		announce = dev_clock_visit(ctx);
 		atomic64_inc(&dev_clock_visits);
+		/* Listed now: dev_clock_unlist() waits until we let go of it. */
+		if (announce)
+			WRITE_ONCE(dev_clock_pinned, ctx);
+		mutex_unlock(&dev_clock_files_lock);
+		if (announce) {
+			tempo_delayq_announce(ctx->q);
+			atomic64_inc(&dev_clock_wakes);
+			WRITE_ONCE(dev_clock_pinned, NULL);
+			wake_up_all(&dev_clock_pin_wait);
+		}
 		cond_resched();
+		mutex_lock(&dev_clock_files_lock);
 	}
+	list_del(&cursor);
 	mutex_unlock(&dev_clock_files_lock);
 	return NOTIFY_DONE;
 }
@@ -464,22 +608,28 @@ static struct notifier_block dev_clock_nb = {
 /* A new file: no clock queue yet. */
 void dev_clock_ctx_init(struct tempo_ctx *ctx)
 {
+	struct dev_clock *c;
 	unsigned int i;
 
 	spin_lock_init(&ctx->clk_lock);
 	INIT_LIST_HEAD(&ctx->clk_link);
 	for (i = 0; i < DEV_CLK_QUEUES; i++) {
-		tempo_delayq_node_init(&ctx->clk[i].proxy.dq);
-		ctx->clk[i].proxy.kind = DI_CLOCK;
-		ctx->clk[i].first = KTIME_MAX;
-		ctx->clk[i].clock = DEV_CLK_BOOT + i;
+		c = &ctx->clk[i];
+		tempo_delayq_node_init(&c->proxy.dq);
+		c->proxy.kind = DI_CLOCK;
+		c->first = KTIME_MAX;
+		c->at = KTIME_MAX;
+		c->added = KTIME_MAX;
+		c->clock = DEV_CLK_BOOT + i;
 	}
 	tempo_timer_init(&ctx->defer_kick, dev_defer_kick, TEMPO_TIMER_DEFERRABLE);
 }
 
 /*
- * release(), first: off the list, so that no walk reaches the file; the
- * queues go in dev_clock_release().
+ * release(), first: off the list, so that no walk reaches the file, and no
+ * walk still wakes its waiters (it pinned the file while listed, under the
+ * lock: one wake-up of this file's waiters at most); the queues go in
+ * dev_clock_release().
  */
 void dev_clock_unlist(struct tempo_ctx *ctx)
 {
@@ -487,6 +637,7 @@ void dev_clock_unlist(struct tempo_ctx *ctx)
 	if (!list_empty(&ctx->clk_link))
 		list_del_init(&ctx->clk_link);
 	mutex_unlock(&dev_clock_files_lock);
+	wait_event(dev_clock_pin_wait, READ_ONCE(dev_clock_pinned) != ctx);
 	/* It puts on ctx->q, which goes next. */
 	tempo_timer_shutdown_sync(&ctx->defer_kick);
 }
@@ -506,7 +657,13 @@ void dev_clock_release(struct tempo_ctx *ctx)
 			tempo_delayq_destroy(ctx->clk[i].q, dev_clock_item_release, NULL);
 }
 
-/* fdinfo: the file's timers per clock, and its records ready. */
+/*
+ * fdinfo: the file's live timers of each clock but MONOTONIC's, which has the
+ * rest of "timers" (dev.c): CLOCK_BOOTTIME; CLOCK_REALTIME, absolute and
+ * relative (a relative one is a timer of ctx->q, counted in
+ * ctx->nreal_rel); CLOCK_REALTIME with TEMPO_ARM_CANCEL_ON_SET; and
+ * CLOCK_MONOTONIC with TEMPO_ARM_DEFERRABLE.
+ */
 void dev_clock_fdinfo(struct seq_file *m, struct tempo_ctx *ctx)
 {
 	static const char * const names[DEV_CLK_QUEUES] = {
@@ -517,20 +674,25 @@ void dev_clock_fdinfo(struct seq_file *m, struct tempo_ctx *ctx)
 
 	for (i = 0; i < DEV_CLK_QUEUES; i++) {
 		n = dev_clock_queued(ctx, i, &ready, &due);
-		if (ctx->clk[i].q)
-			seq_printf(m, "timers_%s:\t%u\n", names[i], n);
+		if (ctx->clk[i].clock == DEV_CLK_REAL)
+			n += max(atomic_read(&ctx->nreal_rel), 0);
+		seq_printf(m, "timers_%s:\t%u\n", names[i], n);
 	}
 }
 
 static int dev_clock_stats_show(struct seq_file *m, void *unused)
 {
-	seq_printf(m, "walks %lld\nvisits %lld\n", (s64)atomic64_read(&dev_clock_walks),
-		   (s64)atomic64_read(&dev_clock_visits));
+	seq_printf(m, "walks %lld\nvisits %lld\nmoves %lld\nwakes %lld\n",
+		   (s64)atomic64_read(&dev_clock_walks), (s64)atomic64_read(&dev_clock_visits),
+		   (s64)atomic64_read(&dev_clock_moves), (s64)atomic64_read(&dev_clock_wakes));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(dev_clock_stats);
 
-/* debugfs "dev_clock": the walks after clock changes, and the files they visited. */
+/*
+ * debugfs "dev_clock": the walks after clock changes, the files they
+ * visited, the proxies they moved and the files whose waiters they woke.
+ */
 void dev_clock_debugfs(struct dentry *dir)
 {
 	debugfs_create_file("dev_clock", 0444, dir, NULL, &dev_clock_stats_fops);

@@ -318,6 +318,41 @@ static struct tempo_delayq *dev_timer_queue(struct tempo_ctx *ctx, struct tempo_
 }
 
 /*
+ * Under ctl_lock, after @n timers of clock @clock left their queue by a
+ * cancel (their slots the caller's): the file's count of relative REALTIME
+ * timers (fdinfo), or the proxy of the clock's own queue, settled
+ * (dev_clock_settle(): it stood for a time no later than theirs).
+ */
+static void dev_timers_gone(struct tempo_ctx *ctx, u8 clock, unsigned int n)
+{
+	if (likely(!n || clock == DEV_CLK_MONO))
+		return;
+	if (clock == DEV_CLK_REAL_REL)
+		atomic_sub(n, &ctx->nreal_rel);
+	else
+		dev_clock_settle(ctx, clock);
+}
+
+/* dev_timers_gone() of @uts[0..@n), of any clocks: one settle per clock queue. */
+static void dev_timers_gone_many(struct tempo_ctx *ctx, struct tempo_utimer *const *uts,
+				 unsigned int n)
+{
+	unsigned int j, rel = 0;
+	unsigned long clocks = 0;
+	u8 clock;
+
+	for (j = 0; j < n; j++) {
+		clock = uts[j]->item.clock;
+		rel += clock == DEV_CLK_REAL_REL;
+		if (clock >= DEV_CLK_BOOT)
+			clocks |= BIT(clock);
+	}
+	dev_timers_gone(ctx, DEV_CLK_REAL_REL, rel);
+	for_each_set_bit(j, &clocks, DEV_CLK_NR)
+		dev_timers_gone(ctx, j, 1);
+}
+
+/*
  * Under ctl_lock: take live timer @id out of its queue (an unread record of
  * it is withdrawn); false if @id names no live timer. On true the caller
  * owns the slot: it re-arms it or frees it.
@@ -358,8 +393,16 @@ static unsigned int __dev_timers_put(struct tempo_ctx *ctx, u8 clock, bool own,
 				     struct tempo_utimer *ut, const struct tempo_timer_spec *s,
 				     int *errp)
 {
+	ktime_t d;
+
+	if (ut && dev_clock_ended(ctx, &ut->item)) {
+		/* Refused while its record waits; gone once that was read or withdrawn. */
+		*errp = tempo_delayq_query(dev_timer_queue(ctx, ut), &ut->item.dq, &d) < 0 ?
+			-ENOENT : -ECANCELED;
+		return 0;
+	}
 	*errp = -ECANCELED;
-	if ((ut && dev_clock_ended(ctx, &ut->item)) || (own && dev_clock_refuses(ctx, clock)))
+	if (own && dev_clock_refuses(ctx, clock))
 		return 0;
 	*errp = -ENOENT;
 	if (ut && dev_timer_queue(ctx, ut) == dev_clock_queue(ctx, clock)) {
@@ -393,12 +436,14 @@ static unsigned int __dev_timers_put(struct tempo_ctx *ctx, u8 clock, bool own,
  * Under ctl_lock: queue @n items of clock @clock for their @deadlines, on
  * the event queue or, under clk_lock, on the clock's own (its proxy moved;
  * the COS check and the put in one section, dev_clock_put_many()). For a
- * re-arm, @ut is the timer and @s its new spec: nothing happens if a clock
- * set ended it (-ECANCELED) or it is not queued (-ENOENT); else it takes
- * @s's cookie and period and @clock and moves to its new deadline, in one
- * critical section of its queue (tempo_delayq_requeue()) if @clock keeps
- * it there, else leaving its old queue for the new one. -ECANCELED,
- * with nothing done, for an arm into CANCEL_ON_SET the clock refuses.
+ * re-arm, @ut is the timer and @s its new spec: nothing happens if it is
+ * not queued (-ENOENT), or if a clock set ended it and its record waits
+ * (-ECANCELED); else it takes @s's cookie and period and @clock and moves
+ * to its new deadline, in one critical section of its queue
+ * (tempo_delayq_requeue()) if @clock keeps it there, else leaving its old
+ * queue for the new one, and the old queue's proxy, if it has one, is
+ * settled (dev_clock_settle()). -ECANCELED, with nothing done, for an arm
+ * into CANCEL_ON_SET the clock refuses.
  * Return: as tempo_delayq_put_many().
  */
 static unsigned int dev_timers_put(struct tempo_ctx *ctx, u8 clock,
@@ -406,14 +451,20 @@ static unsigned int dev_timers_put(struct tempo_ctx *ctx, u8 clock,
 				   unsigned int n, struct tempo_utimer *ut,
 				   const struct tempo_timer_spec *s, int *errp)
 {
+	u8 old = ut ? ut->item.clock : DEV_CLK_MONO;
 	unsigned int put;
 
 	lockdep_assert_held(&ctx->ctl_lock);
-	if (dev_clock_queue(ctx, clock) == ctx->q)
-		return __dev_timers_put(ctx, clock, false, nodes, deadlines, n, ut, s, errp);
-	dev_clock_lock(ctx);
-	put = __dev_timers_put(ctx, clock, true, nodes, deadlines, n, ut, s, errp);
-	dev_clock_unlock(ctx);
+	if (dev_clock_queue(ctx, clock) == ctx->q) {
+		put = __dev_timers_put(ctx, clock, false, nodes, deadlines, n, ut, s, errp);
+	} else {
+		dev_clock_lock(ctx);
+		put = __dev_timers_put(ctx, clock, true, nodes, deadlines, n, ut, s, errp);
+		dev_clock_unlock(ctx);
+	}
+	/* A re-arm that moved a timer of a clock's own queue, out of it or in it. */
+	if (unlikely(old >= DEV_CLK_BOOT) && *errp != -ECANCELED && *errp != -ENOENT)
+		dev_clock_settle(ctx, old);
 	return put;
 }
 
@@ -483,8 +534,10 @@ static void dev_unarm(struct tempo_ctx *ctx, u64 id)
 {
 	struct tempo_utimer *ut = dev_timer_remove(ctx, id);
 
-	if (ut)
-		dev_slot_free(ctx, ut);
+	if (!ut)
+		return;
+	dev_timers_gone(ctx, ut->item.clock, 1);
+	dev_slot_free(ctx, ut);
 }
 
 /*
@@ -527,6 +580,8 @@ static u32 dev_timers_new(struct tempo_ctx *ctx, struct tempo_timer_spec *specs,
 	}
 	if (m)
 		put = dev_timers_put(ctx, first, nodes, deadlines, m, NULL, NULL, &perr);
+	if (unlikely(first == DEV_CLK_REAL_REL))
+		atomic_add(put, &ctx->nreal_rel);
 	for (k = 0; k < put; k++)
 		specs[j + k].id = uts[k]->id;
 	dev_slots_free(ctx, uts + put, m - put);
@@ -549,19 +604,25 @@ static int dev_timer_rearm(struct tempo_ctx *ctx, const struct tempo_timer_spec 
 {
 	struct tempo_utimer *ut = dev_slot_of(ctx, s->id);
 	struct tempo_delayq_node *node;
+	u8 old;
 	int err;
 
 	if (!ut)
 		return -ENOENT;
 	node = &ut->item.dq;
+	old = ut->item.clock;
 	dev_timers_put(ctx, clock, &node, &deadline, 1, ut, s, &err);
 	if (err == -ECANCELED || err == -ENOENT)
 		return err;	/* nothing changed */
+	if (unlikely(old == DEV_CLK_REAL_REL))
+		atomic_dec(&ctx->nreal_rel);
 	if (err) {
 		dev_slot_free(ctx, ut);
 		atomic64_inc(&ctx->st.cancelled);
 		return err;
 	}
+	if (unlikely(clock == DEV_CLK_REAL_REL))
+		atomic_inc(&ctx->nreal_rel);
 	atomic64_inc(&ctx->st.rearmed);
 	return 0;
 }
@@ -905,6 +966,7 @@ static void dev_cancel_ids(struct tempo_ctx *ctx, const u64 *ids, u32 n, u32 fir
 		}
 		uts[done++] = uts[j];	/* done <= j: the slots freed, packed */
 	}
+	dev_timers_gone_many(ctx, uts, done);
 	dev_slots_free(ctx, uts, done);
 	b->done += done;
 	b->affected += done;
@@ -942,8 +1004,9 @@ static int dev_cancel_cookies(struct tempo_ctx *ctx, const u64 *keys, struct tem
 			      bool nowait)
 {
 	size_t size = roundup_pow_of_two(2 * (size_t)b->count);
-	u32 i, slot, end, mask = size - 1;
+	u32 i, slot, end, mask = size - 1, rel = 0;
 	struct dev_cookie_ent *tab, *e;
+	unsigned long clocks = 0;
 	struct tempo_utimer *ut;
 	int err = 0;
 
@@ -968,12 +1031,19 @@ static int dev_cancel_cookies(struct tempo_ctx *ctx, const u64 *keys, struct tem
 			if (!e->index ||
 			    !tempo_delayq_remove(dev_timer_queue(ctx, ut), &ut->item.dq))
 				continue;
+			rel += ut->item.clock == DEV_CLK_REAL_REL;
+			clocks |= BIT(ut->item.clock);
 			dev_slot_free(ctx, ut);
 			e->hits++;
 			b->affected++;
 		}
 		err = dev_loop_step();
 	}
+	/* As dev_timers_gone_many(): once per clock, whatever the timers. */
+	dev_timers_gone(ctx, DEV_CLK_REAL_REL, rel);
+	for_each_set_bit(i, &clocks, DEV_CLK_NR)
+		if (i >= DEV_CLK_BOOT)
+			dev_timers_gone(ctx, i, 1);
 	atomic64_add(b->affected, &ctx->st.cancelled);
 	for (i = 0; i < b->count && !err; i++) {
 		e = dev_cookie_find(tab, mask, keys[i]);

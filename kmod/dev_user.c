@@ -216,8 +216,30 @@ void dev_user_uncharge(struct tempo_user *u, enum dev_user_count c, long n)
 		dev_uncharge(&u->count[c], n);
 }
 
-/* What @u holds of count @c now, at its own level (TEMPO_IOC_STATS). */
-unsigned long dev_user_count(struct tempo_user *u, enum dev_user_count c)
+/**
+ * dev_user_counts() - what the calling task's user holds, for TEMPO_IOC_STATS
+ * @opener: the entry of the file's opener
+ * @counts: receives each count (enum dev_user_count) at that user's own
+ *	level; 0 where the caller's user holds nothing
+ *
+ * The caller's user is its user namespace and effective uid, as the limits
+ * count them: the opener's entry if the caller is that user, else its own,
+ * found without being made. So a file passed to another user shows it its
+ * own holdings, never the opener's other files.
+ *
+ * Context: process context (the caller's credentials).
+ */
+void dev_user_counts(struct tempo_user *opener, unsigned long *counts)
 {
-	return max(atomic_long_read(&u->count[c]), 0L);
+	struct user_namespace *ns = current_user_ns();
+	kuid_t uid = current_euid();
+	struct tempo_user *u;
+	int i;
+
+	/* Entries are freed after a grace period: read under RCU, no reference. */
+	rcu_read_lock();
+	u = opener->ns == ns && uid_eq(opener->uid, uid) ? opener : dev_user_lookup(ns, uid);
+	for (i = 0; i < DU_NR; i++)
+		counts[i] = u ? max(atomic_long_read(&u->count[i]), 0L) : 0;
+	rcu_read_unlock();
 }

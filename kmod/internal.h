@@ -15,7 +15,7 @@
 
 struct dentry;
 
-/* kmod/wheel.c */
+/* kmod/wheel.c; the debugfs view in kmod/wheel_debugfs.c */
 int tempo_wheel_init(u32 tick_ns, unsigned int levels);
 void tempo_wheel_exit(void);
 void tempo_wheel_debugfs(struct dentry *dir);
@@ -35,7 +35,7 @@ int tempo_delayq_init(void);
 void tempo_delayq_exit(void);
 void tempo_delayq_debugfs(struct dentry *dir);
 
-/* For the tests: kmod/wheel.c, kmod/order.c */
+/* For the tests: kmod/wheel_debugfs.c, kmod/order.c */
 struct tempo_order_stats;
 void tempo_wheel_totals(u64 *taken, u64 *fired, u64 *released);
 u64 tempo_order_stats_all(struct tempo_order_stats *stats);

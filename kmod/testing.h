@@ -78,6 +78,12 @@ enum tempo_test_point {
 	 * the drain of the deferrable inbox. Softirq.
 	 */
 	TEMPO_TP_WHEEL_DKICK,
+	/*
+	 * delayq.c, delayq_clock_changed(), @obj the queue it has just visited,
+	 * before it tells the queue's waiters: no lock held. Process context
+	 * (a work item): may sleep.
+	 */
+	TEMPO_TP_DELAYQ_CLOCK_VISIT,
 };
 
 typedef void (*tempo_test_hook_t)(enum tempo_test_point where, const void *obj,

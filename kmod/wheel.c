@@ -165,15 +165,21 @@
  *   expiry every verdict it can reach is this arm's: due, to the expired
  *   list; MV set, re-placed for it. The lazy rule above still bounds how
  *   late it fires for the new delay.
- * - for the very deadline the timer holds (timer_arm_same(), tried first,
- *   with the same rule): the same, with no division on the way, when it is
- *   pending; and when it was lazily cancelled and is still in its slot, one
- *   cmpxchg setting PD and MV, with no store: the expires it publishes is
- *   the one the state it read already published (P1). This re-arm needs no
- *   look at the bucket after its cmpxchg (P7): a collection passes over, to
- *   the expired list, only a timer it reads pending and not moved; one it
- *   reads cancelled it settles, by a cmpxchg of its own on the state word,
- *   and one of the two cmpxchgs then fails and decides again.
+ * - for the very deadline the timer holds (timer_arm_same(), tried first):
+ *   a pending COARSE timer, held where it is (LK, not QU or PK, on the CPU
+ *   an arm_on names), writes nothing and checks no rule, in any slot or on
+ *   the expired list: it keeps the bound of the arm that set that deadline
+ *   (include/tempo/timer.h, "tempo timer time bounds"), which placed it or
+ *   passed the rule for its own delay. It takes effect at its read of the
+ *   state, as above, with no division and no look at the bucket. A precise
+ *   timer takes the rule, then the same when it is pending. A timer of
+ *   either kind lazily cancelled and still in its slot takes the rule and
+ *   one cmpxchg setting PD and MV, with no store: the expires it publishes
+ *   is the one the state it read already published (P1). This re-arm needs
+ *   no look at the bucket after its cmpxchg (P7): a collection passes over,
+ *   to the expired list, only a timer it reads pending and not moved; one
+ *   it reads cancelled it settles, by a cmpxchg of its own on the state
+ *   word, and one of the two cmpxchgs then fails and decides again.
  *
  * The owner collects the far slot at bucket and sorts each timer in it
  * (base_collect(), in the hrtimer's interrupt): MV clear and due, to the
@@ -478,11 +484,12 @@
  *     operation that sees the placement reads its bucket or a newer one. A
  *     newer one belongs to a placement whose cmpxchg is still to come (the
  *     holder retries until one succeeds), and then one of the two cmpxchgs
- *     fails; or, for timer_arm_same() of a pending timer, which has none,
- *     the placement is of the very expires it compared (another could only
- *     come with a cmpxchg, after that placement's), by the owner from its
- *     clock: either slot serves the deadline. A timer no base held has no
- *     bucket (I8); the arm that links it stores its bucket after its
+ *     fails; or, for timer_arm_same() of a pending precise timer, which
+ *     has none, the placement is of the very expires it compared (another
+ *     could only come with a cmpxchg, after that placement's), by the owner
+ *     from its clock: either slot serves the deadline (the same expiry of
+ *     a pending COARSE timer reads no bucket: LAZY). A timer no base held
+ *     has no bucket (I8); the arm that links it stores its bucket after its
  *     cmpxchg, when the entry became its own, and until then a lazy
  *     operation reads none and is eager instead.
  * P7  Store buffering between a collection and a lazy re-arm. base_collect
@@ -1649,20 +1656,21 @@ static int timer_arm_lazy(struct tempo_timer *t, int cpu, u64 expires, s64 delay
 
 /*
  * The same expiry (LAZY): an arm of @t, held where it is (and on @cpu, if >=
- * 0) in a far slot that serves a delay of @delay_ns (lazy_ok()), to the
- * very deadline @expires it has. Pending, there is nothing to write: loads of
- * one cache line, as mod_timer() returns for an unchanged expires. Cancelled
- * and still in the slot (a lazy cancel), the expires is already the one it
- * publishes (P1): one cmpxchg, and no look at the bucket after it (P7 does
- * not arise, see LAZY). No division, no seqcount, nothing else. Any other
- * case is timer_arm_ns()'s, whose lazy arm also returns early for an expiry
- * in the same tick.
+ * 0), to the very deadline @expires it has. Pending and COARSE (@coarse),
+ * there is nothing to write and nothing to check: loads of one cache line,
+ * as mod_timer() returns for an unchanged expires, and the timer keeps the
+ * bound of the arm that set @expires. Otherwise its far slot must serve a
+ * delay of @delay_ns (lazy_ok()): pending, there is again nothing to write;
+ * cancelled and still in the slot (a lazy cancel), the expires is already
+ * the one it publishes (P1): one cmpxchg, and no look at the bucket after it
+ * (P7 does not arise, see LAZY). No division, no seqcount, nothing else. Any
+ * other case is timer_arm_ns()'s, whose lazy arm also returns early for an
+ * expiry in the same tick.
  * Return: as tempo_timer_arm(), or -EAGAIN for timer_arm_ns().
  */
 static __always_inline int timer_arm_same(struct tempo_timer *t, int cpu, u64 expires,
-					  s64 delay_ns)
+					  s64 delay_ns, bool coarse)
 {
-	u64 bucket;
 	/*
 	 * LMM(timer_arm_same:A): pairs with timer_arm_tick:B, timer_arm_lazy:C
 	 * and base_settle:B (P1, P6).
@@ -1672,8 +1680,8 @@ static __always_inline int timer_arm_same(struct tempo_timer *t, int cpu, u64 ex
 	if ((old & (TT_LINKED | TT_QUEUED | TT_PARKED | TT_SHUTDOWN)) != TT_LINKED ||
 	    (cpu >= 0 && cpu != tt_cpu(old)) || READ_ONCE(t->expires) != expires)
 		return -EAGAIN;
-	bucket = READ_ONCE(t->bucket);
-	if (!lazy_ok(bucket, expires, delay_ns))
+	if (!(coarse && (old & TT_PENDING)) &&
+	    !lazy_ok(READ_ONCE(t->bucket), expires, delay_ns))
 		return -EAGAIN;
 	/*
 	 * Pending, want_cpu needs no look: every state with LK and not QU was
@@ -1759,7 +1767,7 @@ static __always_inline int timer_arm_after(struct tempo_timer *t, int cpu, u64 d
 
 	ret = -EAGAIN;
 	if ((s64)delay_ns >= 0)
-		ret = timer_arm_same(t, cpu, now + pad + delay_ns, pad + delay_ns);
+		ret = timer_arm_same(t, cpu, now + pad + delay_ns, pad + delay_ns, true);
 	if (ret != -EAGAIN)
 		return ret;
 	if (delay_ns > coarse_max_delay_ns)
@@ -1782,7 +1790,7 @@ static noinline int timer_arm_precise(struct tempo_timer *t, int cpu, u64 delay_
 }
 
 /*
- * tempo_timer_arm() and _arm_on(). A COARSE one is inline, with no call
+ * tempo_timer_arm() and tempo_timer_arm_on(). A COARSE one is inline, with no call
  * before its same expiry's return and so no frame: the arm TCP-like users
  * repeat.
  */
@@ -1856,17 +1864,20 @@ EXPORT_SYMBOL_NS_GPL(tempo_timer_arm_on, "TEMPO");
 int tempo_timer_arm_at(struct tempo_timer *timer, int cpu, ktime_t deadline)
 {
 	u64 deadline_ns = ktime_to_ns(deadline), pad, now;
+	/* One load of the flags: tempo_timer_set_slack() may store them (marked). */
+	u32 flags = READ_ONCE(timer->flags);
 	int ret;
 
 	if (cpu < TEMPO_CPU_LOCAL)
 		return -ENODEV;
 	if ((s64)deadline_ns < 0)	/* a negative ktime: fire at the next tick */
 		deadline_ns = 0;
-	now = timer_now(timer, READ_ONCE(timer->flags), &pad);
+	now = timer_now(timer, flags, &pad);
 	/* Then expires - now_tick is at most tempo_wheel_max_ticks() + 1. */
 	if (deadline_ns > now && deadline_ns - now > max_delay_ns)
 		return -ERANGE;
-	ret = timer_arm_same(timer, cpu, deadline_ns, deadline_ns - now);
+	ret = timer_arm_same(timer, cpu, deadline_ns, deadline_ns - now,
+			     flags & TEMPO_TIMER_COARSE);
 	if (ret != -EAGAIN)
 		return ret;
 	return timer_arm_ns(timer, cpu, deadline_ns, now);

@@ -388,7 +388,7 @@ bool tempo_wheel_empty(const struct tempo_wheel *w);
 
 /*
  * kmod/wheel.c's timers and bases, for its debugfs view (kmod/wheel_debugfs.c)
- * and for the tests that check a state word (tools/user/wheel_harness.h):
+ * and for the tests that check a state word (tools/user-cores/wheel_harness.h):
  * the design comment at the top of kmod/wheel.c says what each bit means.
  */
 /* The state word. */

@@ -3,7 +3,7 @@
  * tempo timer wheel: the wheel proper, a hierarchical, non-cascading wheel
  * driven by an explicit clock, with one owner at a time. It knows nothing of
  * CPUs, interrupts or real time (kmod/wheel.c wraps one per CPU), so the
- * KUnit suite and tools/user drive it tick by tick. Its small calls (level,
+ * KUnit suite and tools/user-cores/ drive it tick by tick. Its small calls (level,
  * slot, link, del, forward) are inline in kmod/wheel.h, for the arm and
  * settle paths; what runs once per collection is here.
  */
@@ -56,7 +56,7 @@ static u64 wheel_next_expiry(const struct tempo_wheel *w)
 		/*
 		 * The clock of the next level: its next slot to collect is the
 		 * current one if this level's clock is aligned, else the one
-		 * after (see __next_timer_interrupt()).
+		 * after (see timer_recalc_next_expiry() in kernel/time/timer.c).
 		 */
 		clk = (clk >> TEMPO_LVL_CLK_SHIFT) + (lvl_clk ? 1 : 0);
 	}

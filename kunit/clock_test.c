@@ -21,6 +21,7 @@
 #include <tempo/timer.h>
 
 #include "clock.h"
+#include "testing.h"
 
 #define CT_MS		NSEC_PER_MSEC
 #define CT_HOUR		(3600 * NSEC_PER_SEC)
@@ -317,6 +318,82 @@ static void clock_consume_all(struct kunit *test)
 	tempo_delayq_destroy(q, NULL, NULL);
 }
 
+#ifdef TEMPO_TESTING
+/* What the walk's test point saw: a queue made meanwhile on another thread, in time. */
+static struct {
+	struct completion	visited;	/* the hook ran once */
+	struct completion	made;		/* the maker's create() returned */
+	bool			first;
+	bool			in_time;
+} ct_walk;
+
+static int ct_make_fn(void *arg)
+{
+	struct tempo_delayq *q = tempo_delayq_create_clock(CLOCK_BOOTTIME);
+
+	if (q)
+		tempo_delayq_destroy(q, NULL, NULL);
+	/* All: the hook and the case both wait for it. */
+	complete_all(&ct_walk.made);
+	return 0;
+}
+
+static void ct_walk_hook(enum tempo_test_point where, const void *obj, u64 arg,
+			 unsigned int state)
+{
+	struct task_struct *task;
+
+	if (where != TEMPO_TP_DELAYQ_CLOCK_VISIT || !ct_walk.first)
+		return;
+	ct_walk.first = false;
+	/* Between two visits: another thread's create() and destroy() go through. */
+	task = kthread_run(ct_make_fn, NULL, "ct_make");
+	if (IS_ERR(task))
+		complete_all(&ct_walk.made);
+	else
+		ct_walk.in_time = wait_for_completion_timeout(&ct_walk.made, 2 * HZ);
+	complete(&ct_walk.visited);
+}
+
+/*
+ * A clock change visits the queues of other clocks holding the list's lock
+ * for one queue at a time: a queue made or destroyed on another thread
+ * while the walk is between two queues goes through at once, not after the
+ * walk. Fails if: the walk holds delayq_list_lock across its pass (the
+ * maker waits for the hook, which gives up after 2 s).
+ */
+static void clock_walk_lets_queues_come_and_go(struct kunit *test)
+{
+	struct tempo_delayq *a = ct_queue(test, CLOCK_REALTIME);
+	struct tempo_delayq *b = ct_queue(test, CLOCK_BOOTTIME);
+	ktime_t real = ktime_get_real(), mono = ktime_get();
+	bool visited;
+
+	init_completion(&ct_walk.visited);
+	init_completion(&ct_walk.made);
+	ct_walk.in_time = false;
+	ct_walk.first = true;
+	tempo_test_set_hook(ct_walk_hook);
+	ct_step(test, NSEC_PER_SEC);
+	visited = wait_for_completion_timeout(&ct_walk.visited, 30 * HZ);
+	tempo_test_set_hook(NULL);
+	ct_restore(real, mono);
+	KUNIT_EXPECT_TRUE_MSG(test, visited, "no walk after the set");
+	/* A maker started is done by now, in time or after the walk. */
+	if (visited)
+		wait_for_completion(&ct_walk.made);
+	KUNIT_EXPECT_TRUE_MSG(test, ct_walk.in_time,
+			      "a create() waited for the walk to end");
+	tempo_delayq_destroy(a, NULL, NULL);
+	tempo_delayq_destroy(b, NULL, NULL);
+}
+#else
+static void clock_walk_lets_queues_come_and_go(struct kunit *test)
+{
+	kunit_skip(test, "needs the test points: build with TEMPO_TESTING=1");
+}
+#endif /* TEMPO_TESTING */
+
 static struct kunit_case clock_cases[] = {
 	KUNIT_CASE(clock_time_to_host_edges),
 	KUNIT_CASE(clock_time_to_user_edges),
@@ -325,6 +402,7 @@ static struct kunit_case clock_cases[] = {
 	KUNIT_CASE(clock_queue_realtime_set_back),
 	KUNIT_CASE(clock_queue_realtime_set_forward),
 	KUNIT_CASE(clock_consume_all),
+	KUNIT_CASE(clock_walk_lets_queues_come_and_go),
 	{}
 };
 

@@ -2040,6 +2040,71 @@ static void delayq_watch_wakeup_spares_consumers(struct kunit *test)
 }
 
 /*
+ * move() puts, moves and takes out an item as put_at(), requeue() and
+ * remove() would, counted as they count, and wakes nobody: an item moved
+ * from an hour ahead to due leaves the consumer asleep in take() and the
+ * poller unwoken until announce(), which wakes the consumer and gives the
+ * poller one EPOLLIN; a move that makes nothing due asks for no announce.
+ * Fails if: move() ends its critical section as a put does (the consumer
+ * takes the item, or the poller is woken, before the announce).
+ */
+static void delayq_move_wakes_nobody(struct kunit *test)
+{
+	struct tempo_delayq *q = dq_create(test);
+	struct dq_item *items = dq_items(test, 2);
+	struct dq_poller *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	ktime_t far = ktime_add_ns(ktime_get(), 3600ULL * NSEC_PER_SEC);
+	struct tempo_delayq_stats s;
+	struct dq_consumer *c;
+	bool announce = true;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	init_waitqueue_func_entry(&p->wait, dq_poller_wake);
+	add_wait_queue(tempo_delayq_waitqueue(q), &p->wait);
+	c = dq_consumers(test, q, 1, 1, false);
+	KUNIT_ASSERT_TRUE_MSG(test,
+			      dq_wait_for(dq_waiters_are(q, 1) && !task_is_running(c[0].task),
+					  DQ_LONG_WAIT_MS),
+			      "the consumer never went to sleep");
+	msleep(20);	/* past schedule() */
+
+	/* Not queued: a put, an hour ahead. Nothing due, nothing to announce. */
+	KUNIT_EXPECT_EQ(test, tempo_delayq_move(q, &items[0].node, far, &announce), 0);
+	KUNIT_EXPECT_FALSE(test, announce);
+	/* Queued: moved, due. Told to nobody yet. */
+	KUNIT_EXPECT_EQ(test, tempo_delayq_move(q, &items[0].node, 0, &announce), 0);
+	KUNIT_EXPECT_TRUE(test, announce);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, dq_consumers_taken(c, 1), 0U);
+	KUNIT_EXPECT_EQ(test, p->woken, 0U);
+	/* (Not stats(): any call that ends a critical section tells them.) */
+	tempo_delayq_announce(q);
+	KUNIT_EXPECT_TRUE_MSG(test, dq_wait_for(dq_consumers_taken(c, 1) == 1, 5000),
+			      "announce() did not wake the consumer");
+	KUNIT_EXPECT_EQ(test, p->woken, 1U);
+	KUNIT_EXPECT_TRUE(test, p->key & EPOLLIN);
+
+	/* Out of the queue, and a node not queued taken out: nothing. */
+	KUNIT_EXPECT_EQ(test, tempo_delayq_move(q, &items[1].node, far, &announce), 0);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_move(q, &items[1].node, KTIME_MAX, &announce), 0);
+	KUNIT_EXPECT_FALSE(test, announce);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_move(q, &items[1].node, KTIME_MAX, &announce), 0);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_size(q), 0U);
+	far = ktime_add_ns(ktime_get(), tempo_timer_max_delay_ns() + NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_move(q, &items[1].node, far, &announce), -ERANGE);
+	s = dq_stats(q);
+	KUNIT_EXPECT_EQ(test, s.put, 2ULL);
+	KUNIT_EXPECT_EQ(test, s.requeued, 1ULL);
+	KUNIT_EXPECT_EQ(test, s.removed, 1ULL);
+	KUNIT_EXPECT_EQ(test, s.put, s.taken + s.removed + s.flushed + s.pending + s.ready);
+	remove_wait_queue(tempo_delayq_waitqueue(q), &p->wait);
+	tempo_delayq_shutdown(q);
+	dq_consumer_stop(c);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_move(q, &items[1].node, 0, &announce), -ESHUTDOWN);
+	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, NULL, NULL), 0U);
+}
+
+/*
  * tempo_delayq_query() tells where an item stands, as remove() would find
  * it: a far and a near item PENDING with their deadlines, an item put due
  * TAKEABLE, a near item TAKEABLE once its deadline has passed (still
@@ -2442,6 +2507,7 @@ static struct kunit_case tempo_delayq_cases[] = {
 	KUNIT_CASE(delayq_remove_pending),
 	KUNIT_CASE(delayq_remove_ready),
 	KUNIT_CASE(delayq_requeue_moves_in_place),
+	KUNIT_CASE(delayq_move_wakes_nobody),
 	KUNIT_CASE(delayq_remove_races_expiry),
 	KUNIT_CASE(delayq_try_and_timeout),
 	KUNIT_CASE(delayq_peek_and_size),

@@ -1706,6 +1706,69 @@ static void live_rearm_same_expiry(struct kunit *test)
 	within_tries(test, same_expiry_once, NULL);
 }
 
+/*
+ * A re-arm by tempo_timer_arm_at() to the deadline a pending far timer
+ * holds, once its slot is too late for the shorter delay: a precise timer is
+ * placed anew (the arm writes its state word), a COARSE one is left as it
+ * was, state word and slot (include/tempo/timer.h, "tempo timer time
+ * bounds"). The deadline, 600 to 665 ms ahead, is a tick past a multiple of
+ * the level-2 granule (64 ticks at the default tick), so its slot comes 63
+ * ticks after it; at the re-arm, 50 to 450 ms ahead, it is a level-1 delay
+ * (8-tick granule). Each fires once, within the bound of the arm its kind
+ * keeps.
+ * Fails if: the same deadline skips the lazy rule for a precise timer, or
+ * takes it for a pending COARSE one.
+ */
+static bool same_deadline_kind_once(struct kunit *test, const void *arg)
+{
+	bool coarse = *(const bool *)arg;
+	struct probe *p = probe_new(test);
+	u64 gran = tempo_timer_slack_ns(600 * NSEC_PER_MSEC), tick = tempo_timer_tick_ns();
+	u64 first_d, bucket, now;
+	ktime_t at;
+	long st;
+	int ret;
+
+	tempo_timer_init(&p->timer, probe_fn, coarse ? TEMPO_TIMER_COARSE : 0);
+	now = ktime_get_ns();
+	p->deadline = (div64_u64(now + 600 * NSEC_PER_MSEC, gran) + 1) * gran + tick;
+	first_d = p->deadline - now;
+	at = ns_to_ktime(p->deadline);
+	KUNIT_ASSERT_EQ(test, tempo_timer_arm_at(&p->timer, TEMPO_CPU_LOCAL, at), 0);
+	bucket = READ_ONCE(p->timer.bucket);
+	while (p->deadline > ktime_get_ns() + 450 * NSEC_PER_MSEC)
+		msleep(10);
+	st = atomic_long_read(&p->timer.state);
+	now = ktime_get_ns();
+	if (!tempo_bucket_far(bucket) || p->deadline < now + 50 * NSEC_PER_MSEC) {
+		kunit_info(test, "re-arm %lld ms ahead, bucket %llx: again",
+			   div_s64(p->deadline - now, NSEC_PER_MSEC), bucket);
+		tempo_timer_cancel_sync(&p->timer);
+		return false;
+	}
+	ret = tempo_timer_arm_at(&p->timer, TEMPO_CPU_LOCAL, at);
+	KUNIT_EXPECT_EQ(test, ret, 1);
+	if (coarse) {
+		KUNIT_EXPECT_EQ_MSG(test, atomic_long_read(&p->timer.state), st,
+				    "coarse: the same deadline changed the state word");
+		KUNIT_EXPECT_EQ_MSG(test, READ_ONCE(p->timer.bucket), bucket,
+				    "coarse: the same deadline moved the timer");
+	} else {
+		KUNIT_EXPECT_NE_MSG(test, atomic_long_read(&p->timer.state), st,
+				    "precise: left in a slot 63 ticks after its deadline");
+	}
+	return expect_one_expiry(test, p, coarse ? first_d : p->deadline - now);
+}
+
+static void live_same_deadline_per_kind(struct kunit *test)
+{
+	static const bool kinds[] = { false, true };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(kinds); i++)
+		within_tries(test, same_deadline_kind_once, &kinds[i]);
+}
+
 #ifdef TEMPO_TESTING
 /*
  * TEMPO_TIMER_COARSE against a stale coarse clock, through the test point
@@ -2354,6 +2417,7 @@ static struct kunit_case live_cases[] = {
 	KUNIT_CASE(live_far_cancel_dropped_at_slot),
 	KUNIT_CASE(live_postpone_chain),
 	KUNIT_CASE(live_rearm_same_expiry),
+	KUNIT_CASE(live_same_deadline_per_kind),
 	KUNIT_CASE(live_slack_coalesces),
 	KUNIT_CASE(live_isolated_cpu),
 	KUNIT_CASE(live_coarse_stale_clock),

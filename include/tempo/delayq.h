@@ -55,9 +55,9 @@
  *	destroy   |     |       |        |           |          |   S
  *
  *	put is put, put_at and put_many; take* is take, take_timeout,
- *	try_take, take_many and consume; remove is remove, remove_many and
- *	requeue;
- *	peek/size is peek, size, ready, query, stats and waitqueue.
+ *	try_take, take_many and consume; remove is remove, remove_many,
+ *	requeue and move;
+ *	peek/size is peek, size, ready, query, stats, waitqueue and announce.
  *	(1) A take() or consume(TEMPO_DELAYQ_WAIT) already asleep when
  *	    destroy starts is woken, returns -ESHUTDOWN, and destroy waits
  *	    for it to leave; a take() that has not yet reached the queue is
@@ -88,8 +88,8 @@
  * node that is not queued.
  *
  * Contexts: put, put_at, put_many, remove, remove_many, try_take, take_many,
- * consume without TEMPO_DELAYQ_WAIT, peek, size, ready, query and stats
- * never sleep and may be called from any context except NMI (they take the
+ * consume without TEMPO_DELAYQ_WAIT, peek, size, ready, query, stats, move
+ * and announce never sleep and may be called from any context except NMI (they take the
  * queue's spinlock with interrupts saved). take, take_timeout and consume
  * with TEMPO_DELAYQ_WAIT sleep interruptibly in process context; destroy may
  * sleep; shutdown does not. No critical section does work that grows with
@@ -141,7 +141,10 @@
  * wakes the next, so one more consumer runs per takeable item at most and no
  * herd forms. Watchers, which only want to learn that an item is due, wait on
  * tempo_delayq_waitqueue(), which consumers are not on: a watcher, exclusive
- * or not, never takes a consumer's wake-up.
+ * or not, never takes a consumer's wake-up. Every call wakes whoever its
+ * change concerns before it returns, but tempo_delayq_move(), which wakes
+ * nobody and says whether its caller must tempo_delayq_announce() the
+ * change once it holds no lock of its own.
  */
 #ifndef _TEMPO_DELAYQ_H
 #define _TEMPO_DELAYQ_H
@@ -309,6 +312,9 @@ int tempo_delayq_consume(struct tempo_delayq *q, tempo_delayq_consume_fn fn, voi
 
 int tempo_delayq_requeue(struct tempo_delayq *q, struct tempo_delayq_node *node,
 			 ktime_t deadline, tempo_delayq_requeue_fn fn, void *arg);
+int tempo_delayq_move(struct tempo_delayq *q, struct tempo_delayq_node *node,
+		      ktime_t deadline, bool *announce);
+void tempo_delayq_announce(struct tempo_delayq *q);
 bool tempo_delayq_remove(struct tempo_delayq *q,
 			 struct tempo_delayq_node *node);
 unsigned int tempo_delayq_remove_many(struct tempo_delayq *q,

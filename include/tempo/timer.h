@@ -71,34 +71,49 @@
 /**
  * DOC: tempo timer time bounds
  *
- * CLOCK_MONOTONIC. A timer never fires before its deadline (but see
- * TEMPO_TIMER_COARSE below, which is opt-in). Its expiry is less than one
- * tick late when its delay is below TEMPO_TIMER_LVL0_TICKS ticks, and less
- * than one granule of its wheel level late otherwise (a granule is at most
- * 1/8 of the delay: 12.5%); the table is at the top of kmod/wheel.c, and
- * tempo_timer_slack_ns() gives the bound for a given delay. The bound is
- * that of the last deadline set, whatever re-arms came before: a re-arm
- * leaves the timer in its far slot only if that slot comes less than
- * tempo_timer_slack_ns() of the new delay after the new deadline. Callbacks
- * then wait for the workqueue to run them.
+ * CLOCK_MONOTONIC, per kind of timer. An arm reads "now" and asks for a
+ * deadline D; d is D - now, the distance it places the timer at::
  *
- * A TEMPO_TIMER_COARSE timer trades that for a cheaper arm: tempo_timer_arm()
- * and tempo_timer_arm_on() read the jiffies instead of the precise clock, and
- * date "now" c by the start of the current jiffy (s = CLOCK_MONOTONIC - c),
- * then take the deadline c + TICK_NSEC + delay. It is never early while
- * s <= TICK_NSEC, which holds whenever the jiffies are current: a CPU's tick
- * updates them every jiffy. s exceeds a jiffy only when the jiffies are
- * overdue at the arm (no tick has run for more than a jiffy: interrupts held
- * off that long on the CPU that keeps time, a virtual CPU its host does not
- * run, NO_HZ_FULL); the timer is then early by s - TICK_NSEC at most. It is
- * late by less than TICK_NSEC - s (a jiffy, and the few microseconds by which
- * tempo may date a jiffy late: see COARSE in kmod/wheel.c), plus
- * tempo_timer_slack_ns() of delay + TICK_NSEC. Within one jiffy the same
- * delay gives the same deadline, so re-arming a pending timer to it, as
- * mod_timer() with an unchanged expires, changes nothing and writes nothing.
- * Delays above tempo_timer_max_delay_ns() - TICK_NSEC get -ERANGE.
+ *	              | precise (the default)    | TEMPO_TIMER_COARSE
+ *	--------------+--------------------------+-----------------------------
+ *	now           | the clock                | c: the start of the current
+ *	              |                          | jiffy (s = the clock - c)
+ *	D, arm(delay) | now + delay              | c + TICK_NSEC + delay
+ *	D, arm_at(D)  | D                        | D
+ *	early         | never                    | never while s <= TICK_NSEC
+ *	              |                          | (arm_at: never)
+ *	late, past D  | less than tempo_timer_slack_ns(d)
+ *	d taken from  | the latest arm           | the arm that set D
+ *	re-arm of a   | bounded by its own d     | keeps the bound of the arm
+ *	pending timer |                          | that set D, as mod_timer()
+ *	to the D it   |                          | with an unchanged expires
+ *	holds         |                          |
+ *
+ * tempo_timer_slack_ns(d) is less than one tick when d is below
+ * TEMPO_TIMER_LVL0_TICKS ticks, else one granule of d's wheel level, at most
+ * 1/8 of d (12.5%; the geometry is at the top of kmod/wheel.c). An arm of an
+ * idle timer, and one that gives a pending timer another deadline, sets D,
+ * for either kind. So a precise timer is bounded by its last arm, whatever
+ * came before; a COARSE one keeps the bound of the arm that set its deadline:
+ * re-armed to it with a shorter delay (in a later jiffy, or by
+ * tempo_timer_arm_at()), it keeps the granule of the earlier, longer d, as a
+ * timer_list keeps the level its first arm chose. The callback then waits for
+ * the workqueue to run it.
+ *
+ * A COARSE timer trades "never early" for a cheaper arm: tempo_timer_arm()
+ * and tempo_timer_arm_on() read the jiffies instead of the precise clock. s
+ * is at most TICK_NSEC whenever the jiffies are current: a CPU's tick updates
+ * them every jiffy. It exceeds a jiffy only when the jiffies are overdue at
+ * the arm (no tick has run for more than a jiffy: interrupts held off that
+ * long on the CPU that keeps time, a virtual CPU its host does not run,
+ * NO_HZ_FULL); the timer is then early by s - TICK_NSEC at most. Past now +
+ * delay, D is less than TICK_NSEC - s later (a jiffy, and the few
+ * microseconds by which tempo may date a jiffy late: see COARSE in
+ * kmod/wheel.c). Within one jiffy the same delay gives the same D, so
+ * re-arming a pending timer to it where it is costs a compare and writes
+ * nothing. Delays above tempo_timer_max_delay_ns() - TICK_NSEC get -ERANGE.
  * tempo_timer_arm_at() keeps its absolute deadline exact for a COARSE timer
- * too (never early); only its placement uses the jiffies.
+ * too; only its placement uses the jiffies.
  */
 
 /**
@@ -119,13 +134,13 @@
  * as without slack.
  *
  * Bounds: never early, as any timer. The expiry is no later than
- * max(deadline + slack, the bound of "tempo timer time bounds" for the
- * delay): a slack adds lateness only up to itself, and a slack below the
- * wheel's own bound changes nothing. That holds for every re-arm, lazy or
- * eager: a lazy re-arm leaves a timer in its far slot only within the
- * wheel's own bound for the new delay. A COARSE timer's deadline is the
- * padded one. Slack is not taken from the task (PR_SET_TIMERSLACK): only
- * this call sets it, and tempo_timer_init() clears it.
+ * max(D + slack, D + tempo_timer_slack_ns(d)), D and d as in "tempo timer
+ * time bounds": a slack adds lateness only up to itself, and a slack below
+ * the wheel's own bound changes nothing. That holds for every arm that sets
+ * D, lazy or eager, with the slack it arms with; a COARSE timer re-armed to
+ * the D it holds keeps the bound of the arm that set D, slack included.
+ * Slack is not taken from the task (PR_SET_TIMERSLACK): only this call sets
+ * it, and tempo_timer_init() clears it.
  */
 
 /**
@@ -158,8 +173,8 @@
  *
  * A TEMPO_TIMER_DEFERRABLE timer never causes an interrupt on an idle CPU,
  * as a timer_list with TIMER_DEFERRABLE: it fires when its CPU is awake
- * anyway. It is never early. While its CPU is busy it is as late as a
- * precise timer (above), plus one jiffy; an arm, re-arm or cancel made on
+ * anyway. It is never early. While its CPU is busy it is as late as its
+ * kind's bound (above), plus one jiffy; an arm, re-arm or cancel made on
  * another CPU than the one that holds it reaches that CPU at its next tick
  * (no IPI), which may add one jiffy more. While its CPU sleeps it is late
  * without bound: it fires at the CPU's next wake-up for any other reason (an

@@ -109,7 +109,9 @@
  * TEMPO_EVF_CLOCK_SET. Until that record is read, a query of the timer says
  * TEMPO_TIMER_CLOCK_SET, and a re-arm of it or the arm of a new
  * CANCEL_ON_SET timer of the file fails with ECANCELED and changes nothing
- * (as timerfd_settime() reports ECANCELED); a cancel works as for any timer.
+ * (as timerfd_settime() reports ECANCELED); a cancel works as for any timer,
+ * withdrawing the record. Once the record is read or withdrawn the timer is
+ * gone: its id gets ENOENT from every call, a re-arm included.
  *
  * Deferrable timers (TEMPO_ARM_DEFERRABLE, CLOCK_MONOTONIC only; feature
  * TEMPO_FEAT_DEFERRABLE): the timer never causes an interrupt on an idle
@@ -131,8 +133,11 @@
  * made the deadline pass (REALTIME stepped forward, BOOTTIME after a
  * suspend), or ends a CANCEL_ON_SET timer, the time the system workqueue
  * takes to run one work item after timekeeping applied the change, plus
- * one tick. A set or a resume costs that one work item, which visits each
- * file holding BOOTTIME or REALTIME timers once, whatever their number.
+ * one tick, and the work item's visits of the files before. A set or a
+ * resume costs that one work item, which visits each file holding timers of
+ * another clock than CLOCK_MONOTONIC once, whatever their number or its
+ * watchers, and wakes only the readers and pollers of a file whose records
+ * the change made ready.
  *
  * Time namespaces. CLOCK_MONOTONIC and CLOCK_BOOTTIME times cross this
  * interface in the time namespace (time_namespaces(7)) of the calling task,
@@ -161,7 +166,7 @@
  * stays counted by one of these for as long as it stays allocated, or is
  * freed when the call ends: an arm batch that fails, wherever, keeps no room
  * it made for its new timers. A file's fixed part (its context, its event
- * queue, a queue per other clock it has used, three at most, and the unused
+ * queue, a queue per other clock it has used, four at most, and the unused
  * rest of its slot table's last chunk of 256 slots) is bounded by the open
  * files. Memory is charged to the memory cgroup of the
  * file's opener; at its limit a call fails with ENOMEM. A call that fails on
@@ -298,7 +303,8 @@ struct tempo_info {
  *	reuses of the same slot). In, with TEMPO_ARM_REARM: the
  *	timer to re-arm; its cookie, clock and flags become this element's,
  *	an unread event of it is withdrawn, and its overrun count restarts
- *	(ECANCELED for a CANCEL_ON_SET timer a clock set ended, see "Clocks").
+ *	(ECANCELED for a CANCEL_ON_SET timer a clock set ended whose record
+ *	is unread, see "Clocks").
  * @flags: TEMPO_ARM_* bits: at most one of TEMPO_ARM_BOOTTIME and
  *	TEMPO_ARM_REALTIME (neither: CLOCK_MONOTONIC), and
  *	TEMPO_ARM_CANCEL_ON_SET only with TEMPO_ARM_ABS | TEMPO_ARM_REALTIME,
@@ -625,7 +631,7 @@ struct tempo_ctx_stats {
 
 /* struct tempo_mod_stats .scope */
 #define TEMPO_STATS_MODULE	0	/* the module's counters, over every user's files */
-#define TEMPO_STATS_USER	1	/* the opener's user's holdings only */
+#define TEMPO_STATS_USER	1	/* the caller's user's holdings only */
 
 /**
  * struct tempo_mod_stats - counters of the whole module, or of one user
@@ -648,9 +654,12 @@ struct tempo_ctx_stats {
  *	would show one user what another does (when it opens a file, how many
  *	timers it arms and reads), so only a file opened with CAP_SYS_ADMIN or
  *	CAP_PERFMON in the initial user namespace gets them, as for the
- *	kernel's other global statistics; any other file gets its opener's
- *	user's (user namespace and effective uid, as the limits count them):
- *	@contexts, @timers and @bytes as described, every other field 0.
+ *	kernel's other global statistics; any other file gets the holdings of
+ *	the caller's user (user namespace and effective uid, as the limits
+ *	count them), whoever opened the file (a file passed to another user
+ *	shows it its own, never the opener's other files; a user holding
+ *	nothing gets 0): @contexts, @timers and @bytes as described, every
+ *	other field 0.
  * @reserved32: zero.
  * @reserved: zero.
  */
@@ -672,7 +681,7 @@ struct tempo_mod_stats {
 /**
  * struct tempo_stats - TEMPO_IOC_STATS
  * @ctx: this file's context.
- * @mod: the module, or the opener's user (see @mod.scope).
+ * @mod: the module, or the caller's user (see @mod.scope).
  */
 struct tempo_stats {
 	struct tempo_ctx_stats ctx;

@@ -17,10 +17,12 @@
 #   TEMPO_BENCH_QUICK  1: 1K tier only
 #   TEMPO_BENCH_ONLY   sections (default: the ones UML represents, see README)
 #   TEMPO_BENCH_SYS    only these systems (comma-separated), e.g. for a profile
-#   TEMPO_BENCH_EXTRA  controls added to the cancel and postpone lanes and hirq
-#                      (timer64: a timer_list padded to the 64 bytes of a
-#                      tempo_timer; timer56, timer48: padded to 56 and 48
-#                      bytes; lazyc and lazyp always run there)
+#   TEMPO_BENCH_EXTRA  controls added to the cancel, postpone, xcancel and
+#                      xpostpone lanes and hirq (timer64, the default: a
+#                      timer_list padded to the 64 bytes of a tempo_timer,
+#                      which report.py's targets at 64K compare with;
+#                      timer56, timer48: padded to 56 and 48 bytes; empty:
+#                      none; lazyc and lazyp always run there)
 #   TEMPO_BENCH_TIERS  only these tiers of outstanding timers (e.g. 65536)
 #   TEMPO_BENCH_SRC    build tempo.ko from this tree's kmod/ and include/ (an
 #                      A/B run against another checkout); the bench module and
@@ -81,7 +83,8 @@ chmod 755 "$fs/init" "$fs/tempo/bench.sh"
 append=(tempo_mode=bench "tempo_bench_reps=${TEMPO_BENCH_REPS:-3}"
 	"tempo_bench_quick=${TEMPO_BENCH_QUICK:-0}" "tempo_bench_only=$only")
 [ -z "${TEMPO_BENCH_SYS:-}" ] || append+=("tempo_bench_sys=$TEMPO_BENCH_SYS")
-[ -z "${TEMPO_BENCH_EXTRA:-}" ] || append+=("tempo_bench_extra=$TEMPO_BENCH_EXTRA")
+extra=${TEMPO_BENCH_EXTRA-timer64}
+[ -z "$extra" ] || append+=("tempo_bench_extra=$extra")
 [ -z "${TEMPO_BENCH_TIERS:-}" ] || append+=("tempo_bench_tiers=$TEMPO_BENCH_TIERS")
 logs=()
 for b in $(seq 1 "$boots"); do

@@ -49,11 +49,18 @@ TIERS = ("1024", "65536", "1048576")
 CPUS = ("1", "all")
 WITHIN_LAZY = 1 / 1.5
 TARGETS_UML = [
-    # issue 36: re-arming at timer_list's floor
-    *[("postpone", {"outstanding": n, "cpus": c}, "tempo_coarse", "timer", 1.0)
+    # Re-arming a pending timer (COARSE, same-deadline contract): above timer_list's floor at 1K
+    # and 1M; at 64K, where the object's footprint decides, against timer_list at 64 bytes.
+    *[("postpone", {"outstanding": n, "cpus": c}, "tempo_coarse", "timer", 1.1)
+      for n in (TIERS[0], TIERS[2]) for c in CPUS],
+    *[("postpone", {"outstanding": TIERS[1], "cpus": c}, "tempo_coarse", "timer64", 1.0)
+      for c in CPUS],
+    ("xpostpone", {"outstanding": TIERS[0]}, "tempo_coarse", "timer", 1.1),
+    ("xpostpone", {"outstanding": TIERS[1]}, "tempo_coarse", "timer64", 1.0),
+    *[("postpone", {"outstanding": n, "cpus": c}, "tempo_coarse", "dwork", 3.0)
       for n in TIERS for c in CPUS],
-    *[("xpostpone", {"outstanding": n}, "tempo_coarse", "timer", 1.0) for n in TIERS[:2]],
-    *[("cancel", {"outstanding": n, "cpus": c}, "tempo_coarse", "timer", 1.5)
+    *[("xpostpone", {"outstanding": n}, "tempo_coarse", "dwork", 3.0) for n in TIERS[:2]],
+    *[("cancel", {"outstanding": n, "cpus": c}, "tempo_coarse", "timer", 2.0)
       for n in TIERS for c in CPUS],
     *[("xcancel", {"outstanding": n}, "tempo_coarse", "timer", need)
       for n, need in (("1024", 1.5), ("65536", 2.0))],

@@ -16,7 +16,9 @@
 #                             installed) on private trees under build/dkms: add, build,
 #                             install, remove for the 6.1 headers; "N passed, N failed"
 #                             (tools/compat/dkms-check.sh)
-#   make style                checkpatch --strict and kernel-doc -Wall over kmod/ include/ kunit/
+#   make style                checkpatch --strict and kernel-doc -Wall over kmod/ include/ kunit/;
+#                             every path, function and tracker number the tree cites
+#                             (tools/compat/cited.py)
 
 TEMPO_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf 2>/dev/null)
 PREFIX ?= /usr/local
@@ -54,7 +56,9 @@ style: deps
 	  $$tree/scripts/checkpatch.pl $(CHECKPATCH) --ignore OPEN_ENDED_LINE,PARENTHESIS_ALIGNMENT \
 		-f kmod/trace.h; } | grep -v '^total: ' | grep . && rc=1; \
 	$$tree/scripts/kernel-doc -none -Wall $(STYLE_SRCS) 2>&1 | grep . && rc=1; \
-	[ $$rc = 0 ] && echo "style: checkpatch --strict and kernel-doc -Wall clean"; exit $$rc
+	tools/compat/cited.py "$$tree" || rc=1; \
+	[ $$rc = 0 ] && echo "style: checkpatch --strict, kernel-doc -Wall and citations clean"; \
+	exit $$rc
 
 # ---- install ----------------------------------------------------------------------------
 # modules_install honours INSTALL_MOD_PATH (a staging root) and KDIR (default: the running

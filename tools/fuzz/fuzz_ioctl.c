@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tempo_fuzz: a bounded /dev/tempo ioctl fuzzer for the test VM (issue 8).
+ * tempo_fuzz: a bounded /dev/tempo ioctl fuzzer for the test VM.
  *
  * Several threads share a small table of /dev/tempo descriptors and, until
  * the time is up, open, close, read (random sizes, blocking or not), poll and
@@ -26,7 +26,7 @@
  * fails the run on a leak from tempo code. TEMPO_FUZZ_FAILNTH=0 turns it off.
  *
  * Run as root (the VM runs it so), the program makes a second pass as an
- * unprivileged user (issue 16: /dev/tempo is mode 0666): a forked child
+ * unprivileged user (/dev/tempo is mode 0666): a forked child
  * drops to uid 65534 with no supplementary groups and fuzzes the same way,
  * for the same time, as KTAP test 2 "fuzz_unprivileged".
  *

@@ -15,7 +15,7 @@
 #                                    READ_ONCE/WRITE_ONCE, smp_mb() is deleted. Each
 #                                    weakened copy must no longer be "Never": the barrier
 #                                    at that label is what the result depends on.
-#   File: kmod/x.c                   the source the labels come from: every label with a
+#   File: kmod/<f>.c                 the source the labels come from: every label with a
 #                                    colon must occur there as "LMM(label)", so a test
 #                                    cannot outlive the barrier it encodes. (Labels without
 #                                    a colon name the kernel's side of a pair, e.g.

@@ -195,7 +195,7 @@ static void print_ctx_stats(const struct tempo_ctx_stats *c)
 
 /*
  * The module's figures for a file opened with CAP_PERFMON or CAP_SYS_ADMIN;
- * for anyone else, the opener's user's own (struct tempo_mod_stats .scope).
+ * for anyone else, the caller's user's own (struct tempo_mod_stats .scope).
  */
 static void print_mod_stats(const struct tempo_mod_stats *m)
 {

@@ -30,7 +30,10 @@
  */
 #define _GNU_SOURCE
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
@@ -467,30 +470,53 @@ static long fdinfo_value(int fd, const char *key)
 	return v;
 }
 
-/* fdinfo, as timerfd's and io_uring's: the live timers per clock, the records ready. */
+/*
+ * fdinfo, as timerfd's and io_uring's: the live timers per clock, the records
+ * ready. "timers_realtime" counts every REALTIME timer without
+ * CANCEL_ON_SET, relative ones too (their records say REALTIME), as they
+ * come and go by arm, read, cancel and re-arm. Fails if: it counts the
+ * absolute ones only (the queue of that clock), leaving out the relative
+ * ones, which are MONOTONIC timers inside.
+ */
 static int test_fdinfo(void)
 {
-	uint64_t id, r = now_ns(CLOCK_REALTIME);
-	int fd = tempo_open(0), i;
+	uint64_t id, rel[2], mono, r = now_ns(CLOCK_REALTIME);
+	struct tempo_event ev[4];
+	int fd = tempo_open(O_NONBLOCK), i;
 
 	ASSERT_GE(fd, 0);
+	EXPECT_EQ(fdinfo_value(fd, "timers_realtime"), 0);
 	for (i = 0; i < 2; i++)
-		ASSERT_ERRNO(tempo_arm_one(fd, i, HOUR, 0, 0, &id), 0);
+		ASSERT_ERRNO(tempo_arm_one(fd, i, HOUR, 0, 0, &mono), 0);
 	for (i = 0; i < 3; i++)
 		ASSERT_ERRNO(tempo_arm_one(fd, i, HOUR, 0, TEMPO_ARM_BOOTTIME, &id), 0);
 	ASSERT_ERRNO(tempo_arm_one(fd, 0, r + HOUR, 0, TEMPO_ARM_ABS | TEMPO_ARM_REALTIME, &id), 0);
 	ASSERT_ERRNO(tempo_arm_one(fd, 0, r + HOUR, 0,
 				   TEMPO_ARM_ABS | TEMPO_ARM_REALTIME | TEMPO_ARM_CANCEL_ON_SET, &id), 0);
-	/* Due at once: one MONOTONIC and one BOOTTIME record ready. */
+	for (i = 0; i < 2; i++)
+		ASSERT_ERRNO(tempo_arm_one(fd, 0, HOUR, 0, TEMPO_ARM_REALTIME, &rel[i]), 0);
+	/* Due at once: one MONOTONIC, one BOOTTIME and one relative REALTIME record ready. */
 	ASSERT_ERRNO(tempo_arm_one(fd, 9, 0, 0, 0, &id), 0);
 	ASSERT_ERRNO(tempo_arm_one(fd, 9, 0, 0, TEMPO_ARM_BOOTTIME, &id), 0);
+	ASSERT_ERRNO(tempo_arm_one(fd, 9, 0, 0, TEMPO_ARM_REALTIME, &id), 0);
 	usleep(20000);
-	EXPECT_EQ(fdinfo_value(fd, "timers"), 9);
+	EXPECT_EQ(fdinfo_value(fd, "timers"), 12);
 	EXPECT_EQ(fdinfo_value(fd, "timers_boottime"), 4);
-	EXPECT_EQ(fdinfo_value(fd, "timers_realtime"), 1);
+	EXPECT_EQ(fdinfo_value(fd, "timers_realtime"), 4);
 	EXPECT_EQ(fdinfo_value(fd, "timers_realtime_cancel_on_set"), 1);
-	EXPECT_EQ(fdinfo_value(fd, "ready"), 2);
-	EXPECT_EQ(ctx_stats(fd).events_ready, 2);
+	EXPECT_EQ(fdinfo_value(fd, "timers_monotonic_deferrable"), 0);
+	EXPECT_EQ(fdinfo_value(fd, "ready"), 3);
+	EXPECT_EQ(ctx_stats(fd).events_ready, 3);
+	/* The three read, one relative REALTIME cancelled, one re-armed MONOTONIC... */
+	EXPECT_EQ(tempo_read_events(fd, ev, 4), 3);
+	EXPECT_ERRNO(tempo_cancel_one(fd, rel[0]), 0);
+	EXPECT_ERRNO(tempo_rearm(fd, rel[1], 0, HOUR, 0, 0), 0);
+	EXPECT_EQ(fdinfo_value(fd, "timers"), 8);
+	EXPECT_EQ(fdinfo_value(fd, "timers_realtime"), 1);
+	/* ...and a MONOTONIC one re-armed relative REALTIME. */
+	EXPECT_ERRNO(tempo_rearm(fd, mono, 0, HOUR, 0, TEMPO_ARM_REALTIME), 0);
+	EXPECT_EQ(fdinfo_value(fd, "timers_realtime"), 2);
+	EXPECT_EQ(fdinfo_value(fd, "ready"), 0);
 	close(fd);
 	return TEST_PASS;
 }
@@ -762,6 +788,216 @@ out:
 	return ret;
 }
 
+/*
+ * A CANCEL_ON_SET timer a set ended is refused a re-arm (ECANCELED) while
+ * its record waits; once its record is read, or the timer cancelled, its id
+ * names nothing, as any timer's that is gone: query, cancel and re-arm (into
+ * any clock) all say ENOENT. Fails if: a re-arm of the released id finds
+ * the slot's old, ended generation and says ECANCELED.
+ */
+static int test_cos_released_id_enoent(void)
+{
+	uint32_t cos = TEMPO_ARM_ABS | TEMPO_ARM_REALTIME | TEMPO_ARM_CANCEL_ON_SET;
+	struct tempo_timer_query q = {};
+	struct wall w = wall_keep();
+	struct tempo_event ev;
+	uint64_t id[2], r = now_ns(CLOCK_REALTIME);
+	int fd = tempo_open(0), ret = TEST_FAIL, i;
+
+	ASSERT_GE(fd, 0);
+	for (i = 0; i < 2; i++)
+		ASSERT_ERRNO(tempo_arm_one(fd, i, r + HOUR, 0, cos, &id[i]), 0);
+	if (step_realtime(SEC) || wait_ready(fd, 2, 3000)) {
+		test_diag("the set did not end the CANCEL_ON_SET timers");
+		goto out;
+	}
+	EXPECT_ERRNO(tempo_rearm(fd, id[0], 0, r + 2 * HOUR, 0, cos), -ECANCELED);
+	EXPECT_ERRNO(tempo_cancel_one(fd, id[1]), 0);	/* its record withdrawn */
+	if (read_one(fd, &ev)) {
+		test_diag("no CLOCK_SET record");
+		goto out;
+	}
+	EXPECT_EQ(ev.id, id[0]);
+	EXPECT_EQ(ev.flags & (TEMPO_EVF_FINAL | TEMPO_EVF_CLOCK_SET),
+		  TEMPO_EVF_FINAL | TEMPO_EVF_CLOCK_SET);
+	for (i = 0; i < 2; i++) {
+		q.id = id[i];
+		EXPECT_ERRNO(tempo_query(fd, &q, 1, NULL), -ENOENT, "timer %d", i);
+		EXPECT_ERRNO(tempo_rearm(fd, id[i], 0, now_ns(CLOCK_REALTIME) + HOUR, 0, cos),
+			     -ENOENT, "timer %d, re-armed CANCEL_ON_SET", i);
+		EXPECT_ERRNO(tempo_rearm(fd, id[i], 0, HOUR, 0, 0), -ENOENT,
+			     "timer %d, re-armed MONOTONIC", i);
+		EXPECT_ERRNO(tempo_cancel_one(fd, id[i]), -ENOENT, "timer %d", i);
+	}
+	EXPECT_EQ(ctx_stats(fd).timers, 0);
+	/* The ended ones gone, CANCEL_ON_SET timers begin anew. */
+	EXPECT_ERRNO(tempo_arm_one(fd, 9, now_ns(CLOCK_REALTIME) + HOUR, 0, cos, &id[0]), 0);
+	ret = TEST_PASS;
+out:
+	wall_restore(&w);
+	close(fd);
+	return ret;
+}
+
+/*
+ * poll() reports POLLIN only while read() would return a record: a
+ * BOOTTIME timer cancelled before its deadline leaves the file unreadable
+ * at that deadline (a later one's record then comes at its own), and so
+ * does a CANCEL_ON_SET timer that a set ended and that was cancelled
+ * before its record was read. Fails if: the clock queue's stand-in on the
+ * event queue stays where the cancelled timer put it (poll() says POLLIN
+ * at the old deadline, or at once for the ended timer, and a non-blocking
+ * read() says EAGAIN: a blocking one would sleep).
+ */
+static int test_cancel_leaves_nothing_readable(void)
+{
+	uint32_t cos = TEMPO_ARM_ABS | TEMPO_ARM_REALTIME | TEMPO_ARM_CANCEL_ON_SET;
+	struct pollfd p = { .events = POLLIN };
+	struct wall w = wall_keep();
+	struct tempo_event ev;
+	uint64_t id, later;
+	int fd = tempo_open(O_NONBLOCK), ret = TEST_FAIL, n;
+
+	ASSERT_GE(fd, 0);
+	p.fd = fd;
+	ASSERT_ERRNO(tempo_arm_one(fd, 1, 50 * MS, 0, TEMPO_ARM_BOOTTIME, &id), 0);
+	ASSERT_ERRNO(tempo_arm_one(fd, 2, 600 * MS, 0, TEMPO_ARM_BOOTTIME, &later), 0);
+	ASSERT_ERRNO(tempo_cancel_one(fd, id), 0);
+	n = poll(&p, 1, 300);
+	EXPECT_EQ(n, 0, "BOOTTIME timer cancelled: poll() says %#x", p.revents);
+	EXPECT_EQ(tempo_read_events(fd, &ev, 1), -EAGAIN);
+	EXPECT_EQ(poll(&p, 1, 3000), 1, "the later BOOTTIME timer's record");
+	EXPECT_EQ(tempo_read_events(fd, &ev, 1), 1);
+	EXPECT_EQ(ev.id, later);
+
+	ASSERT_ERRNO(tempo_arm_one(fd, 3, now_ns(CLOCK_REALTIME) + HOUR, 0, cos, &id), 0);
+	if (step_realtime(SEC) || poll(&p, 1, 3000) != 1) {
+		test_diag("the set did not end the CANCEL_ON_SET timer");
+		goto out;
+	}
+	EXPECT_ERRNO(tempo_cancel_one(fd, id), 0);
+	n = poll(&p, 1, 0);
+	EXPECT_EQ(n, 0, "ended CANCEL_ON_SET timer cancelled: poll() says %#x", p.revents);
+	EXPECT_EQ(tempo_read_events(fd, &ev, 1), -EAGAIN);
+	EXPECT_EQ(fdinfo_value(fd, "ready"), 0);
+	ret = TEST_PASS;
+out:
+	wall_restore(&w);
+	close(fd);
+	return ret;
+}
+
+#define PR_SETS_US	2000	/* the setter's pause between sets of the wall clock */
+#define PR_RUN_MS	2000	/* the case's loop */
+#define PR_READ_S	1	/* the longest a read() after POLLIN may sleep */
+
+static atomic_bool pr_stop;
+
+/* Set CLOCK_REALTIME to its own reading, every PR_SETS_US, until told to stop. */
+static void *pr_setter(void *unused)
+{
+	struct timespec ts;
+
+	(void)unused;
+	while (!atomic_load(&pr_stop)) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		clock_settime(CLOCK_REALTIME, &ts);
+		usleep(PR_SETS_US);
+	}
+	return NULL;
+}
+
+static void pr_alarm(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * POLLIN, then a blocking read(), never sleeps, while sets of the wall clock
+ * race the re-arms: a thread sets CLOCK_REALTIME to its own reading every
+ * 2 ms (each set moves REALTIME's offset by the time the call takes, and
+ * ends the file's CANCEL_ON_SET timers), while the case, for 2 s, arms a
+ * CANCEL_ON_SET timer an hour ahead, re-arms it a few times (ECANCELED once
+ * a set ended it), cancels it or keeps it, and polls: POLLIN must be
+ * followed by a read() of the kept timer's CLOCK_SET record within 1 s
+ * (SIGALRM ends a read that sleeps, and the case fails), and after a
+ * cancel nothing may be readable. Fails if: a cancelled timer's record
+ * leaves the file polling readable (a read() after POLLIN sleeps until
+ * something else fires).
+ */
+static int test_poll_then_read_never_sleeps(void)
+{
+	uint32_t cos = TEMPO_ARM_ABS | TEMPO_ARM_REALTIME | TEMPO_ARM_CANCEL_ON_SET;
+	struct sigaction sa = { .sa_handler = pr_alarm };	/* no SA_RESTART */
+	struct pollfd p = { .events = POLLIN };
+	unsigned int loops = 0, kept = 0, records = 0, empty = 0, refused = 0, seed = 1;
+	struct wall w = wall_keep();
+	struct tempo_event ev;
+	uint64_t id, end;
+	pthread_t setter;
+	int fd = tempo_open(0), i, err, n;
+	bool keep;
+
+	ASSERT_GE(fd, 0);
+	p.fd = fd;
+	ASSERT_EQ(sigaction(SIGALRM, &sa, NULL), 0);
+	atomic_store(&pr_stop, false);
+	ASSERT_EQ(pthread_create(&setter, NULL, pr_setter, NULL), 0);
+	end = now_ns(CLOCK_MONOTONIC) + PR_RUN_MS * MS;
+	while (now_ns(CLOCK_MONOTONIC) < end) {
+		loops++;
+		err = tempo_arm_one(fd, loops, now_ns(CLOCK_REALTIME) + HOUR, 0, cos, &id);
+		if (err) {
+			test_diag("loop %u: arm: %s", loops, strerror(-err));
+			empty++;
+			break;
+		}
+		seed = seed * 1103515245 + 12345;
+		for (i = 0; i < (int)(seed >> 16) % 4; i++) {
+			err = tempo_rearm(fd, id, loops, now_ns(CLOCK_REALTIME) + HOUR, 0, cos);
+			refused += err == -ECANCELED;
+			EXPECT_TRUE(!err || err == -ECANCELED, "re-arm: %s", strerror(-err));
+		}
+		keep = (seed >> 20) & 1;
+		if (!keep)
+			EXPECT_ERRNO(tempo_cancel_one(fd, id), 0);
+		kept += keep;
+		n = poll(&p, 1, keep ? 50 : 0);
+		if (n == 1) {
+			alarm(PR_READ_S);
+			n = tempo_read_events(fd, &ev, 1);
+			alarm(0);
+			if (n != 1 || !keep || ev.id != id) {
+				test_diag("loop %u (timer %s): POLLIN, then read() gave %d%s", loops,
+					  keep ? "kept" : "cancelled", n,
+					  n == -EINTR ? " after sleeping 1 s" : "");
+				empty++;
+			} else {
+				records++;
+			}
+		}
+		/* A kept timer no set ended within the poll: cancelled now. */
+		if (keep && n != 1) {
+			err = tempo_cancel_one(fd, id);
+			if (!err) {
+				n = poll(&p, 1, 0);
+				EXPECT_EQ(n, 0, "loop %u: cancelled, still POLLIN", loops);
+			} else if (tempo_read_events(fd, &ev, 1) != 1) {
+				empty++;
+			}
+		}
+	}
+	atomic_store(&pr_stop, true);
+	pthread_join(setter, NULL);
+	wall_restore(&w);
+	test_diag("%u loops, %u timers kept, %u CLOCK_SET records read, %u re-arms refused, %u empty POLLINs",
+		  loops, kept, records, refused, empty);
+	close(fd);
+	EXPECT_GT(records, 0);
+	EXPECT_EQ(empty, 0);
+	return TEST_PASS;
+}
+
 /* ---- suspend and resume ---- */
 
 /*
@@ -903,6 +1139,9 @@ static const struct test_case cases[] = {
 	TEST_CASE(test_timens_behind),
 	TEST_CASE(test_settime_forward),
 	TEST_CASE(test_settime_back),
+	TEST_CASE(test_cos_released_id_enoent),
+	TEST_CASE(test_cancel_leaves_nothing_readable),
+	TEST_CASE(test_poll_then_read_never_sleeps),
 	TEST_CASE(test_suspend_resume),
 	{}
 };

@@ -121,6 +121,9 @@ struct test_case {
 #define TEST_CASE_TIMEOUT(f, secs)	{ .name = #f, .fn = f, .timeout = (secs) }
 /* A case of fixture @fx (TEST_F()). */
 #define TEST_CASE_F(fx, f)	{ .name = #f, .fn_f = f, .fixture = &fx##_fixture }
+/* A case of fixture @fx that may take longer than test_timeout: @secs. */
+#define TEST_CASE_F_TIMEOUT(fx, f, secs)	\
+	{ .name = #f, .fn_f = f, .fixture = &fx##_fixture, .timeout = (secs) }
 
 /*
  * FIXTURE(fx) { members; }; then FIXTURE_SETUP(fx) { ... } and

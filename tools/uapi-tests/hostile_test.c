@@ -827,7 +827,7 @@ static int exit_queued_kid(void *p)
  * A process whose sink pipe is full exits at once: release(), in do_exit(),
  * writes nothing; the completions still queued are dropped and counted in
  * the module's sink_dropped. Fails if: release() writes them (it sleeps in
- * pipe_write() with the group exit under way, SIGKILL is lost, and only
+ * pipe_wait_writable() with the group exit under way, SIGKILL is lost, and only
  * draining the pipe lets the process end).
  */
 TEST_F(hostile, test_sink_exit_full_pipe_ends)
@@ -1062,7 +1062,7 @@ static int nonblock_calls_kid(void *p)
  * Only a call that asks for sink I/O does it: with completions waiting for
  * a full sink pipe, an O_NONBLOCK read() returns EAGAIN at once, and poll(),
  * TEMPO_IOC_STATS, a ticket and close() return at once. Fails if: any of
- * them writes the sink first (it sleeps in pipe_write(), O_NONBLOCK or
+ * them writes the sink first (it sleeps in pipe_wait_writable(), O_NONBLOCK or
  * not).
  */
 TEST_F(hostile, test_sink_nonblock_read_returns_at_once)
@@ -2890,7 +2890,386 @@ TEST_F(hostile, test_stats_hide_other_users)
 	return rc;
 }
 
-/* ---- clocks flipped while root sets the wall clock (issue 35) ---- */
+/* uid 65534: open a file and pass it to uid 65533; then, on the go-ahead, another file and 5 timers. */
+static int stats_passer_kid(void *arg)
+{
+	int sock = *(int *)arg, fd, fd2, i;
+
+	fd = tempo_open(0);
+	ASSERT_GE(fd, 0);
+	ASSERT_ERRNO(send_fd(sock, fd), 0);
+	say(1);
+	await_go();
+	fd2 = tempo_open(0);
+	ASSERT_GE(fd2, 0);
+	for (i = 0; i < 5; i++)
+		ASSERT_ERRNO(tempo_arm_one(fd2, i, 100 * SEC, 0, 0, NULL), 0);
+	say(2);
+	await_go();
+	close(fd2);
+	close(fd);
+	return TEST_PASS;
+}
+
+/* uid 65533: the file uid 65534 passed it; its STATS before and after uid 65534's other file. */
+static int stats_receiver_kid(void *arg)
+{
+	struct tempo_mod_stats m0, m1;
+	int sock = *(int *)arg, fd;
+
+	fd = recv_fd(sock);
+	ASSERT_GE(fd, 0);
+	m0 = mod_stats(fd);
+	ASSERT_EQ(m0.scope, TEMPO_STATS_USER);
+	say(1);
+	await_go();			/* uid 65534 opened another file, armed 5 timers */
+	m1 = mod_stats(fd);
+	test_diag("uid %u, through uid %u's file: contexts %llu -> %llu, timers %llu -> %llu, bytes %llu -> %llu",
+		  getuid(), UID_A, (unsigned long long)m0.contexts,
+		  (unsigned long long)m1.contexts, (unsigned long long)m0.timers,
+		  (unsigned long long)m1.timers, (unsigned long long)m0.bytes,
+		  (unsigned long long)m1.bytes);
+	ASSERT_EQ(memcmp(&m0, &m1, sizeof(m0)), 0);
+	/* Its own figures: uid 65533 opened nothing. */
+	EXPECT_EQ(m1.contexts, 0);
+	EXPECT_EQ(m1.timers, 0);
+	close(fd);
+	return TEST_PASS;
+}
+
+/*
+ * TEMPO_IOC_STATS of a passed file shows the caller's own user: uid 65534
+ * opens a file and passes it to uid 65533 over a unix socket, then opens a
+ * second file and arms 5 timers in it; uid 65533's STATS through the passed
+ * file do not change, and show its own holdings (none). Fails if: the
+ * figures are the opener's user's whoever asks (uid 65533 then sees uid
+ * 65534's contexts go 1 -> 2, its timers 0 -> 5).
+ */
+TEST_F(hostile, test_stats_of_passed_file_hide_opener)
+{
+	struct kid *a, *b;
+	int sv[2], rc;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+		ASSERT_TRUE(no_unix_sockets(errno));
+		return TEST_SKIP;
+	}
+	a = kid_start(UID_A, stats_passer_kid, &sv[0]);
+	ASSERT_TRUE(a);
+	ASSERT_ERRNO(kid_hear(a, 30000), 1);
+	b = kid_start(UID_B, stats_receiver_kid, &sv[1]);
+	ASSERT_TRUE(b);
+	ASSERT_ERRNO(kid_hear(b, 30000), 1);
+	kid_go(a, 1);
+	ASSERT_ERRNO(kid_hear(a, 30000), 2);
+	kid_go(b, 1);
+	rc = kid_finish(b, 30000);
+	kid_go(a, 1);
+	if (kid_finish(a, 30000) != TEST_PASS)
+		rc = TEST_FAIL;
+	close(sv[0]);
+	close(sv[1]);
+	return rc;
+}
+
+/* ---- a set of the wall clock against one user's watchers ------------- */
+
+/*
+ * The attacker's watchers: CW_DUPS fds of its file, each in CW_EPOLLS epoll
+ * instances, 150,000 (an epoll registration and its removal cost about 0.15
+ * and 0.25 ms in the test VM, under TCG with KASAN and lockdep: about a
+ * minute there, CW_TIMEOUT_S below for the KCSAN kernel). -DCW_DUPS=100
+ * -DCW_EPOLLS=200 makes a quicker run of 20,000 while working on the walk.
+ */
+#ifndef CW_DUPS
+#define CW_DUPS		500
+#endif
+#ifndef CW_EPOLLS
+#define CW_EPOLLS	300
+#endif
+#define CW_TIMEOUT_S	900
+#define CW_SETS		3	/* root's sets of the wall clock per round, */
+#define CW_SET_GAP_MS	150	/* this far apart */
+#define CW_MARGIN_MS	100	/* the most a round with watchers may add */
+#define CW_HOUR		(3600 * SEC)
+
+/* What root tells the victims: the window of each round, MONOTONIC ns. */
+struct cw_shared {
+	uint64_t from, to;
+};
+
+static struct cw_shared *cw;
+
+static int min_int(int a, int b)
+{
+	return a < b ? a : b;
+}
+
+static int max_int(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+/* A counter of debugfs tempo/dev_clock ("walks", "visits", "moves", "wakes"), or -1. */
+static long long dev_clock_stat(const char *key)
+{
+	FILE *f = fopen("/sys/kernel/debug/tempo/dev_clock", "r");
+	long long v = -1, x;
+	char name[32];
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%31s %lld", name, &x) == 2)
+		if (!strcmp(name, key))
+			v = x;
+	fclose(f);
+	return v;
+}
+
+/*
+ * uid 65534: one absolute REALTIME timer, due already and never read; on
+ * the go-ahead its file goes into CW_EPOLLS epoll instances through
+ * CW_DUPS fds each (says how many registrations it made, or -errno), and
+ * on the next, they all go.
+ */
+static int cw_attacker_kid(void *unused)
+{
+	struct epoll_event ev = { .events = EPOLLIN }, got;
+	static int dups[CW_DUPS], eps[CW_EPOLLS];
+	int fd, d, e, et, n = 0;
+
+	(void)unused;
+	fd = tempo_open(O_NONBLOCK);
+	ASSERT_GE(fd, 0);
+	ASSERT_ERRNO(tempo_arm_one(fd, 1, tempo_now(TEMPO_ARM_REALTIME) - SEC, 0,
+				   TEMPO_ARM_ABS | TEMPO_ARM_REALTIME, NULL), 0);
+	ASSERT_ERRNO(wait_ready(fd, 1, 5000), 0);
+	/* An edge-triggered watch, its one edge taken: another comes only with a wake-up. */
+	et = epoll_create1(EPOLL_CLOEXEC);
+	ASSERT_GE(et, 0);
+	got.events = EPOLLIN | EPOLLET;
+	ASSERT_EQ(epoll_ctl(et, EPOLL_CTL_ADD, fd, &got), 0);
+	ASSERT_EQ(epoll_wait(et, &got, 1, 0), 1);
+	say(1);
+	await_go();
+	for (d = 0; d < CW_DUPS; d++) {
+		dups[d] = dup(fd);
+		if (dups[d] < 0) {
+			say(-errno);
+			return TEST_FAIL;
+		}
+	}
+	for (e = 0; e < CW_EPOLLS; e++) {
+		eps[e] = epoll_create1(EPOLL_CLOEXEC);
+		if (eps[e] < 0) {
+			say(-errno);
+			return TEST_FAIL;
+		}
+		for (d = 0; d < CW_DUPS; d++, n++) {
+			if (epoll_ctl(eps[e], EPOLL_CTL_ADD, dups[d], &ev)) {
+				say(-errno);
+				return TEST_FAIL;
+			}
+		}
+	}
+	say(n);
+	await_go();
+	for (e = 0; e < CW_EPOLLS; e++)
+		close(eps[e]);
+	for (d = 0; d < CW_DUPS; d++)
+		close(dups[d]);
+	/* Still due, never read; and heard again (an edge) if a set woke its watchers. */
+	ASSERT_EQ(ctx_stats(fd).events_ready, 1);
+	say(epoll_wait(et, &got, 1, 0));
+	await_go();
+	close(et);
+	close(fd);
+	return TEST_PASS;
+}
+
+/* uid 65533, on CPU *@cpu: the longest it did not run in each round's window, ms. */
+static int cw_spinner_kid(void *cpu)
+{
+	uint64_t last, now, gap;
+
+	ASSERT_ERRNO(pin_cpu(*(int *)cpu), 0);
+	while (await_go() > 0) {
+		while (tempo_now_ns() < cw->from)
+			usleep(1000);
+		gap = 0;
+		last = tempo_now_ns();
+		while ((now = tempo_now_ns()) < cw->to) {
+			if (now - last > gap)
+				gap = now - last;
+			last = now;
+		}
+		say((int)(gap / MS));
+	}
+	return TEST_PASS;
+}
+
+/*
+ * uid 65533, on CPU 1: open, a first BOOTTIME arm (the file joins the walk's
+ * list) and close(), over and over; the longest round, ms.
+ */
+static int cw_closer_kid(void *unused)
+{
+	uint64_t t0, worst;
+	int fd;
+
+	(void)unused;
+	ASSERT_ERRNO(pin_cpu(1), 0);
+	while (await_go() > 0) {
+		while (tempo_now_ns() < cw->from)
+			usleep(1000);
+		worst = 0;
+		while ((t0 = tempo_now_ns()) < cw->to) {
+			fd = tempo_open(0);
+			ASSERT_GE(fd, 0);
+			ASSERT_ERRNO(tempo_arm_one(fd, 1, CW_HOUR, 0, TEMPO_ARM_BOOTTIME, NULL), 0);
+			close(fd);
+			if (tempo_now_ns() - t0 > worst)
+				worst = tempo_now_ns() - t0;
+		}
+		say((int)(worst / MS));
+	}
+	return TEST_PASS;
+}
+
+/*
+ * Root, on CPU 0: one round of CW_SETS sets of CLOCK_REALTIME to what it
+ * reads; the victims' figures, the longer gap of the two CPUs.
+ */
+static int cw_round(struct kid **spin, struct kid *closer, int *gap, int *close_ms)
+{
+	struct timespec ts;
+	int i, g;
+
+	cw->from = tempo_now_ns() + 100 * MS;
+	cw->to = cw->from + (CW_SETS + 1) * CW_SET_GAP_MS * MS;
+	kid_go(spin[0], 1);
+	kid_go(spin[1], 1);
+	kid_go(closer, 1);
+	usleep(100000 + CW_SET_GAP_MS * 1000 / 2);
+	for (i = 0; i < CW_SETS; i++) {
+		/* As NTP or an administrator would: the time it is. */
+		clock_gettime(CLOCK_REALTIME, &ts);
+		if (clock_settime(CLOCK_REALTIME, &ts))
+			return -errno;
+		usleep(CW_SET_GAP_MS * 1000);
+	}
+	*gap = kid_hear(spin[0], 60000);
+	g = kid_hear(spin[1], 60000);
+	*gap = g < 0 || *gap < 0 ? -1 : max_int(*gap, g);
+	*close_ms = kid_hear(closer, 60000);
+	return *gap < 0 || *close_ms < 0 ? -ETIMEDOUT : 0;
+}
+
+/*
+ * A set of the wall clock costs one visit per file, whatever a user hangs
+ * on its files: uid 65534 holds one absolute REALTIME timer, due and never
+ * read, and adds its file to epoll CW_DUPS * CW_EPOLLS times (CW_DUPS fds
+ * of it in each of CW_EPOLLS epoll instances), and watches it with one
+ * edge-triggered registration whose edge it took; root, on CPU 0, sets
+ * CLOCK_REALTIME to the time it reads, 3 times a round. uid 65533 spins on
+ * both CPUs, and opens a file, arms its first BOOTTIME timer and closes it
+ * over and over on CPU 1. In the better of two rounds with the watchers,
+ * its longest gap and its longest open-arm-close may exceed the worse of
+ * two rounds without them (before and after) by at most CW_MARGIN_MS: the
+ * walk holds its locks for one visit of one file. And a proxy standing due
+ * stays, waking nobody: the edge-triggered watch hears no new edge, and the
+ * walks of the rounds with watchers woke no file (debugfs tempo/dev_clock's
+ * "wakes"). Fails if: each set moves the due proxy, an edge each time, and
+ * wakes the file's watchers under the file's clk_lock and the global list's
+ * lock (at 20,000 watchers the open-arm-close took 524 and 700 ms against
+ * 64 and 177 ms without, and the edge-triggered watch heard an edge; at
+ * 150,000, 1.1 and 5.7 s against 133 and 387 ms).
+ */
+TEST_F(hostile, test_clock_set_spares_other_users)
+{
+	int gap[4], closing[4], said, r, rc = TEST_PASS, edges = -1;
+	long long wakes0 = -1, wakes1 = -1, saved = -1;
+	static int cpus[2] = { 0, 1 };
+	struct kid *a, *spin[2], *closer;
+	char buf[32];
+	FILE *f;
+
+	f = fopen("/proc/sys/fs/epoll/max_user_watches", "r");
+	if (f) {
+		if (fscanf(f, "%lld", &saved) != 1)
+			saved = -1;
+		fclose(f);
+	}
+	if (saved >= 0 && saved < 2 * CW_DUPS * CW_EPOLLS) {
+		snprintf(buf, sizeof(buf), "%d", 2 * CW_DUPS * CW_EPOLLS);
+		ASSERT_ERRNO(write_file("/proc/sys/fs/epoll/max_user_watches", buf), 0);
+	}
+	cw = mmap(NULL, sizeof(*cw), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(cw != MAP_FAILED);
+	a = kid_start(UID_A, cw_attacker_kid, NULL);
+	spin[0] = kid_start(UID_B, cw_spinner_kid, &cpus[0]);
+	spin[1] = kid_start(UID_B, cw_spinner_kid, &cpus[1]);
+	closer = kid_start(UID_B, cw_closer_kid, NULL);
+	ASSERT_TRUE(a && spin[0] && spin[1] && closer);
+	ASSERT_ERRNO(pin_cpu(0), 0);
+	ASSERT_ERRNO(kid_hear(a, 30000), 1);
+	for (r = 0; r < 4 && rc == TEST_PASS; r++) {
+		if (r == 1) {
+			uint64_t t0 = now_ms();
+
+			kid_go(a, 1);
+			said = kid_hear(a, CW_TIMEOUT_S * 1000 / 3);
+			test_diag("uid %u: %d epoll registrations of its file in %llu ms", UID_A,
+				  said, (unsigned long long)(now_ms() - t0));
+			if (said != CW_DUPS * CW_EPOLLS) {
+				rc = TEST_FAIL;
+				break;
+			}
+			wakes0 = dev_clock_stat("wakes");
+		}
+		if (r == 3) {
+			wakes1 = dev_clock_stat("wakes");
+			kid_go(a, 1);
+			edges = kid_hear(a, CW_TIMEOUT_S * 1000 / 3);
+			if (edges < 0) {
+				rc = TEST_FAIL;
+				break;
+			}
+		}
+		if (cw_round(spin, closer, &gap[r], &closing[r])) {
+			rc = TEST_FAIL;
+			break;
+		}
+		test_diag("round %d, %s: uid %u's longest gap on either CPU %d ms, open + first BOOTTIME arm + close() on CPU 1 %d ms",
+			  r, r == 1 || r == 2 ? "with the watchers" : "no watchers", UID_B, gap[r],
+			  closing[r]);
+	}
+	kid_go(a, 0);
+	kid_go(spin[0], 0);
+	kid_go(spin[1], 0);
+	kid_go(closer, 0);
+	/* Its watchers go with it: about as long as their registration. */
+	if (kid_finish(a, CW_TIMEOUT_S * 1000 / 3) != TEST_PASS ||
+	    kid_finish(spin[0], 60000) != TEST_PASS ||
+	    kid_finish(spin[1], 60000) != TEST_PASS || kid_finish(closer, 60000) != TEST_PASS)
+		rc = TEST_FAIL;
+	munmap(cw, sizeof(*cw));
+	if (saved >= 0 && saved < 2 * CW_DUPS * CW_EPOLLS) {
+		snprintf(buf, sizeof(buf), "%lld", saved);
+		write_file("/proc/sys/fs/epoll/max_user_watches", buf);
+	}
+	if (rc != TEST_PASS)
+		return rc;
+	EXPECT_LE(min_int(gap[1], gap[2]), max_int(gap[0], gap[3]) + CW_MARGIN_MS);
+	EXPECT_LE(min_int(closing[1], closing[2]), max_int(closing[0], closing[3]) + CW_MARGIN_MS);
+	test_diag("files the walks of the rounds with watchers woke: %lld; edges its watchers heard: %d",
+		  wakes1 - wakes0, edges);
+	EXPECT_EQ(edges, 0, "a set woke the watchers of a record due all along");
+	EXPECT_TRUE(wakes0 >= 0 && wakes1 == wakes0);
+	return TEST_PASS;
+}
+
+/* ---- clocks flipped while root sets the wall clock ---- */
 
 #define FLIP_FILES	4
 #define FLIP_TIMERS	64
@@ -3162,7 +3541,9 @@ static const struct test_case cases[] = {
 	TEST_CASE_F(hostile, test_failed_batch_keeps_no_memory),
 	TEST_CASE_F(hostile, test_sorting_spares_other_users),
 	TEST_CASE_F(hostile, test_stats_hide_other_users),
+	TEST_CASE_F(hostile, test_stats_of_passed_file_hide_opener),
 	TEST_CASE_F(hostile, test_clock_flips_while_root_sets_the_clock),
+	TEST_CASE_F_TIMEOUT(hostile, test_clock_set_spares_other_users, CW_TIMEOUT_S),
 	TEST_CASE_F(hostile, test_sink_unix_socket_cycle_collected),	/* leaks today: last */
 	{}
 };

@@ -2,6 +2,7 @@
 /*
  * Native benchmarks of the wheel (kmod/wheel.c, the same file the module
  * builds, on one simulated CPU): arm, re-arm, cancel and fire per operation,
+ * a COARSE timer's re-arm to the deadline it holds (near and far),
  * each next to its physical floor (the atomic RMWs it needs, measured here
  * in the same run) and against seed-faithful baselines as ratios:
  *  - seed003: the seed's fixed-capacity CAS wheel (AtomicInteger per slot,
@@ -110,7 +111,32 @@ static void wheel_shutdown_all(void)
 		tempo_timer_shutdown_sync(&timers[i]);
 }
 
-static void wheel_bench(double *arm, double *rearm, double *cancel, double *fire)
+/*
+ * A COARSE timer re-armed to the delay it has while the jiffy stands (the
+ * fake clock does not move): every re-arm is to the deadline it holds, as
+ * a connection's timeout re-armed on every packet. Near (the delays of
+ * delay_i(), levels 0 and 1) and far (30 s, a far slot).
+ */
+static void wheel_coarse_bench(double *same_near, double *same_far)
+{
+	unsigned int i;
+
+	for (i = 0; i < BATCH; i++) {
+		tempo_timer_init(&timers[i], nop_fn, TEMPO_TIMER_COARSE);
+		tempo_timer_arm(&timers[i], delay_i(i));
+	}
+	MEASURE(*same_near, (void)0, for (i = 0; i < BATCH; i++)
+		tempo_timer_arm(&timers[i], delay_i(i)));
+	wheel_cancel_all();
+	for (i = 0; i < BATCH; i++)
+		tempo_timer_arm(&timers[i], 30000 * TICK + delay_i(i));
+	MEASURE(*same_far, (void)0, for (i = 0; i < BATCH; i++)
+		tempo_timer_arm(&timers[i], 30000 * TICK + delay_i(i)));
+	wheel_cancel_all();
+}
+
+static void wheel_bench(double *arm, double *rearm, double *cancel, double *fire,
+			double *same_near, double *same_far)
 {
 	unsigned int i;
 
@@ -132,6 +158,7 @@ static void wheel_bench(double *arm, double *rearm, double *cancel, double *fire
 		h_drive_until(ktime_get_ns() + 600 * TICK));
 	if (fired != (u64)ROUNDS * BATCH)
 		fprintf(stderr, "bench: fired %llu of %llu\n", fired, (u64)ROUNDS * BATCH);
+	wheel_coarse_bench(same_near, same_far);
 	wheel_shutdown_all();
 	tempo_wheel_exit();
 }
@@ -635,11 +662,12 @@ int main(int argc, char **argv)
 	double dqf_pm, dqf_rmm, dqn_pm, dqn_rmm, dq_consume, dq_drain, dq0, dqr_put, dqr_rm;
 	double dqt_rand, dqt_desc, dqt_drain;
 	double f_cas, f_xchg, arm, rearm, cancel, fire, s_arm, s_fire, h_arm, h_cancel, h_fire, u_run_ns;
+	double same_near, same_far;
 	FILE *j;
 
 	f_cas = floor_cmpxchg();
 	f_xchg = floor_xchg();
-	wheel_bench(&arm, &rearm, &cancel, &fire);
+	wheel_bench(&arm, &rearm, &cancel, &fire, &same_near, &same_far);
 	seed_bench(&s_arm, &s_fire);
 	heap_bench(&h_arm, &h_cancel, &h_fire);
 	u_run_ns = ullink_bench();
@@ -655,6 +683,8 @@ int main(int argc, char **argv)
 	printf("# bench: %-18s %8.1f %8.1f %8.1f %10s %10.2f\n", "wheel re-arm", rearm, f_cas, rearm / f_cas, "n/a", rearm / (h_cancel + h_arm));
 	printf("# bench: %-18s %8.1f %8.1f %8.1f %10s %10.2f\n", "wheel cancel", cancel, f_cas, cancel / f_cas, "n/a", cancel / h_cancel);
 	printf("# bench: %-18s %8.1f %8.1f %8.1f %10.2f %10.2f\n", "wheel fire", fire, f_cas, fire / f_cas, fire / s_fire, fire / h_fire);
+	printf("# bench: %-18s %8.1f %8.1f %8.1f   (COARSE, to the deadline it holds: near, 0.1-500 ms)\n", "wheel re-arm same", same_near, f_cas, same_near / f_cas);
+	printf("# bench: %-18s %8.1f %8.1f %8.1f   (COARSE, to the deadline it holds: far, 30 s)\n", "wheel re-arm same", same_far, f_cas, same_far / f_cas);
 	printf("# bench: %-18s %8.1f %8.1f %8.1f\n", "seed003 add", s_arm, f_cas, s_arm / f_cas);
 	printf("# bench: %-18s %8.1f %8.1f %8.1f\n", "seed003 fire", s_fire, f_cas, s_fire / f_cas);
 	printf("# bench: %-18s %8.1f %8.1f %8.1f\n", "heap add", h_arm, f_cas, h_arm / f_cas);
@@ -685,7 +715,8 @@ int main(int argc, char **argv)
 	if (!j)
 		return 1;
 	fprintf(j, "{\"batch\":%u,\"rounds\":%u,\"floor_ns\":{\"cmpxchg\":%.2f,\"xchg\":%.2f},\n"
-		"\"tempo_wheel\":{\"arm\":%.2f,\"rearm\":%.2f,\"cancel\":%.2f,\"fire\":%.2f},\n"
+		"\"tempo_wheel\":{\"arm\":%.2f,\"rearm\":%.2f,\"cancel\":%.2f,\"fire\":%.2f,"
+		"\"coarse_same_near\":%.2f,\"coarse_same_far\":%.2f},\n"
 		"\"seed003_cas_wheel\":{\"arm\":%.2f,\"fire\":%.2f,\"cancel\":null},\n"
 		"\"heap_locked\":{\"arm\":%.2f,\"cancel\":%.2f,\"fire\":%.2f},\n"
 		"\"ullink_ring\":{\"run_in_order\":%.2f},\n"
@@ -697,9 +728,11 @@ int main(int argc, char **argv)
 		"\"random_put\":%.2f,\"random_remove\":%.2f,\"consume\":%.2f,\"drain\":%.2f,"
 		"\"dq0\":%.2f,\"tree_put_random\":%.2f,\"tree_put_descending\":%.2f,"
 		"\"tree_drain\":%.2f}}\n",
-		BATCH, ROUNDS, f_cas, f_xchg, arm, rearm, cancel, fire, s_arm, s_fire,
+		BATCH, ROUNDS, f_cas, f_xchg, arm, rearm, cancel, fire, same_near, same_far,
+		s_arm, s_fire,
 		h_arm, h_cancel, h_fire, u_run_ns, o_run, o_trun, o_parked, 2 * f_cas, 3 * f_cas,
-		o_run / u_run_ns, o_trun / u_run_ns, dqf_put, dqf_rm, dqn_put, dqn_rm, dqf_pm, dqf_rmm, dqr_put, dqr_rm,
+		o_run / u_run_ns, o_trun / u_run_ns, dqf_put, dqf_rm, dqn_put, dqn_rm, dqf_pm, dqf_rmm,
+		dqr_put, dqr_rm,
 		dq_consume, dq_drain, dq0, dqt_rand, dqt_desc, dqt_drain);
 	fclose(j);
 	return 0;

@@ -4,7 +4,7 @@
  * sources (hrtimers, IPIs, irq_work), their workqueues and the clock.
  *
  * Two modes:
- *  - threaded: one thread per simulated CPU (tempo_sim_start_cpu()). A CPU's
+ *  - threaded: one thread per simulated CPU (tempo_sim_init() with threaded set). A CPU's
  *    interrupts and work items run only on its thread: between the harness's
  *    operations, and whenever the thread re-enables interrupts. So "the owner
  *    CPU with interrupts off" excludes its own handlers exactly as on a real

@@ -376,7 +376,7 @@ static void test_remote_arm_while_parking(void)
 /*
  * A parked timer is re-armed in place by its owner, and cancel_sync lets go
  * of it from either CPU: on the owner by clearing PARKED, elsewhere through
- * the owner (timer_unpark()).
+ * the owner (timer_release()).
  */
 static void test_parked_rearm_and_cancel_sync(void)
 {
@@ -899,17 +899,83 @@ static void test_coarse_dates_by_jiffy(void)
 }
 
 /*
- * The same deadline is not the same arm: re-armed later to the deadline it
- * has, a timer's delay is shorter, and the slot it sits in may be too late
- * for that delay (the lazy rule). A COARSE timer armed at T0 for 600 ms is
- * due at tick 1604, in the level-2 slot of tick 1664 (60 ticks after). At
- * T0 + 200 ms the same deadline is a delay of 404 ms (with the pad), whose
- * level-1 granule is 8 ticks: the timer must leave the slot, and fire
- * within 8 ticks of its deadline, not 60. A re-arm with a delay of 3 s to a
- * deadline 3 s ahead, alike, keeps its slot and writes nothing.
- * Fails if: the same-expiry return skips the lazy rule.
+ * A re-arm of a pending timer to the deadline it holds, with a shorter
+ * delay: a precise timer is bounded by that latest arm, a COARSE one keeps
+ * the bound of the arm that set the deadline, as mod_timer() with an
+ * unchanged expires (include/tempo/timer.h, "tempo timer time bounds").
+ * Each is armed at T0 to expire at tick 1604, in the level-2 slot of tick
+ * 1664 (60 ticks after, under the 64-tick granule of its 604-tick d), and
+ * re-armed from CPU 1 at T0 + 200 ms to the same deadline, by
+ * tempo_timer_arm() or tempo_timer_arm_at(): a d of 404 ticks, whose level-1
+ * granule is 8 ticks. The precise timer leaves the slot and fires within 8
+ * ticks of its deadline; the COARSE one is left as it was, state word and
+ * slot, and fires with its slot, within the first arm's bound.
+ * Fails if: the same deadline skips the lazy rule for a precise timer (it
+ * stays in its slot and fires 60 ticks late), or takes it for a pending
+ * COARSE one (re-placed: the state word changes, and it fires on time).
  */
-static void test_same_expiry_keeps_bound(void)
+static void test_same_deadline_bound_per_kind(void)
+{
+	const u64 due = tick_ns(1604), first_d = due - T0, d = due - T0 - 200 * TICK_NS;
+	unsigned int v;
+
+	for (v = 0; v < 4; v++) {
+		bool coarse = v & 1, at = v & 2;
+		const char *kind = coarse ? "coarse" : "precise", *how = at ? "arm_at" : "arm";
+		struct obj *o;
+		long st;
+
+		setup(2);
+		o = coarse ? coarse_obj() : obj_new(false);
+		tempo_sim_set_cpu(0);
+		EXPECT_EQ(tempo_timer_arm_at(&o->timer, TEMPO_CPU_LOCAL, ns_to_ktime(due)), 0,
+			  "idle timer");
+		EXPECT_EQ(o->timer.bucket, tick_ns(BUCKET), "in a far slot: bucket %llu",
+			  o->timer.bucket);
+		tempo_sim_clock_set(T0 + 200 * TICK_NS);	/* a jiffy's start */
+		tempo_sim_set_cpu(1);
+		st = h_state(&o->timer);
+		EXPECT_EQ(at ? tempo_timer_arm_at(&o->timer, TEMPO_CPU_LOCAL, ns_to_ktime(due)) :
+			       tempo_timer_arm(&o->timer, d - (coarse ? TICK_NSEC : 0)),
+			  1, "%s %s: pending", kind, how);
+		EXPECT_EQ(o->timer.expires, due, "%s %s: not the same deadline: %llu", kind, how,
+			  o->timer.expires);
+		if (coarse) {
+			EXPECT_EQ(h_state(&o->timer), st,
+				  "%s %s: the state changed: %#lx, was %#lx", kind, how,
+				  h_state(&o->timer), st);
+			EXPECT_EQ(o->timer.bucket, tick_ns(BUCKET), "%s %s: left its slot", kind,
+				  how);
+		} else {
+			EXPECT_NE(h_state(&o->timer), st, "%s %s: the state is as it was", kind,
+				  how);
+		}
+		o->deadline = due;
+		h_drive_until(due - 1);
+		EXPECT_EQ(o->fired, 0, "early");
+		if (!coarse)
+			EXPECT_NE(o->timer.bucket, tick_ns(BUCKET),
+				  "%s %s: left in a slot 60 ticks after its deadline", kind, how);
+		h_drive_until(due + tempo_timer_slack_ns(coarse ? first_d : d));
+		EXPECT_EQ(o->fired, 1, "%s %s: not within %llu ns of its deadline", kind, how,
+			  tempo_timer_slack_ns(coarse ? first_d : d));
+		if (coarse)
+			EXPECT_EQ(o->fired_at, tick_ns(BUCKET),
+				  "%s %s: fired at tick %llu, not with its slot", kind, how,
+				  o->fired_at / TICK_NS);
+		teardown();
+		free(o);
+	}
+}
+
+/*
+ * A pending COARSE timer in a near slot (no bucket, which the lazy rule
+ * refuses), re-armed within the jiffy to the same delay, is left as it was:
+ * the same deadline, from any slot.
+ * Fails if: the same deadline of a pending COARSE timer takes the lazy rule
+ * (the re-arm is eager: the state word changes).
+ */
+static void test_same_deadline_coarse_near(void)
 {
 	struct obj *o;
 	long st;
@@ -917,27 +983,17 @@ static void test_same_expiry_keeps_bound(void)
 	setup(2);
 	o = coarse_obj();
 	tempo_sim_set_cpu(0);
-	EXPECT_EQ(tempo_timer_arm(&o->timer, 600 * TICK_NS), 0, "idle timer");
-	EXPECT_EQ(o->timer.expires, tick_ns(1604), "due at %llu", o->timer.expires);
-	EXPECT_EQ(o->timer.bucket, tick_ns(BUCKET), "in a far slot: bucket %llu", o->timer.bucket);
-	tempo_sim_clock_set(T0 + 200 * TICK_NS);
-	EXPECT_EQ(tempo_timer_arm(&o->timer, 400 * TICK_NS), 1, "pending");
-	EXPECT_EQ(o->timer.expires, tick_ns(1604), "the same deadline: %llu", o->timer.expires);
-	EXPECT_NE(o->timer.bucket, tick_ns(BUCKET), "left in a slot 60 ticks after its deadline");
-	o->deadline = tick_ns(1604);
-	h_drive_until(o->deadline - 1);
-	EXPECT_EQ(o->fired, 0, "early");
-	h_drive_until(o->deadline + tempo_timer_slack_ns(404 * TICK_NS));
-	EXPECT_EQ(o->fired, 1, "not within %llu ns of its deadline",
-		  tempo_timer_slack_ns(404 * TICK_NS));
-
-	o->fired = 0;
-	tempo_sim_set_cpu(0);
-	EXPECT_EQ(tempo_timer_arm(&o->timer, 3000 * TICK_NS), 0, "idle timer");
+	EXPECT_EQ(tempo_timer_arm(&o->timer, 100 * TICK_NS), 0, "idle timer");
+	EXPECT_EQ(o->timer.bucket, TEMPO_NO_BUCKET, "in a far slot");
 	st = h_state(&o->timer);
-	EXPECT_EQ(tempo_timer_arm(&o->timer, 3000 * TICK_NS), 1, "pending");
-	EXPECT_EQ(h_state(&o->timer), st, "the same expiry wrote the state");
-	EXPECT_TRUE(tempo_timer_cancel_sync(&o->timer), "pending");
+	tempo_sim_clock_advance(TICK_NSEC / 2);
+	tempo_sim_set_cpu(1);
+	EXPECT_EQ(tempo_timer_arm(&o->timer, 100 * TICK_NS), 1, "pending");
+	EXPECT_EQ(h_state(&o->timer), st, "the state changed: %#lx, was %#lx",
+		  h_state(&o->timer), st);
+	o->deadline = o->timer.expires;
+	h_drive_until(o->deadline + tempo_timer_slack_ns(100 * TICK_NS + TICK_NSEC));
+	EXPECT_EQ(o->fired, 1, "fired %u times", o->fired);
 	teardown();
 	free(o);
 }
@@ -1287,7 +1343,8 @@ static const struct test_case cases[] = {
 	TEST_CASE_VOID(test_postpone_chain_bound),
 	TEST_CASE_VOID(test_garbage_costs_one_expiry_per_slot),
 	TEST_CASE_VOID(test_coarse_dates_by_jiffy),
-	TEST_CASE_VOID(test_same_expiry_keeps_bound),
+	TEST_CASE_VOID(test_same_deadline_bound_per_kind),
+	TEST_CASE_VOID(test_same_deadline_coarse_near),
 	TEST_CASE_VOID(test_same_expiry_wrapped_delay_refused),
 	TEST_CASE_VOID(test_same_expiry_not_stopped_or_moving),
 	TEST_CASE_VOID(test_rearm_same_after_cancel),

@@ -14,7 +14,10 @@
  *  - TEMPO_TIMER_COARSE timers (the odd ones): never early against the
  *    deadline now + delay while jiffies are current (as the userspace ones
  *    always are), late by less than a jiffy plus
- *    tempo_timer_slack_ns(delay + TICK_NSEC);
+ *    tempo_timer_slack_ns(delay + TICK_NSEC); re-armed while pending to
+ *    the deadline they hold, within the bound of the arm that set it
+ *    (a re-arm that moves the timer is within its own: the larger of the
+ *    two is checked);
  *  - timers 4 and 5 have a slack (include/tempo/timer.h, "tempo timer
  *    slack"), set anew from the input before each arm: late by no more
  *    than max(slack, the bound above), never early;
@@ -87,7 +90,10 @@ static u64 delay_of(u8 a, u8 b)
 
 static void arm(unsigned int cpu, unsigned int i, int on, u64 delay, u64 slack)
 {
-	u64 now = ktime_get_ns(), pad = (i & 1) ? TICK_NSEC : 0;
+	u64 now = ktime_get_ns(), pad = (i & 1) ? TICK_NSEC : 0, bound;
+	/* The jiffy starts at a multiple of TICK_NSEC: the wheel was loaded at one. */
+	bool same = pad && tm[i].pending &&
+		    tm[i].timer.expires == now / TICK_NSEC * TICK_NSEC + pad + delay;
 	int ret;
 
 	tempo_sim_set_cpu(cpu);
@@ -99,10 +105,11 @@ static void arm(unsigned int cpu, unsigned int i, int on, u64 delay, u64 slack)
 		fail("arm failed", i);
 	if (ret != tm[i].pending)
 		fail("arm's return disagrees with the model", i);
+	bound = now + delay + pad + max(tempo_timer_slack_ns(delay + pad),
+					tempo_timer_get_slack(&tm[i].timer));
 	tm[i].pending = true;
 	tm[i].deadline = now + delay;
-	tm[i].bound = now + delay + pad + max(tempo_timer_slack_ns(delay + pad),
-					      tempo_timer_get_slack(&tm[i].timer));
+	tm[i].bound = same ? max(tm[i].bound, bound) : bound;
 }
 
 /* Move a pending timer's deadline later by @more: a postpone. */

@@ -10,7 +10,7 @@ set -euo pipefail
 pkgs=(linux-source-6.1 qemu-system-x86 busybox-static bc flex bison libelf-dev
 	libssl-dev cpio kmod python3 dwarves gcc make xz-utils rsync
 	clang libclang-rt-14-dev liburing-dev
-	linux-headers-amd64 sparse)	# issue 9: Debian 12's own headers (build-only lane), C=1
+	linux-headers-amd64 sparse)	# Debian 12's own headers (the build-only lane), C=1
 
 installed=$(dpkg-query -W -f='${Package} ${db:Status-Status}\n' "${pkgs[@]}" 2>/dev/null |
 	awk '$2 == "installed" { print $1 }') || true

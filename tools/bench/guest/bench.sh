@@ -14,7 +14,7 @@
 # idle coalesce burst spread order uorder dq dq0 parts ubench; dq includes dq0), tempo_bench_sys=a,b
 # (only these systems,
 # e.g. for a profile of one of them), tempo_bench_extra=timer64 (controls added to
-# the cancel and postpone lanes and hirq: timer64 is a timer_list padded to
+# the cancel, postpone, xcancel and xpostpone lanes and hirq: timer64 is a timer_list padded to
 # tempo_timer's 64 bytes, timer56 and timer48 to 56 and 48; lazyc and lazyp, the
 # floor of a lazy timer, always run),
 # tempo_bench_tiers=65536 (only these numbers of outstanding timers).
@@ -156,7 +156,8 @@ while [ $rep -le $reps ]; do
 	for lane in xcancel xpostpone; do
 		want $lane && [ "$(grep -c ^processor /proc/cpuinfo)" -gt 1 ] && for n in $tiers; do
 			[ "$n" = 1048576 ] && continue
-			for s in $(rot $rep tempo tempo_coarse dwork timer hrtimer lazyc lazyp); do
+			# shellcheck disable=SC2086 # $extra: one word per system
+			for s in $(rot $rep tempo tempo_coarse dwork timer hrtimer lazyc lazyp $extra); do
 				kb $lane $s $n
 			done
 		done

@@ -25,9 +25,10 @@
  *	postpone SYS N CPUS as cancel, but a pending timer is re-armed to a
  *			    later deadline without a cancel (mod_timer() on a
  *			    pending timer): ns per re-arm.
- *	xcancel SYS N       as cancel, but the N timers are armed on the first
- *			    CPU and cancelled and re-armed from the others
- *			    (each its share): the cross-CPU pattern. ns/pair.
+ *	xcancel SYS N       as cancel (the same systems and controls), but the
+ *			    N timers are armed on the first CPU and cancelled
+ *			    and re-armed from the others (each its share): the
+ *			    cross-CPU pattern. ns/pair.
  *	xpostpone SYS N     postpone from the other CPUs, as xcancel. ns/re-arm.
  *	hirq SYS N          as cancel with one thread, but each batch runs in a
  *			    hard-interrupt hrtimer callback: ns/pair inside it.
@@ -278,8 +279,9 @@ static const char * const tsys_name[T_NSYS] = {
 
 /*
  * timer64: a timer_list in 64 bytes, the size of a struct tempo_timer. Not a
- * peer: a control for the cancel and postpone lanes, which tells how much of a
- * gap at 64K and 1M outstanding is only the size of the object.
+ * peer: a control for the cancel and postpone lanes, local and cross-CPU,
+ * which tells how much of a gap at 64K and 1M outstanding is only the size of
+ * the object.
  */
 struct timer_list64 {
 	struct timer_list t;
@@ -694,7 +696,6 @@ static void xcancel_body(struct bthread *t)
 	if (!t->idx)
 		return;
 	xshare(t, c->n, &lo, &hi);
-	/* cmd_xcancel() refuses timer64, timer48 and timer56 */
 	if (c->postpone) {
 		SYS_POSTPONES(c->sys, CANCEL_LOOP);
 	} else {
@@ -712,8 +713,7 @@ static int cmd_xcancel(const char *name, const char *sys_s, u32 n)
 	u64 ops;
 
 	nt = min_t(int, num_online_cpus(), MAX_THREADS);
-	if (sys < 0 || sys == T_TIMER64 || sys == T_TIMER48 || sys == T_TIMER56 || nt < 2 ||
-	    n < 1 || n > MAX_TIMERS)
+	if (sys < 0 || nt < 2 || n < 1 || n > MAX_TIMERS)
 		return -EINVAL;
 	c.sys = sys;
 	r = brun_alloc();

@@ -282,6 +282,7 @@ static inline void __list_del(struct list_head *p, struct list_head *n) { n->pre
 static inline void list_del(struct list_head *e) { __list_del(e->prev, e->next); e->next = (void *)0x100; e->prev = (void *)0x122; }
 static inline void list_del_init(struct list_head *e) { __list_del(e->prev, e->next); INIT_LIST_HEAD(e); }
 static inline int list_empty(const struct list_head *h) { return READ_ONCE(h->next) == h; }
+static inline void list_move(struct list_head *e, struct list_head *h) { __list_del(e->prev, e->next); list_add(e, h); }
 static inline void list_move_tail(struct list_head *e, struct list_head *h) { __list_del(e->prev, e->next); list_add_tail(e, h); }
 static inline void __list_splice(const struct list_head *l, struct list_head *p, struct list_head *n)
 { struct list_head *f = l->next, *la = l->prev; f->prev = p; p->next = f; la->next = n; n->prev = la; }
