@@ -465,7 +465,7 @@ struct tempo_event {
 
 /* struct tempo_ticket .flags */
 #define TEMPO_TICKET_NONBLOCK	(1U << 0)	/* fail with EAGAIN when the window is full */
-#define TEMPO_TICKET_MANY	(1U << 1)	/* take up to @count tickets (TEMPO_FEAT_TICKET_MANY) */
+#define TEMPO_TICKET_MANY	(1U << 1)	/* up to @count tickets (FEAT_TICKET_MANY) */
 #define TEMPO_TICKET_FLAGS	(TEMPO_TICKET_NONBLOCK | TEMPO_TICKET_MANY)
 
 /* The most tickets one TEMPO_IOC_ORDER_TICKET with TEMPO_TICKET_MANY takes. */
