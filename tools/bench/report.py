@@ -5,6 +5,7 @@
     report.py LOG RESULTS.json                          (make bench: one TCG boot)
     report.py --platform PLATFORM RESULTS.json LOG...   (one LOG per boot)
     report.py --markdown RESULTS.json [TREE]            (the README's figures)
+    report.py --user BENCH.json                         (make user-bench's targets)
 
 PLATFORM is tcg (QEMU/TCG, `make bench`) or uml (User-Mode Linux,
 `make bench-native`); every row of RESULTS.json carries it. With several boots,
@@ -91,6 +92,12 @@ TARGETS = [
     ("u_arm_cancel", {}, "tempo", "timerfd", 5.0),
     ("u_arm_cancel", {}, "tempo", "io_uring", 2.0),
     ("u_arm_cancel", {}, "tempo_uring", "io_uring", 2.0),
+]
+# make user-bench (build/user/bench.json, one CPU, native): (section, key, what, peer section,
+# peer key, minimum ratio peer / tempo). The ordering step against the seed's ring.
+TARGETS_USER = [
+    ("tempo_order", "run_in_order", "order run", "ullink_ring", "run_in_order", 1.0),
+    ("tempo_order", "ticket_run", "order ticket+run", "ullink_ring", "run_in_order", 1.0),
 ]
 
 
@@ -227,11 +234,29 @@ def markdown(args):
             f"{s} {r['median']:.1f}" for s, r in sorted(parts.items())) + ".")
 
 
+def user(args):
+    """Print TARGETS_USER, MET or MISSED, from make user-bench's JSON."""
+    if len(args) != 1:
+        sys.exit("usage: report.py --user BENCH.json")
+    with open(args[0]) as f:
+        b = json.load(f)
+    print("Targets (make user-bench, ns/op, best of its rounds; ratio = peer / tempo):")
+    for sec, key, what, psec, pkey, need in TARGETS_USER:
+        mine, peer = b.get(sec, {}).get(key), b.get(psec, {}).get(pkey)
+        got = advantage(mine, peer, "ns/op")
+        status = "n/a" if got is None else ("MET" if got >= need else "MISSED")
+        print(f"  {status:6s} {what} vs {psec} {pkey} >= {need}x: "
+              f"{'-' if got is None else f'{got:.2f}x ({mine:.1f} vs {peer:.1f} ns)'}")
+
+
 def main():
     global CAVEAT
     args = sys.argv[1:]
     if args and args[0] == "--markdown":
         markdown(args[1:])
+        return
+    if args and args[0] == "--user":
+        user(args[1:])
         return
     platform = "tcg"
     if args and args[0] == "--platform":
