@@ -1325,11 +1325,16 @@ static int cmd_order(const char *sys_s, u32 m)
 		err = -ETIMEDOUT;
 	if (!err) {
 		u64 end = ktime_get_ns();
-		char head[160];
+		struct tempo_order_stats st = {};
+		char head[200];
 
+		/* How the domain drained: hand-offs to its workqueue, longest streak. */
+		if (c->o)
+			tempo_order_stats(c->o, &st);
 		scnprintf(head, sizeof(head),
-			  "name=order system=%s items=%u cpus=all work_iters=%u misordered=%d",
-			  sys_s, m, work_iters, atomic_read(&c->misorder));
+			  "name=order system=%s items=%u cpus=all work_iters=%u misordered=%d deferred=%llu longest=%llu",
+			  sys_s, m, work_iters, atomic_read(&c->misorder), st.deferred,
+			  st.longest_streak);
 		emit_milli(head, div64_u64((end - r->t0) * 1000, m), "ns/item");
 		if (atomic_read(&c->misorder))
 			err = -EPROTO;
