@@ -315,6 +315,7 @@ struct order_pcpu {
 	u64	parked;
 	u64	unparked;
 	u64	deferred;
+	u64	waits;
 };
 
 /*
@@ -913,6 +914,14 @@ int tempo_order_ticket_try(struct tempo_order *order, u64 *ticket)
 }
 EXPORT_SYMBOL_NS_GPL(tempo_order_ticket_try, "TEMPO");
 
+/* Sleep until a ticket is free, then take it. */
+static int order_wait_ticket(struct tempo_order *o, u64 *ticket)
+{
+	/* Relies on: order_wake_takers:A. */
+	return wait_event_interruptible(o->wait,
+					!tempo_order_ticket_try(o, ticket));
+}
+
 /**
  * tempo_order_ticket() - take the next ticket, sleeping while the window is
  *	full
@@ -930,9 +939,8 @@ int tempo_order_ticket(struct tempo_order *order, u64 *ticket)
 	might_sleep();
 	if (!tempo_order_ticket_try(order, ticket))
 		return 0;
-	/* Relies on: order_wake_takers:A. */
-	return wait_event_interruptible(order->wait,
-					!tempo_order_ticket_try(order, ticket));
+	this_cpu_inc(order->pcpu->waits);
+	return order_wait_ticket(order, ticket);
 }
 EXPORT_SYMBOL_NS_GPL(tempo_order_ticket, "TEMPO");
 
@@ -987,6 +995,7 @@ int tempo_order_tickets(struct tempo_order *order, u32 want, u64 *first)
 	n = order_take(order, want, first);
 	if (n)
 		return n;
+	this_cpu_inc(order->pcpu->waits);
 	/* Relies on: order_wake_takers:A. */
 	err = wait_event_interruptible(order->wait,
 				       (n = order_take(order, want, first)) != 0);
@@ -1103,12 +1112,13 @@ static int order_submit_ticket(struct tempo_order *o, u64 *ticket)
 
 	if (!tempo_order_ticket_try(o, ticket))
 		return 0;
+	this_cpu_inc(o->pcpu->waits);
 	/* Relies on: order_wake_takers:A, as tempo_order_ticket(). */
 	left = wait_event_interruptible_timeout(o->submit_wait,
 						order_submit_room(o), 1);
 	if (left < 0)
 		return left;
-	return tempo_order_ticket(o, ticket);
+	return order_wait_ticket(o, ticket);
 }
 
 /**
@@ -1294,6 +1304,7 @@ EXPORT_SYMBOL_NS_GPL(tempo_order_create, "TEMPO");
 static void order_stats_add(struct tempo_order *o, struct tempo_order_stats *st)
 {
 	u64 trashed = 0, timed_out = 0, parked = 0, unparked = 0, deferred = 0;
+	u64 waits = 0;
 	u64 next, head, finished;
 	int cpu;
 
@@ -1305,6 +1316,7 @@ static void order_stats_add(struct tempo_order *o, struct tempo_order_stats *st)
 		parked += READ_ONCE(p->parked);
 		unparked += READ_ONCE(p->unparked);
 		deferred += READ_ONCE(p->deferred);
+		waits += READ_ONCE(p->waits);
 	}
 	head = atomic64_read(&o->head);
 	next = atomic64_read(&o->next);
@@ -1321,6 +1333,7 @@ static void order_stats_add(struct tempo_order *o, struct tempo_order_stats *st)
 	st->longest_streak = max_t(u64, st->longest_streak,
 				   atomic64_read(&o->longest));
 	st->deferred += deferred;
+	st->waits += waits;
 }
 
 /**
@@ -1439,6 +1452,7 @@ static int order_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "pending %llu\n", st.pending);
 	seq_printf(m, "longest_streak %llu\n", st.longest_streak);
 	seq_printf(m, "deferred %llu\n", st.deferred);
+	seq_printf(m, "waits %llu\n", st.waits);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(order_stats);

@@ -832,6 +832,7 @@ static void tempo_order_submit_blocked_takes_what_is_free(struct kunit *test)
 	struct ot_room *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 	struct ot_item items[OT_ROOM_W] = {};
 	DECLARE_COMPLETION_ONSTACK(all_done);
+	struct tempo_order_stats st = {};
 	struct task_struct *task;
 	struct tempo_order *o;
 	atomic_t left;
@@ -857,6 +858,9 @@ static void tempo_order_submit_blocked_takes_what_is_free(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&r->done, OT_WAIT));
 	KUNIT_EXPECT_EQ(test, r->ret, 0);
 	KUNIT_EXPECT_EQ(test, r->req.ord.ticket, items[OT_ROOM_W - 1].ticket + 1);
+	/* One blocked call, one wait, however many times it slept. */
+	tempo_order_stats(o, &st);
+	KUNIT_EXPECT_EQ(test, st.waits, 1);
 	for (i = 1; i < OT_ROOM_W; i++)
 		KUNIT_EXPECT_EQ(test, tempo_order_run(o, items[i].ticket, ot_record, &items[i]), 1);
 	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&all_done, OT_WAIT));

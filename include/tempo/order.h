@@ -145,6 +145,9 @@ struct tempo_order_opts {
  *	out); taken == completed + trashed + timed_out + pending when quiescent.
  * @longest_streak: the most tickets one drainer moved the head past at once.
  * @deferred: times a drainer handed the rest of its streak to the workqueue.
+ * @waits: times a caller found the window full and slept for room
+ *	(tempo_order_ticket(), tempo_order_tickets(), a blocking
+ *	tempo_order_submit()); once per call, however long.
  *
  * Sums of per-CPU counters read without a lock: exact only when the domain
  * is quiescent.
@@ -158,6 +161,7 @@ struct tempo_order_stats {
 	u64	pending;
 	u64	longest_streak;
 	u64	deferred;
+	u64	waits;
 };
 
 struct tempo_order_req;

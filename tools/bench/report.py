@@ -41,7 +41,7 @@ CAVEATS = {
 }
 CAVEAT = CAVEATS["tcg"]
 NOT_PARAMS = {"rep", "boot", "ok", "name", "system", "value", "unit", "ops", "count", "misordered", "armed_late", "wakeups",
-              "put_us", "take_us", "deferred", "longest"}
+              "put_us", "take_us", "deferred", "longest", "waits"}
 HIGHER_IS_BETTER = {"events/s", "items/s"}
 
 # (name, params that must match, tempo system, peer, minimum ratio). A ratio

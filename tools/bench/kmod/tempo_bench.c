@@ -1328,13 +1328,16 @@ static int cmd_order(const char *sys_s, u32 m)
 		struct tempo_order_stats st = {};
 		char head[200];
 
-		/* How the domain drained: hand-offs to its workqueue, longest streak. */
+		/*
+		 * How the domain drained: hand-offs to its workqueue, longest
+		 * streak, and how often a taker slept on a full window.
+		 */
 		if (c->o)
 			tempo_order_stats(c->o, &st);
 		scnprintf(head, sizeof(head),
-			  "name=order system=%s items=%u cpus=all work_iters=%u misordered=%d deferred=%llu longest=%llu",
+			  "name=order system=%s items=%u cpus=all work_iters=%u misordered=%d deferred=%llu longest=%llu waits=%llu",
 			  sys_s, m, work_iters, atomic_read(&c->misorder), st.deferred,
-			  st.longest_streak);
+			  st.longest_streak, st.waits);
 		emit_milli(head, div64_u64((end - r->t0) * 1000, m), "ns/item");
 		if (atomic_read(&c->misorder))
 			err = -EPROTO;
