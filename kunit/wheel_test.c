@@ -1737,7 +1737,7 @@ static bool same_deadline_kind_once(struct kunit *test, const void *arg)
 	KUNIT_ASSERT_EQ(test, tempo_timer_arm_at(&p->timer, TEMPO_CPU_LOCAL, at), 0);
 	bucket = READ_ONCE(p->timer.bucket);
 	while (p->deadline > ktime_get_ns() + 450 * NSEC_PER_MSEC)
-		msleep(10);
+		usleep_range(10000, 11000);
 	st = atomic_long_read(&p->timer.state);
 	now = ktime_get_ns();
 	if (!tempo_bucket_far(bucket) || p->deadline < now + 50 * NSEC_PER_MSEC) {

@@ -23,9 +23,11 @@ U_CFLAGS += -std=gnu11 -Wall -Wextra -Werror -I$(U_INC) -I$(TEMPO_ROOT)/tools/li
 U_LDFLAGS += -static -pthread
 
 U_LIB := $(TEMPO_ROOT)/build/lib/libtempo.a
+# tools/uapi-tests/hostile_*_test.c, one program per kind of attack (hostile.h).
+HOSTILE_PARTS := sink limits abi share clock
 U_TESTS := $(TEMPO_ROOT)/build/guest/tests/tempo_uapi $(TEMPO_ROOT)/build/guest/tests/tempo_mt \
-	$(TEMPO_ROOT)/build/guest/tests/tempo_hostile $(TEMPO_ROOT)/build/guest/tests/tempo_uring \
-	$(TEMPO_ROOT)/build/guest/tests/tempo_clocks
+	$(TEMPO_ROOT)/build/guest/tests/tempo_uring $(TEMPO_ROOT)/build/guest/tests/tempo_clocks \
+	$(patsubst %,$(TEMPO_ROOT)/build/guest/tests/tempo_hostile_%,$(HOSTILE_PARTS))
 U_BINS := $(TEMPO_ROOT)/build/guest/bin/tempoctl
 U_HDRS := $(U_UAPI) $(TEMPO_ROOT)/tools/lib/libtempo.h
 
@@ -54,7 +56,7 @@ $(TEMPO_ROOT)/build/guest/tests/tempo_mt: $(TEMPO_ROOT)/tools/uapi-tests/mt_test
 	@mkdir -p $(dir $@)
 	$(U_CC) $(U_CFLAGS) $< $(U_LIB) $(U_LDFLAGS) -o $@
 
-$(TEMPO_ROOT)/build/guest/tests/tempo_hostile: $(TEMPO_ROOT)/tools/uapi-tests/hostile_test.c \
+$(TEMPO_ROOT)/build/guest/tests/tempo_hostile_%: $(TEMPO_ROOT)/tools/uapi-tests/hostile_%_test.c \
 		$(wildcard $(TEMPO_ROOT)/tools/uapi-tests/*.h) $(U_LIB)
 	@mkdir -p $(dir $@)
 	$(U_CC) $(U_CFLAGS) $< $(U_LIB) $(U_LDFLAGS) -o $@

@@ -92,29 +92,50 @@ static inline int write_file(const char *path, const char *s)
 	return ret;
 }
 
-/* The parameters a case set (param_push()), with their old values. */
-static struct {
-	const char *name;
-	long old;
-} params_saved[8];
-static int params_nsaved;
+/*
+ * What a case changed outside its process, kept where the harness can undo
+ * it if the case dies (test_shared, harness.h): the parameters it set
+ * (param_push()) with their old values, and whether it holds a test point.
+ */
+struct case_changes {
+	int nsaved;
+	struct {
+		const char *name;	/* a literal: the same address in every process */
+		long old;
+	} saved[8];
+	int hold_armed;
+};
+
+static struct case_changes case_changes_here;
+
+static inline struct case_changes *case_changes(void)
+{
+	_Static_assert(sizeof(struct case_changes) <= TEST_SHARED_SIZE, "test_shared too small");
+	return test_shared ? test_shared : &case_changes_here;
+}
 
 /*
  * Set a parameter for this case, to be put back by params_restore() in its
- * teardown: 0, -ENOENT if it does not exist, -EIO.
+ * teardown (or by the harness if it dies): 0, -ENOENT if it does not exist,
+ * -EIO.
  */
 static inline int param_push(const char *name, long v)
 {
+	struct case_changes *cc = case_changes();
 	long old = param_get(name);
 
 	if (old < 0)
 		return -ENOENT;
-	if (params_nsaved == (int)(sizeof(params_saved) / sizeof(params_saved[0])) ||
-	    param_set(name, v))
+	if (cc->nsaved == (int)(sizeof(cc->saved) / sizeof(cc->saved[0])))
 		return -EIO;
-	params_saved[params_nsaved].name = name;
-	params_saved[params_nsaved].old = old;
-	params_nsaved++;
+	/* Recorded first: a case killed mid-write is still undone. */
+	cc->saved[cc->nsaved].name = name;
+	cc->saved[cc->nsaved].old = old;
+	cc->nsaved++;
+	if (param_set(name, v)) {
+		cc->nsaved--;
+		return -EIO;
+	}
 	return 0;
 }
 
@@ -133,17 +154,61 @@ static inline int param_need(const char *name, long v)
 /* Every parameter param_push() set back to its old value, last first: 0 or -EIO. */
 static inline int params_restore(void)
 {
+	struct case_changes *cc = case_changes();
 	int ret = 0;
 
-	while (params_nsaved) {
-		params_nsaved--;
-		if (param_set(params_saved[params_nsaved].name, params_saved[params_nsaved].old)) {
-			test_diag("cannot restore %s to %ld", params_saved[params_nsaved].name,
-				  params_saved[params_nsaved].old);
+	while (cc->nsaved) {
+		cc->nsaved--;
+		if (param_set(cc->saved[cc->nsaved].name, cc->saved[cc->nsaved].old)) {
+			test_diag("cannot restore %s to %ld", cc->saved[cc->nsaved].name,
+				  cc->saved[cc->nsaved].old);
 			ret = -EIO;
 		}
 	}
 	return ret;
+}
+
+/*
+ * Name the test point @point in tempo.test_hold ("none" releases it): 0 or
+ * -errno. The test points (kmod/testing.h) exist only in a module built with
+ * TEMPO_TESTING (make check).
+ */
+static inline int hold_set(const char *point)
+{
+	int ret;
+
+	if (strcmp(point, "none"))
+		case_changes()->hold_armed = 1;
+	ret = write_file("/sys/module/tempo/parameters/test_hold", point);
+	if (!ret && !strcmp(point, "none"))
+		case_changes()->hold_armed = 0;
+	return ret;
+}
+
+/*
+ * The harness's rescue of a case that died (harness.h): its parameters put
+ * back and its test point released, from the harness's process.
+ */
+static int case_rescue(void)
+{
+	int ret = TEST_PASS;
+
+	if (case_changes()->nsaved || case_changes()->hold_armed)
+		test_diag("undoing what the case left: %d parameter(s)%s",
+			  case_changes()->nsaved,
+			  case_changes()->hold_armed ? ", a held test point" : "");
+	if (params_restore())
+		ret = TEST_FAIL;
+	if (case_changes()->hold_armed && hold_set("none")) {
+		test_diag("cannot release tempo.test_hold");
+		ret = TEST_FAIL;
+	}
+	return ret;
+}
+
+__attribute__((constructor)) static void case_rescue_register(void)
+{
+	test_rescue = case_rescue;
 }
 
 /* Pass @fd over the unix socket @sock (SCM_RIGHTS): 0 or -errno. */

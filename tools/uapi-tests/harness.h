@@ -78,6 +78,15 @@
  * teardown; the kernel closes its files and the harness kills its process
  * group, and the diagnostic line says which stage it died in.
  *
+ * What a case changes outside its process (a module parameter, a test point
+ * it holds, the wall clock) does not end with it. A case records each such
+ * change in test_shared, a page its process shares with the harness, zeroed
+ * before each case; when a case's process dies before it ends (a signal, its
+ * timeout, an exit in its setup, body or teardown), the harness calls
+ * test_rescue(), in its own process, to undo what the record says, and the
+ * next case starts from the state the suite expects. A case that ends, its
+ * teardown run, is trusted to have undone its changes itself.
+ *
  * The userspace build of the cores counts its WARN()s (tools/user-cores/sim.c);
  * it defines TEST_WARN_COUNT as that counter (tools/user-cores/user.mk), and a
  * case during which the counter grows fails.
@@ -171,6 +180,12 @@ static unsigned int test_timeout = 120;
 static FILE *test_out;
 static unsigned long test_failures;	/* failed expectations, all cases */
 static char test_skip_reason[128];
+
+/* A case's record of what it changed outside its process; NULL if unshared. */
+#define TEST_SHARED_SIZE 4096
+static void *test_shared;
+/* Undo what test_shared records; called in the harness's process. */
+static int (*test_rescue)(void);
 
 #ifdef TEST_WARN_COUNT
 extern unsigned long TEST_WARN_COUNT;
@@ -511,6 +526,11 @@ static inline int test_run_forked(const struct test_case *c, struct test_outcome
 	}
 	/* Whatever the case left running in its group goes with it. */
 	kill(-pid, SIGKILL);
+	if (out->stage != TEST_DONE && test_rescue && test_rescue() != TEST_PASS) {
+		test_diag("%s: what it changed outside its process could not be undone",
+			  c->name);
+		rc = TEST_FAIL;
+	}
 	return rc;
 }
 
@@ -526,12 +546,24 @@ static inline int test_run(const char *suite, const struct test_case *cases)
 	while (cases[n].name)
 		n++;
 	out = mmap(NULL, sizeof(*out), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (!test_shared && out != MAP_FAILED) {
+		test_shared = mmap(NULL, TEST_SHARED_SIZE, PROT_READ | PROT_WRITE,
+				   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (test_shared == MAP_FAILED) {
+			/* No rescue: run the cases in this process. */
+			test_shared = NULL;
+			munmap(out, sizeof(*out));
+			out = MAP_FAILED;
+		}
+	}
 	fprintf(f, "KTAP version 1\n# Subtest: %s\n1..%u\n", suite, n);
 	fflush(f);
 	for (i = 0; i < n; i++) {
 		secs = cases[i].timeout ? cases[i].timeout : test_timeout;
 		if (env && atoi(env) > 0)
 			secs = atoi(env);
+		if (test_shared)
+			memset(test_shared, 0, TEST_SHARED_SIZE);
 		if (out != MAP_FAILED) {
 			rc = test_run_forked(&cases[i], out, secs);
 		} else {

@@ -38,6 +38,7 @@ tests=(
 	"delayq_det|$out/delayq_det_test"
 	"delayq_fuzz|$out/delayq_fuzz -max_total_time=$dfuzz -max_len=512 -timeout=10 -artifact_prefix=$out/ $out/corpus_delayq tools/user-cores/corpus/delayq"
 	"clock_det|$out/clock_det_test"
+	"harness|$out/harness_test"
 	"fault_det|$out/fault_det_test"
 )
 echo "KTAP version 1"

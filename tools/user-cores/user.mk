@@ -46,7 +46,7 @@ USER_BINS := $(USER_OUT)/wheel_det_test $(USER_OUT)/wheel_stress \
 	$(USER_OUT)/wheel_fuzz $(USER_OUT)/bench \
 	$(USER_OUT)/order_det_test $(USER_OUT)/order_stress $(USER_OUT)/order_fuzz \
 	$(USER_OUT)/delayq_stress $(USER_OUT)/delayq_det_test $(USER_OUT)/delayq_fuzz \
-	$(USER_OUT)/fault_det_test $(USER_OUT)/clock_det_test
+	$(USER_OUT)/fault_det_test $(USER_OUT)/clock_det_test $(USER_OUT)/harness_test
 
 $(USER_RBTREE): $(USER_DIR)/rbtree.sh
 	$(USER_DIR)/rbtree.sh $(USER_OUT)
@@ -93,6 +93,11 @@ $(USER_OUT)/delayq_fuzz: $(USER_DIR)/delayq_fuzz.c $(USER_SIM) $(USER_DELAYQ) $(
 $(USER_OUT)/clock_det_test: $(USER_DIR)/clock_det_test.c $(USER_SIM) $(USER_DELAYQ) $(USER_HDRS)
 	@mkdir -p $(@D)
 	$(USER_CC) $(USER_CFLAGS) $(USER_ASAN) -o $@ $(filter %.c,$^) -lpthread
+
+# The test harness itself: a case that dies is undone from the harness's process.
+$(USER_OUT)/harness_test: tools/uapi-tests/harness_test.c tools/uapi-tests/harness.h
+	@mkdir -p $(@D)
+	$(USER_CC) $(filter-out -DTEST_WARN_COUNT=%,$(USER_CFLAGS)) $(USER_ASAN) -o $@ $(filter %.c,$^)
 
 # Allocation-failure paths under ASan/LeakSanitizer.
 $(USER_OUT)/fault_det_test: $(USER_DIR)/fault_det_test.c $(USER_SIM) $(USER_ORDER) kmod/clock.c kmod/delayq.c \
