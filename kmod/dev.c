@@ -466,7 +466,8 @@ static long dev_ioc_info(void __user *arg, size_t size)
 				  TEMPO_FEAT_USER_LIMITS | TEMPO_FEAT_ORDER_SKIP |
 				  TEMPO_FEAT_QUERY | TEMPO_FEAT_URING | TEMPO_FEAT_CLOCKS |
 				  TEMPO_FEAT_DEFERRABLE | TEMPO_FEAT_SLACK |
-				  TEMPO_FEAT_HOUSEKEEPING | TEMPO_FEAT_FINE,
+				  TEMPO_FEAT_HOUSEKEEPING | TEMPO_FEAT_FINE |
+				  TEMPO_FEAT_TICKET_MANY,
 		.record_size	= sizeof(struct tempo_event),
 		.order_window	= dev_limit_window(),
 		.tick_ns	= tempo_timer_tick_ns(),

@@ -25,7 +25,8 @@
  * not read(), poll(), TEMPO_IOC_STATS, a ticket, io_uring, a kernel thread,
  * nor release(), which may run in do_exit() or in another process that
  * dropped a passed fd: it drops what is left, counted
- * (dev_mstat.sink_dropped). Each write is kernel_write() in that thread
+ * (dev_mstat.sink_dropped). Each write is a vectored write (vfs_iter_write())
+ * of up to TEMPO_SINK_IOV consecutive completions in that thread
  * (dev_sink_write()): its credentials, rlimits, LSM checks and signals, and
  * the sink's own O_NONBLOCK, as its write(2) would be. A write that blocks
  * on a full pipe blocks its caller interruptibly; sink_lock is taken
@@ -59,9 +60,11 @@
 #include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/xacct.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/uaccess.h>
+#include <linux/uio.h>
 
 #include <tempo/delayq.h>
 #include <tempo/order.h>
@@ -85,6 +88,8 @@ MODULE_PARM_DESC(max_data, "largest ordered submission, bytes, at most 1 MiB (de
 #define TEMPO_MAX_DATA_CAP	BIT(20)
 #define TEMPO_MAX_WINDOW	BIT(16)
 #define TEMPO_SINK_BUDGET	TEMPO_ORDER_DEFAULT_STREAK /* sink writes per call */
+#define TEMPO_SINK_IOV		16	/* completions per vectored sink write */
+#define TEMPO_OSUB_INLINE	256	/* data this small shares the submission's allocation */
 
 unsigned int dev_limit_events(void)
 {
@@ -103,13 +108,20 @@ unsigned int dev_limit_window(void)
 	return roundup_pow_of_two(w);
 }
 
+/* Small data sits in the submission's own allocation, after it. */
+static bool dev_osub_inline(const struct tempo_osub *os)
+{
+	return os->data == (const u8 *)(os + 1);
+}
+
 /* Free a submission and what it charged: at its record's read, a drop, or a failed run. */
 void dev_osub_free(struct tempo_ctx *ctx, struct tempo_osub *os)
 {
 	atomic64_dec(&dev_mstat.submissions);
 	atomic64_sub(os->charged, &dev_mstat.bytes);
 	dev_user_uncharge(ctx->user, DU_BYTES, os->charged);
-	kvfree(os->data);
+	if (!dev_osub_inline(os))
+		kvfree(os->data);
 	kfree(os);
 }
 
@@ -196,7 +208,7 @@ static int dev_sink_check(struct file *f)
 		return -EBADF;
 	if (!S_ISREG(mode) && !S_ISFIFO(mode) && !S_ISCHR(mode))
 		return -EINVAL;
-	/* What kernel_write() accepts. */
+	/* What a vectored kernel write accepts (__kernel_write_iter()). */
 	if (!(f->f_mode & FMODE_CAN_WRITE) || !f->f_op->write_iter || f->f_op->write ||
 	    f->f_op == &tempo_dev_fops)
 		return -EINVAL;
@@ -215,85 +227,134 @@ static int dev_sink_errno(ssize_t ret)
 }
 
 /*
- * Write the rest of @os to the sink, from ctx->sink_off, in the calling
- * thread and as write(2) of that thread would: its credentials,
- * rlimits (RLIMIT_FSIZE: EFBIG and SIGXFSZ), LSM checks and signals
- * (SIGPIPE), the file position updated under f_pos_lock as fdget_pos() does
- * for a regular file, none for a stream. Under sink_lock.
+ * Write @n completions from the head of the sink queue (@v, the first from
+ * ctx->sink_off) to the sink, in the calling thread and as writev(2) of that
+ * thread would: its credentials, rlimits (RLIMIT_FSIZE: EFBIG and SIGXFSZ),
+ * LSM checks and signals (SIGPIPE), the file position updated under
+ * f_pos_lock as fdget_pos() does for a regular file, none for a stream. One
+ * vectored write takes them all, again from where a short one stopped.
+ * Under sink_lock.
  *
- * Return: 0 when @os is done with (written, or failed and counted); -EINTR
- * when a signal interrupted the write, -EAGAIN when the sink would block (an
- * O_NONBLOCK sink, full): then @os stays at the head of the queue and the
- * rest of it is written by a later call.
+ * Return: how many of @v are done with (written, or failed and counted).
+ * *@errp is 0, or -EINTR when a signal interrupted the write, -EAGAIN when
+ * the sink would block (an O_NONBLOCK sink, full): then the first not done
+ * stays at the head of the queue, from ctx->sink_off, for a later call.
  */
-static int dev_sink_write(struct tempo_ctx *ctx, struct tempo_osub *os)
+static unsigned int dev_sink_write(struct tempo_ctx *ctx, struct tempo_osub **v,
+				   unsigned int n, int *errp)
 {
 	struct file *sink = ctx->sink;
 	bool pos_lock = sink->f_mode & FMODE_ATOMIC_POS;
+	struct kvec iov[TEMPO_SINK_IOV];
 	loff_t pos = 0, *ppos = NULL;
+	unsigned int done = 0, i;
+	struct iov_iter iter;
+	size_t total, left;
 	ssize_t ret = 0;
 	int err;
 
 	lockdep_assert_held(&ctx->sink_lock);
-	if (pos_lock && mutex_lock_killable(&sink->f_pos_lock))
-		return -EINTR;
+	*errp = 0;
+	if (pos_lock && mutex_lock_killable(&sink->f_pos_lock)) {
+		*errp = -EINTR;
+		return 0;
+	}
 	if (!(sink->f_mode & FMODE_STREAM)) {
 		pos = sink->f_pos;
 		ppos = &pos;
 	}
-	while (ctx->sink_off < os->len) {
-		ret = kernel_write(sink, os->data + ctx->sink_off, os->len - ctx->sink_off, ppos);
+	for (;;) {
+		while (done < n && ctx->sink_off >= v[done]->len) {
+			done++;
+			ctx->sink_off = 0;
+		}
+		if (done == n)
+			break;
+		total = 0;
+		for (i = done; i < n; i++) {
+			size_t off = i == done ? ctx->sink_off : 0;
+
+			iov[i - done].iov_base = v[i]->data + off;
+			iov[i - done].iov_len = v[i]->len - off;
+			total += v[i]->len - off;
+		}
+		iov_iter_kvec(&iter, ITER_SOURCE, iov, n - done, total);
+		file_start_write(sink);
+		ret = vfs_iter_write(sink, &iter, ppos, 0);
+		file_end_write(sink);
+		inc_syscw(current);
 		if (ret <= 0)
 			break;
-		ctx->sink_off += ret;
+		add_wchar(current, ret);
 		atomic64_add(ret, &ctx->st.sink_bytes);
+		for (; ret > 0; done++, ctx->sink_off = 0) {
+			left = v[done]->len - ctx->sink_off;
+			if (ret < left) {
+				ctx->sink_off += ret;
+				break;
+			}
+			ret -= left;
+		}
 	}
 	if (ppos)
 		sink->f_pos = pos;
 	if (pos_lock)
 		mutex_unlock(&sink->f_pos_lock);
 
-	if (ctx->sink_off < os->len) {
+	if (done < n) {
 		err = dev_sink_errno(ret);
 		/* Interrupted or would block, not failed: go on later. */
-		if (err == -EAGAIN || (err == -EINTR && signal_pending(current)))
-			return err;
+		if (err == -EAGAIN || (err == -EINTR && signal_pending(current))) {
+			*errp = err;
+			return done;
+		}
+		/* This one failed: counted, and its data dropped. */
 		atomic64_inc(&ctx->st.sink_errors);
 		WRITE_ONCE(ctx->sink_last_error, err);
+		ctx->sink_off = 0;
+		done++;
 	}
-	ctx->sink_off = 0;
-	return 0;
+	return done;
 }
 
 /*
  * Write up to @budget completions waiting on the sink queue, in ticket order,
- * from the calling thread (dev_sink_write()).
+ * from the calling thread (dev_sink_write()), TEMPO_SINK_IOV at a time.
  *
  * Return: 0, or -EINTR if a signal stopped it, -EAGAIN if the sink would
  * block, with completions left.
  */
 static int dev_sink_flush_locked(struct tempo_ctx *ctx, unsigned int budget)
 {
-	struct tempo_osub *os;
+	struct tempo_osub *v[TEMPO_SINK_IOV], *os;
+	unsigned int n, done, i;
 	int err = 0;
 
 	lockdep_assert_held(&ctx->sink_lock);
-	while (budget--) {
+	while (budget) {
+		n = 0;
 		spin_lock(&ctx->sink_qlock);
-		os = list_first_entry_or_null(&ctx->sink_q, struct tempo_osub, sink);
+		list_for_each_entry(os, &ctx->sink_q, sink) {
+			v[n++] = os;
+			if (n == min_t(unsigned int, budget, TEMPO_SINK_IOV))
+				break;
+		}
 		spin_unlock(&ctx->sink_qlock);
-		if (!os)
+		if (!n)
 			break;
-		/* Only sink_lock's holder takes from the head: @os stays there. */
-		err = dev_sink_write(ctx, os);
+		/* Only sink_lock's holder takes from the head: @v stays there. */
+		done = dev_sink_write(ctx, v, n, &err);
+		spin_lock(&ctx->sink_qlock);
+		for (i = 0; i < done; i++)
+			list_del(&v[i]->sink);
+		/* Marked: dev_sink_flush() peeks without the lock. */
+		WRITE_ONCE(ctx->sink_queued, ctx->sink_queued - done);
+		spin_unlock(&ctx->sink_qlock);
+		for (i = 0; i < done; i++)
+			dev_osub_free(ctx, v[i]);
+		budget -= done;
 		if (err)
 			break;
-		spin_lock(&ctx->sink_qlock);
-		list_del(&os->sink);
-		/* Marked: dev_sink_flush() peeks without the lock. */
-		WRITE_ONCE(ctx->sink_queued, ctx->sink_queued - 1);
-		spin_unlock(&ctx->sink_qlock);
-		dev_osub_free(ctx, os);
 		if (fatal_signal_pending(current)) {
 			err = -EINTR;
 			break;
@@ -369,11 +430,13 @@ static void dev_order_complete(void *arg)
 	spin_unlock(&ctx->sink_qlock);
 
 	/*
-	 * A record: the data goes now and the record alone stays charged. A
-	 * sink set meanwhile does not matter: this completion was decided
-	 * before it, and no other completion of ours runs until we return.
+	 * A record: the data goes now and the record alone stays charged (data
+	 * in the submission's own allocation stays, charged, until the record
+	 * goes). A sink set meanwhile does not matter: this completion was
+	 * decided before it, and no other completion of ours runs until we
+	 * return.
 	 */
-	if (os->data) {
+	if (os->data && !dev_osub_inline(os)) {
 		kvfree(os->data);
 		os->data = NULL;
 		atomic64_sub(os->len, &dev_mstat.bytes);
@@ -404,31 +467,44 @@ long dev_ioc_ticket(struct tempo_ctx *ctx, void __user *arg)
 {
 	struct tempo_order *o;
 	struct tempo_ticket tk;
+	u32 want = 1, i;
 	u64 t;
-	int err;
+	int n;
 
 	if (copy_from_user(&tk, arg, sizeof(tk)))
 		return -EFAULT;
-	if (tk.flags & ~TEMPO_TICKET_FLAGS || tk.reserved)
+	if (tk.flags & ~TEMPO_TICKET_FLAGS)
 		return -EINVAL;
+	if (tk.flags & TEMPO_TICKET_MANY) {
+		if (!tk.count || tk.count > TEMPO_TICKET_MANY_MAX)
+			return -EINVAL;
+		want = tk.count;
+	} else if (tk.reserved) {
+		return -EINVAL;
+	}
 	o = dev_order_get(ctx);
 	if (IS_ERR(o))
 		return PTR_ERR(o);
 
 	if (tk.flags & TEMPO_TICKET_NONBLOCK)
-		err = tempo_order_ticket_try(o, &t);
+		n = tempo_order_tickets_try(o, want, &t);
 	else
-		err = tempo_order_ticket(o, &t);
-	if (err)
-		return err;
-	tempo_test_point(TEMPO_TP_DEV_TICKET_TAKEN, ctx, t, 0);
-	dev_ticket_record(ctx, t);
-	atomic64_inc(&ctx->st.tickets);
+		n = tempo_order_tickets(o, want, &t);
+	if (n < 0)
+		return n;
+	for (i = 0; i < n; i++) {
+		tempo_test_point(TEMPO_TP_DEV_TICKET_TAKEN, ctx, t + i, 0);
+		dev_ticket_record(ctx, t + i);
+	}
+	atomic64_add(n, &ctx->st.tickets);
 
 	tk.ticket = t;
+	if (tk.flags & TEMPO_TICKET_MANY)
+		tk.count = n;
 	if (copy_to_user(arg, &tk, sizeof(tk))) {
-		if (dev_ticket_claim(ctx, t) && tempo_order_trash(o, t) >= 0)
-			atomic64_inc(&ctx->st.trashed);
+		for (i = 0; i < n; i++)
+			if (dev_ticket_claim(ctx, t + i) && tempo_order_trash(o, t + i) >= 0)
+				atomic64_inc(&ctx->st.trashed);
 		return -EFAULT;
 	}
 	return 0;
@@ -439,7 +515,7 @@ long dev_ioc_submit(struct tempo_ctx *ctx, void __user *arg, bool nonblock)
 	struct tempo_order *o = smp_load_acquire(&ctx->order); /* LMM(dev_order_get:A) */
 	struct tempo_submit sb;
 	struct tempo_osub *os;
-	u32 charge;
+	u32 charge, inline_len;
 	int ret;
 
 	if (copy_from_user(&sb, arg, sizeof(sb)))
@@ -452,12 +528,13 @@ long dev_ioc_submit(struct tempo_ctx *ctx, void __user *arg, bool nonblock)
 	if (!dev_user_charge(ctx->user, DU_BYTES, charge, dev_user_limit(DU_BYTES)))
 		return -ENOSPC;
 	ret = -ENOMEM;
-	os = kzalloc(sizeof(*os), DEV_GFP);
+	inline_len = sb.len <= TEMPO_OSUB_INLINE ? sb.len : 0;
+	os = kzalloc(sizeof(*os) + inline_len, DEV_GFP);
 	if (!os)
 		goto err_uncharge;
 	os->charged = charge;
 	if (sb.len) {
-		os->data = kvmalloc(sb.len, DEV_GFP);
+		os->data = inline_len ? (u8 *)(os + 1) : kvmalloc(sb.len, DEV_GFP);
 		if (!os->data)
 			goto err_free;
 		ret = -EFAULT;
@@ -495,7 +572,8 @@ long dev_ioc_submit(struct tempo_ctx *ctx, void __user *arg, bool nonblock)
 	return 0;
 
 err_free:
-	kvfree(os->data);
+	if (!dev_osub_inline(os))
+		kvfree(os->data);
 	kfree(os);
 err_uncharge:
 	dev_user_uncharge(ctx->user, DU_BYTES, charge);

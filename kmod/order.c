@@ -19,8 +19,7 @@
  * (Documentation/tempo.rst, its last section), with padata's job (completions
  * in submission order) but without its serial worker: tempo_order_submit()
  * runs the work on per-CPU workqueues and the completion on whichever thread
- * holds the head. Each request is a work item of its own, not a per-CPU
- * batch: a work_fn may sleep, and would hold up the requests behind it.
+ * holds the head (see "submitted requests").
  *
  * Geometry: a ring of W slots, W a power of two (the window). Ticket t uses
  * slot t & (W - 1). A ticket may be taken only while next - head < W, so
@@ -160,6 +159,41 @@
  */
 
 /**
+ * DOC: ordered scheduler: submitted requests
+ *
+ * tempo_order_submit() takes a ticket, picks a CPU (round robin from a
+ * per-CPU cursor) and pushes the request on that CPU's inbox of the domain,
+ * a lock-free list (llist). The request that finds the inbox empty queues
+ * its own work_struct on that CPU; the others ride along: one work item per
+ * CPU per burst, not one per request. The work item takes the whole inbox
+ * (itself first, the oldest) and runs each request's work_fn, then its
+ * completion through tempo_order_run(), in the order they were pushed.
+ *
+ * A work_fn may sleep. So that it holds up few others, a work item runs at
+ * most TEMPO_ORDER_SUBMIT_BATCH requests: before it runs any, it cuts the
+ * rest of its chain off and queues the first request of the rest as a work
+ * item of its own on the same CPU. While a work_fn sleeps, the workqueue's
+ * concurrency management (tempo's order workqueue is per-CPU, bound) runs
+ * the CPU's other pending work items on another worker, the rest of the
+ * chain among them. The rule: a sleeping work_fn delays only the requests after it
+ * in its own work item, at most TEMPO_ORDER_SUBMIT_BATCH - 1 (and, as ever,
+ * the completions after its own, which wait for it in ticket order).
+ *
+ * A blocking submit that finds the window full waits for room for a batch
+ * (a quarter of the window), not for one ticket: the room comes back as work
+ * items complete, a few tickets at a time, and a wake-up per ticket would
+ * cost a context switch each. order_wake_takers() wakes such submitters only
+ * then; a submitter that has waited a tick takes whatever room there is, as
+ * tempo_order_ticket() would (its caller may hold the ticket the room waits
+ * for).
+ *
+ * Destroy waits for the work items, not the requests: inflight counts the
+ * work items queued and not finished with the domain. A request pushed on a
+ * non-empty inbox is covered by the work item that will take it, queued
+ * and not yet past its take (only it empties the inbox).
+ */
+
+/**
  * DOC: ordered scheduler: barrier pairs
  *
  * LMM(function:letter) at each access.
@@ -168,23 +202,26 @@
  *     reset slot(t) to tag t + W (release), then the owner of t + W reads
  *     and cmpxchgs it: the drainer's reads of fn/arg for t are done before
  *     the new owner stores its own; slot->expired is visible with the tag.
- *   order_retire:B / tempo_order_ticket_try:A, order_deadline_fn:A
+ *   order_retire:B / order_take:A, order_deadline_fn:A
  *     publish head (release) after the retire, then a taker sees the room:
- *     slot(t + W) is reset (tag, taken_ns = 0) before ticket t + W exists.
+ *     slot(t + W) is reset (its tag, and taken_ns = 0 in a domain with a
+ *     deadline) before ticket t + W exists.
  *   order_park:A / order_advance:C
  *     store fn/arg, then WRITING -> PARKED (release); the drainer reads
  *     PARKED (acquire) before fn/arg.
- *   order_advance:D / order_put:B, order_deadline_fn:B
+ *   order_hand_off:A / order_put:B, order_deadline_fn:B
  *     token transfer through TAIL: everything the drainer did (completions
  *     included) happens-before the new holder's completion.
  *   order_advance:E / order_park:B
  *     token transfer through WRITING_HEAD: likewise.
- *   order_note_taken:A / order_advance:D
+ *   order_note_taken:A / order_hand_off:A
  *     store-buffering: taker stores taken_ns then reads head; drainer
  *     stores head, cmpxchgs TAIL, then reads taken_ns. One arms the timer.
  *   order_wake_takers:A / prepare_to_wait_event()
- *     head moved, then check for sleepers; a blocked taker sets its task
- *     state, then re-reads head.
+ *     head moved, then check for sleepers (takers and submitters alike); a
+ *     blocked taker sets its task state, then re-reads head. A drain that
+ *     ends in a hand-off skips the smp_mb(): its cmpxchg (order_hand_off:A
+ *     or order_advance:E), after the store of head, is the full barrier.
  *   order_defer:A / workqueue
  *     queue_work() orders the resume ticket and all completions so far
  *     before drain_work runs (its documented guarantee).
@@ -193,6 +230,13 @@
  *     access to the domain, against destroy's wait_var_event(): destroy
  *     frees nothing a work item still reads, and waits for no other
  *     domain's work.
+ *   tempo_order_submit:A / order_submit_workfn:B
+ *     fill the request, then push it (llist_add(), a full cmpxchg); the
+ *     work item takes the inbox (llist_del_all(), a full xchg), then reads
+ *     the requests: each is complete when read.
+ *   order_submit_chain:A / workqueue
+ *     as order_defer:A: the cut, and the rest's requests, are visible to
+ *     the work function of the rest.
  *
  * Not guaranteed: fairness among blocked takers (woken all at once); that a
  * timed-out ticket's owner gets -ETIME rather than -EINVAL once a later
@@ -212,6 +256,7 @@
 #include <linux/err.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -260,15 +305,26 @@ struct order_slot {
 	atomic64_t		expired;	/* last ticket of this slot timed out */
 } ____cacheline_aligned_in_smp;
 
-/* Per-CPU counters: incremented with this_cpu_inc(), summed on read. */
+/*
+ * Per-CPU counters, summed on read. Completions are not counted: head has
+ * passed every ticket completed, trashed or timed out (order_stats_add()).
+ */
 struct order_pcpu {
-	u64	completed;
 	u64	trashed;
 	u64	timed_out;
 	u64	parked;
 	u64	unparked;
 	u64	deferred;
+	u64	waits;
 };
+
+/*
+ * A CPU's requests of one domain, submitted and not yet taken by a work item
+ * (tempo_order_submit()). Pushed to from any CPU: a line of its own.
+ */
+struct order_inbox {
+	struct llist_head	reqs;
+} ____cacheline_aligned_in_smp;
 
 struct tempo_order {
 	/* Read-mostly geometry and options. */
@@ -289,7 +345,9 @@ struct tempo_order {
 	atomic64_t		longest;	/* longest streak, rarely written */
 
 	wait_queue_head_t	wait ____cacheline_aligned_in_smp;
+	wait_queue_head_t	submit_wait;	/* blocked tempo_order_submit() */
 	atomic_t		inflight;	/* submit work items not yet done with us */
+	struct order_inbox __percpu *inbox;	/* submitted, not yet taken */
 	struct work_struct	drain_work;
 	struct tempo_timer	deadline;
 	struct list_head	node;		/* on order_domains */
@@ -349,17 +407,42 @@ static void order_arm_deadline(struct tempo_order *o, u64 expiry_ns)
 	tempo_timer_arm_at(&o->deadline, TEMPO_CPU_LOCAL, ns_to_ktime(expiry_ns));
 }
 
-static void order_wake_takers(struct tempo_order *o)
+/*
+ * Room for a batch of submits: a quarter of the window, at least one ticket.
+ * Only a gate for sleepers: the ticket is taken with its own ordering.
+ */
+static bool order_submit_room(struct tempo_order *o)
 {
-	/*
-	 * LMM(order_wake_takers:A): wq_has_sleeper() is smp_mb() then a look
-	 * at the queue. Pairs with: set_current_state() in
-	 * prepare_to_wait_event() of tempo_order_ticket(), which then re-reads
-	 * head in tempo_order_ticket_try(). Either we see the sleeper or it
-	 * sees our head.
-	 */
-	if (wq_has_sleeper(&o->wait))
+	u64 used = (u64)atomic64_read(&o->next) - (u64)atomic64_read(&o->head);
+
+	return (s64)used < 0 || o->window - used >= max(1U, o->window / 4);
+}
+
+/*
+ * Wake the takers blocked in tempo_order_ticket(), if any. Our store of head
+ * (order_retire:B) must be ordered before our look at the queue. @fenced: a
+ * fully ordered cmpxchg of ours came after that store (the hand-off,
+ * order_hand_off:A or order_advance:E), which orders it as smp_mb() would.
+ */
+static void order_wake_takers(struct tempo_order *o, bool fenced)
+{
+	if (!fenced) {
+		/*
+		 * LMM(order_wake_takers:A): full barrier, then the look at
+		 * the queue (wq_has_sleeper()'s pattern). Pairs with:
+		 * set_current_state() in prepare_to_wait_event() of
+		 * tempo_order_ticket(), which then re-reads head in
+		 * tempo_order_ticket_try(). Either we see the sleeper or it
+		 * sees our head.
+		 */
+		smp_mb();
+	}
+	/* Ordered after head: the smp_mb() above, or the hand-off's cmpxchg. */
+	if (waitqueue_active(&o->wait))
 		wake_up(&o->wait);
+	/* Likewise; blocked submits only once there is room for a batch. */
+	if (waitqueue_active(&o->submit_wait) && order_submit_room(o))
+		wake_up(&o->submit_wait);
 }
 
 static void order_note_streak(struct tempo_order *o, u32 streak)
@@ -379,7 +462,8 @@ static void order_retire(struct tempo_order *o, u64 t)
 {
 	struct order_slot *slot = order_slot(o, t);
 
-	atomic64_set(&slot->taken_ns, 0);
+	if (o->deadline_ns)
+		atomic64_set(&slot->taken_ns, 0);
 	/*
 	 * LMM(order_retire:A): release. Pairs with: order_put:A and
 	 * order_put:C, the next owner's read and cmpxchg of this word. Our
@@ -388,7 +472,7 @@ static void order_retire(struct tempo_order *o, u64 t)
 	 */
 	atomic64_set_release(&slot->state, order_word(t + o->window, ST_EMPTY));
 	/*
-	 * LMM(order_retire:B): release. Pairs with: tempo_order_ticket_try:A
+	 * LMM(order_retire:B): release. Pairs with: order_take:A
 	 * and order_deadline_fn:A. Relies on: order_retire:A before it, so a
 	 * taker that sees room for ticket t + W finds slot(t) reset (the ABA
 	 * argument in the design comment).
@@ -411,14 +495,42 @@ static void order_defer(struct tempo_order *o, u64 t)
 }
 
 /*
+ * The token holder hands the head to the owner of @t, who has not arrived:
+ * EMPTY -> TAIL, from *@word. False if the word had changed (*@word is the
+ * new one, read without ordering).
+ */
+static __always_inline bool order_hand_off(struct tempo_order *o,
+					   struct order_slot *slot, u64 t,
+					   s64 *word)
+{
+	/*
+	 * LMM(order_hand_off:A): full cmpxchg, the hand-off. Pairs with:
+	 * order_put:B, order_deadline_fn:B (the next token holder) and
+	 * order_note_taken:A (a full barrier between head and taken_ns, for
+	 * the SB pair); it is also order_wake_takers()'s barrier.
+	 */
+	if (!atomic64_try_cmpxchg(&slot->state, word, order_word(t, ST_TAIL)))
+		return false;
+	if (o->deadline_ns) {
+		u64 taken = atomic64_read(&slot->taken_ns);
+
+		if (taken)
+			order_arm_deadline(o, taken + o->deadline_ns);
+	}
+	return true;
+}
+
+/*
  * The caller holds the head token, head == @t and @streak tickets were
  * passed in this drain so far. Move the head on until the next slot is not
  * ready (hand-off) or the streak is used up (defer).
  */
-static void order_advance(struct tempo_order *o, u64 t, u32 streak)
+static noinline void order_advance(struct tempo_order *o, u64 t, u32 streak)
 {
 	struct order_slot *slot;
 	tempo_order_fn_t fn;
+	bool fenced = false;
+	u32 unparked = 0;
 	void *arg;
 	s64 word;
 
@@ -436,21 +548,9 @@ retry:
 
 		switch (order_word_st(word)) {
 		case ST_EMPTY:
-			/*
-			 * LMM(order_advance:D): full cmpxchg, the hand-off.
-			 * Pairs with: order_put:B, order_deadline_fn:B (the
-			 * next token holder) and order_note_taken:A (a full
-			 * barrier between head and taken_ns, for the SB pair).
-			 */
-			if (!atomic64_try_cmpxchg(&slot->state, &word,
-						  order_word(t, ST_TAIL)))
+			if (!order_hand_off(o, slot, t, &word))
 				goto reread;
-			if (o->deadline_ns) {
-				u64 taken = atomic64_read(&slot->taken_ns);
-
-				if (taken)
-					order_arm_deadline(o, taken + o->deadline_ns);
-			}
+			fenced = true;
 			goto out;
 		case ST_WRITING:
 			/*
@@ -460,6 +560,7 @@ retry:
 			if (!atomic64_try_cmpxchg(&slot->state, &word,
 						  order_word(t, ST_WRITING_HEAD)))
 				goto reread;
+			fenced = true;
 			goto out;
 		case ST_PARKED:
 		case ST_TRASHED:
@@ -472,8 +573,7 @@ retry:
 				fn = READ_ONCE(slot->fn);
 				arg = READ_ONCE(slot->arg);
 				fn(arg);
-				this_cpu_inc(o->pcpu->unparked);
-				this_cpu_inc(o->pcpu->completed);
+				unparked++;
 			}
 			order_retire(o, t);
 			t++;
@@ -489,8 +589,11 @@ reread:
 		goto retry;
 	}
 out:
+	/* One per-CPU add per streak: completed is head's count (stats). */
+	if (unparked)
+		this_cpu_add(o->pcpu->unparked, unparked);
 	order_note_streak(o, streak);
-	order_wake_takers(o);
+	order_wake_takers(o, fenced);
 }
 
 static void order_drain_workfn(struct work_struct *work)
@@ -502,16 +605,34 @@ static void order_drain_workfn(struct work_struct *work)
 	order_advance(o, READ_ONCE(o->resume), 0);
 }
 
-/* A caller that became the token holder for @t: finish t and drain. */
-static void order_run_as_head(struct tempo_order *o, u64 t,
-			      tempo_order_fn_t fn, void *arg)
+/*
+ * The token holder retired @t - 1: the common end of a drain, the owner of @t
+ * not arrived yet, inline; anything else in order_advance().
+ */
+static __always_inline void order_pass(struct tempo_order *o, u64 t)
 {
-	if (fn) {
-		fn(arg);
-		this_cpu_inc(o->pcpu->completed);
+	struct order_slot *slot = order_slot(o, t);
+	s64 word = order_word(t, ST_EMPTY);
+
+	/* Not ordered: only an EMPTY word is acted on, by a full cmpxchg. */
+	if (atomic64_read(&slot->state) == word) {
+		order_test_point(o, t, TEMPO_TP_ORDER_DRAIN_SEEN, word);
+		if (order_hand_off(o, slot, t, &word)) {
+			order_wake_takers(o, true);
+			return;
+		}
 	}
+	order_advance(o, t, 1);
+}
+
+/* A caller that became the token holder for @t: finish t and drain. */
+static __always_inline void order_run_as_head(struct tempo_order *o, u64 t,
+					      tempo_order_fn_t fn, void *arg)
+{
+	if (fn)
+		fn(arg);
 	order_retire(o, t);
-	order_advance(o, t + 1, 1);
+	order_pass(o, t + 1);
 }
 
 /* @t does not own its slot's word any more: timed out or never valid. */
@@ -552,8 +673,8 @@ static int order_park(struct tempo_order *o, struct order_slot *slot, u64 t,
 }
 
 /* run() and trash() (@fn == NULL). */
-static int order_put(struct tempo_order *o, u64 t, tempo_order_fn_t fn,
-		     void *arg)
+static __always_inline int order_put(struct tempo_order *o, u64 t,
+				     tempo_order_fn_t fn, void *arg)
 {
 	struct order_slot *slot = order_slot(o, t);
 	s64 word;
@@ -581,7 +702,7 @@ static int order_put(struct tempo_order *o, u64 t, tempo_order_fn_t fn,
 		case ST_TAIL:
 			/*
 			 * LMM(order_put:B): full cmpxchg, takes the token.
-			 * Pairs with: order_advance:D. Races with
+			 * Pairs with: order_hand_off:A. Races with
 			 * order_deadline_fn:B: one of the two wins.
 			 */
 			if (atomic64_try_cmpxchg(&slot->state, &word,
@@ -597,7 +718,7 @@ static int order_put(struct tempo_order *o, u64 t, tempo_order_fn_t fn,
 			 * LMM(order_put:C): full cmpxchg, claims the slot
 			 * before the drainer reaches it. Pairs with:
 			 * order_retire:A (previous lap) and, for trash,
-			 * order_advance:C. Races with order_advance:D.
+			 * order_advance:C. Races with order_hand_off:A.
 			 */
 			if (atomic64_try_cmpxchg(&slot->state, &word,
 						 order_word(t, fn ? ST_WRITING :
@@ -716,20 +837,63 @@ int tempo_order_trash_below(struct tempo_order *order, u64 end)
 EXPORT_SYMBOL_NS_GPL(tempo_order_trash_below, "TEMPO");
 
 /* Record when @t was taken; arm the deadline if t is already the head. */
-static void order_note_taken(struct tempo_order *o, u64 t)
+static noinline void order_note_taken(struct tempo_order *o, u64 t)
 {
 	u64 now = ktime_get_ns() ?: 1;
 
 	atomic64_set(&order_slot(o, t)->taken_ns, now);
 	/*
 	 * LMM(order_note_taken:A): full barrier between our store of taken_ns
-	 * and our read of head. Pairs with: order_advance:D, between the
+	 * and our read of head. Pairs with: order_hand_off:A, between the
 	 * drainer's store of head and its read of taken_ns (store buffering:
 	 * at least one of us sees the other and arms the timer).
 	 */
 	smp_mb();
 	if ((u64)atomic64_read(&o->head) == t)
 		order_arm_deadline(o, now + o->deadline_ns);
+}
+
+/*
+ * Take up to @want consecutive tickets if the window has room. Return: how
+ * many (the first in *@first), or 0 if the window is full.
+ */
+static __always_inline u32 order_take(struct tempo_order *o, u32 want,
+				      u64 *first)
+{
+	s64 next = atomic64_read(&o->next);
+	u64 head, used;
+	u32 n, i;
+
+	for (;;) {
+		/*
+		 * LMM(order_take:A): acquire. Pairs with: order_retire:B.
+		 * Ticket next + i is handed out only when we saw head >
+		 * next + i - W, so slot(next + i) has been reset for it.
+		 */
+		head = atomic64_read_acquire(&o->head);
+		used = (u64)next - head;
+		if ((s64)used < 0) {
+			/* Our next is older than head: others took and ran it. */
+			next = atomic64_read(&o->next);
+			continue;
+		}
+		if (used >= o->window)
+			return 0;
+		n = min_t(u64, want, o->window - used);
+		/*
+		 * LMM(order_take:B): full cmpxchg. Atomicity hands out each
+		 * ticket once; its ordering serves order_note_taken.
+		 */
+		if (atomic64_try_cmpxchg(&o->next, &next, (s64)((u64)next + n)))
+			break;
+	}
+
+	if (o->deadline_ns) {
+		for (i = 0; i < n; i++)
+			order_note_taken(o, next + i);
+	}
+	*first = next;
+	return n;
 }
 
 /**
@@ -746,31 +910,17 @@ static void order_note_taken(struct tempo_order *o, u64 t)
  */
 int tempo_order_ticket_try(struct tempo_order *order, u64 *ticket)
 {
-	s64 next = atomic64_read(&order->next);
-	u64 head;
-
-	do {
-		/*
-		 * LMM(tempo_order_ticket_try:A): acquire. Pairs with:
-		 * order_retire:B. Ticket next is handed out only when we saw
-		 * head > next - W, so slot(next) has been reset for it.
-		 */
-		head = atomic64_read_acquire(&order->head);
-		if ((u64)next - head >= order->window)
-			return -EAGAIN;
-		/*
-		 * LMM(tempo_order_ticket_try:B): full cmpxchg. Atomicity hands
-		 * out each ticket once; its ordering serves order_note_taken.
-		 */
-	} while (!atomic64_try_cmpxchg(&order->next, &next,
-				       (s64)((u64)next + 1)));
-
-	if (order->deadline_ns)
-		order_note_taken(order, next);
-	*ticket = next;
-	return 0;
+	return order_take(order, 1, ticket) ? 0 : -EAGAIN;
 }
 EXPORT_SYMBOL_NS_GPL(tempo_order_ticket_try, "TEMPO");
+
+/* Sleep until a ticket is free, then take it. */
+static int order_wait_ticket(struct tempo_order *o, u64 *ticket)
+{
+	/* Relies on: order_wake_takers:A. */
+	return wait_event_interruptible(o->wait,
+					!tempo_order_ticket_try(o, ticket));
+}
 
 /**
  * tempo_order_ticket() - take the next ticket, sleeping while the window is
@@ -789,11 +939,69 @@ int tempo_order_ticket(struct tempo_order *order, u64 *ticket)
 	might_sleep();
 	if (!tempo_order_ticket_try(order, ticket))
 		return 0;
-	/* Relies on: order_wake_takers:A. */
-	return wait_event_interruptible(order->wait,
-					!tempo_order_ticket_try(order, ticket));
+	this_cpu_inc(order->pcpu->waits);
+	return order_wait_ticket(order, ticket);
 }
 EXPORT_SYMBOL_NS_GPL(tempo_order_ticket, "TEMPO");
+
+/**
+ * tempo_order_tickets_try() - take up to @want consecutive tickets if the
+ *	window has room
+ * @order: the domain.
+ * @want: how many, at least 1.
+ * @first: where to store the first; the others follow it, one apart.
+ *
+ * As @want calls of tempo_order_ticket_try() with nothing between them,
+ * stopped by a full window: as many as the window has room for, in one
+ * atomic step.
+ *
+ * Context: any context except NMI; lock-free.
+ * Return: how many tickets were taken (1 to @want) with *@first set,
+ * -EAGAIN if the window is full, -EINVAL if @want is 0.
+ */
+int tempo_order_tickets_try(struct tempo_order *order, u32 want, u64 *first)
+{
+	u32 n;
+
+	if (!want)
+		return -EINVAL;
+	n = order_take(order, want, first);
+	return n ? n : -EAGAIN;
+}
+EXPORT_SYMBOL_NS_GPL(tempo_order_tickets_try, "TEMPO");
+
+/**
+ * tempo_order_tickets() - take up to @want consecutive tickets, sleeping
+ *	while the window is full
+ * @order: the domain.
+ * @want: how many, at least 1.
+ * @first: where to store the first; the others follow it, one apart.
+ *
+ * As tempo_order_tickets_try(), but sleeps (interruptibly) on the domain's
+ * wait queue until there is room for at least one.
+ *
+ * Context: process context; may sleep.
+ * Return: how many tickets were taken (1 to @want) with *@first set,
+ * -ERESTARTSYS if a signal arrived first, -EINVAL if @want is 0.
+ */
+int tempo_order_tickets(struct tempo_order *order, u32 want, u64 *first)
+{
+	u32 n;
+	int err;
+
+	might_sleep();
+	if (!want)
+		return -EINVAL;
+	n = order_take(order, want, first);
+	if (n)
+		return n;
+	this_cpu_inc(order->pcpu->waits);
+	/* Relies on: order_wake_takers:A. */
+	err = wait_event_interruptible(order->wait,
+				       (n = order_take(order, want, first)) != 0);
+	return err ?: n;
+}
+EXPORT_SYMBOL_NS_GPL(tempo_order_tickets, "TEMPO");
 
 static void order_submit_done(void *arg)
 {
@@ -802,22 +1010,78 @@ static void order_submit_done(void *arg)
 	req->done_fn(req);
 }
 
+static void order_submit_workfn(struct work_struct *work);
+
+/*
+ * Run a chain of requests (linked through node, oldest first): each work_fn,
+ * then its completion in ticket order. The chain is cut after
+ * TEMPO_ORDER_SUBMIT_BATCH requests, and the rest becomes a work item of its
+ * own before any work_fn runs: if one sleeps, the workqueue's concurrency
+ * management runs that rest meanwhile, so a sleep holds up at most the
+ * requests after it in its own cut.
+ */
+static void order_submit_chain(struct tempo_order *o, struct llist_node *first)
+{
+	struct tempo_order_req *req, *tmp;
+	struct llist_node *last = first;
+	unsigned int n;
+	int ret;
+
+	for (n = 1; n < TEMPO_ORDER_SUBMIT_BATCH && last->next; n++)
+		last = last->next;
+	if (last->next) {
+		req = llist_entry(last->next, struct tempo_order_req, node);
+		last->next = NULL;
+		req->cpu = -1;		/* a chain already taken */
+		INIT_WORK(&req->work, order_submit_workfn);
+		tempo_test_point(TEMPO_TP_ORDER_SUBMIT_CUT, o, req->ticket, 0);
+		atomic_inc(&o->inflight);
+		/*
+		 * LMM(order_submit_chain:A): queue_work() orders the cut (and
+		 * the chain's requests) before the work function. Pairs with:
+		 * order_submit_workfn().
+		 */
+		queue_work(order_wq, &req->work);
+	}
+
+	llist_for_each_entry_safe(req, tmp, first, node) {
+		req->work_fn(req);
+		/* Once parked, @req may be completed (and freed) by another thread. */
+		ret = tempo_order_run(o, req->ticket, order_submit_done, req);
+		if (ret < 0) {
+			/* Timed out: release the request, out of order. */
+			req->status = ret;
+			req->done_fn(req);
+		}
+	}
+}
+
+/*
+ * The work item of a request that found its CPU's inbox empty (cpu >= 0):
+ * it takes the inbox, itself first. Or of the rest of a chain cut by
+ * order_submit_chain() (cpu == -1).
+ */
 static void order_submit_workfn(struct work_struct *work)
 {
 	struct tempo_order_req *req = container_of(work, struct tempo_order_req,
 						   work);
 	/* @req may be freed by done_fn; the domain outlives our inflight count. */
 	struct tempo_order *o = req->order;
-	int ret;
+	struct llist_node *first = &req->node;
 
-	req->work_fn(req);
-	/* Once parked, @req may be completed (and freed) by another thread. */
-	ret = tempo_order_run(o, req->ticket, order_submit_done, req);
-	if (ret < 0) {
-		/* Timed out: release the request, out of order. */
-		req->status = ret;
-		req->done_fn(req);
+	if (req->cpu >= 0) {
+		/*
+		 * LMM(order_submit_workfn:B): llist_del_all() is a full xchg.
+		 * Pairs with: tempo_order_submit:A. Every request pushed
+		 * before it is complete when we read it. Only this work item
+		 * takes the inbox until it is empty again, so the oldest
+		 * request in it is ours.
+		 */
+		first = llist_del_all(&per_cpu_ptr(o->inbox, req->cpu)->reqs);
+		first = llist_reverse_order(first);
+		WARN_ON_ONCE(first != &req->node);
 	}
+	order_submit_chain(o, first);
 	/*
 	 * LMM(order_submit_workfn:A): our last access to @o. Fully ordered,
 	 * so the drain above is done before destroy can see zero. Pairs with
@@ -841,21 +1105,42 @@ static int order_pick_cpu(void)
 	return cpu;
 }
 
+/* A submit that finds the window full: see "submitted requests". */
+static int order_submit_ticket(struct tempo_order *o, u64 *ticket)
+{
+	long left;
+
+	if (!tempo_order_ticket_try(o, ticket))
+		return 0;
+	this_cpu_inc(o->pcpu->waits);
+	/* Relies on: order_wake_takers:A, as tempo_order_ticket(). */
+	left = wait_event_interruptible_timeout(o->submit_wait,
+						order_submit_room(o), 1);
+	if (left < 0)
+		return left;
+	return order_wait_ticket(o, ticket);
+}
+
 /**
  * tempo_order_submit() - run work in parallel, complete it in order
  * @order: the domain.
  * @req: the caller's request; not to be touched until @done_fn runs.
  * @work_fn: run on a per-CPU workqueue (CPUs taken round-robin over the
- *	online ones), in process context, may sleep.
+ *	online ones), in process context, may sleep. Requests that reach a
+ *	CPU together share a work item, up to TEMPO_ORDER_SUBMIT_BATCH of
+ *	them, run one after the other: a @work_fn that sleeps delays the ones
+ *	after it in its work item (at most TEMPO_ORDER_SUBMIT_BATCH - 1), not
+ *	the others.
  * @done_fn: run after @work_fn, in the order of tempo_order_submit() calls,
  *	never concurrently with another completion of @order. It may free
  *	@req or submit it again.
  * @flags: 0 or TEMPO_ORDER_NOWAIT.
  *
  * Takes a ticket for @req (sleeping while the window is full, unless
- * TEMPO_ORDER_NOWAIT), queues @work_fn, and completes through
- * tempo_order_run(). If the domain's deadline times the ticket out before
- * @work_fn returns, @done_fn runs with @req->status = -ETIME, out of order.
+ * TEMPO_ORDER_NOWAIT: until a quarter of it is free, or a tick has passed
+ * and one ticket is), queues @work_fn, and completes in order. If the
+ * domain's deadline times the ticket out before @work_fn returns, @done_fn
+ * runs with @req->status = -ETIME, out of order.
  *
  * Context: process context, may sleep; any context except NMI with
  * TEMPO_ORDER_NOWAIT.
@@ -875,18 +1160,29 @@ int tempo_order_submit(struct tempo_order *order, struct tempo_order_req *req,
 	if (flags & TEMPO_ORDER_NOWAIT)
 		err = tempo_order_ticket_try(order, &ticket);
 	else
-		err = tempo_order_ticket(order, &ticket);
+		err = order_submit_ticket(order, &ticket);
 	if (err)
 		return err;
 
-	INIT_WORK(&req->work, order_submit_workfn);
 	req->order = order;
 	req->ticket = ticket;
 	req->work_fn = work_fn;
 	req->done_fn = done_fn;
 	req->status = 0;
-	atomic_inc(&order->inflight);
-	queue_work_on(order_pick_cpu(), order_wq, &req->work);
+	req->cpu = order_pick_cpu();
+	/*
+	 * LMM(tempo_order_submit:A): llist_add() is a full cmpxchg: the
+	 * request is complete before it is in the inbox. Pairs with:
+	 * order_submit_workfn:B. Whoever finds the inbox empty queues the
+	 * work item that takes it; the others ride along.
+	 */
+	if (llist_add(&req->node, &per_cpu_ptr(order->inbox, req->cpu)->reqs)) {
+		/* Only this request's own work item reads its work_struct. */
+		INIT_WORK(&req->work, order_submit_workfn);
+		atomic_inc(&order->inflight);
+		/* Relies on: queue_work()'s ordering, as order_submit_chain:A. */
+		queue_work_on(req->cpu, order_wq, &req->work);
+	}
 	return 0;
 }
 EXPORT_SYMBOL_NS_GPL(tempo_order_submit, "TEMPO");
@@ -916,7 +1212,7 @@ static void order_deadline_fn(struct tempo_timer *timer)
 	}
 	/*
 	 * LMM(order_deadline_fn:B): full cmpxchg, takes the token. Pairs with:
-	 * order_advance:D. Races with order_put:B: one of the two wins. If the
+	 * order_hand_off:A. Races with order_put:B: one of the two wins. If the
 	 * head moved since we read it, the tag differs and this fails.
 	 */
 	if (!atomic64_try_cmpxchg(&slot->state, &word,
@@ -966,6 +1262,9 @@ struct tempo_order *tempo_order_create(u32 window,
 	o->pcpu = alloc_percpu_gfp(struct order_pcpu, ORDER_GFP);
 	if (!o->pcpu)
 		goto err_free_ring;
+	o->inbox = alloc_percpu_gfp(struct order_inbox, ORDER_GFP);
+	if (!o->inbox)
+		goto err_free_pcpu;
 
 	o->window = window;
 	o->mask = window - 1;
@@ -982,6 +1281,7 @@ struct tempo_order *tempo_order_create(u32 window,
 	atomic64_set(&o->next, o->first);
 	atomic64_set(&o->head, o->first);
 	init_waitqueue_head(&o->wait);
+	init_waitqueue_head(&o->submit_wait);
 	INIT_WORK(&o->drain_work, order_drain_workfn);
 	tempo_timer_init(&o->deadline, order_deadline_fn, 0);
 
@@ -991,6 +1291,8 @@ struct tempo_order *tempo_order_create(u32 window,
 	mutex_unlock(&order_domains_lock);
 	return o;
 
+err_free_pcpu:
+	free_percpu(o->pcpu);
 err_free_ring:
 	kvfree(o->ring);
 err_free_order:
@@ -1001,25 +1303,29 @@ EXPORT_SYMBOL_NS_GPL(tempo_order_create, "TEMPO");
 
 static void order_stats_add(struct tempo_order *o, struct tempo_order_stats *st)
 {
-	u64 completed = 0, trashed = 0, timed_out = 0, parked = 0, unparked = 0;
-	u64 deferred = 0, next, head;
+	u64 trashed = 0, timed_out = 0, parked = 0, unparked = 0, deferred = 0;
+	u64 waits = 0;
+	u64 next, head, finished;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
 		struct order_pcpu *p = per_cpu_ptr(o->pcpu, cpu);
 
-		completed += READ_ONCE(p->completed);
 		trashed += READ_ONCE(p->trashed);
 		timed_out += READ_ONCE(p->timed_out);
 		parked += READ_ONCE(p->parked);
 		unparked += READ_ONCE(p->unparked);
 		deferred += READ_ONCE(p->deferred);
+		waits += READ_ONCE(p->waits);
 	}
 	head = atomic64_read(&o->head);
 	next = atomic64_read(&o->next);
 
+	/* Every ticket below head was completed, trashed or timed out. */
+	finished = head - o->first;
 	st->taken += next - o->first;
-	st->completed += completed;
+	if (finished > trashed + timed_out)	/* not while they move */
+		st->completed += finished - trashed - timed_out;
 	st->trashed += trashed;
 	st->timed_out += timed_out;
 	st->parked += (s64)(parked - unparked) > 0 ? parked - unparked : 0;
@@ -1027,6 +1333,7 @@ static void order_stats_add(struct tempo_order *o, struct tempo_order_stats *st)
 	st->longest_streak = max_t(u64, st->longest_streak,
 				   atomic64_read(&o->longest));
 	st->deferred += deferred;
+	st->waits += waits;
 }
 
 /**
@@ -1099,6 +1406,7 @@ void tempo_order_destroy(struct tempo_order *order)
 					   st.longest_streak);
 	mutex_unlock(&order_domains_lock);
 
+	free_percpu(order->inbox);
 	free_percpu(order->pcpu);
 	kvfree(order->ring);
 	kfree(order);
@@ -1144,6 +1452,7 @@ static int order_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "pending %llu\n", st.pending);
 	seq_printf(m, "longest_streak %llu\n", st.longest_streak);
 	seq_printf(m, "deferred %llu\n", st.deferred);
+	seq_printf(m, "waits %llu\n", st.waits);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(order_stats);

@@ -55,6 +55,12 @@ enum tempo_test_point {
 	TEMPO_TP_ORDER_OWNER_WRITING,	/* run stored fn/arg, before parking */
 	TEMPO_TP_ORDER_DRAIN_SEEN,	/* drainer read the next slot, before cmpxchg */
 	/*
+	 * order.c, order_submit_chain() cut a chain of submitted requests,
+	 * before it queues the rest: @obj the domain, @arg the first ticket of
+	 * the rest, @state 0. Process context: may sleep.
+	 */
+	TEMPO_TP_ORDER_SUBMIT_CUT,
+	/*
 	 * dev_order.c, @obj the file's context, @arg the ticket. Process context:
 	 * may sleep, may be held.
 	 */

@@ -2,12 +2,13 @@
 /*
  * KUnit suite "tempo_order": the ordered scheduler (kmod/order.c).
  *
- * Every completion used here goes through ot_record(), which checks what the
- * scheduler promises on the spot: no two completions of a domain at once (an
- * "inside" counter that must never exceed 1), strict ticket order (each
- * ticket recorded must be above the previous one), and exactly once (a
- * per-item run counter). The cases then check the recorded sequence, the
- * return values and the domain's counters.
+ * Each case checks one behaviour; its "Fails if" line names the breakage of
+ * kmod/order.c it detects. Every completion used here goes through
+ * ot_record(), which checks what the scheduler promises on the spot: no two
+ * completions of a domain at once (an "inside" counter that must never
+ * exceed 1), strict ticket order (each ticket recorded must be above the
+ * previous one), and exactly once (a per-item run counter). The cases then
+ * check the recorded sequence, the return values and the domain's counters.
  *
  * Threads: helper kthreads finish with kthread_complete_and_exit(), so the
  * test thread may free what they used once it has waited for them. Waits are
@@ -125,6 +126,9 @@ static void ot_wait_quiet(struct tempo_order *o, struct tempo_order_stats *st)
 /*
  * Strict order: tickets taken in order, completions handed in from many
  * kthreads in a random order, in rounds that go several times round the ring.
+ * Fails if: a drain runs a completion out of ticket order, twice, or misses a
+ * parked one (order_advance()), or a slot reused a lap later keeps a stale
+ * word (order_retire()).
  */
 #define OT_ORDER_WINDOW	64
 #define OT_ORDER_ROUNDS	16
@@ -226,7 +230,12 @@ static void tempo_order_strict_order_random_arrival(struct kunit *test)
 	tempo_order_destroy(o);
 }
 
-/* trash() of one of 8 tickets, at the head, in the middle, at the end. */
+/*
+ * trash() of one of 8 tickets, at the head, in the middle, at the end.
+ * Fails if: a drain runs a TRASHED slot or stops at it, a trash() of the head
+ * does not drain what is parked behind it, or a finished ticket is accepted
+ * again.
+ */
 struct ot_trash_case {
 	const char	*name;
 	unsigned int	victim;
@@ -307,7 +316,11 @@ static void tempo_order_trash_positions(struct kunit *test)
 	}
 }
 
-/* A full window with the try policy: -EAGAIN until the head moves. */
+/*
+ * A full window with the try policy: -EAGAIN until the head moves.
+ * Fails if: tempo_order_ticket_try() hands out a ticket while next - head is
+ * the window, or the head passing trashed tickets gives no room back.
+ */
 static void tempo_order_window_full_try(struct kunit *test)
 {
 	struct ot_log *log = ot_log_new(test, 8);
@@ -342,6 +355,49 @@ static void tempo_order_window_full_try(struct kunit *test)
 	tempo_order_destroy(o);
 }
 
+/*
+ * Several tickets at once: as many as asked or as fit, consecutive, after
+ * the ones already taken; the blocking form sleeps until room for one.
+ * Fails if: order_take() hands out more than the window has room for, or
+ * tickets that are not the next ones in order.
+ */
+static void tempo_order_tickets_take_what_fits(struct kunit *test)
+{
+	struct ot_log *log = ot_log_new(test, 16);
+	struct ot_item items[8] = {};
+	struct tempo_order_stats st;
+	struct tempo_order *o;
+	u64 t, first;
+	int i;
+
+	o = ot_create(test, 8, NULL);
+	KUNIT_EXPECT_EQ(test, tempo_order_tickets_try(o, 0, &t), -EINVAL);
+	KUNIT_EXPECT_EQ(test, tempo_order_tickets(o, 0, &t), -EINVAL);
+	KUNIT_ASSERT_EQ(test, tempo_order_ticket_try(o, &t), 0);
+	KUNIT_EXPECT_EQ(test, t, 0);
+	KUNIT_ASSERT_EQ(test, tempo_order_tickets_try(o, 4, &first), 4);
+	KUNIT_EXPECT_EQ(test, first, 1);
+	/* Three fit of five. */
+	KUNIT_ASSERT_EQ(test, tempo_order_tickets(o, 5, &first), 3);
+	KUNIT_EXPECT_EQ(test, first, 5);
+	KUNIT_EXPECT_EQ(test, tempo_order_tickets_try(o, 2, &first), -EAGAIN);
+	for (i = 0; i < 8; i++) {
+		items[i].log = log;
+		items[i].ticket = i;
+		KUNIT_EXPECT_EQ(test, tempo_order_run(o, i, ot_record, &items[i]), 1);
+	}
+	tempo_order_stats(o, &st);
+	KUNIT_EXPECT_EQ(test, st.taken, 8);
+	KUNIT_EXPECT_EQ(test, st.completed, 8);
+	KUNIT_EXPECT_EQ(test, log->n, 8);
+	ot_expect_log_clean(test, log);
+	/* Room again: eight more, from 8. */
+	KUNIT_EXPECT_EQ(test, tempo_order_tickets_try(o, 64, &first), 8);
+	KUNIT_EXPECT_EQ(test, first, 8);
+	KUNIT_EXPECT_EQ(test, tempo_order_trash_below(o, 16), 8);
+	tempo_order_destroy(o);
+}
+
 /* A taker blocked in tempo_order_ticket(). */
 struct ot_taker {
 	struct tempo_order	*o;
@@ -370,7 +426,11 @@ static void ot_set_flag(void *arg)
 	WRITE_ONCE(*(bool *)arg, true);
 }
 
-/* A full window with the blocking policy: the taker sleeps until room. */
+/*
+ * A full window with the blocking policy: the taker sleeps until room.
+ * Fails if: a blocked taker is not woken when the head moves
+ * (order_wake_takers()), or wakes with a ticket before there is room.
+ */
 static void tempo_order_window_full_blocks(struct kunit *test)
 {
 	struct ot_taker *tk = kunit_kzalloc(test, sizeof(*tk), GFP_KERNEL);
@@ -409,7 +469,11 @@ static void tempo_order_window_full_blocks(struct kunit *test)
 	tempo_order_destroy(o);
 }
 
-/* A blocked taker that gets a signal returns -ERESTARTSYS with no ticket. */
+/*
+ * A blocked taker that gets a signal returns -ERESTARTSYS with no ticket.
+ * Fails if: tempo_order_ticket() ignores signals, or takes a ticket on its
+ * way out.
+ */
 static void tempo_order_window_full_signal(struct kunit *test)
 {
 	struct ot_taker *tk = kunit_kzalloc(test, sizeof(*tk), GFP_KERNEL);
@@ -447,6 +511,9 @@ static void tempo_order_window_full_signal(struct kunit *test)
  * The missing-ticket deadline: a ticket taken and never finished is trashed
  * about deadline_ns later, the completions behind it run, and its late owner
  * gets -ETIME. A ticket finished in time is not touched.
+ * Fails if: the deadline is not armed for a taken head (order_note_taken(),
+ * order_advance()), fires early, times out a ticket finished in time, or
+ * the late owner gets anything but -ETIME.
  */
 #define OT_DEADLINE_MS	50
 
@@ -517,7 +584,11 @@ static void tempo_order_deadline_missing_ticket(struct kunit *test)
 	tempo_order_destroy(o);
 }
 
-/* submit(): work that sleeps for random times, completions in order. */
+/*
+ * submit(): work that sleeps for random times, completions in order.
+ * Fails if: submit completes out of order or twice, leaves an online CPU
+ * without work, or never finishes with a window smaller than the requests.
+ */
 #define OT_SUBMIT_N	48
 
 struct ot_req {
@@ -595,7 +666,11 @@ static void tempo_order_submit_sleeping_work(struct kunit *test)
 	tempo_order_destroy(o);
 }
 
-/* submit() with TEMPO_ORDER_NOWAIT on a full window fails at once. */
+/*
+ * submit() with TEMPO_ORDER_NOWAIT on a full window fails at once.
+ * Fails if: TEMPO_ORDER_NOWAIT sleeps or succeeds on a full window, or an
+ * unknown flag is accepted.
+ */
 static void tempo_order_submit_nowait_full(struct kunit *test)
 {
 	struct ot_log *log = ot_log_new(test, 8);
@@ -628,8 +703,177 @@ static void tempo_order_submit_nowait_full(struct kunit *test)
 }
 
 /*
+ * A work_fn that sleeps holds up at most the requests after it in its work
+ * item (TEMPO_ORDER_SUBMIT_BATCH in all): the requests submitted to its CPU
+ * after those still run while it sleeps, on the workqueue's other workers.
+ * All requests are submitted with preemption off, so that this CPU's worker
+ * cannot start before the last: its inbox then holds half of them, the first
+ * (the one its work item belongs to) blocks until the test lets it go.
+ */
+#define OT_CUT_N	(8 * TEMPO_ORDER_SUBMIT_BATCH)
+
+struct ot_cut {
+	struct tempo_order_req	ord;
+	struct ot_item		item;
+	struct ot_cut_ctx	*ctx;
+};
+
+struct ot_cut_ctx {
+	int			cpu;		/* the submitting CPU */
+	atomic_t		blocker;	/* a work_fn of cpu took the role */
+	atomic_t		worked;		/* work_fns that returned */
+	atomic_t		left;
+	struct completion	release;
+	struct completion	all_done;
+};
+
+static void ot_cut_work(struct tempo_order_req *r)
+{
+	struct ot_cut *c = container_of(r, struct ot_cut, ord);
+	struct ot_cut_ctx *ctx = c->ctx;
+
+	if (raw_smp_processor_id() == ctx->cpu && !atomic_xchg(&ctx->blocker, 1))
+		wait_for_completion(&ctx->release);
+	atomic_inc(&ctx->worked);
+}
+
+static void ot_cut_done(struct tempo_order_req *r)
+{
+	struct ot_cut *c = container_of(r, struct ot_cut, ord);
+
+	c->item.ticket = r->ticket;
+	ot_record(&c->item);
+	if (atomic_dec_and_test(&c->ctx->left))
+		complete(&c->ctx->all_done);
+}
+
+/*
+ * Fails if: order_submit_chain() does not cut a chain after
+ * TEMPO_ORDER_SUBMIT_BATCH requests, or queues the rest only after running
+ * its own (a sleeping work_fn then holds up its CPU's whole inbox).
+ */
+static void tempo_order_submit_sleep_holds_its_cut(struct kunit *test)
+{
+	struct ot_log *log = ot_log_new(test, OT_CUT_N);
+	struct ot_cut *reqs = kunit_kcalloc(test, OT_CUT_N, sizeof(*reqs), GFP_KERNEL);
+	struct ot_cut_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	struct tempo_order_stats st;
+	unsigned long end;
+	struct tempo_order *o;
+	int i, err = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, reqs);
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	o = ot_create(test, 2 * OT_CUT_N, NULL);
+	init_completion(&ctx->release);
+	init_completion(&ctx->all_done);
+	atomic_set(&ctx->left, OT_CUT_N);
+	for (i = 0; i < OT_CUT_N; i++) {
+		reqs[i].item.log = log;
+		reqs[i].ctx = ctx;
+	}
+	preempt_disable();
+	ctx->cpu = smp_processor_id();
+	for (i = 0; i < OT_CUT_N && !err; i++)
+		err = tempo_order_submit(o, &reqs[i].ord, ot_cut_work, ot_cut_done,
+					 TEMPO_ORDER_NOWAIT);
+	preempt_enable();
+	KUNIT_ASSERT_EQ(test, err, 0);
+
+	/* Everything but the blocker's cut works while it sleeps. */
+	end = jiffies + OT_WAIT;
+	while (atomic_read(&ctx->worked) < OT_CUT_N - TEMPO_ORDER_SUBMIT_BATCH &&
+	       time_before(jiffies, end))
+		usleep_range(1000, 2000);
+	KUNIT_EXPECT_GE(test, atomic_read(&ctx->worked), OT_CUT_N - TEMPO_ORDER_SUBMIT_BATCH);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->blocker), 1);
+	/* In order: nothing after the blocker's ticket has completed. */
+	KUNIT_EXPECT_LT(test, atomic_read(&log->total), OT_CUT_N);
+
+	complete(&ctx->release);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&ctx->all_done, OT_WAIT));
+	ot_wait_quiet(o, &st);
+	KUNIT_EXPECT_EQ(test, log->n, OT_CUT_N);
+	for (i = 0; i < OT_CUT_N; i++) {
+		KUNIT_EXPECT_EQ(test, log->seq[i], reqs[i].ord.ticket);
+		KUNIT_EXPECT_EQ(test, atomic_read(&reqs[i].item.runs), 1);
+		KUNIT_EXPECT_EQ(test, reqs[i].ord.status, 0);
+	}
+	ot_expect_log_clean(test, log);
+	tempo_order_destroy(o);
+}
+
+/*
+ * A blocking submit waits for room for a batch, but not for ever: here the
+ * test holds the tickets the room waits for, and frees one at a time.
+ * Fails if: order_submit_ticket() waits for a quarter of the window with no
+ * bound (the submit never returns while one ticket is free).
+ */
+#define OT_ROOM_W	16
+
+struct ot_room {
+	struct tempo_order	*o;
+	struct ot_req		req;
+	int			ret;
+	struct completion	done;
+};
+
+static int ot_room_fn(void *data)
+{
+	struct ot_room *r = data;
+
+	r->ret = tempo_order_submit(r->o, &r->req.ord, ot_req_work, ot_req_done, 0);
+	kthread_complete_and_exit(&r->done, 0);
+}
+
+static void tempo_order_submit_blocked_takes_what_is_free(struct kunit *test)
+{
+	struct ot_log *log = ot_log_new(test, 2 * OT_ROOM_W);
+	struct ot_room *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	struct ot_item items[OT_ROOM_W] = {};
+	DECLARE_COMPLETION_ONSTACK(all_done);
+	struct tempo_order_stats st = {};
+	struct task_struct *task;
+	struct tempo_order *o;
+	atomic_t left;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	o = ot_create(test, OT_ROOM_W, NULL);
+	for (i = 0; i < OT_ROOM_W; i++) {
+		items[i].log = log;
+		KUNIT_ASSERT_EQ(test, tempo_order_ticket_try(o, &items[i].ticket), 0);
+	}
+	atomic_set(&left, 1);
+	r->o = o;
+	r->req.item.log = log;
+	r->req.left = &left;
+	r->req.all_done = &all_done;
+	init_completion(&r->done);
+	task = kthread_run(ot_room_fn, r, "ot_room");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	KUNIT_EXPECT_FALSE(test, wait_for_completion_timeout(&r->done, msecs_to_jiffies(50)));
+	/* One ticket of room, less than a quarter of the window. */
+	KUNIT_EXPECT_EQ(test, tempo_order_run(o, items[0].ticket, ot_record, &items[0]), 1);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&r->done, OT_WAIT));
+	KUNIT_EXPECT_EQ(test, r->ret, 0);
+	KUNIT_EXPECT_EQ(test, r->req.ord.ticket, items[OT_ROOM_W - 1].ticket + 1);
+	/* One blocked call, one wait, however many times it slept. */
+	tempo_order_stats(o, &st);
+	KUNIT_EXPECT_EQ(test, st.waits, 1);
+	for (i = 1; i < OT_ROOM_W; i++)
+		KUNIT_EXPECT_EQ(test, tempo_order_run(o, items[i].ticket, ot_record, &items[i]), 1);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&all_done, OT_WAIT));
+	KUNIT_EXPECT_EQ(test, log->n, OT_ROOM_W + 1);
+	ot_expect_log_clean(test, log);
+	tempo_order_destroy(o);
+}
+
+/*
  * Mutual exclusion and order under contention: every thread takes tickets
  * and completes them at once, with completions slow enough to overlap.
+ * Fails if: two threads hold the head token at once (a hand-off or a claim
+ * that is not one cmpxchg from the state read), so completions overlap.
  */
 struct ot_loop {
 	struct tempo_order	*o;
@@ -719,6 +963,8 @@ static void tempo_order_mutual_exclusion(struct kunit *test)
  * Exactly once: every ticket is handed to run() by two threads at the same
  * time. One call wins (1 or 0), the other gets -EINVAL, and the completion
  * runs once.
+ * Fails if: order_put() claims a slot by anything but a cmpxchg from the word
+ * it read, so both calls succeed or the completion runs twice.
  */
 #define OT_DUP_N	64
 
@@ -796,6 +1042,8 @@ static void tempo_order_exactly_once(struct kunit *test)
  * Streak bound: with max_streak = 4, the caller that finds 99 completions
  * parked behind its own runs 4 in all and hands the rest to the workqueue,
  * which still runs them in order, 4 at a time.
+ * Fails if: a drainer passes more than max_streak tickets, or the rest it
+ * defers is not continued on the workqueue, in order (order_defer()).
  */
 #define OT_STREAK_N	100
 
@@ -838,6 +1086,8 @@ static void tempo_order_streak_bound(struct kunit *test)
 /*
  * Wrap safety: domains whose tickets cross U64_MAX, the sign bit and the
  * 61-bit tag boundary behave like one starting at 0.
+ * Fails if: a ticket comparison is not a signed difference, or a slot's tag
+ * keeps too few bits, so a ticket a lap away or across U64_MAX aliases.
  */
 static const u64 ot_wrap_starts[] = {
 	0,
@@ -909,6 +1159,9 @@ static void tempo_order_wrap_safe(struct kunit *test)
  * completion, no overlap, and the conservation law
  *	taken = completed + trashed + timed_out + pending
  * against both the domain's counters and the producers' own counts.
+ * Fails if: any completion is doubled, overlapped or out of global or
+ * per-producer order, or a ticket is lost from the conservation law, under
+ * timeouts, trashes and blocked takers on every CPU.
  */
 #define OT_STRESS_WINDOW	256
 #define OT_STRESS_DEADLINE_MS	50
@@ -1110,6 +1363,8 @@ static void tempo_order_stress_conservation(struct kunit *test)
  * Module-wide totals (debugfs tempo/order): live domains count, destroyed
  * ones are folded in. (The file itself cannot be read from here on 6.1:
  * kernel_read() needs ->read_iter, which debugfs lacks; see main_test.c.)
+ * Fails if: the totals lose a live domain's counts (order_stats_add()) or a
+ * destroyed domain's (the fold in tempo_order_destroy()).
  */
 static void tempo_order_module_totals(struct kunit *test)
 {
@@ -1156,7 +1411,9 @@ static void tempo_order_module_totals(struct kunit *test)
  * changes nothing; so is a ticket already finished. Only an outstanding
  * ticket is accepted. (A slot's "expired" marker starts at the ticket one
  * lap below the start: the validity check must not let such a ticket reach
- * it, which once made these -ETIME.)
+ * it.)
+ * Fails if: order_put() accepts a ticket outside [first, next), or lets one
+ * below the start reach order_stale() (-ETIME instead of -EINVAL).
  */
 struct ot_valid_case {
 	const char	*name;
@@ -1235,6 +1492,9 @@ static void ot_valid_one(struct kunit *test, const struct ot_valid_case *c)
  * completions after the range at once, gives the window its room back,
  * refuses an end beyond what was handed out (changing nothing), and leaves
  * the run() of a trashed ticket -EINVAL.
+ * Fails if: tempo_order_trash_below() trashes a submitted ticket, misses one
+ * below end, changes anything for an end beyond next, or leaves the parked
+ * completions after the range waiting.
  */
 static void ot_skip_one(struct kunit *test, const struct ot_valid_case *c)
 {
@@ -1319,11 +1579,14 @@ static struct kunit_case tempo_order_cases[] = {
 	KUNIT_CASE(tempo_order_strict_order_random_arrival),
 	KUNIT_CASE(tempo_order_trash_positions),
 	KUNIT_CASE(tempo_order_window_full_try),
+	KUNIT_CASE(tempo_order_tickets_take_what_fits),
 	KUNIT_CASE(tempo_order_window_full_blocks),
 	KUNIT_CASE(tempo_order_window_full_signal),
 	KUNIT_CASE(tempo_order_deadline_missing_ticket),
 	KUNIT_CASE(tempo_order_submit_sleeping_work),
 	KUNIT_CASE(tempo_order_submit_nowait_full),
+	KUNIT_CASE(tempo_order_submit_sleep_holds_its_cut),
+	KUNIT_CASE(tempo_order_submit_blocked_takes_what_is_free),
 	KUNIT_CASE(tempo_order_mutual_exclusion),
 	KUNIT_CASE(tempo_order_exactly_once),
 	KUNIT_CASE(tempo_order_streak_bound),

@@ -64,7 +64,8 @@
  *	stats      |        |     |       |        |   -   |    S
  *
  * trash_below() is a trash() of each ticket of its range, with the same
- * rules ("1" against run and trash of any of them).
+ * rules ("1" against run and trash of any of them). tickets() and
+ * tickets_try() are a ticket() taking several at once, with its rules.
  *
  * Completion functions never run concurrently with each other, and each runs
  * exactly once. The completion of ticket t happens-before that of every later
@@ -72,16 +73,17 @@
  *
  * Contexts:
  *
- *  - tempo_order_ticket_try(), tempo_order_run(), tempo_order_trash(),
- *    tempo_order_trash_below() and tempo_order_stats(): any context except
- *    NMI, lock-free (atomics only; the one lock they may take is the wait
- *    queue lock of blocked tempo_order_ticket() callers, and arming the
- *    deadline timer may take what tempo_timer_arm_at() takes). Completions
- *    run in the caller's context when it is the head, at most max_streak of
- *    them; the rest continue on a workqueue in process context.
- *  - tempo_order_ticket(), tempo_order_submit() without TEMPO_ORDER_NOWAIT,
- *    tempo_order_create() and tempo_order_destroy(): process context, may
- *    sleep.
+ *  - tempo_order_ticket_try(), tempo_order_tickets_try(), tempo_order_run(),
+ *    tempo_order_trash(), tempo_order_trash_below() and tempo_order_stats():
+ *    any context except NMI, lock-free (atomics only; the one lock they may
+ *    take is the wait queue lock of blocked tempo_order_ticket() callers,
+ *    and arming the deadline timer may take what tempo_timer_arm_at()
+ *    takes). Completions run in the caller's context when it is the head,
+ *    at most max_streak of them; the rest continue on a workqueue in
+ *    process context.
+ *  - tempo_order_ticket(), tempo_order_tickets(), tempo_order_submit()
+ *    without TEMPO_ORDER_NOWAIT, tempo_order_create() and
+ *    tempo_order_destroy(): process context, may sleep.
  *  - A completion must not wait for a ticket of its own domain (the head
  *    cannot move while it runs); it may run or trash later tickets.
  */
@@ -89,6 +91,7 @@
 #define _TEMPO_ORDER_H
 
 #include <linux/bits.h>
+#include <linux/llist.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
@@ -109,6 +112,11 @@ typedef void (*tempo_order_fn_t)(void *arg);
 #define TEMPO_ORDER_MAX_WINDOW		BIT(20)
 /* max_streak used when tempo_order_opts.max_streak is 0. */
 #define TEMPO_ORDER_DEFAULT_STREAK	64
+/*
+ * Most requests of tempo_order_submit() that one work item runs: a work_fn
+ * that sleeps delays at most this many less one.
+ */
+#define TEMPO_ORDER_SUBMIT_BATCH	16
 
 /**
  * struct tempo_order_opts - options of an ordering domain
@@ -137,6 +145,9 @@ struct tempo_order_opts {
  *	out); taken == completed + trashed + timed_out + pending when quiescent.
  * @longest_streak: the most tickets one drainer moved the head past at once.
  * @deferred: times a drainer handed the rest of its streak to the workqueue.
+ * @waits: times a caller found the window full and slept for room
+ *	(tempo_order_ticket(), tempo_order_tickets(), a blocking
+ *	tempo_order_submit()); once per call, however long.
  *
  * Sums of per-CPU counters read without a lock: exact only when the domain
  * is quiescent.
@@ -150,6 +161,7 @@ struct tempo_order_stats {
 	u64	pending;
 	u64	longest_streak;
 	u64	deferred;
+	u64	waits;
 };
 
 struct tempo_order_req;
@@ -164,10 +176,12 @@ typedef void (*tempo_order_req_fn_t)(struct tempo_order_req *req);
  * struct tempo_order_req - a request for tempo_order_submit(), embedded by
  *	the caller (like padata_priv)
  * @work: private.
+ * @node: private.
  * @order: private.
  * @ticket: the ticket it was given; read-only for the caller.
  * @work_fn: private.
  * @done_fn: private.
+ * @cpu: private.
  * @status: 0 when @done_fn runs in order. Nonzero when the domain's deadline
  *	timed the ticket out before @work_fn returned: @done_fn then runs
  *	once, at once, out of order, so that the request can be released.
@@ -177,10 +191,12 @@ typedef void (*tempo_order_req_fn_t)(struct tempo_order_req *req);
  */
 struct tempo_order_req {
 	struct work_struct	work;
+	struct llist_node	node;
 	struct tempo_order	*order;
 	u64			ticket;
 	tempo_order_req_fn_t	work_fn;
 	tempo_order_req_fn_t	done_fn;
+	int			cpu;
 	int			status;
 };
 
@@ -194,6 +210,8 @@ void tempo_order_destroy(struct tempo_order *order);
 
 int tempo_order_ticket_try(struct tempo_order *order, u64 *ticket);
 int tempo_order_ticket(struct tempo_order *order, u64 *ticket);
+int tempo_order_tickets_try(struct tempo_order *order, u32 want, u64 *first);
+int tempo_order_tickets(struct tempo_order *order, u32 want, u64 *first);
 int tempo_order_run(struct tempo_order *order, u64 ticket,
 		    tempo_order_fn_t fn, void *arg);
 int tempo_order_trash(struct tempo_order *order, u64 ticket);

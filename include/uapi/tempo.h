@@ -262,6 +262,7 @@
 #define TEMPO_FEAT_FINE		(1U << 13)
 /* TEMPO_ARM_ALARM, and the machine has an RTC that the kernel wakes it with */
 #define TEMPO_FEAT_ALARM	(1U << 14)
+#define TEMPO_FEAT_TICKET_MANY	(1U << 15)	/* TEMPO_TICKET_MANY */
 
 #define TEMPO_INFO_SIZE_VER0	64	/* struct tempo_info up to max_user_bytes */
 
@@ -509,13 +510,23 @@ struct tempo_event {
 
 /* struct tempo_ticket .flags */
 #define TEMPO_TICKET_NONBLOCK	(1U << 0)	/* fail with EAGAIN when the window is full */
-#define TEMPO_TICKET_FLAGS	(TEMPO_TICKET_NONBLOCK)
+#define TEMPO_TICKET_MANY	(1U << 1)	/* up to @count tickets (FEAT_TICKET_MANY) */
+#define TEMPO_TICKET_FLAGS	(TEMPO_TICKET_NONBLOCK | TEMPO_TICKET_MANY)
+
+/* The most tickets one TEMPO_IOC_ORDER_TICKET with TEMPO_TICKET_MANY takes. */
+#define TEMPO_TICKET_MANY_MAX	64
 
 /**
  * struct tempo_ticket - take (TEMPO_IOC_ORDER_TICKET) or trash a ticket
- * @ticket: out for TICKET, in for TRASH.
+ * @ticket: out for TICKET (the first one, with TEMPO_TICKET_MANY), in for
+ *	TRASH.
  * @flags: TEMPO_TICKET_* for TICKET, zero for TRASH.
- * @reserved: zero.
+ * @reserved: zero, unless TICKET has TEMPO_TICKET_MANY.
+ * @count: TICKET with TEMPO_TICKET_MANY: in, how many tickets the caller
+ *	wants, 1 to TEMPO_TICKET_MANY_MAX (else EINVAL); out, how many it got:
+ *	@ticket and the @count - 1 after it, consecutive, each to be submitted
+ *	or trashed on its own. As many as wanted or as the window has room
+ *	for, at least one.
  *
  * TICKET blocks interruptibly while the ordering window is full, unless
  * TEMPO_TICKET_NONBLOCK is set (then EAGAIN). TRASH declares that the ticket
@@ -525,7 +536,10 @@ struct tempo_event {
 struct tempo_ticket {
 	__u64 ticket;
 	__u32 flags;
-	__u32 reserved;
+	union {
+		__u32 reserved;
+		__u32 count;
+	};
 };
 
 /* struct tempo_skip .flags: none yet. */

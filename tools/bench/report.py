@@ -5,6 +5,7 @@
     report.py LOG RESULTS.json                          (make bench: one TCG boot)
     report.py --platform PLATFORM RESULTS.json LOG...   (one LOG per boot)
     report.py --markdown RESULTS.json [TREE]            (the README's figures)
+    report.py --user BENCH.json                         (make user-bench's targets)
 
 PLATFORM is tcg (QEMU/TCG, `make bench`) or uml (User-Mode Linux,
 `make bench-native`); every row of RESULTS.json carries it. With several boots,
@@ -40,8 +41,8 @@ CAVEATS = {
 }
 CAVEAT = CAVEATS["tcg"]
 NOT_PARAMS = {"rep", "boot", "ok", "name", "system", "value", "unit", "ops", "count", "misordered", "armed_late", "wakeups",
-              "put_us", "take_us"}
-HIGHER_IS_BETTER = {"events/s"}
+              "put_us", "take_us", "deferred", "longest", "waits"}
+HIGHER_IS_BETTER = {"events/s", "items/s"}
 
 # (name, params that must match, tempo system, peer, need). need is a minimum
 # ratio (peer cost / tempo cost): below 1 it is a "within" target, tempo may
@@ -77,7 +78,9 @@ TARGETS_UML = [
     *[("cancel", {"outstanding": n, "cpus": c}, "tempo_fine", "hrtimer", 3.0)
       for n in TIERS for c in CPUS],
     ("hirq", {}, "tempo_coarse", "timer", 1.5),
-    ("order", {}, "tempo_inline", "rob", 1.0),
+    # the ordering step at native cost: ticket + run against padata and a locked reorder buffer
+    ("order", {}, "tempo_inline", "padata", 2.0),
+    ("order", {}, "tempo_inline", "rob", 1.5),
 ]
 TARGETS = [
     ("cancel", {"outstanding": "1048576", "cpus": "1"}, "tempo", "dwork", 2.0),
@@ -85,7 +88,12 @@ TARGETS = [
     ("cancel", {"outstanding": "1048576", "cpus": "all"}, "tempo", "dwork", 2.0),
     ("cancel", {"outstanding": "1048576", "cpus": "all"}, "tempo", "timer", 1.5),
     ("order", {}, "tempo", "padata", 2.0),
+    ("order", {}, "tempo", "owq", 1.5),
     ("order", {}, "tempo_inline", "padata", 2.0),
+    ("order", {}, "tempo_inline", "rob", 1.0),
+    # /dev/tempo's ordered stream against the same pipeline in userspace
+    ("u_order", {"size": "4"}, "tempo", "user", 1.0),
+    ("u_order", {"size": "4096"}, "tempo", "user", 1.0),
     ("delayq", {}, "tempo", "java", 3.0),
     ("u_arm_cancel", {}, "tempo", "timerfd", 5.0),
     ("u_arm_cancel", {}, "tempo", "io_uring", 2.0),
@@ -119,6 +127,12 @@ TARGETS += [
     # 10,000 FINE timers over a second with 50 us of slack: no more of
     # their CPU's interrupts than 10,000 hrtimers, timerfd's own
     ("coalesce", {"timers": "10000", "stat": "loc"}, "tempo_fine_slack", "hrtimer", 1.0),
+]
+# make user-bench (build/user/bench.json, one CPU, native): (section, key, what, peer section,
+# peer key, minimum ratio peer / tempo). The ordering step against the seed's ring.
+TARGETS_USER = [
+    ("tempo_order", "run_in_order", "order run", "ullink_ring", "run_in_order", 1.0),
+    ("tempo_order", "ticket_run", "order ticket+run", "ullink_ring", "run_in_order", 1.0),
 ]
 
 
@@ -159,7 +173,7 @@ PAIRS = {
     **{lane: [("tempo_coarse", ("timer", "dwork"), ("lazyc", "timer64", "timer56", "timer48")),
               ("tempo", ("hrtimer",), ("lazyp",)),
               ("tempo_fine", ("hrtimer",), ("lazyp",))] for lane in TIMER_LANES},
-    "order": [("tempo_inline", ("rob", "padata", "owq"), ()),
+    "order": [("tempo_inline", ("rob", "padata", "owq"), ("cas",)),
               ("tempo", ("padata", "owq"), ())],
     "delayq": [("tempo", ("java",), ())],
     "delayq_immediate": [("tempo", ("java",), ())],
@@ -167,6 +181,7 @@ PAIRS = {
               ("tempo_uring", ("io_uring",), ())]
        for lane in ("u_arm_cancel", "u_arm_only", "u_cancel_only", "u_arm_expire",
                     "u_events_read")},
+    "u_order": [("tempo", ("user",), ())],
     "fire_burst": [("tempo", ("dwork", "hrtimer"), ())],
     "fire_lateness": [("tempo", ("dwork", "hrtimer"), ()), ("tempo_fine", ("hrtimer",), ()),
                       ("tempo_fine_irq", ("hrtimer",), ())],
@@ -192,6 +207,8 @@ def tier(p):
         words.append(count(p["outstanding"]))
     elif "items" in p:
         words.append(count(p["items"]) + " items")
+    if "size" in p:
+        words.append(p["size"] + " B each")
     if "pending" in p:
         words.append(count(p["pending"]) + " pending")
     if p.get("cpus") == "1":
@@ -218,7 +235,7 @@ def markdown(args):
     boots = {r.get("boots", 1) for r in results}
     print(f"Tree {tree}; {', '.join(PLATFORMS.get(p, p) for p in sorted(platform))}, "
           f"{'/'.join(str(b) for b in sorted(boots))} boot(s). Ratio = peer cost / tempo cost "
-          "(tempo rate / peer rate for events/s), medians across boots, > 1 favours tempo; "
+          "(tempo rate / peer rate for events/s and items/s), medians across boots, > 1 favours tempo; "
           "in brackets the lowest and highest per-boot ratio.\n")
     print("| lane | tier | tempo | against peers | against controls |")
     print("| --- | --- | --- | --- | --- |")
@@ -254,11 +271,29 @@ def markdown(args):
             f"{s} {r['median']:.1f}" for s, r in sorted(parts.items())) + ".")
 
 
+def user(args):
+    """Print TARGETS_USER, MET or MISSED, from make user-bench's JSON."""
+    if len(args) != 1:
+        sys.exit("usage: report.py --user BENCH.json")
+    with open(args[0]) as f:
+        b = json.load(f)
+    print("Targets (make user-bench, ns/op, best of its rounds; ratio = peer / tempo):")
+    for sec, key, what, psec, pkey, need in TARGETS_USER:
+        mine, peer = b.get(sec, {}).get(key), b.get(psec, {}).get(pkey)
+        got = advantage(mine, peer, "ns/op")
+        status = "n/a" if got is None else ("MET" if got >= need else "MISSED")
+        print(f"  {status:6s} {what} vs {psec} {pkey} >= {need}x: "
+              f"{'-' if got is None else f'{got:.2f}x ({mine:.1f} vs {peer:.1f} ns)'}")
+
+
 def main():
     global CAVEAT
     args = sys.argv[1:]
     if args and args[0] == "--markdown":
         markdown(args[1:])
+        return
+    if args and args[0] == "--user":
+        user(args[1:])
         return
     platform = "tcg"
     if args and args[0] == "--platform":

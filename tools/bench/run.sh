@@ -10,7 +10,7 @@
 # Environment:
 #   TEMPO_BENCH_REPS   repetitions of every measurement (5)
 #   TEMPO_BENCH_QUICK  1: smallest tiers only (a smoke run of a few minutes)
-#   TEMPO_BENCH_ONLY   comma-separated sections (cancel,burst,spread,order,dq,ubench,late;
+#   TEMPO_BENCH_ONLY   comma-separated sections (cancel,burst,spread,order,uorder,dq,ubench,late;
 #                      iso runs only when named: see tools/bench/iso.sh)
 #   TEMPO_BENCH_KVARIANT  kernel variant (bench); "tempo" smoke-tests the module
 #                      under the debug kernel (its figures mean nothing)
@@ -63,6 +63,8 @@ gcc -O2 -std=gnu11 -Wall -Wextra -Werror -I"$out/usr/include" \
 	-o "$out/isoarm" "$root/tools/bench/isoarm.c" -static
 gcc -O2 -std=gnu11 -Wall -Wextra -Werror -I"$out/usr/include" \
 	-o "$out/ulate" "$root/tools/bench/ulate.c" -static -luring
+gcc -O2 -std=gnu11 -Wall -Wextra -Werror -I"$out/usr/include" \
+	-o "$out/uorder" "$root/tools/bench/uorder.c" -static -lpthread
 
 # 3. initramfs: the test VM's /init in bench mode, tempo.ko, the bench pieces
 gen=$out/gen_init_cpio
@@ -84,6 +86,7 @@ busybox=${BUSYBOX:-/bin/busybox}
 	echo "file /tempo/bench/ubench $out/ubench 0755 0 0"
 	echo "file /tempo/bench/isoarm $out/isoarm 0755 0 0"
 	echo "file /tempo/bench/ulate $out/ulate 0755 0 0"
+	echo "file /tempo/bench/uorder $out/uorder 0755 0 0"
 } >"$out/initramfs.list"
 "$gen" "$out/initramfs.list" | gzip -1 >"$out/initramfs.cpio.gz"
 

@@ -141,6 +141,17 @@ int tempo_ticket(int fd, uint32_t flags, uint64_t *ticket)
 	return err;
 }
 
+int tempo_tickets(int fd, uint32_t flags, uint32_t want, uint64_t *first)
+{
+	struct tempo_ticket t = { .flags = flags | TEMPO_TICKET_MANY, .count = want };
+	int err = ret_errno(ioctl(fd, TEMPO_IOC_ORDER_TICKET, &t));
+
+	if (err)
+		return err;
+	*first = t.ticket;
+	return t.count;
+}
+
 int tempo_submit(int fd, uint64_t ticket, uint64_t cookie, const void *data, uint32_t len)
 {
 	struct tempo_submit s = {

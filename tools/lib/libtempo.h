@@ -68,6 +68,8 @@ ssize_t tempo_read_events(int fd, struct tempo_event *ev, size_t max);
 
 /* Ordered stream. @flags TEMPO_TICKET_NONBLOCK. */
 int tempo_ticket(int fd, uint32_t flags, uint64_t *ticket);
+/* Up to @want consecutive tickets from *@first: how many (>= 1), or -errno. */
+int tempo_tickets(int fd, uint32_t flags, uint32_t want, uint64_t *first);
 int tempo_submit(int fd, uint64_t ticket, uint64_t cookie, const void *data, uint32_t len);
 int tempo_trash(int fd, uint64_t ticket);
 /*

@@ -135,7 +135,7 @@ static int do_info(int argc, char **argv)
 	open_object(NULL);
 	print_u64("version", "abi version    %" PRIu64 "\n", in.version);
 	print_u64("features", "features       0x%" PRIx64, in.features);
-	print_text(" (%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s)\n", in.features & TEMPO_FEAT_TIMERS ? "timers " : "",
+	print_text(" (%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s)\n", in.features & TEMPO_FEAT_TIMERS ? "timers " : "",
 		   in.features & TEMPO_FEAT_PERIODIC ? "periodic " : "",
 		   in.features & TEMPO_FEAT_ORDER ? "order " : "",
 		   in.features & TEMPO_FEAT_SINK ? "sink " : "",
@@ -149,7 +149,8 @@ static int do_info(int argc, char **argv)
 		   in.features & TEMPO_FEAT_SLACK ? "slack " : "",
 		   in.features & TEMPO_FEAT_HOUSEKEEPING ? "housekeeping " : "",
 		   in.features & TEMPO_FEAT_FINE ? "fine " : "",
-		   in.features & TEMPO_FEAT_ALARM ? "alarm" : "");
+		   in.features & TEMPO_FEAT_ALARM ? "alarm " : "",
+		   in.features & TEMPO_FEAT_TICKET_MANY ? "ticket-many" : "");
 	print_u64("record_size", "record size    %" PRIu64 " bytes\n", in.record_size);
 	print_u64("tick_ns", "tick           %" PRIu64 " ns\n", in.tick_ns);
 	print_u64("max_delay_ns", "max delay      %" PRIu64 " ns\n", in.max_delay_ns);

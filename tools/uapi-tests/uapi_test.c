@@ -1132,6 +1132,52 @@ TEST_F(ctx, test_order_ticket_misuse_einval)
 	return TEST_PASS;
 }
 
+/*
+ * TEMPO_TICKET_MANY: consecutive tickets, as many as wanted or as the window
+ * has room for, each submitted or trashed on its own. Fails if: the count is
+ * not checked, or more tickets are handed out than fit.
+ */
+TEST_F(ctx, test_order_ticket_many)
+{
+	struct tempo_ticket tk = { .flags = TEMPO_TICKET_MANY };
+	struct tempo_event ev;
+	struct tempo_info in;
+	uint64_t t, u, got, w;
+	int fd = self->fd, n, i;
+
+	ASSERT_ERRNO(tempo_info(fd, &in), 0);
+	ASSERT_TRUE(in.features & TEMPO_FEAT_TICKET_MANY);
+	w = in.order_window;
+	ASSERT_TRUE(w >= 16);
+	ASSERT_TRUE(ioctl(fd, TEMPO_IOC_ORDER_TICKET, &tk) == -1 && errno == EINVAL);
+	tk.count = TEMPO_TICKET_MANY_MAX + 1;
+	ASSERT_TRUE(ioctl(fd, TEMPO_IOC_ORDER_TICKET, &tk) == -1 && errno == EINVAL);
+	ASSERT_EQ(tempo_tickets(fd, 0, 5, &t), 5);
+	/* The window but three, then the most: three come, then none. */
+	for (got = 5; got < w - 3; got += n) {
+		uint64_t want = w - 3 - got < TEMPO_TICKET_MANY_MAX ? w - 3 - got :
+			TEMPO_TICKET_MANY_MAX;
+
+		n = tempo_tickets(fd, TEMPO_TICKET_NONBLOCK, want, &u);
+		ASSERT_EQ(n, (int)want);
+		ASSERT_EQ(u, t + got);
+	}
+	ASSERT_EQ(tempo_tickets(fd, TEMPO_TICKET_NONBLOCK, TEMPO_TICKET_MANY_MAX, &u), 3);
+	ASSERT_EQ(u, t + w - 3);
+	ASSERT_EQ(tempo_tickets(fd, TEMPO_TICKET_NONBLOCK, 1, &u), -EAGAIN);
+	for (u = t + 5; u < t + w; u++)
+		ASSERT_ERRNO(tempo_trash(fd, u), 0);
+	/* Each one on its own, in ticket order whatever the submit order. */
+	for (i = 4; i >= 0; i--)
+		ASSERT_ERRNO(tempo_submit(fd, t + i, i, "x", 1), 0);
+	ASSERT_ERRNO(tempo_submit(fd, t + 2, 0, "x", 1), -EINVAL);	/* twice */
+	for (i = 0; i < 5; i++) {
+		ASSERT_ERRNO(read_one(fd, &ev), 0);
+		ASSERT_TRUE(ev.id == t + i && ev.cookie == (uint64_t)i);
+	}
+	return TEST_PASS;
+}
+
 TEST_F(ctx, test_order_submit_bad_data_no_effect)
 {
 	struct tempo_event ev;
@@ -1381,6 +1427,7 @@ static const struct test_case cases[] = {
 	TEST_CASE_F(ctx_nb, test_order_trash),
 	TEST_CASE_F(ctx_nb, test_order_skip),
 	TEST_CASE_F(ctx, test_order_ticket_misuse_einval),
+	TEST_CASE_F(ctx, test_order_ticket_many),
 	TEST_CASE_F(ctx, test_order_submit_bad_data_no_effect),
 	TEST_CASE_F(ctx_nb, test_order_sink_pipe),
 	TEST_CASE_F(ctx, test_order_sink_full_keeps_data),

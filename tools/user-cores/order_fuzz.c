@@ -5,10 +5,14 @@
  * ticket (near 0 or near U64_MAX, to cross the wrap), then a sequence of
  * ticket_try / run / trash on any outstanding ticket (interleaved
  * ownership: any order), duplicates of finished tickets, never-taken
- * tickets, and deliveries of the drain work. The model is a sorted list of
- * taken tickets with their outcome. Checked after every step:
- *  - ticket_try: -EAGAIN iff the window is full (next - head >= W), else
- *    the model's next ticket;
+ * tickets, tempo_order_submit() with TEMPO_ORDER_NOWAIT (its requests wait
+ * in the CPU's inbox, in chains cut at TEMPO_ORDER_SUBMIT_BATCH, until the
+ * work items run), and deliveries of the work items (drain and submit). The
+ * model is a sorted list of taken tickets with their outcome; a submitted
+ * one counts as run. Checked after every step:
+ *  - ticket_try, tickets_try and submit: -EAGAIN iff the window is full
+ *    (next - head >= W), else the model's next ticket (tickets_try: as
+ *    many as it wants or as fit, from there);
  *  - run/trash of an outstanding ticket: 1 iff it is the head, else 0;
  *    a duplicate or never-taken ticket: -EINVAL, and nothing completes;
  *  - completions so far are a prefix of the model's order (the run tickets,
@@ -22,7 +26,8 @@
 
 #define MAXT	512
 
-enum { M_OUT, M_RUN, M_TRASH };
+/* M_SUB: submitted, its work item not run yet (then M_RUN). */
+enum { M_OUT, M_RUN, M_TRASH, M_SUB };
 
 static struct tempo_order *o;
 static u64 first, next_m;
@@ -31,6 +36,7 @@ static u64 out[MAXT];
 static unsigned int nout;
 static u64 log_[MAXT];
 static unsigned int nlog;
+static struct tempo_order_req reqs[MAXT];	/* by ticket - first */
 
 #define FAIL(...) do { fprintf(stderr, "order_fuzz: " __VA_ARGS__); fputc('\n', stderr); abort(); } while (0)
 
@@ -39,6 +45,18 @@ static void fn(void *arg)
 	if (nlog >= MAXT)
 		FAIL("too many completions");
 	log_[nlog++] = (u64)(uintptr_t)arg;
+}
+
+static void sub_work(struct tempo_order_req *req)
+{
+	(void)req;
+}
+
+static void sub_done(struct tempo_order_req *req)
+{
+	if (req->status)
+		FAIL("submit of %llu released with %d", req->ticket, req->status);
+	fn((void *)(uintptr_t)req->ticket);
 }
 
 static u64 real_head(void)
@@ -56,7 +74,7 @@ static unsigned int model_log(u64 *exp, u64 *head)
 	u64 k;
 
 	for (k = 0; k < next_m - first && mst[k] != M_OUT; k++)
-		if (mst[k] == M_RUN)
+		if (mst[k] == M_RUN || mst[k] == M_SUB)
 			exp[n++] = first + k;
 	*head = first + k;
 	return n;
@@ -116,10 +134,38 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		int ret;
 
 		switch (op) {
-		case 0: case 1: case 2:	/* take */
-			if (next_m - first >= MAXT - 1)
+		case 0: case 1: case 2:	/* take, several (op 1), or submit (op 2) */
+		{
+			struct tempo_order_req *req = &reqs[next_m - first];
+			u32 want = 1 + arg % 4, n, k;
+
+			if (next_m - first >= MAXT - 4)
 				break;
-			ret = tempo_order_ticket_try(o, &t);
+			if (op == 1) {
+				ret = tempo_order_tickets_try(o, want, &t);
+				if (next_m - rh >= window) {
+					if (ret != -EAGAIN)
+						FAIL("take %u with a full window: %d", want, ret);
+					break;
+				}
+				n = min_t(u64, want, window - (next_m - rh));
+				if (ret != (int)n || t != next_m)
+					FAIL("take %u: %d, ticket %llu, expected %u from %llu",
+					     want, ret, t, n, next_m);
+				for (k = 0; k < n; k++) {
+					out[nout++] = next_m;
+					mst[next_m - first] = M_OUT;
+					next_m++;
+				}
+				break;
+			}
+			if (op == 2) {
+				ret = tempo_order_submit(o, req, sub_work, sub_done,
+							 TEMPO_ORDER_NOWAIT);
+				t = req->ticket;
+			} else {
+				ret = tempo_order_ticket_try(o, &t);
+			}
 			if (next_m - rh >= window) {
 				if (ret != -EAGAIN)
 					FAIL("take with a full window: %d", ret);
@@ -127,10 +173,15 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			}
 			if (ret || t != next_m)
 				FAIL("take: %d, ticket %llu, expected %llu", ret, t, next_m);
-			out[nout++] = t;
-			mst[t - first] = M_OUT;
+			if (op == 2) {
+				mst[t - first] = M_SUB;	/* completes once its work runs */
+			} else {
+				out[nout++] = t;
+				mst[t - first] = M_OUT;
+			}
 			next_m++;
 			break;
+		}
 		case 3: case 4: case 5:	/* run or trash an outstanding ticket */
 		{
 			unsigned int j;
@@ -154,7 +205,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 
 			if ((arg & 1) && next_m != first) {
 				t = first + (arg >> 1) % (next_m - first);
-				if (mst[t - first] == M_OUT)
+				if (mst[t - first] == M_OUT || mst[t - first] == M_SUB)
 					break;
 			} else {
 				t = next_m + (arg >> 1);
@@ -167,8 +218,11 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 				FAIL("a refused put completed something");
 			break;
 		}
-		case 7:			/* deliver the drain work */
+		case 7:			/* deliver the work items (drain, submit) */
 			tempo_sim_run_all();
+			for (t = first; t != next_m; t++)
+				if (mst[t - first] == M_SUB)
+					mst[t - first] = M_RUN;
 			check(true);
 			break;
 		}

@@ -4,7 +4,8 @@
  * taking tickets (tempo_order_ticket_try(), or tempo_order_ticket() which
  * sleeps on the domain's wait queue when the window is full), holding a few,
  * and running or trashing them in random order; some requests go through
- * tempo_order_submit() (work on the per-CPU workqueues). A small window and
+ * tempo_order_submit() (work on the per-CPU workqueues), in bursts that
+ * overflow a work item's cut (TEMPO_ORDER_SUBMIT_BATCH). A small window and
  * a small max_streak, so that takers block and drains are deferred to
  * drain_work. Tickets start near U64_MAX, so they wrap. Self-validating:
  *
@@ -40,7 +41,12 @@
 #define MAXCPU		8
 #define HOLD		4		/* tickets one thread holds at most */
 #define CAP		(1u << 21)	/* tickets per run, at most */
-#define WINDOW		16
+/*
+ * Per CPU, room for a burst of submits that leaves more than one work item's
+ * cut in the bursting CPU's own inbox (round robin spreads it over them all).
+ */
+#define WINDOW_PER_CPU	(2 * TEMPO_ORDER_SUBMIT_BATCH)
+#define BURST_PER_CPU	(3 * TEMPO_ORDER_SUBMIT_BATCH / 2)
 #define STREAK		3
 
 enum { I_NONE, I_RUN, I_TRASH, I_SUBMIT };
@@ -65,11 +71,15 @@ static bool have_last;
 static int in_completion;	/* atomic */
 static u64 overlaps, order_errs, dup_errs, wrong_err, blocked, tries_full;
 static u64 submits, submit_done, submit_etime, submit_einval;
+static u64 chained;		/* work_fns run by another request's work item */
+static u64 cuts;		/* chains of requests cut in two */
 
 /* The points where a race is decided: jitter, so that the other side moves in the window. */
 void tempo_test_point(enum tempo_test_point where, const void *obj, u64 t,
 		      unsigned int st)
 {
+	if (where == TEMPO_TP_ORDER_SUBMIT_CUT)
+		ADD(cuts, 1);
 	stress_jitter(t << 1);
 }
 
@@ -106,6 +116,8 @@ struct sreq {
 
 static void s_work(struct tempo_order_req *r)
 {
+	if (tempo_sim_current_work() != &r->work)
+		ADD(chained, 1);
 	__atomic_store_n(&intent[r->ticket - first], I_SUBMIT, __ATOMIC_RELAXED);
 }
 
@@ -179,15 +191,21 @@ static void *cpu_thread(void *arg)
 		tempo_sim_run_works();
 		if (n < HOLD && x % 3 != 0) {
 			if (x % 11 == 0) {
-				struct sreq *s = calloc(1, sizeof(*s));
+				/* A burst, up to past one work item's cut per CPU. */
+				unsigned int b = 1 + (x >> 16) % (BURST_PER_CPU * ncpus);
 
-				ret = tempo_order_submit(o, &s->req, s_work, s_done,
-							 (n == 0 && (x >> 9) & 1) ? 0 : TEMPO_ORDER_NOWAIT);
-				if (ret) {
-					free(s);
-					if (ret != -EAGAIN)
-						ADD(wrong_err, 1);
-				} else {
+				while (b--) {
+					struct sreq *s = calloc(1, sizeof(*s));
+
+					ret = tempo_order_submit(o, &s->req, s_work, s_done,
+								 (n == 0 && (x >> 9) & 1) ? 0 :
+								 TEMPO_ORDER_NOWAIT);
+					if (ret) {
+						free(s);
+						if (ret != -EAGAIN)
+							ADD(wrong_err, 1);
+						break;
+					}
 					ADD(submits, 1);
 				}
 				continue;
@@ -260,7 +278,7 @@ int main(int argc, char **argv)
 	tempo_sim_init(ncpus, true, false);
 	if (tempo_wheel_init(100000, 10) || tempo_order_init())
 		return 1;
-	o = tempo_order_create(WINDOW, &opts);
+	o = tempo_order_create(roundup_pow_of_two(WINDOW_PER_CPU * ncpus), &opts);
 	if (IS_ERR(o))
 		return 1;
 	for (c = 0; c < ncpus; c++)
@@ -349,9 +367,10 @@ int main(int argc, char **argv)
 		failed++;
 	printf("# SUMMARY order_stress cpus=%u deadline=%d secs=%.1f taken=%llu completed=%llu trashed=%llu "
 	       "timed_out=%llu submits=%llu longest_streak=%llu deferred=%llu blocked_takers=%llu "
-	       "window_full=%llu submit_status_einval=%llu warnings=%lu %s\n",
+	       "window_full=%llu submit_status_einval=%llu submit_chained=%llu submit_cuts=%llu warnings=%lu %s\n",
 	       ncpus, deadline_mode, secs, st.taken, st.completed, st.trashed, st.timed_out, submits,
-	       st.longest_streak, st.deferred, blocked, tries_full, submit_einval, tempo_user_warnings,
+	       st.longest_streak, st.deferred, blocked, tries_full, submit_einval, chained, cuts,
+	       tempo_user_warnings,
 	       failed ? "FAIL" : "PASS");
 	return failed ? 1 : 0;
 }

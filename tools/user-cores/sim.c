@@ -870,6 +870,11 @@ unsigned int tempo_sim_run_works(void)
 	}
 }
 
+struct work_struct *tempo_sim_current_work(void)
+{
+	return __atomic_load_n(&me()->running_work, __ATOMIC_RELAXED);
+}
+
 static bool work_busy(struct work_struct *w)
 {
 	return atomic_read_acquire(&w->pending) ||
@@ -1062,6 +1067,15 @@ static int sim_sleep(ktime_t *expires)
 void schedule(void)
 {
 	sim_sleep(NULL);
+}
+
+long schedule_timeout(long timeout)
+{
+	ktime_t end = ktime_get() + (u64)timeout * TICK_NSEC, now;
+
+	sim_sleep(&end);
+	now = ktime_get();
+	return now >= end ? 0 : (long)((end - now) / TICK_NSEC) + 1;
 }
 
 int schedule_hrtimeout(ktime_t *expires, enum hrtimer_mode mode)

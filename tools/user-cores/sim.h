@@ -33,6 +33,8 @@ unsigned int tempo_sim_run_irqs(void);		/* IPIs, irq_works, due hrtimers */
 unsigned int tempo_sim_run_csds(void);		/* IPIs only */
 unsigned int tempo_sim_run_hrtimers(void);	/* due hrtimers only */
 unsigned int tempo_sim_run_works(void);		/* work items, process context */
+/* The work item this CPU is running, or NULL. */
+struct work_struct *tempo_sim_current_work(void);
 /* Deterministic mode: deliver everything on every CPU until quiet. */
 unsigned int tempo_sim_run_all(void);
 /* The earliest queued hrtimer of any CPU, or U64_MAX. */

@@ -124,3 +124,4 @@ test-user: deps
 
 user-bench: $(USER_OUT)/bench
 	@$(USER_OUT)/bench $(USER_OUT)/bench.json
+	@python3 tools/bench/report.py --user $(USER_OUT)/bench.json

@@ -11,7 +11,7 @@
 # Kernel command line: tempo_bench_reps=N (default 5; the 1M cancel tier runs
 # max(2, N-2) times), tempo_bench_quick=1 (smallest tiers only, for a smoke run),
 # tempo_bench_only=a,b (only these sections: cancel postpone xcancel xpostpone hirq
-# idle coalesce burst spread order dq dq0 parts ubench late; dq includes dq0), tempo_bench_sys=a,b
+# idle coalesce burst spread order uorder dq dq0 parts ubench late; dq includes dq0), tempo_bench_sys=a,b
 # (only these systems,
 # e.g. for a profile of one of them), tempo_bench_extra=timer64 (controls added to
 # the cancel, postpone, xcancel and xpostpone lanes and hirq: timer64 is a timer_list padded to
@@ -102,6 +102,15 @@ iso_snap() {
 	     $1 == "1" && NF >= 13 { e1 = $9; d1 = $10; k1 = $7 }
 	     END { printf "%d %d %d %d %d %d\n", e0, e1, d0, d1, k0, k1 }' \
 		/sys/kernel/debug/tempo/wheel/stats
+}
+
+uo() {	# ordered pipeline from userspace: uo SYS SIZE
+	/tempo/bench/uorder "$1" "$2" >/tmp/uo.out 2>/tmp/uo.err
+	case $? in
+	0) sed "s/^/BENCH rep=$rep /" /tmp/uo.out | tee -a $out ;;
+	77) echo "BENCH-SKIP rep=$rep uorder $* : $(cat /tmp/uo.err)" | tee -a $out ;;
+	*) echo "BENCH-ERR rep=$rep uorder $* : $(cat /tmp/uo.err)" | tee -a $out ;;
+	esac
 }
 
 ub() {	# userspace measurement: ub MODE SYS
@@ -231,8 +240,15 @@ while [ $rep -le $reps ]; do
 	want spread && for s in $(rot $rep tempo tempo_fine tempo_fine_irq dwork hrtimer); do
 		kb spread $s 8192
 	done
-	want order && for s in $(rot $rep tempo tempo_inline padata owq rob); do
+	want order && for s in $(rot $rep tempo tempo_inline padata owq rob cas); do
 		kb order $s 32768
+	done
+	# /dev/tempo's ordered stream against the same pipeline in userspace
+	# (tools/bench/uorder.c): items/s into a tmpfs file, in order
+	want uorder && for size in 4 4096; do
+		for s in $(rot $rep tempo user); do
+			uo $s $size
+		done
 	done
 	want dq && for s in $(rot $rep tempo java); do
 		kb dq $s 16384

@@ -62,9 +62,12 @@
  *			    (tempo_fine: TEMPO_TIMER_FINE timers, also in cancel
  *			    and postpone; tempo_fine_irq: with TEMPO_TIMER_IRQ,
  *			    their callback in the interrupt, as hrtimer's).
- *	order SYS M         SYS in tempo tempo_inline padata owq rob. M items
+ *	order SYS M         SYS in tempo tempo_inline padata owq rob, or the
+ *			    control cas (below). M items
  *			    submitted from all CPUs, a small parallel step each,
- *			    completions in submission order: ns per item.
+ *			    completions in submission order: ns per item. cas
+ *			    is the floor of the ordering step: one cmpxchg per
+ *			    item on a shared word, nothing ordered.
  *	dq0 SYS K           the same queue, one thread putting an item that is
  *			    already due and taking it back, K times: the data
  *			    structure without timers or wake-ups. ns per pair.
@@ -1085,9 +1088,9 @@ out:
 
 /* ---- ordered completion ---- */
 
-enum osys { O_TEMPO, O_TEMPO_INLINE, O_PADATA, O_OWQ, O_ROB, O_NSYS };
+enum osys { O_TEMPO, O_TEMPO_INLINE, O_PADATA, O_OWQ, O_ROB, O_CAS, O_NSYS };
 static const char * const osys_name[O_NSYS] = {
-	"tempo", "tempo_inline", "padata", "owq", "rob"
+	"tempo", "tempo_inline", "padata", "owq", "rob", "cas"
 };
 
 struct order_item {
@@ -1118,6 +1121,7 @@ struct order_ctx {
 	struct padata_shell	*ps;
 #endif
 	struct workqueue_struct	*owq;
+	atomic64_t		cas_word;	/* cas */
 	/* rob */
 	spinlock_t		rob_lock;
 	atomic64_t		rob_next;
@@ -1187,6 +1191,23 @@ static void ord_owq_fn(struct work_struct *w)
 
 	small_step(it);
 	order_complete(it, order_cur->last_seq + 1);
+}
+
+/*
+ * The floor of an ordering step: the same threads and parallel step, and one
+ * cmpxchg per item on a word all CPUs share (a ticket's worth), but nothing
+ * ordered: each item is counted done at once.
+ */
+static void ord_cas_submit(struct order_ctx *c, struct order_item *it)
+{
+	s64 v = atomic64_read(&c->cas_word);
+
+	while (!atomic64_try_cmpxchg(&c->cas_word, &v, v + 1))
+		;
+	it->seq = v;
+	small_step(it);
+	if (atomic_inc_return(&c->done) == c->m)
+		complete(&c->all_done);
 }
 
 static void ord_rob_submit(struct order_ctx *c, struct order_item *it)
@@ -1260,6 +1281,9 @@ static void order_body(struct bthread *t)
 			break;
 		case O_ROB:
 			ord_rob_submit(c, it);
+			break;
+		case O_CAS:
+			ord_cas_submit(c, it);
 			break;
 		default:
 			t->err = -EINVAL;
@@ -1340,11 +1364,19 @@ static int cmd_order(const char *sys_s, u32 m)
 		err = -ETIMEDOUT;
 	if (!err) {
 		u64 end = ktime_get_ns();
-		char head[160];
+		struct tempo_order_stats st = {};
+		char head[200];
 
+		/*
+		 * How the domain drained: hand-offs to its workqueue, longest
+		 * streak, and how often a taker slept on a full window.
+		 */
+		if (c->o)
+			tempo_order_stats(c->o, &st);
 		scnprintf(head, sizeof(head),
-			  "name=order system=%s items=%u cpus=all work_iters=%u misordered=%d",
-			  sys_s, m, work_iters, atomic_read(&c->misorder));
+			  "name=order system=%s items=%u cpus=all work_iters=%u misordered=%d deferred=%llu longest=%llu waits=%llu",
+			  sys_s, m, work_iters, atomic_read(&c->misorder), st.deferred,
+			  st.longest_streak, st.waits);
 		emit_milli(head, div64_u64((end - r->t0) * 1000, m), "ns/item");
 		if (atomic_read(&c->misorder))
 			err = -EPROTO;

@@ -780,6 +780,8 @@ bool kthread_should_stop(void);
 int wake_up_process(struct task_struct *p);
 int try_to_wake_up(struct task_struct *p, unsigned int state, int wake_flags);
 void schedule(void);
+/* Sleep until woken or @timeout jiffies pass. Return: the jiffies left, 0 on timeout. */
+long schedule_timeout(long timeout);
 int schedule_hrtimeout(ktime_t *expires, enum hrtimer_mode mode);
 /* Test control: make signal_pending() true / kthread_should_stop() true, and wake. */
 void tempo_sim_signal(struct task_struct *p);
@@ -874,5 +876,13 @@ typedef unsigned int __poll_t;
 #define wait_event_interruptible_exclusive(wq, cond) ({ long __r = 0; if (!(cond)) \
 	__r = ___wait_event(wq, cond, TASK_INTERRUPTIBLE, 1, 0, schedule()); (int)__r; })
 #define wait_event_killable(wq, cond) ({ wait_event(wq, cond); 0; })
+/* wait_event_interruptible_timeout() of include/linux/wait.h, with its ___wait_cond_timeout(). */
+#define ___wait_cond_timeout(cond) ({ bool __cond = (cond); if (__cond && !__ret) __ret = 1; \
+	__cond || !__ret; })
+#define wait_event_interruptible_timeout(wq, cond, timeout) ({ long __ret = (timeout);	\
+	if (!___wait_cond_timeout(cond))						\
+		__ret = ___wait_event(wq, ___wait_cond_timeout(cond), TASK_INTERRUPTIBLE, 0,	\
+				      timeout, __ret = schedule_timeout(__ret));	\
+	__ret; })
 
 #endif /* _TEMPO_USER_H */
