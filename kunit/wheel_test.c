@@ -2335,7 +2335,8 @@ static bool coarse_once(struct kunit *test, const void *arg)
  * reading) may have read the jiffy before and is not judged.
  * Fails if: the arm reads ktime_get_coarse_ns(), the time where timekeeping
  * last accumulated a whole interval: that is not in phase with the jiffies,
- * and lags by up to two of them.
+ * and lags by up to two of them. Exact in make check; check-kcsan allows the
+ * module's dating of B four jiffies late (see below).
  */
 struct reading {
 	u64 at, reading;
@@ -2441,9 +2442,19 @@ static void live_coarse_reading_current(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, ph.other, 0U,
 			    "%u of %u readings out of phase with the jiffies: c %lld, and %lld",
 			    ph.other, ph.judged, (s64)ph.c, (s64)ph.other_c);
-	KUNIT_EXPECT_EQ_MSG(test, coarse_floor(ph.c), coarse_floor(ph.u),
+	/*
+	 * The module dated B once, at load (jiffies_calibrate()), from the
+	 * first readings after three jiffy changes: late by the tick's latency
+	 * on that CPU, which KCSAN's instrumented, slow vCPUs make a few
+	 * jiffies when the host is loaded (2.6 ms seen, with U exact).
+	 */
+	KUNIT_EXPECT_LE_MSG(test, coarse_floor(ph.c) - coarse_floor(ph.u),
+			    IS_ENABLED(CONFIG_KCSAN) ? 4 * (s64)TICK_NSEC : 0,
 			    "a jiffy's start dated %lld ns from the least bound on it",
 			    (s64)(ph.c - ph.u));
+	KUNIT_EXPECT_GE_MSG(test, coarse_floor(ph.c), coarse_floor(ph.u),
+			    "a jiffy's start dated %lld ns before the least bound on it",
+			    (s64)(ph.u - ph.c));
 }
 
 static void live_coarse_stale_clock(struct kunit *test)
