@@ -394,8 +394,9 @@
  * current jiffy: jiffies * TICK_NSEC + B (jiffies_now_ns(): a load, a
  * multiply, an add). The kernel makes jiffy j current no earlier than its
  * start T(j) = j * TICK_NSEC + B0, B0 constant (tick_do_update_jiffies64()),
- * and B >= B0 is measured at load (jiffies_calibrate()): it exceeds B0 by e,
- * the tick's own latency, microseconds. So c >= T(j), and s = now - c stays
+ * and B >= B0 is measured at load (jiffies_calibrate(), which measures again
+ * while the jiffies were overdue): it exceeds B0 by e, the tick's own
+ * latency, microseconds. So c >= T(j), and s = now - c stays
  * at most TICK_NSEC while the jiffies are current (jiffy j + 1 made current
  * within e of T(j + 1)); s >= -e. An arm of delay d takes the deadline
  * c + TICK_NSEC + d, and places the timer from c. So it is never early while
@@ -817,30 +818,42 @@ static inline u64 jiffies_now_ns(void)
  * the least of such bounds over three jiffy changes: the first reading after
  * a change exceeds B only by the tick's own latency (tens of microseconds
  * under User-Mode Linux). So jiffies_now_ns() is never before the start of
- * the jiffy and late by that excess at most. Spins for three jiffies at
- * most; gives up at once on a clock that does not move (a test's fake one:
- * its first reading is kept).
+ * the jiffy and late by that excess at most. An attempt spins for four
+ * jiffies at most; one that saw fewer than three changes ran while the
+ * jiffies were overdue (the CPU that advances them held off, a vCPU the host
+ * descheduled: every bound it read may be late by that much), and the next
+ * attempt keeps the least bound so far, eight attempts at most. Gives up at
+ * once on a clock that does not move (a test's fake one: its first reading
+ * is kept).
  */
 static void jiffies_calibrate(void)
 {
 	unsigned long j0 = jiffies;
 	u64 start = ktime_get_ns(), best = start - (u64)j0 * TICK_NSEC;
-	unsigned int changes = 0, i;
+	unsigned int attempt, changes = 0, i;
 
-	for (i = 1; changes < 3; i++) {
-		unsigned long j = jiffies;
-		u64 t = ktime_get_ns(), b = t - (u64)j * TICK_NSEC;
+	for (attempt = 0; attempt < 8 && changes < 3; attempt++) {
+		j0 = jiffies;
+		start = ktime_get_ns();
+		changes = 0;
+		for (i = 1; changes < 3; i++) {
+			unsigned long j = jiffies;
+			u64 t = ktime_get_ns(), b = t - (u64)j * TICK_NSEC;
 
-		if ((s64)(b - best) < 0)
-			best = b;
-		if (j != j0) {
-			j0 = j;
-			changes++;
+			if ((s64)(b - best) < 0)
+				best = b;
+			if (j != j0) {
+				j0 = j;
+				changes++;
+			}
+			if (i == 1024 && t == start)
+				goto out;
+			if (t - start > 4 * TICK_NSEC)
+				break;
+			cpu_relax();
 		}
-		if ((i == 1024 && t == start) || t - start > 4 * TICK_NSEC)
-			break;
-		cpu_relax();
 	}
+out:
 	jiffies_base_ns = best;
 }
 
