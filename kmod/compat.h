@@ -149,6 +149,31 @@ static inline bool alarm_start_timer(struct alarm *alarm, ktime_t expires, bool 
  * tempo reads sqe->cmd itself, the one spelling every release since 6.6
  * shares. The area is 16 bytes in a 64-byte SQE on all of them.
  */
+/*
+ * 6.8 moved the freeze protection of a write into vfs_iter_write() ("fs: move
+ * file_start_write() into vfs_iter_write()"), which before took none: its
+ * caller took file_start_write(). Taken twice, it is a recursive read of the
+ * superblock's freeze rwsem, which a freeze waiting between the two
+ * deadlocks (lockdep: "possible recursive locking"). Before 6.8,
+ * vfs_iter_write() is the 6.8 one.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 8, 0)
+#include <linux/fs.h>
+
+static inline ssize_t tempo_vfs_iter_write(struct file *file, struct iov_iter *iter,
+					   loff_t *ppos, rwf_t flags)
+{
+	ssize_t ret;
+
+	file_start_write(file);
+	ret = (vfs_iter_write)(file, iter, ppos, flags);
+	file_end_write(file);
+	return ret;
+}
+
+#define vfs_iter_write(file, iter, ppos, flags) tempo_vfs_iter_write(file, iter, ppos, flags)
+#endif
+
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 7, 0)
 #include <linux/io_uring.h>
 #else
