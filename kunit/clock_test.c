@@ -517,6 +517,19 @@ static void clock_alarm_fires_and_aims_again(struct kunit *test)
 }
 
 /*
+ * Wait until @q's alarm is aimed at @at and @ready items are counted due, 5 s
+ * at most: the walk after a clock change runs from a workqueue, later on a
+ * loaded VM (7.2's, 200 ms was not always enough).
+ */
+static void ct_wait_alarm(struct tempo_delayq *q, ktime_t at, unsigned int ready)
+{
+	unsigned int i;
+
+	for (i = 0; i < 500 && (ct_alarm(q) != at || ct_ready(q) != ready); i++)
+		usleep_range(10000, 11000);
+}
+
+/*
  * A REALTIME alarm queue and the wall clock: set forward past its item, the
  * alarm fires (its base follows the set) and, nothing left to come, is
  * cancelled; set back before the item, the walk after the change aims it
@@ -536,11 +549,12 @@ static void clock_alarm_realtime_steps(struct kunit *test)
 	d = ktime_add_ns(real, 10 * NSEC_PER_SEC);
 	KUNIT_ASSERT_EQ(test, tempo_delayq_put_at(q, &a.node, d), 0);
 	ct_step(test, CT_HOUR);
-	msleep(200);	/* the alarm's callback, and the walk after the set */
+	/* The alarm's callback, and the walk after the set: 5 s at most. */
+	ct_wait_alarm(q, KTIME_MAX, 1);
 	KUNIT_EXPECT_EQ(test, ct_alarm(q), KTIME_MAX);
 	KUNIT_EXPECT_EQ(test, ct_ready(q), 1);
 	ct_step(test, -(s64)CT_HOUR);
-	msleep(200);	/* the walk */
+	ct_wait_alarm(q, d, 0);	/* the walk */
 	KUNIT_EXPECT_EQ(test, ct_alarm(q), d);
 	KUNIT_EXPECT_EQ(test, ct_ready(q), 0);
 	ct_restore(real, mono);
