@@ -461,25 +461,6 @@ static int test_rearm_across_clocks(void)
 	return TEST_PASS;
 }
 
-/* A line "key:\tvalue" of /proc/self/fdinfo/@fd, or -1. */
-static long fdinfo_value(int fd, const char *key)
-{
-	char path[64], line[128];
-	size_t klen = strlen(key);
-	long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, klen) && line[klen] == ':')
-			v = strtol(line + klen + 1, NULL, 10);
-	fclose(f);
-	return v;
-}
-
 /*
  * fdinfo, as timerfd's and io_uring's: the live timers per clock, the records
  * ready. "timers_realtime" counts every REALTIME timer without

@@ -79,6 +79,25 @@ static inline int param_set(const char *name, long v)
 	return fclose(f) == 0 && ok ? 0 : -EIO;
 }
 
+/* The number on line "@key:" of /proc/self/fdinfo/@fd, or -1. */
+static inline long fdinfo_value(int fd, const char *key)
+{
+	char path[64], line[128];
+	size_t klen = strlen(key);
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen) && line[klen] == ':')
+			v = strtol(line + klen + 1, NULL, 10);
+	fclose(f);
+	return v;
+}
+
 /* Write @s to the file at @path (sysfs, procfs, cgroupfs): 0 or -errno. */
 static inline int write_file(const char *path, const char *s)
 {

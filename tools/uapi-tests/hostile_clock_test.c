@@ -556,25 +556,6 @@ TEST_F(hostile, test_clock_flips_while_root_sets_the_clock)
 
 #define HOUR_NS		(3600ULL * SEC)
 
-/* The number on line "@key:" of /proc/self/fdinfo/@fd, or -1. */
-static long fdinfo_num(int fd, const char *key)
-{
-	char path[64], line[128];
-	size_t klen = strlen(key);
-	long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, klen) && line[klen] == ':')
-			v = strtol(line + klen + 1, NULL, 10);
-	fclose(f);
-	return v;
-}
-
 /*
  * Try every way of arming an alarm on @fd, whose timer @id (cookie 1, a
  * deadline of @deadline) must stay as it is: each fails with EPERM, with
@@ -584,8 +565,8 @@ static long fdinfo_num(int fd, const char *key)
 static int alarm_refused(int fd, uint64_t id, uint64_t deadline)
 {
 	const uint32_t alarm = TEMPO_ARM_ALARM;
-	long alarms = fdinfo_num(fd, "timers_boottime_alarm") +
-		      fdinfo_num(fd, "timers_realtime_alarm");
+	long alarms = fdinfo_value(fd, "timers_boottime_alarm") +
+		      fdinfo_value(fd, "timers_realtime_alarm");
 	struct tempo_ctx_stats before = ctx_stats(fd), after;
 	struct tempo_timer_spec s[2] = {
 		{ .cookie = 2, .value = HOUR_NS },
@@ -604,7 +585,7 @@ static int alarm_refused(int fd, uint64_t id, uint64_t deadline)
 	after = ctx_stats(fd);
 	EXPECT_EQ(after.timers, before.timers);
 	EXPECT_EQ(after.armed, before.armed);
-	EXPECT_EQ(fdinfo_num(fd, "timers_boottime_alarm") + fdinfo_num(fd, "timers_realtime_alarm"),
+	EXPECT_EQ(fdinfo_value(fd, "timers_boottime_alarm") + fdinfo_value(fd, "timers_realtime_alarm"),
 		  alarms);
 	EXPECT_ERRNO(tempo_query(fd, &q, 1, NULL), 0);
 	EXPECT_TRUE(q.state == TEMPO_TIMER_ARMED && q.cookie == 1 && q.deadline == deadline,
@@ -645,14 +626,14 @@ static int alarm_kid(void *arg)
 	id = alarm_victim(fd, TEMPO_ARM_BOOTTIME, b);
 	ASSERT_TRUE(id);
 	bad += alarm_refused(fd, id, b);
-	EXPECT_EQ(fdinfo_num(fd, "timers_boottime_alarm"), 0);
-	EXPECT_EQ(fdinfo_num(fd, "timers_boottime"), 1);
+	EXPECT_EQ(fdinfo_value(fd, "timers_boottime_alarm"), 0);
+	EXPECT_EQ(fdinfo_value(fd, "timers_boottime"), 1);
 	/* Root's file: root's alarm may not be moved as an alarm, but may be cancelled. */
-	EXPECT_EQ(fdinfo_num(root->fd, "timers_boottime_alarm"), 1);
+	EXPECT_EQ(fdinfo_value(root->fd, "timers_boottime_alarm"), 1);
 	bad += alarm_refused(root->fd, root->id, root->deadline);
-	EXPECT_EQ(fdinfo_num(root->fd, "timers_boottime_alarm"), 1);
+	EXPECT_EQ(fdinfo_value(root->fd, "timers_boottime_alarm"), 1);
 	EXPECT_ERRNO(tempo_cancel_one(root->fd, root->id), 0);
-	EXPECT_EQ(fdinfo_num(root->fd, "timers_boottime_alarm"), 0);
+	EXPECT_EQ(fdinfo_value(root->fd, "timers_boottime_alarm"), 0);
 	/*
 	 * Root of a user namespace of its own holds CAP_WAKE_ALARM there only.
 	 * Dumpable again (the drop from root cleared it), so that its own
