@@ -834,21 +834,27 @@ static void delayq_take_node(struct tempo_delayq *q, struct tempo_delayq_node *n
 
 /*
  * The MONOTONIC instant at which the queue's clock reaches @t, by the
- * clock's offset now; no further ahead than the timer wheel takes (after a
- * REALTIME step back the instant may lie beyond: the kick fires early there
- * and is aimed again).
+ * clock's offset now; no further ahead than the timer wheel takes. The
+ * instant may lie beyond: after a REALTIME step back, or for any clock once a
+ * consume() with TEMPO_DELAYQ_ALL moved an item not yet due to a later
+ * deadline (AGAIN). The kick fires early there and is aimed again. A
+ * MONOTONIC queue compares with q->now, a reading of its clock, first: @t
+ * within reach of it is within reach of now.
  */
 static ktime_t delayq_kick_mono(struct tempo_delayq *q, ktime_t t)
 {
-	ktime_t mono, now;
+	u64 reach = tempo_timer_max_delay_ns();
+	ktime_t mono = t, now;
 
-	if (likely(q->clock == CLOCK_MONOTONIC))
-		return t;
-	mono = ktime_sub(t, tempo_clock_offset(q->clock));
+	if (likely(q->clock == CLOCK_MONOTONIC)) {
+		if (likely(!ktime_after(t, ktime_add_ns(q->now, reach))))
+			return t;
+	} else {
+		mono = ktime_sub(t, tempo_clock_offset(q->clock));
+	}
 	now = ktime_get();
-	if (ktime_after(mono, now) &&
-	    ktime_to_ns(ktime_sub(mono, now)) > tempo_timer_max_delay_ns())
-		mono = ktime_add_ns(now, tempo_timer_max_delay_ns());
+	if (ktime_after(mono, now) && ktime_to_ns(ktime_sub(mono, now)) > reach)
+		mono = ktime_add_ns(now, reach);
 	return mono;
 }
 

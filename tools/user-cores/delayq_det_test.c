@@ -761,6 +761,47 @@ static void test_batch_takes_every_due(void)
 	}
 }
 
+/* A consume() verdict: a nanosecond later. */
+static enum tempo_delayq_verdict det_later(struct tempo_delayq_node *node, ktime_t due, void *arg)
+{
+	(void)due;
+	(void)arg;
+	node->deadline = ktime_add_ns(node->deadline, 1);
+	return TEMPO_DELAYQ_AGAIN;
+}
+
+/*
+ * consume() with TEMPO_DELAYQ_ALL shows items not yet due, and an AGAIN
+ * verdict may move one beyond the timer wheel's longest delay from now. The
+ * kick, aimed at it, fires at the wheel's reach and is aimed again: the item
+ * put at the longest delay and moved a nanosecond on, then a watcher, is
+ * found due within a 64th of a tick of its deadline.
+ * Fails if: the kick is aimed past the wheel's reach (seen failing: the
+ * wheel refuses the arm with -ERANGE, the core WARNs and nobody hears of
+ * the item).
+ */
+static void test_kick_beyond_the_reach(void)
+{
+	struct tempo_delayq_node far;
+	u64 deadline;
+
+	setup();
+	tempo_delayq_node_init(&far);
+	/* No kick until the watcher comes: then one, aimed at the item. */
+	remove_wait_queue(tempo_delayq_waitqueue(q), &watch.wait);
+	EXPECT_EQ(tempo_delayq_put(q, &far, tempo_timer_max_delay_ns()), 0, "put");
+	EXPECT_EQ(tempo_delayq_consume(q, det_later, NULL, 1, TEMPO_DELAYQ_ALL), 1, "consume");
+	add_wait_queue(tempo_delayq_waitqueue(q), &watch.wait);
+	EXPECT_FALSE(tempo_delayq_ready(q), "ready");
+	deadline = ktime_to_ns(far.deadline);
+	drive_to_edge(deadline + TICK_NS);
+	EXPECT_EQ(watch.edges, 1, "%u edges", watch.edges);
+	EXPECT_GE(watch.at, deadline, "found due %llu ns early", deadline - watch.at);
+	EXPECT_LE(watch.at, deadline + TICK_NS / 64, "found due %llu ns late", watch.at - deadline);
+	EXPECT_EQ(tempo_delayq_try_take(q), &far, "take");
+	teardown();
+}
+
 static const struct test_case cases[] = {
 	TEST_CASE_VOID(test_kick_stages_within_a_tick),
 	TEST_CASE_VOID(test_kick_follows_the_earliest),
@@ -776,6 +817,7 @@ static const struct test_case cases[] = {
 	TEST_CASE_VOID(test_look_asked_again),
 	TEST_CASE_VOID(test_small_slot_left_to_the_kick),
 	TEST_CASE_VOID(test_batch_takes_every_due),
+	TEST_CASE_VOID(test_kick_beyond_the_reach),
 	{}
 };
 
