@@ -581,7 +581,7 @@ u64 tempo_wheel_fine_next(const struct tempo_wheel *w);
 bool tempo_wheel_empty(const struct tempo_wheel *w);
 
 /*
- * kmod/wheel.c's timers and bases, for its debugfs view (kmod/wheel_debugfs.c)
+ * The timers and bases of kmod/wheel*.c, for the debugfs view (kmod/wheel_debugfs.c)
  * and for the tests that check a state word (tools/user-cores/wheel_harness.h):
  * the design comment at the top of kmod/wheel.c says what each bit means.
  */
@@ -643,7 +643,7 @@ void tempo_wheel_cpu_stats(unsigned int cpu, struct tempo_wheel_stats *s, bool *
 void tempo_wheel_geometry(u32 *tick, unsigned int *depth, unsigned int *lazy_level,
 			  s64 *jiffies_base);
 #if IS_ENABLED(CONFIG_KUNIT) || !defined(__KERNEL__)
-/* wheel.c's, for the tests: static in a module built without KUnit. */
+/* kmod/wheel_cpu.c's, for the tests: static in a module built without KUnit. */
 bool tempo_wheel_params_ok(u32 tick, unsigned int levels);
 bool tempo_wheel_cpu_quiet(unsigned int cpu, bool *hrtimer_armed);
 #endif

@@ -3,7 +3,7 @@
  * tempo timer wheel: what it shows of itself. The module-wide totals the
  * KUnit suites check (tempo_wheel_totals()), and debugfs tempo/wheel/:
  * stats (each CPU's counters and the lateness histogram) and geometry (the
- * levels of the loaded tick_ns and wheel_levels). It reads kmod/wheel.c's
+ * levels of the loaded tick_ns and wheel_levels). It reads kmod/wheel_cpu.c's
  * bases through tempo_wheel_cpu_stats() and tempo_wheel_geometry() only: a
  * racy snapshot of counters each written by its own CPU.
  */
