@@ -5,6 +5,15 @@
  * tempo's timer wheel: lock-free O(1) timers on per-CPU hierarchical wheels,
  * with callbacks run in process context on a per-CPU workqueue, or in the
  * interrupt for the timers that ask.
+ *
+ * This file holds the state word, arm and cancel, the inboxes and kicks, and
+ * the owner's placement, collection and dispatch. Beside it: the wheel proper
+ * (kmod/wheel.h, kmod/wheel_levels.c), the per-CPU base and the tick
+ * arithmetic its files share (kmod/wheel_base.h), cancel_sync
+ * (kmod/wheel_sync.c), init, exit and CPU hotplug (kmod/wheel_cpu.c), the
+ * deferrable wheel's carrier (kmod/wheel_defer.c), the jiffies clock of
+ * COARSE arms (kmod/wheel_coarse.c) and the debugfs view
+ * (kmod/wheel_debugfs.c).
  */
 
 /**
@@ -388,77 +397,6 @@
  */
 
 /**
- * DOC: timer wheel: coarse
- *
- * A COARSE arm reads the jiffies, and dates "now" c by the start of the
- * current jiffy: jiffies * TICK_NSEC + B (jiffies_now_ns(): a load, a
- * multiply, an add). The kernel makes jiffy j current no earlier than its
- * start T(j) = j * TICK_NSEC + B0, B0 constant (tick_do_update_jiffies64()),
- * and B >= B0 is measured at load (jiffies_calibrate(), which measures again
- * while the jiffies were overdue): it exceeds B0 by e, the tick's own
- * latency, microseconds. So c >= T(j), and s = now - c stays
- * at most TICK_NSEC while the jiffies are current (jiffy j + 1 made current
- * within e of T(j + 1)); s >= -e. An arm of delay d takes the deadline
- * c + TICK_NSEC + d, and places the timer from c. So it is never early while
- * s <= TICK_NSEC, early by s - TICK_NSEC when the jiffies were that overdue
- * at the arm, and late (beyond the pad, TICK_NSEC - s, at most a jiffy and e)
- * by the wheel's bound for a delay of d + TICK_NSEC. Within a jiffy the same
- * delay gives the same deadline: a re-arm has only to compare (LAZY).
- *
- * ktime_get_coarse_ns() would not do: it is where timekeeping last
- * accumulated a whole interval, at the last tick, and that is not in phase
- * with the jiffies; it lags CLOCK_MONOTONIC by up to two jiffies while they
- * are current (kunit/wheel_test.c, live_coarse_reading_current), and it is a
- * call and a seqcount loop.
- *
- * The placement reading c is ahead of the clock by e at most, in the first
- * microseconds of a jiffy. Forwarding the wheel clock to c's tick can then
- * put it a tick ahead of real time for that long, which costs only a timer
- * armed meanwhile for a deadline already past: it waits for that tick, the
- * next one. Precise timers keep their bound. tempo_timer_arm_at() of a
- * COARSE timer places it from c and keeps its absolute deadline exact: never
- * early.
- */
-
-/**
- * DOC: timer wheel: deferrable
- *
- * A TEMPO_TIMER_DEFERRABLE timer lives in a second wheel of its base,
- * dwheel, with the same owner-only rules (I1-I8, LAZY, PARKING; base_wheel()
- * picks the wheel by the timer's flags, which are fixed while a base holds
- * it). What differs is what makes the owner collect it:
- *
- * - dwheel never programs the hrtimer. Its next expiry arms the carrier, a
- *   per-CPU timer_list with TIMER_DEFERRABLE | TIMER_PINNED (base_carry()),
- *   so the kernel's own deferrable base runs it when the CPU is awake anyway
- *   (a tick, whatever woke the CPU) and never wakes an idle one. It is aimed
- *   1/8 short of the bucket, because a timer_list is late by up to 1/8 of its
- *   delay; one that comes early finds nothing due and is re-armed nearer.
- * - base_process(), whatever runs it (the hrtimer, a kick, the carrier),
- *   collects both wheels, so a CPU woken for a precise timer also runs every
- *   deferrable one due by then.
- * - Messages about deferrable timers from other CPUs (arm, cancel, forward,
- *   a lazy re-arm's poke) go to a second inbox, dinbox, which sends no IPI.
- *   The pusher that finds it empty queues dkick, a TIMER_DEFERRABLE
- *   timer_list on the owner for the next jiffy, which drains it
- *   (base_dkick(), P8): a busy CPU places the message at its next tick, an
- *   idle one when it wakes. The main inbox would not do: a precise message
- *   that found it non-empty would not kick either.
- * - The exception is tempo_timer_cancel_sync(), which waits for the owner
- *   (kmod/wheel_sync.c, CANCEL_SYNC).
- *
- * Hotplug treats dinbox, dwheel, the carrier and dkick as the main ones
- * (kmod/wheel_cpu.c, HOTPLUG).
- *
- * Cost to precise timers: a test of the timer's flags where the wheel is
- * chosen (link, unlink; at placement one test covers slack and
- * DEFERRABLE, base_choose()), and two more empty checks in base_process()
- * (dinbox, dwheel.next_expiry). An eager arm or a settle reads the flags
- * once and passes them down. The arm, cancel and lazy paths read nothing
- * else.
- */
-
-/**
  * DOC: timer wheel: parking
  *
  * The owner's operations publish first and touch their lists after: one
@@ -698,68 +636,6 @@ struct tempo_lazy lazy_rule __read_mostly;
 u64 coarse_max_delay_ns;
 
 /* ---------------------------------------------------------------------- */
-/* The jiffies, for COARSE arms.                                            */
-
-/*
- * CLOCK_MONOTONIC at the start of the current jiffy, for COARSE arms: jiffies
- * times TICK_NSEC plus jiffies_base_ns (u64 arithmetic, which wraps as jiffies
- * does; see jiffies_calibrate()). One load of jiffies, a multiply and an add.
- */
-u64 jiffies_base_ns __read_mostly;
-
-static inline u64 jiffies_now_ns(void)
-{
-	return (u64)jiffies * TICK_NSEC + jiffies_base_ns;
-}
-
-/*
- * The kernel makes jiffy j current at CLOCK_MONOTONIC T(j) = j * TICK_NSEC +
- * B, for a constant B (tick_do_update_jiffies64() moves last_jiffies_update
- * by whole TICK_NSECs, and jiffies with it), never before T(j): a clock
- * reading t taken after jiffies read j gives B <= t - j * TICK_NSEC. Take
- * the least of such bounds over three jiffy changes: the first reading after
- * a change exceeds B only by the tick's own latency (tens of microseconds
- * under User-Mode Linux). So jiffies_now_ns() is never before the start of
- * the jiffy and late by that excess at most. An attempt spins for four
- * jiffies at most; one that saw fewer than three changes ran while the
- * jiffies were overdue (the CPU that advances them held off, a vCPU the host
- * descheduled: every bound it read may be late by that much), and the next
- * attempt keeps the least bound so far, eight attempts at most. Gives up at
- * once on a clock that does not move (a test's fake one: its first reading
- * is kept).
- */
-void jiffies_calibrate(void)
-{
-	unsigned long j0 = jiffies;
-	u64 start = ktime_get_ns(), best = start - (u64)j0 * TICK_NSEC;
-	unsigned int attempt, changes = 0, i;
-
-	for (attempt = 0; attempt < 8 && changes < 3; attempt++) {
-		j0 = jiffies;
-		start = ktime_get_ns();
-		changes = 0;
-		for (i = 1; changes < 3; i++) {
-			unsigned long j = jiffies;
-			u64 t = ktime_get_ns(), b = t - (u64)j * TICK_NSEC;
-
-			if ((s64)(b - best) < 0)
-				best = b;
-			if (j != j0) {
-				j0 = j;
-				changes++;
-			}
-			if (i == 1024 && t == start)
-				goto out;
-			if (t - start > 4 * TICK_NSEC)
-				break;
-			cpu_relax();
-		}
-	}
-out:
-	jiffies_base_ns = best;
-}
-
-/* ---------------------------------------------------------------------- */
 /* Inboxes and kicks.                                                       */
 
 enum push_result { PUSH_FIRST, PUSH_MORE, PUSH_SEALED };
@@ -957,27 +833,6 @@ static void base_program(struct tempo_base *base, u64 at)
 		return;
 	base->programmed = at;
 	hrtimer_start(&base->hrtimer, ns_to_ktime(at), HRTIMER_MODE_ABS_PINNED);
-}
-
-/*
- * Arm base's carrier for @bucket_expiry if that is earlier than planned
- * (DEFERRABLE). A timer_list is late by up to 1/8 of its delay (its own
- * levels): aim 1/8 short, so it fires before the bucket, finds it not yet
- * due, and is re-armed nearer (a few runs per expiry, only while the CPU is
- * awake). Out of line, so that base_link() stays small enough to inline into
- * the eager arm. Owner, irqs off.
- */
-static noinline void base_carry(struct tempo_base *base, u64 bucket_expiry)
-{
-	u64 at = bucket_expiry * tick_ns, now = ktime_get_ns();
-	unsigned long delta = 0;
-
-	if (bucket_expiry >= base->dprogrammed)
-		return;
-	base->dprogrammed = bucket_expiry;
-	if (at > now)
-		delta = div_u64(at - now, TICK_NSEC);
-	mod_timer(&base->carrier, jiffies + delta - delta / 8);
 }
 
 /* Where an owner links a timer, chosen before the cmpxchg that publishes it. */
@@ -1442,7 +1297,7 @@ enum hrtimer_restart base_hrtimer_fn(struct hrtimer *hrtimer)
 	return HRTIMER_RESTART;
 }
 
-static void base_kicked(struct tempo_base *base)
+void base_kicked(struct tempo_base *base)
 {
 	u64 next;
 
@@ -1464,24 +1319,6 @@ void base_kick_csd(void *info)
 void base_kick_irq_work(struct irq_work *work)
 {
 	base_kicked(container_of(work, struct tempo_base, kick));
-}
-
-/*
- * The carrier (DEFERRABLE): the kernel runs it when this CPU is awake anyway
- * and its deferrable timer_list is due. Softirq; it was migrated to another
- * CPU only if base_cpu_offline() raced with its re-arm, and then it is stale.
- */
-void base_carrier_fn(struct timer_list *tl)
-{
-	struct tempo_base *base = timer_container_of(base, tl, carrier);
-
-	local_irq_disable();
-	if (base->cpu == smp_processor_id()) {
-		base->dprogrammed = TEMPO_NEVER;
-		base->stats.dexpiries++;
-		base_kicked(base);
-	}
-	local_irq_enable();
 }
 
 /* Drain the deferrable inbox (base_dkick()). Softirq. */

@@ -2,9 +2,10 @@
 /*
  * The per-CPU bases of the timer wheel, as the wheel's files share them:
  * kmod/wheel.c (the state word, arm and cancel, the owner's placement,
- * collection and dispatch), kmod/wheel_sync.c (cancel_sync, shutdown_sync)
- * and kmod/wheel_cpu.c (module init and exit, CPU hotplug, the snapshots the
- * tests and debugfs read). The design is in kmod/wheel.c's DOC sections
+ * collection and dispatch), kmod/wheel_sync.c (cancel_sync, shutdown_sync),
+ * kmod/wheel_cpu.c (module init and exit, CPU hotplug, the snapshots the
+ * tests and debugfs read), kmod/wheel_defer.c (the deferrable wheel's
+ * carrier) and kmod/wheel_coarse.c (the jiffies clock of COARSE arms). The design is in kmod/wheel.c's DOC sections
  * (I1: a base's lists are its CPU's alone, with interrupts off).
  *
  * Here: struct tempo_base, the loaded wheel's parameters, the tick
@@ -67,7 +68,7 @@ extern unsigned int lazy_idx;
 extern u64 max_delay_ns;		/* tempo_timer_max_delay_ns() */
 extern struct tempo_lazy lazy_rule;	/* tempo_lazy_ok(), LAZY */
 extern u64 coarse_max_delay_ns;		/* the same, less the coarse pad */
-extern u64 jiffies_base_ns;		/* COARSE: jiffies_calibrate() */
+extern u64 jiffies_base_ns;		/* COARSE, kmod/wheel_coarse.c */
 
 /* ---------------------------------------------------------------------- */
 /* Time: ticks and near boundaries of the loaded wheel.                     */
@@ -129,6 +130,16 @@ static inline u64 near_ns(u64 b)
 	return tempo_near_ns(&tick_recip, b);
 }
 
+/*
+ * CLOCK_MONOTONIC at the start of the current jiffy, for COARSE arms: jiffies
+ * times TICK_NSEC plus jiffies_base_ns (u64 arithmetic, which wraps as jiffies
+ * does; see jiffies_calibrate()). One load of jiffies, a multiply and an add.
+ */
+static inline u64 jiffies_now_ns(void)
+{
+	return (u64)jiffies * TICK_NSEC + jiffies_base_ns;
+}
+
 /* ---------------------------------------------------------------------- */
 /* Timers and bases.                                                        */
 
@@ -176,14 +187,21 @@ enum settle_how {
 
 /* kmod/wheel.c: the owner's side */
 bool base_settle(struct tempo_base *base, struct tempo_timer *t, unsigned int how, u64 now);
-void jiffies_calibrate(void);
 enum hrtimer_restart base_hrtimer_fn(struct hrtimer *hrtimer);
 void base_dispatch(struct work_struct *work);
 void base_kick_csd(void *info);
 void base_kick_irq_work(struct irq_work *work);
-void base_carrier_fn(struct timer_list *tl);
-void base_dkick_fn(struct timer_list *tl);
 void timer_release(struct tempo_timer *timer);
 struct llist_node *inbox_seal(struct llist_head *inbox);
+
+void base_dkick_fn(struct timer_list *tl);
+void base_kicked(struct tempo_base *base);
+
+/* kmod/wheel_coarse.c */
+void jiffies_calibrate(void);
+
+/* kmod/wheel_defer.c: the deferrable wheel's carrier */
+void base_carry(struct tempo_base *base, u64 bucket_expiry);
+void base_carrier_fn(struct timer_list *tl);
 
 #endif /* _TEMPO_WHEEL_BASE_H */
