@@ -634,6 +634,7 @@ unsigned int lazy_idx;
 u64 max_delay_ns;
 struct tempo_lazy lazy_rule __read_mostly;
 u64 coarse_max_delay_ns;
+u64 jiffies_base_ns __read_mostly;
 
 /* ---------------------------------------------------------------------- */
 /* Inboxes and kicks.                                                       */

@@ -68,7 +68,7 @@ extern unsigned int lazy_idx;
 extern u64 max_delay_ns;		/* tempo_timer_max_delay_ns() */
 extern struct tempo_lazy lazy_rule;	/* tempo_lazy_ok(), LAZY */
 extern u64 coarse_max_delay_ns;		/* the same, less the coarse pad */
-extern u64 jiffies_base_ns;		/* COARSE, kmod/wheel_coarse.c */
+extern u64 jiffies_base_ns;		/* COARSE: jiffies_calibrate() */
 
 /* ---------------------------------------------------------------------- */
 /* Time: ticks and near boundaries of the loaded wheel.                     */

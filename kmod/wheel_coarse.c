@@ -40,9 +40,6 @@
 #include "wheel.h"
 #include "wheel_base.h"
 
-/* COARSE: the start of jiffy 0 in CLOCK_MONOTONIC, jiffies_now_ns(). */
-u64 jiffies_base_ns __read_mostly;
-
 /*
  * The kernel makes jiffy j current at CLOCK_MONOTONIC T(j) = j * TICK_NSEC +
  * B, for a constant B (tick_do_update_jiffies64() moves last_jiffies_update
