@@ -5,8 +5,9 @@
  * collection and dispatch), kmod/wheel_sync.c (cancel_sync, shutdown_sync),
  * kmod/wheel_cpu.c (module init and exit, CPU hotplug, the snapshots the
  * tests and debugfs read), kmod/wheel_defer.c (the deferrable wheel's
- * carrier) and kmod/wheel_coarse.c (the jiffies clock of COARSE arms). The design is in kmod/wheel.c's DOC sections
- * (I1: a base's lists are its CPU's alone, with interrupts off).
+ * carrier) and kmod/wheel_coarse.c (the jiffies clock of COARSE arms). The
+ * design is in the DOC sections of those files, the top one of kmod/wheel.c
+ * first (I1: a base's lists are its CPU's alone, with interrupts off).
  *
  * Here: struct tempo_base, the loaded wheel's parameters, the tick
  * arithmetic of that wheel (over the exact divisions of kmod/wheel.h), the
