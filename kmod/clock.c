@@ -47,7 +47,7 @@
  * one also wakes the machine from suspend for its deadlines: it keeps a
  * kernel alarm (kernel/time/alarmtimer.c) aimed at them, and at suspend the
  * alarmtimer programs the real-time clock for the earliest alarm of the
- * system ("DOC: delay queue: alarms", kmod/delayq.c). So an alarm clock needs
+ * system ("DOC: delay queue: alarms", kmod/delayq_clock.c). So an alarm clock needs
  * an RTC the alarmtimer may wake the machine with (one that can raise an
  * alarm, whose device may wake the system), which the kernel picks when the
  * RTC registers: tempo_clock_alarm_ready() asks whether it has one.

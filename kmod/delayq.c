@@ -6,6 +6,12 @@
  * consumer ever does a timed wait to find out when that is. consume() takes
  * with a verdict per item, decided under the queue's lock, and says when
  * each item was found due.
+ *
+ * The core is here: the model, put, take and consume, the cascade, the
+ * wake-ups and the kick. kmod/delayq_clock.c holds what a queue of another
+ * clock than CLOCK_MONOTONIC adds (the clock-change walk) and what an alarm
+ * queue adds (its alarm, the pass before a suspend); kmod/delayq_internal.h
+ * is what the two share.
  */
 
 /**
@@ -14,8 +20,8 @@
  * One spinlock, q->wait.lock, guards all of a queue; the lock orders
  * everything, and this file has no barrier of its own. Time is cut into
  * grains of 2^DQ_GRAIN_SHIFT ns of the queue's clock (dq_grain(); q->clock,
- * CLOCK_MONOTONIC unless the queue was made with another, see "Clocks"
- * below), and q->next_grain splits the queued nodes in two:
+ * CLOCK_MONOTONIC unless the queue was made with another, see "Clocks",
+ * kmod/delayq_clock.c), and q->next_grain splits the queued nodes in two:
  *
  *  - sorted: the nodes of grains before q->next_grain, by deadline and then put
  *    order (node->seq), in two sequences. q->run is a FIFO list that a node
@@ -55,98 +61,6 @@
  * "behind", and a consumer catches up before it says nothing is due) or
  * ahead of it (peek() and destroy() sort ahead). consume() reports q->now
  * as the time an item was found due.
- */
-
-/**
- * DOC: delay queue: clocks
- *
- * A queue keeps its deadlines and its readings in its clock, q->clock:
- * CLOCK_MONOTONIC, CLOCK_BOOTTIME or CLOCK_REALTIME (kmod/clock.c, "DOC: tempo
- * clocks"). Its kick is a tempo timer, and the timer wheel runs on
- * CLOCK_MONOTONIC: delayq_kick_arm() aims it at the MONOTONIC instant the clock
- * reaches the time wanted, through the clock's offset now, and no further ahead
- * than the timer wheel takes. An offset moves only when a clock is set or the
- * machine resumes; the clock core then calls delayq_clock_changed(), which
- * visits each queue of another clock once (delayq_clock_list): it forgets the
- * kick's aim, reads the clock and notifies (delayq_notify()), so that the kick
- * is aimed anew or a consumer woken for what the change made due, that last
- * with no lock but the queue's own held. A change costs O(queues), whatever
- * they hold, and holds the lock of the list of queues for one queue's O(1)
- * visit at a time, so it delays a create() or destroy() by one visit at most;
- * a kick aimed through an old offset that fires early finds nothing due and is
- * aimed again.
- *
- * CLOCK_REALTIME can be set back. A queue of another clock than MONOTONIC
- * reads it under the lock only, so its readings come in order and a lower
- * one means a step back; in a REALTIME queue q->now is then always the
- * latest reading, lower or not (delayq_set_now()). Every node put is put in
- * a critical section that read the clock, so a node is takeable only once
- * a reading taken after its put has reached its deadline: never early in
- * its clock, whatever the clock did. After a step back, due nodes that the
- * clock no longer reaches wait for it again, and the counted prefix (below)
- * may hold some, as may a node linked before its end since: stats()
- * uncounts them from the prefix's end, where they all are (the prefix is in
- * deadline order), before it counts.
- */
-
-/**
- * DOC: delay queue: alarms
- *
- * A queue made for CLOCK_BOOTTIME_ALARM or CLOCK_REALTIME_ALARM (q->wakes)
- * keeps the time of CLOCK_BOOTTIME or CLOCK_REALTIME, and wakes the machine
- * from suspend for its deadlines, as an alarm timerfd does: it keeps
- * q->alarm, a kernel alarm (kernel/time/alarmtimer.c) of its clock, aimed no
- * later than the first deadline that has not passed, whether or not anybody
- * waits, and at suspend the alarmtimer programs the RTC for the earliest
- * alarm of the system. The alarm is of the queue's clock: no offset to aim
- * through, and a set of the wall clock moves a REALTIME alarm with it.
- *
- * The aim (delayq_alarm_aim(), at the end of every critical section,
- * delayq_unlock()) is read off the structure in O(1): the first sorted node
- * after each counted prefix (the prefix is due: "The ready count" below), or
- * the tree's first node when a REALTIME clock set back left the prefix's end
- * not due; and the cascade's delayq_work_at(). The earlier is a bound below
- * every deadline still to come, and exact, the first of them, when it is a
- * sorted node's that has not passed. The alarm goes to an exact bound, later
- * or earlier; to an inexact one (a coarse slot's start, a slot whose
- * earliest node left) only earlier: it then fires early, finds nothing due
- * and is aimed again. So the alarm is never later than the first deadline to
- * come (but by less than a grain, when that is less than a grain away: see
- * below): never a late wake-up. A queue with nothing left to come cancels it
- * (alarm_try_to_cancel()). A bound that has passed (items due that nobody
- * counted, a cascade behind the clock) aims it a grain ahead
- * (DQ_ALARM_FLOOR), so that its callback does the counting in steps, and an
- * alarm never moves later to such an aim, so that a busy queue does not keep
- * pushing it on.
- *
- * Its callback (delayq_alarm_fired(), in the hrtimer interrupt, interrupts
- * off) forgets the aim, reads the clock, sorts up to the clock and counts the
- * due nodes into the prefix, DQ_KICK_MOVES of each at most, and ends with
- * delayq_unlock(): it wakes a consumer for an item due (after a resume, as
- * soon as the hrtimers resume) and aims the alarm again, at the next
- * deadline or, short of moves, a grain later. So an expiry costs the
- * interrupt a bounded amount of work, as the kick's does.
- *
- * Before a suspend (PM_SUSPEND_PREPARE, delayq_alarm_suspend()), every alarm
- * queue is sorted in process context, DQ_STEP nodes per critical section,
- * until its bound is its first deadline to come exactly, and the alarm is
- * aimed there even if it was aimed earlier: the machine sleeps until that
- * deadline, less the RTC's resolution (a second on a PC), not until a coarse
- * slot's start. A put between then and the alarmtimer's suspend moves the
- * alarm earlier as always. The alarmtimer refuses a suspend (-EBUSY) when
- * the earliest alarm is less than two seconds away, so an aim a grain late
- * never lets the machine sleep through a deadline.
- *
- * Cost to other queues: a test of q->wakes at each unlock. An alarm queue
- * adds a hard interrupt per first deadline (besides the kick, if anybody
- * waits), a clock reading and an alarm start when its bound moves (a put
- * before the first deadline, a take or remove of the first item), and the
- * sort before each suspend. That pass holds delayq_list_lock from the first
- * alarm queue to the last (unlike the clock walk, which holds it for one
- * queue at a time): a create() or destroy() of any queue during it waits for
- * the sort of every alarm queue, O(their items) in steps of DQ_STEP.
- * destroy() cancels the alarm (alarm_cancel(), which waits for a callback
- * under way) once the queue is dead, and nothing aims it then.
  */
 
 /**
@@ -300,7 +214,6 @@
 #include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/rbtree.h>
-#include <linux/suspend.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
@@ -313,103 +226,18 @@
 
 #include "clock.h"
 #include "compat.h"
+#include "delayq_internal.h"
 #include "internal.h"
 #include "occupancy.h"
 #include "testing.h"
 
-enum delayq_state {
-	DELAYQ_IDLE = 0,	/* not queued */
-	DELAYQ_CASCADE,		/* queued, in a cascade slot */
-	DELAYQ_PENDING,		/* queued, in the tree, not in the counted prefix */
-	DELAYQ_READY,		/* queued, in the tree, in the counted prefix: due */
-	DELAYQ_RUN,		/* queued, in the run, not in the counted prefix */
-	DELAYQ_RUN_READY,	/* queued, in the run, in the counted prefix: due */
-};
-
-enum delayq_counter {
-	DELAYQ_STAT_PUT,
-	DELAYQ_STAT_EXPIRED,
-	DELAYQ_STAT_TAKEN,
-	DELAYQ_STAT_REMOVED,
-	DELAYQ_STAT_FLUSHED,
-	DELAYQ_STAT_WAKEUPS,
-	DELAYQ_STAT_REQUEUED,
-	DELAYQ_NR_STATS
-};
-
-#define DQ_GRAIN_SHIFT	20		/* a grain: 2^20 ns, about 1 ms */
-#define DQ_LVL_BITS	6
-#define DQ_SLOTS	BIT(DQ_LVL_BITS)
-#define DQ_SLOT_MASK	(DQ_SLOTS - 1)
-#define DQ_LEVELS	6
-/* Grains ahead the cascade places by their own grain: 2^36, over 2 years. */
-#define DQ_SPAN		(1ULL << (DQ_LVL_BITS * DQ_LEVELS))
-#define DQ_NEVER	S64_MAX		/* q->next_work of an empty cascade */
-
 /*
- * How far ahead an alarm is aimed at least: a grain. An alarm whose bound has
- * passed fires that much later to go on counting, and on kernels where an
- * alarm started for a time past is not queued (alarm_start_timer()), the aim
- * is in the future.
+ * The live queues, under delayq_list_lock (which also guards the lists of
+ * kmod/delayq_clock.c), and what destroyed ones counted: the module's totals
+ * (debugfs).
  */
-#define DQ_ALARM_FLOOR	BIT_ULL(DQ_GRAIN_SHIFT)
-
-/* Nodes moved, or counted by stats(), per critical section. */
-#define DQ_STEP		64
-/*
- * Nodes the kick moves per expiry: a slot of more is sorted by the queue's
- * own consumers and watchers, woken for it, in their context.
- */
-#define DQ_KICK_MOVES	16
-
-struct tempo_delayq {
-	wait_queue_head_t	wait;		/* consumers; .lock guards all below */
-	wait_queue_head_t	watch;		/* watchers: woken at readiness edges */
-	struct rb_root_cached	tree;		/* the sorted nodes */
-	struct tempo_delayq_node *last_ready;	/* end of the tree's counted prefix */
-	struct list_head	run;		/* sorted nodes that came in order */
-	struct tempo_delayq_node *run_ready;	/* end of the run's counted prefix */
-	ktime_t			now;		/* latest clock reading */
-	s64			next_grain;	/* the first grain not sorted */
-	s64			next_work;	/* no slot to empty before this grain */
-	u64			seq;		/* put order */
-	ktime_t			kick_at;	/* the time the kick is armed for, or KTIME_MAX */
-	u64			kick_slack;	/* and the slack it was armed with, ns */
-	u64			slack;		/* least node slack since the queue was empty */
-	struct tempo_timer	kick;
-	clockid_t		clock;		/* CLOCK_MONOTONIC, BOOTTIME or REALTIME */
-	unsigned int		n;		/* queued nodes */
-	unsigned int		nready;		/* counted nodes: READY and RUN_READY */
-	unsigned int		nwaiters;	/* consumers in delayq_wait()'s passes */
-	bool			woken;		/* a selected consumer has not looked yet */
-	bool			ready;		/* ready at the last notify */
-	bool			kick_short;	/* the kick left due slots to sort */
-	bool			look_asked;	/* watchers woken to sort, not yet done */
-	bool			dead;		/* shut down */
-	bool			wakes;		/* an alarm queue: q->alarm is aimed */
-	u64			count[DELAYQ_NR_STATS];
-	struct list_head	list;		/* on delayq_list */
-	struct list_head	clock_link;	/* on delayq_clock_list: not MONOTONIC */
-	struct list_head	alarm_link;	/* on delayq_alarm_list: q->wakes */
-	ktime_t			alarm_at;	/* where q->alarm is aimed, or KTIME_MAX */
-	struct alarm		alarm;		/* q->wakes: wakes the machine ("Alarms") */
-	u64			occupied[DQ_LEVELS];	/* slots not empty, a bit each */
-	ktime_t			cascade_min[DQ_SLOTS];	/* level 0: no deadline is earlier */
-	struct list_head	cascade[DQ_LEVELS][DQ_SLOTS];
-};
-
-/*
- * Module totals (debugfs): the live queues, and what destroyed ones counted;
- * the queues whose clock is not MONOTONIC, for delayq_clock_changed(); and
- * the alarm queues, for delayq_alarm_suspend().
- */
-static DEFINE_MUTEX(delayq_list_lock);
-/* The queue a clock change is telling, with no lock held; destroy() waits. */
-static struct tempo_delayq *delayq_clock_pinned;
-static DECLARE_WAIT_QUEUE_HEAD(delayq_clock_pin_wait);
-static LIST_HEAD(delayq_list);
-static LIST_HEAD(delayq_clock_list);
-static LIST_HEAD(delayq_alarm_list);
+DEFINE_MUTEX(delayq_list_lock);
+LIST_HEAD(delayq_list);
 static u64 delayq_retired[DELAYQ_NR_STATS];
 
 static const char * const delayq_counter_names[DELAYQ_NR_STATS] = {
@@ -426,56 +254,6 @@ static const char * const delayq_counter_names[DELAYQ_NR_STATS] = {
 static void delayq_count(struct tempo_delayq *q, enum delayq_counter c)
 {
 	q->count[c]++;
-}
-
-static s64 dq_grain(ktime_t t)
-{
-	return ktime_to_ns(t) >> DQ_GRAIN_SHIFT;
-}
-
-static ktime_t dq_time(s64 grain)
-{
-	return ns_to_ktime(grain << DQ_GRAIN_SHIFT);
-}
-
-static struct tempo_delayq_node *delayq_node(struct rb_node *rb)
-{
-	return rb_entry_safe(rb, struct tempo_delayq_node, rb);
-}
-
-static struct tempo_delayq_node *delayq_tree_first(struct tempo_delayq *q)
-{
-	return delayq_node(rb_first_cached(&q->tree));
-}
-
-/* Under the lock of the node's queue; put() reads it without (-EBUSY). */
-static void delayq_set_state(struct tempo_delayq_node *node, enum delayq_state state)
-{
-	WRITE_ONCE(node->state, state);
-}
-
-/* Is a node of @deadline due by the queue's latest reading? */
-static bool delayq_due(const struct tempo_delayq *q, ktime_t deadline)
-{
-	return !ktime_after(deadline, q->now);
-}
-
-/*
- * Apply a reading of the queue's clock, taken under the lock (a MONOTONIC
- * one may be taken before it): the latest reading, which only a REALTIME
- * clock set back makes lower than the last.
- */
-static void delayq_set_now(struct tempo_delayq *q, ktime_t now)
-{
-	if (ktime_after(now, q->now) || q->clock == CLOCK_REALTIME)
-		q->now = now;
-}
-
-/* Take a clock reading, under the lock. */
-static void delayq_clock(struct tempo_delayq *q)
-{
-	delayq_set_now(q, likely(q->clock == CLOCK_MONOTONIC) ? ktime_get() :
-		       tempo_clock_read(q->clock));
 }
 
 /* The sorted part's order: by deadline, then put order. */
@@ -713,7 +491,7 @@ static s64 delayq_next_work(const struct tempo_delayq *q)
  * from its start; the grain's start also when next_work is below the next
  * grain with work. No node of a later slot is due before that grain's end.
  */
-static ktime_t delayq_work_at(const struct tempo_delayq *q)
+ktime_t delayq_work_at(const struct tempo_delayq *q)
 {
 	s64 t = q->next_work;
 	unsigned int lvl, shift;
@@ -734,7 +512,7 @@ static ktime_t delayq_work_at(const struct tempo_delayq *q)
  * the way, at most @budget nodes moved. Return: true once q->next_grain is
  * past @last.
  */
-static bool delayq_advance(struct tempo_delayq *q, s64 last, unsigned int budget)
+bool delayq_advance(struct tempo_delayq *q, s64 last, unsigned int budget)
 {
 	while (q->next_grain <= last) {
 		if (q->next_work > q->next_grain) {
@@ -765,14 +543,6 @@ static inline void delayq_advance_free(struct tempo_delayq *q)
 static bool delayq_behind(const struct tempo_delayq *q)
 {
 	return q->next_work <= dq_grain(q->now);
-}
-
-/* Under the lock: drop it and take it again; interrupts come on between. */
-static void delayq_relock(struct tempo_delayq *q, unsigned long *flags)
-	__must_hold(&q->wait.lock)
-{
-	spin_unlock_irqrestore(&q->wait.lock, *flags);
-	spin_lock_irqsave(&q->wait.lock, *flags);
 }
 
 /* Sort up to the latest reading, DQ_STEP nodes per critical section. */
@@ -877,88 +647,6 @@ static void delayq_kick_arm(struct tempo_delayq *q, ktime_t at, u64 user_slack)
 	q->kick_slack = user_slack;
 }
 
-/*
- * The earliest deadline to come among an alarm queue's sorted nodes, or
- * KTIME_MAX: the tree's and the run's first node after their counted
- * prefix, which is due while its end is (else, after a REALTIME clock set
- * back, the first node).
- */
-static ktime_t delayq_alarm_sorted(struct tempo_delayq *q)
-{
-	struct tempo_delayq_node *node = q->last_ready;
-	ktime_t at = KTIME_MAX;
-	struct rb_node *rb;
-
-	rb = node && delayq_due(q, node->deadline) ? rb_next(&node->rb) :
-						     rb_first_cached(&q->tree);
-	if (rb)
-		at = delayq_node(rb)->deadline;
-	node = q->run_ready;
-	if (!node || !delayq_due(q, node->deadline))
-		node = list_first_entry_or_null(&q->run, struct tempo_delayq_node, entry);
-	else if (list_is_last(&node->entry, &q->run))
-		node = NULL;
-	else
-		node = list_next_entry(node, entry);
-	return node ? min(at, node->deadline) : at;
-}
-
-/*
- * Under the lock, at the end of an alarm queue's critical section: aim
- * q->alarm ("Alarms"). Its bound is the earlier of the sorted nodes' first
- * deadline to come (delayq_alarm_sorted()) and the cascade's
- * delayq_work_at(); it is exact, the first deadline to come, when the sorted
- * one is the earlier and has not passed. The alarm goes to an exact bound,
- * later or earlier, unless that is within a grain of the clock; otherwise it
- * moves only earlier, to the bound or a grain ahead of the clock, whichever
- * is later (DQ_ALARM_FLOOR): so nothing keeps pushing it later. Cancelled
- * when nothing is to come. A dead queue's is left alone (destroy() cancels
- * it). An alarm that fired is still "aimed" until its callback, on its
- * way, takes the lock and aims it anew.
- */
-static void delayq_alarm_aim(struct tempo_delayq *q)
-{
-	ktime_t sorted = delayq_alarm_sorted(q), at = sorted, target, floor;
-	bool exact;
-
-	lockdep_assert_held(&q->wait.lock);
-	if (q->dead)
-		return;
-	if (q->next_work != DQ_NEVER)
-		at = min(at, delayq_work_at(q));
-	if (at == KTIME_MAX) {
-		if (q->alarm_at != KTIME_MAX)
-			alarm_try_to_cancel(&q->alarm);
-		q->alarm_at = KTIME_MAX;
-		return;
-	}
-	exact = at == sorted && !delayq_due(q, at);
-	if (exact ? at == q->alarm_at : !ktime_after(q->alarm_at, at))
-		return;
-	floor = ktime_add_ns(tempo_clock_read(q->clock), DQ_ALARM_FLOOR);
-	target = max(at, floor);
-	if (!ktime_after(q->alarm_at, target) && !(exact && ktime_after(at, floor)))
-		return;
-	/* Passed before it was queued (the CPU stalled a grain): aim again. */
-	while (!alarm_start_timer(&q->alarm, target, false)) {
-		floor = ktime_add_ns(tempo_clock_read(q->clock), DQ_ALARM_FLOOR);
-		target = max(at, floor);
-	}
-	q->alarm_at = target;
-}
-
-/*
- * Where q->alarm stands among the kernel's alarms, the queue that the
- * alarmtimer programs the RTC from at suspend: its expiry while it is queued
- * there, else KTIME_MAX. Under the lock, which every start of it holds; its
- * interrupt may take it off meanwhile (a snapshot).
- */
-static ktime_t delayq_alarm_queued(struct tempo_delayq *q)
-{
-	return READ_ONCE(q->alarm.state) & ALARMTIMER_STATE_ENQUEUED ?
-	       q->alarm.node.expires : KTIME_MAX;
-}
-
 /* What delayq_notify() asks delayq_unlock() to tell the watchers. */
 enum delayq_news {
 	DQ_NEWS_NONE,
@@ -1046,7 +734,7 @@ static enum delayq_news delayq_notify(struct tempo_delayq *q)
 }
 
 /* Leave a critical section: notify, unlock, and tell the watchers what it found. */
-static void delayq_unlock(struct tempo_delayq *q, unsigned long flags)
+void delayq_unlock(struct tempo_delayq *q, unsigned long flags)
 	__releases(&q->wait.lock)
 {
 	enum delayq_news news = delayq_notify(q);
@@ -1073,7 +761,7 @@ static void delayq_unlock(struct tempo_delayq *q, unsigned long flags)
  * otherwise it only arms the kick, as it would. Return: true when the caller
  * must announce.
  */
-static bool delayq_unlock_quiet(struct tempo_delayq *q, unsigned long flags)
+bool delayq_unlock_quiet(struct tempo_delayq *q, unsigned long flags)
 	__releases(&q->wait.lock)
 {
 	bool ready = !q->dead && delayq_takeable(q, delayq_first(q));
@@ -1122,7 +810,7 @@ static bool delayq_uncount_late(struct tempo_delayq *q, unsigned int budget)
  * nodes no longer due (delayq_uncount_late()), then on over the due nodes
  * after them, at most @budget nodes each way. Return: true when done.
  */
-static bool delayq_count_ready(struct tempo_delayq *q, unsigned int budget)
+bool delayq_count_ready(struct tempo_delayq *q, unsigned int budget)
 {
 	struct tempo_delayq_node *node;
 	struct rb_node *rb;
@@ -1175,89 +863,6 @@ static void delayq_kick(struct tempo_timer *timer)
 	q->kick_short = !delayq_advance(q, dq_grain(q->now), DQ_KICK_MOVES);
 	delayq_unlock(q, flags);
 }
-
-/*
- * An alarm queue's alarm ("Alarms"): in the hrtimer interrupt, interrupts
- * off. Forget the aim, read the clock, sort up to it and count the due nodes,
- * DQ_KICK_MOVES of each at most; delayq_unlock() wakes a consumer for an
- * item due and aims the alarm again (a grain later if moves ran short).
- * destroy() cancels the alarm once the queue is dead, before it frees @q.
- */
-static TEMPO_ALARM_RET delayq_alarm_fired(struct alarm *alarm, ktime_t unused)
-{
-	struct tempo_delayq *q = container_of(alarm, struct tempo_delayq, alarm);
-	unsigned long flags;
-
-	spin_lock_irqsave(&q->wait.lock, flags);
-	q->alarm_at = KTIME_MAX;
-	delayq_clock(q);
-	if (delayq_advance(q, dq_grain(q->now), DQ_KICK_MOVES))
-		delayq_count_ready(q, DQ_KICK_MOVES);
-	delayq_unlock(q, flags);
-	return TEMPO_ALARM_DONE;
-}
-
-/*
- * One step of an alarm queue's sort before a suspend, under the lock: sort
- * up to the clock, count the due nodes, then sort ahead until the first
- * sorted node after the counted prefix comes no later than anything the
- * cascade holds, DQ_STEP nodes at most each. Return: true once the alarm's
- * bound is the first deadline to come exactly (delayq_alarm_aim()).
- */
-static bool delayq_alarm_sort_step(struct tempo_delayq *q)
-{
-	ktime_t sorted;
-
-	if (!delayq_advance(q, dq_grain(q->now), DQ_STEP) || !delayq_count_ready(q, DQ_STEP))
-		return false;
-	if (q->next_work == DQ_NEVER)
-		return true;
-	/* Nothing the cascade holds is earlier than the sorted part's first? */
-	sorted = delayq_alarm_sorted(q);
-	if (!ktime_after(sorted, delayq_work_at(q)))
-		return true;
-	delayq_advance(q, q->next_work, DQ_STEP);
-	return false;
-}
-
-/*
- * Before a suspend, in process context: sort @q until its bound is exact,
- * dropping the lock between steps; the unlock aims its alarm there.
- */
-static void delayq_alarm_sort(struct tempo_delayq *q)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&q->wait.lock, flags);
-	delayq_clock(q);
-	while (!q->dead && !delayq_alarm_sort_step(q))
-		delayq_relock(q, &flags);
-	delayq_unlock(q, flags);
-}
-
-/*
- * The PM chain: before the tasks are frozen for a suspend, sort every alarm
- * queue and aim its alarm at its first deadline to come (see "Alarms"), so
- * that the alarmtimer programs the RTC for that deadline, not a bound.
- */
-static int delayq_alarm_suspend(struct notifier_block *nb, unsigned long event, void *unused)
-{
-	struct tempo_delayq *q;
-
-	if (event != PM_SUSPEND_PREPARE)
-		return NOTIFY_DONE;
-	mutex_lock(&delayq_list_lock);
-	list_for_each_entry(q, &delayq_alarm_list, alarm_link) {
-		delayq_alarm_sort(q);
-		cond_resched();
-	}
-	mutex_unlock(&delayq_list_lock);
-	return NOTIFY_DONE;
-}
-
-static struct notifier_block delayq_alarm_pm_nb = {
-	.notifier_call = delayq_alarm_suspend,
-};
 
 /**
  * tempo_delayq_node_init() - prepare a node for its first put; not while it is queued
@@ -1312,9 +917,6 @@ struct tempo_delayq *tempo_delayq_create_clock(clockid_t clock)
 	q->clock = clock;
 	q->wakes = wakes;
 	q->alarm_at = KTIME_MAX;
-	if (wakes)
-		alarm_init(&q->alarm, clock == CLOCK_BOOTTIME ? ALARM_BOOTTIME : ALARM_REALTIME,
-			   delayq_alarm_fired);
 	init_waitqueue_head(&q->wait);
 	init_waitqueue_head(&q->watch);
 	q->tree = RB_ROOT_CACHED;
@@ -1329,10 +931,7 @@ struct tempo_delayq *tempo_delayq_create_clock(clockid_t clock)
 	INIT_LIST_HEAD(&q->alarm_link);
 	mutex_lock(&delayq_list_lock);
 	list_add_tail(&q->list, &delayq_list);
-	if (clock != CLOCK_MONOTONIC)
-		list_add_tail(&q->clock_link, &delayq_clock_list);
-	if (wakes)
-		list_add_tail(&q->alarm_link, &delayq_alarm_list);
+	delayq_clocks_add(q);
 	mutex_unlock(&delayq_list_lock);
 	return q;
 }
@@ -1351,56 +950,6 @@ struct tempo_delayq *tempo_delayq_create(void)
 	return tempo_delayq_create_clock(CLOCK_MONOTONIC);
 }
 EXPORT_SYMBOL_NS_GPL(tempo_delayq_create, "TEMPO");
-
-/*
- * The clock core's chain, after a clock was set or the machine resumed
- * (process context, a work item; one at a time): visit every queue of
- * another clock than MONOTONIC once. Under its lock: forget where the kick
- * is aimed (the offset it was aimed through may have moved) and read the
- * clock; the unlock aims the kick again if anybody waits (quietly: no
- * wake-up under delayq_list_lock). A queue the change made ready is pinned
- * (delayq_clock_pinned, which destroy() waits for once the queue is off the
- * list) and told with no lock held (tempo_delayq_announce()). The walk keeps
- * its place with a cursor on delayq_clock_list and holds delayq_list_lock
- * for one queue at a time, so a create() or destroy() of any queue waits
- * for one O(1) visit at most. O(queues), whatever they hold.
- */
-static int delayq_clock_changed(struct notifier_block *nb, unsigned long unused, void *data)
-{
-	struct list_head cursor;
-	struct tempo_delayq *q;
-	unsigned long flags;
-	bool announce;
-
-	mutex_lock(&delayq_list_lock);
-	list_add(&cursor, &delayq_clock_list);
-	while (cursor.next != &delayq_clock_list) {
-		q = list_entry(cursor.next, struct tempo_delayq, clock_link);
-		list_move(&cursor, &q->clock_link);
-		spin_lock_irqsave(&q->wait.lock, flags);
-		q->kick_at = KTIME_MAX;
-		delayq_clock(q);
-		announce = delayq_unlock_quiet(q, flags);
-		if (announce)
-			WRITE_ONCE(delayq_clock_pinned, q);
-		mutex_unlock(&delayq_list_lock);
-		tempo_test_point(TEMPO_TP_DELAYQ_CLOCK_VISIT, q, 0, 0);
-		if (announce) {
-			tempo_delayq_announce(q);
-			WRITE_ONCE(delayq_clock_pinned, NULL);
-			wake_up_all(&delayq_clock_pin_wait);
-		}
-		cond_resched();
-		mutex_lock(&delayq_list_lock);
-	}
-	list_del(&cursor);
-	mutex_unlock(&delayq_list_lock);
-	return NOTIFY_DONE;
-}
-
-static struct notifier_block delayq_clock_nb = {
-	.notifier_call = delayq_clock_changed,
-};
 
 /* Under the lock, @now the caller's reading: put @node for @deadline. */
 static int delayq_put_locked(struct tempo_delayq *q, struct tempo_delayq_node *node,
@@ -2409,11 +1958,9 @@ unsigned int tempo_delayq_destroy(struct tempo_delayq *q,
 	for (c = 0; c < DELAYQ_NR_STATS; c++)
 		delayq_retired[c] += q->count[c];
 	list_del(&q->list);
-	list_del(&q->clock_link);
-	list_del(&q->alarm_link);
+	delayq_clocks_del(q);
 	mutex_unlock(&delayq_list_lock);
-	/* Off the list: a clock change pins it no more, but may still be telling it. */
-	wait_event(delayq_clock_pin_wait, READ_ONCE(delayq_clock_pinned) != q);
+	delayq_clocks_unpin(q);
 	kfree(q);
 	return n;
 }
@@ -2454,36 +2001,4 @@ DEFINE_SHOW_ATTRIBUTE(delayq_totals);
 void tempo_delayq_debugfs(struct dentry *dir)
 {
 	debugfs_create_file("delayq", 0444, dir, NULL, &delayq_totals_fops);
-}
-
-/**
- * tempo_delayq_init() - module init of the delay queue core: join the clock
- *	core's chain (queues of other clocks than MONOTONIC re-aim their kicks)
- *	and the PM chain (alarm queues aim their alarms exactly before a suspend)
- *
- * Context: process context, module init, after tempo_clock_init().
- * Return: 0, or the negative errno of a chain's registration.
- */
-int tempo_delayq_init(void)
-{
-	int err = tempo_clock_notifier_register(&delayq_clock_nb);
-
-	if (err)
-		return err;
-	err = register_pm_notifier(&delayq_alarm_pm_nb);
-	if (err)
-		tempo_clock_notifier_unregister(&delayq_clock_nb);
-	return err;
-}
-
-/**
- * tempo_delayq_exit() - module exit: every queue must have been destroyed
- *
- * Context: process context, module exit.
- */
-void tempo_delayq_exit(void)
-{
-	unregister_pm_notifier(&delayq_alarm_pm_nb);
-	tempo_clock_notifier_unregister(&delayq_clock_nb);
-	WARN(!list_empty(&delayq_list), "tempo: delay queues leaked\n");
 }

@@ -24,7 +24,7 @@
  * timerfd has them) are items of the file's alarm queues, DEV_CLK_BOOT_ALARM
  * and DEV_CLK_REAL_ALARM, delay queues of CLOCK_BOOTTIME_ALARM and
  * CLOCK_REALTIME_ALARM: the queue itself keeps a kernel alarm aimed at its
- * first deadline, which wakes the machine from suspend (kmod/delayq.c,
+ * first deadline, which wakes the machine from suspend (kmod/delayq_clock.c,
  * "Alarms"). Here they are clocks like the others, with a proxy: while the
  * machine runs their records come as BOOTTIME and REALTIME ones do, and
  * after a resume the walk below makes the proxy of a deadline the sleep
@@ -136,7 +136,7 @@
  * the files it made ready, and a close() or a first arm of a clock of
  * another user waits for dev_clock_files_lock at most one visit of one
  * file, whatever anyone's timers or watchers (and for the delay queues'
- * own pass, kmod/delayq.c, O(1) per queue of another clock, whose lock a
+ * own pass, kmod/delayq_clock.c, O(1) per queue of another clock, whose lock a
  * clock queue's creation and destruction take).
  */
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Deterministic tests of the clock core (kmod/clock.c, kmod/clock.h) and of
- * delay queues of other clocks (kmod/delayq.c), in userspace on the fake
+ * delay queues of other clocks (kmod/delayq_clock.c), in userspace on the fake
  * clock: one thread plays the CPU, the clock moves from one hrtimer expiry
  * to the next, and REALTIME and BOOTTIME are MONOTONIC plus offsets that a
  * case moves as timekeeping does when a clock is set or the machine
