@@ -30,7 +30,7 @@
  * a reading taken after its put has reached its deadline: never early in
  * its clock, whatever the clock did. After a step back, due nodes that the
  * clock no longer reaches wait for it again, and the counted prefix ("The
- * ready count", kmod/delayq.c) may hold some, as may a node linked before
+ * ready count", kmod/delayq_life.c) may hold some, as may a node linked before
  * its end since: stats() uncounts them from the prefix's end, where they all
  * are (the prefix is in deadline order), before it counts.
  */
@@ -50,17 +50,17 @@
  * The aim (delayq_alarm_aim(), at the end of every critical section,
  * delayq_unlock()) is read off the structure in O(1): the first sorted node
  * after each counted prefix (the prefix is due: "The ready count",
- * kmod/delayq.c), or the tree's first node when a REALTIME clock set back
- * left the prefix's end not due; and the cascade's delayq_work_at(). The earlier is a bound below
- * every deadline still to come, and exact, the first of them, when it is a
- * sorted node's that has not passed. The alarm goes to an exact bound, later
- * or earlier; to an inexact one (a coarse slot's start, a slot whose
- * earliest node left) only earlier: it then fires early, finds nothing due
- * and is aimed again. So the alarm is never later than the first deadline to
- * come (but by less than a grain, when that is less than a grain away: see
- * below): never a late wake-up. A queue with nothing left to come cancels it
- * (alarm_try_to_cancel()). A bound that has passed (items due that nobody
- * counted, a cascade behind the clock) aims it a grain ahead
+ * kmod/delayq_life.c), or the tree's first node when a REALTIME clock set back
+ * left the prefix's end not due; and the cascade's delayq_work_at(). The
+ * earlier is a bound below every deadline still to come, and exact, the first
+ * of them, when it is a sorted node's that has not passed. The alarm goes to
+ * an exact bound, later or earlier; to an inexact one (a coarse slot's start,
+ * a slot whose earliest node left) only earlier: it then fires early, finds
+ * nothing due and is aimed again. So the alarm is never later than the first
+ * deadline to come (but by less than a grain, when that is less than a grain
+ * away: see below): never a late wake-up. A queue with nothing left to come
+ * cancels it (alarm_try_to_cancel()). A bound that has passed (items due that
+ * nobody counted, a cascade behind the clock) aims it a grain ahead
  * (DQ_ALARM_FLOOR), so that its callback does the counting in steps, and an
  * alarm never moves later to such an aim, so that a busy queue does not keep
  * pushing it on.

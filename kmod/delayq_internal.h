@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the delay queue's two files share: kmod/delayq.c, the core (put, take,
- * consume, the cascade, the kick), and kmod/delayq_clock.c, its other clocks
- * and its alarms. The queue's structure and geometry, the helpers of a
- * critical section, and the calls each file makes into the other. The design
- * is in their DOC sections (Documentation/tempo.rst, "The delay queue"). The
- * small helpers are static inline here, so that put() and take() compile as
- * they would in one file.
+ * What the delay queue's files share: kmod/delayq.c, the core (put, take,
+ * consume, the cascade, the kick); kmod/delayq_clock.c, its other clocks and
+ * its alarms; kmod/delayq_life.c, create, destroy and the counters. The
+ * queue's structure and geometry, the helpers of a critical section, and the
+ * calls each file makes into another. The design is in their DOC sections
+ * (Documentation/tempo.rst, "The delay queue"). The small helpers are static
+ * inline here, so that put() and take() compile as they would in one file.
  *
  * Not a public API: the delay queue's own files include it, nothing else.
  */
@@ -98,7 +98,7 @@ struct tempo_delayq {
 	struct list_head	cascade[DQ_LEVELS][DQ_SLOTS];
 };
 
-/* kmod/delayq.c: the live queues; the lock also guards kmod/delayq_clock.c's lists. */
+/* kmod/delayq_life.c: the live queues; the lock also guards kmod/delayq_clock.c's lists. */
 extern struct mutex delayq_list_lock;
 extern struct list_head delayq_list;
 
@@ -152,6 +152,41 @@ static inline void delayq_clock(struct tempo_delayq *q)
 		       tempo_clock_read(q->clock));
 }
 
+/* Under the lock. */
+static inline void delayq_count(struct tempo_delayq *q, enum delayq_counter c)
+{
+	q->count[c]++;
+}
+
+/* The sorted part's order: by deadline, then put order. */
+static inline bool delayq_before(const struct tempo_delayq_node *a,
+				 const struct tempo_delayq_node *b)
+{
+	return ktime_before(a->deadline, b->deadline) ||
+	       (a->deadline == b->deadline && a->seq < b->seq);
+}
+
+/* The earliest sorted node: the first of the run's and the tree's. */
+static inline struct tempo_delayq_node *delayq_first(struct tempo_delayq *q)
+{
+	struct tempo_delayq_node *tree = delayq_tree_first(q);
+	struct tempo_delayq_node *run = list_first_entry_or_null(&q->run, struct tempo_delayq_node,
+								 entry);
+
+	if (!tree || !run)
+		return tree ?: run;
+	return delayq_before(run, tree) ? run : tree;
+}
+
+/* Count @node, due, into the ready prefix of its sequence (@state READY or RUN_READY). */
+static inline void delayq_count_due(struct tempo_delayq *q, struct tempo_delayq_node *node,
+				    enum delayq_state state)
+{
+	delayq_set_state(node, state);
+	q->nready++;
+	delayq_count(q, DELAYQ_STAT_EXPIRED);
+}
+
 /* Under the lock: drop it and take it again; interrupts come on between. */
 static inline void delayq_relock(struct tempo_delayq *q, unsigned long *flags)
 	__must_hold(&q->wait.lock)
@@ -160,12 +195,24 @@ static inline void delayq_relock(struct tempo_delayq *q, unsigned long *flags)
 	spin_lock_irqsave(&q->wait.lock, *flags);
 }
 
-/* kmod/delayq.c: a critical section's end, and the sort and count steps. */
+/* kmod/delayq.c: a critical section's end, the sort step, the kick, an unlink. */
 ktime_t delayq_work_at(const struct tempo_delayq *q);
 bool delayq_advance(struct tempo_delayq *q, s64 last, unsigned int budget);
-bool delayq_count_ready(struct tempo_delayq *q, unsigned int budget);
+void delayq_unlink(struct tempo_delayq *q, struct tempo_delayq_node *node, ktime_t deadline);
+void delayq_kick(struct tempo_timer *timer);
 void delayq_unlock(struct tempo_delayq *q, unsigned long flags) __releases(&q->wait.lock);
 bool delayq_unlock_quiet(struct tempo_delayq *q, unsigned long flags) __releases(&q->wait.lock);
+
+/* Sort up to the latest reading, DQ_STEP nodes per critical section. */
+static inline void delayq_catch_up(struct tempo_delayq *q, unsigned long *flags)
+	__must_hold(&q->wait.lock)
+{
+	while (!delayq_advance(q, dq_grain(q->now), DQ_STEP))
+		delayq_relock(q, flags);
+}
+
+/* kmod/delayq_life.c: the count of due nodes, for stats() and the alarms. */
+bool delayq_count_ready(struct tempo_delayq *q, unsigned int budget);
 
 /* kmod/delayq_clock.c: other clocks and alarms, for create(), destroy() and the unlock. */
 void delayq_clocks_add(struct tempo_delayq *q);
