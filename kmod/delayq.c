@@ -8,7 +8,7 @@
  * each item was found due.
  *
  * The core is here: the model, put, take and consume, the cascade, the
- * wake-ups and the kick. kmod/delayq_clock.c holds what a queue of another
+ * wake-ups and the waker. kmod/delayq_clock.c holds what a queue of another
  * clock than CLOCK_MONOTONIC adds (the clock-change walk) and what an alarm
  * queue adds (its alarm, the pass before a suspend); kmod/delayq_life.c a
  * queue's creation and destruction, and its counters with the ready count;
@@ -65,7 +65,7 @@
  */
 
 /**
- * DOC: delay queue: wake-ups and the kick
+ * DOC: delay queue: wake-ups and the waker
  *
  * delayq_notify() ends every critical section that may change what is
  * takeable (delayq_unlock()):
@@ -77,7 +77,7 @@
  *    wakes the next: one wake-up per item due, no herd. A consumer leaves
  *    (signal, kthread_stop(), timeout, shutdown) only from a critical
  *    section in which it found nothing due.
- *  - Not ready, with somebody waiting: it arms q->kick, the queue's one
+ *  - Not ready, with somebody waiting: it arms q->waker, the queue's one
  *    tempo timer, a TEMPO_TIMER_FINE | TEMPO_TIMER_IRQ one, for the first
  *    sorted deadline or the first time the cascade's next slots to empty
  *    can hold a due node, whichever comes first, or for just after q->now
@@ -85,35 +85,35 @@
  *    emptied). That time is the least deadline of the level-0 slot emptied
  *    at grain q->next_work (q->cascade_min, a bound that a put keeps exact
  *    and a removal leaves early), or that grain's start when a coarser slot
- *    is emptied there too (delayq_work_at()): the kick that empties a slot of due nodes finds
+ *    is emptied there too (delayq_work_at()): the waker that empties a slot of due nodes finds
  *    them due, rather than firing at the grain's start and being armed
  *    again. The callback runs in the timer wheel's interrupt (an IRQ
  *    timer: no workqueue between the expiry and the wake-up), reads the
- *    clock and moves at most DQ_KICK_MOVES nodes (delayq_kick()): the
+ *    clock and moves at most DQ_WAKER_MOVES nodes (delayq_waker_fired()): the
  *    interrupt runs every IRQ callback of its CPU in turn, so one queue's
  *    expiry must cost it a bounded amount, not its slots' size. A FINE timer
  *    fires at the time it is armed for, whatever the delay, late by at most
  *    its slack or a 64th of the timer wheel's tick (include/tempo/timer.h),
- *    so the kick is armed once per time it is needed. A kick whose node has
+ *    so the waker is armed once per time it is needed. A waker whose node has
  *    left since is not cancelled: it fires and finds less to do. If nobody
  *    waits, nothing is armed: the next caller that looks sorts for itself.
  *  - Slack: q->slack is the least node->slack_us of the nodes linked since
  *    the queue was last empty (delayq_link(); it only falls while nodes are
- *    queued, which is O(1) and never too large). The kick is armed with it
+ *    queued, which is O(1) and never too large). The waker is armed with it
  *    as its timer's slack, for the first deadline or q->next_work's start:
  *    every node not yet due has its deadline at or after that time, so a
- *    kick anywhere in [at, at + q->slack] lands in every node's window, and
+ *    waker anywhere in [at, at + q->slack] lands in every node's window, and
  *    those due then are all found. While the cascade is behind (nodes may
- *    be due already) the kick has no slack. An armed kick is armed again
+ *    be due already) the waker has no slack. An armed waker is armed again
  *    when a put needs it to fire before the end of its own window
- *    (q->kick_at + q->kick_slack): a node of less slack than the kick has.
- *  - Behind after the kick ran out of moves (q->kick_short): whoever waits
+ *    (q->waker_at + q->waker_slack): a node of less slack than the waker has.
+ *  - Behind after the waker ran out of moves (q->waker_short): whoever waits
  *    sorts the rest, in its own context, as it would if it came by: one
  *    consumer asleep is woken as for an item due; if none is asleep, the
  *    watchers are woken once (q->look_asked) with no poll key, which
  *    poll(), epoll and io_uring take as "look again": their
  *    tempo_delayq_ready() sorts. So a consumer is woken only for an item
- *    due, or for a slot of more than DQ_KICK_MOVES items.
+ *    due, or for a slot of more than DQ_WAKER_MOVES items.
  *  - At a readiness edge (ready, where q->ready says it was not):
  *    delayq_unlock() wakes every watcher on q->watch, which no consumer is
  *    on, after dropping the lock, with the poll key EPOLLIN | EPOLLRDNORM.
@@ -127,7 +127,7 @@
  *    untouched) whatever would wake someone, so that the next notify finds
  *    it still to do; its caller, who holds a lock of its own, then calls
  *    tempo_delayq_announce(), an empty critical section, once it has
- *    dropped that lock. It arms the kick as any notify does.
+ *    dropped that lock. It arms the waker as any notify does.
  */
 
 /**
@@ -164,25 +164,25 @@
  *  - q->now is a reading of q->clock, and only grows (but in a REALTIME
  *    queue whose clock was set back); q->nready nodes are counted, each
  *    due unless the clock was set back since it was counted;
- *  - not dead, not ready, not q->kick_short, somebody waiting: the kick is
+ *  - not dead, not ready, not q->waker_short, somebody waiting: the waker is
  *    armed for the first sorted deadline and q->next_work's start or
  *    earlier (the next grain if behind), or its callback is on its way;
- *    ready or q->kick_short with a consumer asleep: q->woken; q->kick_short
- *    with watchers only: q->look_asked; q->kick_short only while behind;
+ *    ready or q->waker_short with a consumer asleep: q->woken; q->waker_short
+ *    with watchers only: q->look_asked; q->waker_short only while behind;
  *  - an alarm queue (q->wakes), not dead, with a node whose deadline is
  *    after q->now: q->alarm is armed for q->alarm_at, no later than the
  *    earliest such deadline or a grain after q->now, or its callback is on
  *    its way; an empty one, KTIME_MAX;
  *  - put = taken + removed + flushed + q->n; AGAIN counts as requeued only;
- *  - dead: take*() return -ESHUTDOWN and put() refuses; nothing arms the kick
+ *  - dead: take*() return -ESHUTDOWN and put() refuses; nothing arms the waker
  *    or signals an edge; nodes leave by remove() or destroy() only.
  *
  * Every call is a sequence of critical sections, the last of which does what
  * it reports; any two calls may run at once, as the contract in
- * include/tempo/delayq.h says. The kick reaches q through its timer, and
+ * include/tempo/delayq.h says. The waker reaches q through its timer, and
  * destroy() shuts it down (tempo_timer_shutdown_sync()) before it frees q.
  * Not guaranteed: fairness beyond the FIFO order of exclusive waiters; a
- * sleeping consumer's wake-up while the kick's CPU holds interrupts off (a
+ * sleeping consumer's wake-up while the waker's CPU holds interrupts off (a
  * consumer that comes by still takes what is due).
  */
 
@@ -279,7 +279,7 @@ static void delayq_cascade_add(struct tempo_delayq *q, struct tempo_delayq_node 
 	shift = lvl * DQ_LVL_BITS;
 	node->level = lvl;
 	node->slot = (grain >> shift) & DQ_SLOT_MASK;
-	/* The slot's earliest deadline, for the kick (delayq_work_at()). */
+	/* The slot's earliest deadline, for the waker (delayq_work_at()). */
 	if (!lvl && (!(q->occupied[0] & BIT_ULL(node->slot)) ||
 		     ktime_before(node->deadline, q->cascade_min[node->slot])))
 		q->cascade_min[node->slot] = node->deadline;
@@ -307,7 +307,7 @@ static void delayq_link(struct tempo_delayq *q, struct tempo_delayq_node *node)
 		delayq_sort_in(q, node);
 	else
 		delayq_cascade_add(q, node);
-	/* The kick's slack: the least of the nodes' ("the kick and slack"). */
+	/* The waker's slack: the least of the nodes' ("the waker and slack"). */
 	q->slack = min_t(u64, q->n ? q->slack : U64_MAX, (u64)node->slack_us * NSEC_PER_USEC);
 	q->n++;
 }
@@ -528,11 +528,11 @@ static void delayq_take_node(struct tempo_delayq *q, struct tempo_delayq_node *n
  * clock's offset now; no further ahead than the timer wheel takes. The
  * instant may lie beyond: after a REALTIME step back, or for any clock once a
  * consume() with TEMPO_DELAYQ_ALL moved an item not yet due to a later
- * deadline (AGAIN). The kick fires early there and is aimed again. A
+ * deadline (AGAIN). The waker fires early there and is aimed again. A
  * MONOTONIC queue compares with q->now, a reading of its clock, first: @t
  * within reach of it is within reach of now.
  */
-static ktime_t delayq_kick_mono(struct tempo_delayq *q, ktime_t t)
+static ktime_t delayq_waker_mono(struct tempo_delayq *q, ktime_t t)
 {
 	u64 reach = tempo_timer_max_delay_ns();
 	ktime_t mono = t, now;
@@ -550,22 +550,22 @@ static ktime_t delayq_kick_mono(struct tempo_delayq *q, ktime_t t)
 }
 
 /*
- * Arm the kick for @at, a time nothing is takeable before, with a slack of
+ * Arm the waker for @at, a time nothing is takeable before, with a slack of
  * @user_slack: a FINE timer, it fires no earlier and at most that slack (or a
  * 64th of the timer wheel's tick) later, whatever the delay. The caller has
  * checked that it is not armed to fire by the end of that window already
- * (q->kick_at + q->kick_slack). @at is a time of the queue's clock, kept in
- * q->kick_at; the timer wheel gets its MONOTONIC instant (delayq_kick_mono()).
+ * (q->waker_at + q->waker_slack). @at is a time of the queue's clock, kept in
+ * q->waker_at; the timer wheel gets its MONOTONIC instant (delayq_waker_mono()).
  */
-static void delayq_kick_arm(struct tempo_delayq *q, ktime_t at, u64 user_slack)
+static void delayq_waker_arm(struct tempo_delayq *q, ktime_t at, u64 user_slack)
 {
-	if (unlikely(user_slack != q->kick_slack))
-		tempo_timer_set_slack(&q->kick, user_slack);
-	if (WARN_ON_ONCE(tempo_timer_arm_at(&q->kick, TEMPO_CPU_LOCAL,
-					    delayq_kick_mono(q, at)) < 0))
+	if (unlikely(user_slack != q->waker_slack))
+		tempo_timer_set_slack(&q->waker, user_slack);
+	if (WARN_ON_ONCE(tempo_timer_arm_at(&q->waker, TEMPO_CPU_LOCAL,
+					    delayq_waker_mono(q, at)) < 0))
 		return;
-	q->kick_at = at;
-	q->kick_slack = user_slack;
+	q->waker_at = at;
+	q->waker_slack = user_slack;
 }
 
 /* What delayq_notify() asks delayq_unlock() to tell the watchers. */
@@ -590,11 +590,11 @@ static bool delayq_waited(struct tempo_delayq *q)
 /*
  * The end of every critical section that may have changed the first sorted
  * node, the cascade or q->now. Ready: wake a consumer if none is woken. Behind
- * the clock (slots nobody has emptied may hold due items): arm the kick for
- * the next grain, to sort; if the kick ran out of moves already
- * (q->kick_short), have one of those who wait sort the rest in its own
+ * the clock (slots nobody has emptied may hold due items): arm the waker for
+ * the next grain, to sort; if the waker ran out of moves already
+ * (q->waker_short), have one of those who wait sort the rest in its own
  * context, a consumer asleep or else the watchers, once. Neither: arm the
- * kick for the first time the queue may become ready. The kick only if
+ * waker for the first time the queue may become ready. The waker only if
  * anybody waits. Return: what delayq_unlock() tells the watchers.
  */
 static enum delayq_news delayq_notify(struct tempo_delayq *q)
@@ -618,13 +618,13 @@ static enum delayq_news delayq_notify(struct tempo_delayq *q)
 		return edge ? DQ_NEWS_EDGE : DQ_NEWS_NONE;
 	}
 	if (!delayq_behind(q)) {
-		q->kick_short = false;
+		q->waker_short = false;
 		q->look_asked = false;
-	} else if (!q->kick_short) {
-		/* Behind the clock: the kick sorts what it may at the next grain. */
+	} else if (!q->waker_short) {
+		/* Behind the clock: the waker sorts what it may at the next grain. */
 		at = ktime_add_ns(q->now, 1);
 	} else {
-		/* The kick could not sort it all: whoever waits does, once. */
+		/* The waker could not sort it all: whoever waits does, once. */
 		if (waitqueue_active(&q->wait)) {
 			if (!q->woken)
 				wake_up_locked(&q->wait);
@@ -648,9 +648,9 @@ static enum delayq_news delayq_notify(struct tempo_delayq *q)
 	}
 	/* Armed to fire by that window's end already: nothing to do. */
 	if (at != KTIME_MAX &&
-	    (q->kick_at == KTIME_MAX ||
-	     ktime_before(ktime_add_ns(at, slack), ktime_add_ns(q->kick_at, q->kick_slack))))
-		delayq_kick_arm(q, at, slack);
+	    (q->waker_at == KTIME_MAX ||
+	     ktime_before(ktime_add_ns(at, slack), ktime_add_ns(q->waker_at, q->waker_slack))))
+		delayq_waker_arm(q, at, slack);
 	return DQ_NEWS_NONE;
 }
 
@@ -677,19 +677,19 @@ void delayq_unlock(struct tempo_delayq *q, unsigned long flags)
  * Leave a critical section, but wake nobody: a caller that holds a lock of
  * its own moves an item and tells the waiters later (tempo_delayq_announce()).
  * Where delayq_notify() would wake someone (an item takeable that was not,
- * or a look to ask while behind after the kick ran short) nothing of it is
+ * or a look to ask while behind after the waker ran short) nothing of it is
  * done, so that the next notify, the announce's, finds it still to do;
- * otherwise it only arms the kick, as it would. Return: true when the caller
+ * otherwise it only arms the waker, as it would. Return: true when the caller
  * must announce.
  */
 bool delayq_unlock_quiet(struct tempo_delayq *q, unsigned long flags)
 	__releases(&q->wait.lock)
 {
 	bool ready = !q->dead && delayq_takeable(q, delayq_first(q));
-	bool later = ready ? !q->ready : !q->dead && delayq_behind(q) && q->kick_short;
+	bool later = ready ? !q->ready : !q->dead && delayq_behind(q) && q->waker_short;
 
 	if (!later && !ready)
-		delayq_notify(q);	/* not ready, not short: at most the kick is armed */
+		delayq_notify(q);	/* not ready, not short: at most the waker is armed */
 	if (unlikely(q->wakes))
 		delayq_alarm_aim(q);
 	spin_unlock_irqrestore(&q->wait.lock, flags);
@@ -697,26 +697,26 @@ bool delayq_unlock_quiet(struct tempo_delayq *q, unsigned long flags)
 }
 
 /*
- * The kick: an IRQ timer's callback, in the timer wheel's interrupt on the
+ * The waker: an IRQ timer's callback, in the timer wheel's interrupt on the
  * CPU it was armed on, with interrupts off (the queue's lock is always
  * taken with them off), which runs every IRQ callback of that CPU in turn.
- * Read the clock and sort at most DQ_KICK_MOVES nodes; delayq_unlock()
+ * Read the clock and sort at most DQ_WAKER_MOVES nodes; delayq_unlock()
  * wakes a consumer if an item is takeable now, has those who wait sort the
- * rest in their own context if the cascade is still behind (q->kick_short),
- * or arms the kick again. So one expiry of a queue's kick costs the
+ * rest in their own context if the cascade is still behind (q->waker_short),
+ * or arms the waker again. So one expiry of a queue's waker costs the
  * interrupt a bounded amount of work, whatever the queue holds. destroy()
- * shuts the kick down once the queue is dead (nothing arms it then), before
+ * shuts the waker down once the queue is dead (nothing arms it then), before
  * it frees @q.
  */
-void delayq_kick(struct tempo_timer *timer)
+void delayq_waker_fired(struct tempo_timer *timer)
 {
-	struct tempo_delayq *q = container_of(timer, struct tempo_delayq, kick);
+	struct tempo_delayq *q = container_of(timer, struct tempo_delayq, waker);
 	unsigned long flags;
 
 	spin_lock_irqsave(&q->wait.lock, flags);
-	q->kick_at = KTIME_MAX;
+	q->waker_at = KTIME_MAX;
 	delayq_clock(q);
-	q->kick_short = !delayq_advance(q, dq_grain(q->now), DQ_KICK_MOVES);
+	q->waker_short = !delayq_advance(q, dq_grain(q->now), DQ_WAKER_MOVES);
 	delayq_unlock(q, flags);
 }
 
@@ -1042,7 +1042,7 @@ static struct tempo_delayq_node *delayq_wait(struct tempo_delayq *q, ktime_t *en
 		if (end && !ktime_before(ktime_get(), *end))
 			break;
 
-		/* The pass may have sorted nodes in: the kick is armed for them. */
+		/* The pass may have sorted nodes in: the waker is armed for them. */
 		delayq_unlock(q, flags);
 		if (end)
 			schedule_hrtimeout(end, HRTIMER_MODE_ABS);

@@ -8,18 +8,18 @@
  *
  * A queue keeps its deadlines and its readings in its clock, q->clock:
  * CLOCK_MONOTONIC, CLOCK_BOOTTIME or CLOCK_REALTIME (kmod/clock.c, "DOC: tempo
- * clocks"). Its kick is a tempo timer, and the timer wheel runs on
- * CLOCK_MONOTONIC: delayq_kick_arm() aims it at the MONOTONIC instant the clock
+ * clocks"). Its waker is a tempo timer, and the timer wheel runs on
+ * CLOCK_MONOTONIC: delayq_waker_arm() aims it at the MONOTONIC instant the clock
  * reaches the time wanted, through the clock's offset now, and no further ahead
  * than the timer wheel takes. An offset moves only when a clock is set or the
  * machine resumes; the clock core then calls delayq_clock_changed(), which
  * visits each queue of another clock once (delayq_clock_list): it forgets the
- * kick's aim, reads the clock and notifies (delayq_notify()), so that the kick
+ * waker's aim, reads the clock and notifies (delayq_notify()), so that the waker
  * is aimed anew or a consumer woken for what the change made due, that last
  * with no lock but the queue's own held. A change costs O(queues), whatever
  * they hold, and holds the lock of the list of queues for one queue's O(1)
  * visit at a time, so it delays a create() or destroy() by one visit at most;
- * a kick aimed through an old offset that fires early finds nothing due and is
+ * a waker aimed through an old offset that fires early finds nothing due and is
  * aimed again.
  *
  * CLOCK_REALTIME can be set back. A queue of another clock than MONOTONIC
@@ -67,11 +67,11 @@
  *
  * Its callback (delayq_alarm_fired(), in the hrtimer interrupt, interrupts
  * off) forgets the aim, reads the clock, sorts up to the clock and counts the
- * due nodes into the prefix, DQ_KICK_MOVES of each at most, and ends with
+ * due nodes into the prefix, DQ_WAKER_MOVES of each at most, and ends with
  * delayq_unlock(): it wakes a consumer for an item due (after a resume, as
  * soon as the hrtimers resume) and aims the alarm again, at the next
  * deadline or, short of moves, a grain later. So an expiry costs the
- * interrupt a bounded amount of work, as the kick's does.
+ * interrupt a bounded amount of work, as the waker's does.
  *
  * Before a suspend (PM_SUSPEND_PREPARE, delayq_alarm_suspend()), every alarm
  * queue is sorted in process context, DQ_STEP nodes per critical section,
@@ -84,7 +84,7 @@
  * never lets the machine sleep through a deadline.
  *
  * Cost to other queues: a test of q->wakes at each unlock. An alarm queue
- * adds a hard interrupt per first deadline (besides the kick, if anybody
+ * adds a hard interrupt per first deadline (besides the waker, if anybody
  * waits), a clock reading and an alarm start when its bound moves (a put
  * before the first deadline, a take or remove of the first item), and the
  * sort before each suspend. That pass holds delayq_list_lock from the first
@@ -212,7 +212,7 @@ ktime_t delayq_alarm_queued(struct tempo_delayq *q)
 /*
  * An alarm queue's alarm ("Alarms"): in the hrtimer interrupt, interrupts
  * off. Forget the aim, read the clock, sort up to it and count the due nodes,
- * DQ_KICK_MOVES of each at most; delayq_unlock() wakes a consumer for an
+ * DQ_WAKER_MOVES of each at most; delayq_unlock() wakes a consumer for an
  * item due and aims the alarm again (a grain later if moves ran short).
  * destroy() cancels the alarm once the queue is dead, before it frees @q.
  */
@@ -224,8 +224,8 @@ static TEMPO_ALARM_RET delayq_alarm_fired(struct alarm *alarm, ktime_t unused)
 	spin_lock_irqsave(&q->wait.lock, flags);
 	q->alarm_at = KTIME_MAX;
 	delayq_clock(q);
-	if (delayq_advance(q, dq_grain(q->now), DQ_KICK_MOVES))
-		delayq_count_ready(q, DQ_KICK_MOVES);
+	if (delayq_advance(q, dq_grain(q->now), DQ_WAKER_MOVES))
+		delayq_count_ready(q, DQ_WAKER_MOVES);
 	delayq_unlock(q, flags);
 	return TEMPO_ALARM_DONE;
 }
@@ -295,9 +295,9 @@ static struct notifier_block delayq_alarm_pm_nb = {
 /*
  * The clock core's chain, after a clock was set or the machine resumed
  * (process context, a work item; one at a time): visit every queue of
- * another clock than MONOTONIC once. Under its lock: forget where the kick
+ * another clock than MONOTONIC once. Under its lock: forget where the waker
  * is aimed (the offset it was aimed through may have moved) and read the
- * clock; the unlock aims the kick again if anybody waits (quietly: no
+ * clock; the unlock aims the waker again if anybody waits (quietly: no
  * wake-up under delayq_list_lock). A queue the change made ready is pinned
  * (delayq_clock_pinned, which destroy() waits for once the queue is off the
  * list) and told with no lock held (tempo_delayq_announce()). The walk keeps
@@ -318,7 +318,7 @@ static int delayq_clock_changed(struct notifier_block *nb, unsigned long unused,
 		q = list_entry(cursor.next, struct tempo_delayq, clock_link);
 		list_move(&cursor, &q->clock_link);
 		spin_lock_irqsave(&q->wait.lock, flags);
-		q->kick_at = KTIME_MAX;
+		q->waker_at = KTIME_MAX;
 		delayq_clock(q);
 		announce = delayq_unlock_quiet(q, flags);
 		if (announce)
@@ -376,7 +376,7 @@ void delayq_clocks_unpin(struct tempo_delayq *q)
 
 /**
  * tempo_delayq_init() - module init of the delay queue core: join the clock
- *	core's chain (queues of other clocks than MONOTONIC re-aim their kicks)
+ *	core's chain (queues of other clocks than MONOTONIC re-aim their wakers)
  *	and the PM chain (alarm queues aim their alarms exactly before a suspend)
  *
  * Context: process context, module init, after tempo_clock_init().

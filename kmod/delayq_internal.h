@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the delay queue's files share: kmod/delayq.c, the core (put, take,
- * consume, the cascade, the kick); kmod/delayq_clock.c, its other clocks and
+ * consume, the cascade, the waker); kmod/delayq_clock.c, its other clocks and
  * its alarms; kmod/delayq_life.c, create, destroy and the counters. The
  * queue's structure and geometry, the helpers of a critical section, and the
  * calls each file makes into another. The design is in their DOC sections
@@ -57,10 +57,10 @@ enum delayq_counter {
 /* Nodes moved, or counted by stats(), per critical section. */
 #define DQ_STEP		64
 /*
- * Nodes the kick moves per expiry: a slot of more is sorted by the queue's
+ * Nodes the waker moves per expiry: a slot of more is sorted by the queue's
  * own consumers and watchers, woken for it, in their context.
  */
-#define DQ_KICK_MOVES	16
+#define DQ_WAKER_MOVES	16
 
 struct tempo_delayq {
 	wait_queue_head_t	wait;		/* consumers; .lock guards all below */
@@ -73,17 +73,17 @@ struct tempo_delayq {
 	s64			next_grain;	/* the first grain not sorted */
 	s64			next_work;	/* no slot to empty before this grain */
 	u64			seq;		/* put order */
-	ktime_t			kick_at;	/* the time the kick is armed for, or KTIME_MAX */
-	u64			kick_slack;	/* and the slack it was armed with, ns */
+	ktime_t			waker_at;	/* the time the waker is armed for, or KTIME_MAX */
+	u64			waker_slack;	/* and the slack it was armed with, ns */
 	u64			slack;		/* least node slack since the queue was empty */
-	struct tempo_timer	kick;
+	struct tempo_timer	waker;
 	clockid_t		clock;		/* CLOCK_MONOTONIC, BOOTTIME or REALTIME */
 	unsigned int		n;		/* queued nodes */
 	unsigned int		nready;		/* counted nodes: READY and RUN_READY */
 	unsigned int		nwaiters;	/* consumers in delayq_wait()'s passes */
 	bool			woken;		/* a selected consumer has not looked yet */
 	bool			ready;		/* ready at the last notify */
-	bool			kick_short;	/* the kick left due slots to sort */
+	bool			waker_short;	/* the waker left due slots to sort */
 	bool			look_asked;	/* watchers woken to sort, not yet done */
 	bool			dead;		/* shut down */
 	bool			wakes;		/* an alarm queue: q->alarm is aimed */
@@ -195,11 +195,11 @@ static inline void delayq_relock(struct tempo_delayq *q, unsigned long *flags)
 	spin_lock_irqsave(&q->wait.lock, *flags);
 }
 
-/* kmod/delayq.c: a critical section's end, the sort step, the kick, an unlink. */
+/* kmod/delayq.c: a critical section's end, the sort step, the waker, an unlink. */
 ktime_t delayq_work_at(const struct tempo_delayq *q);
 bool delayq_advance(struct tempo_delayq *q, s64 last, unsigned int budget);
 void delayq_unlink(struct tempo_delayq *q, struct tempo_delayq_node *node, ktime_t deadline);
-void delayq_kick(struct tempo_timer *timer);
+void delayq_waker_fired(struct tempo_timer *timer);
 void delayq_unlock(struct tempo_delayq *q, unsigned long flags) __releases(&q->wait.lock);
 bool delayq_unlock_quiet(struct tempo_delayq *q, unsigned long flags) __releases(&q->wait.lock);
 

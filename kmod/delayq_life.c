@@ -5,7 +5,7 @@
  * This file holds a queue's life around the core (kmod/delayq.c): create(),
  * which lists it on delayq_list (a queue of another clock or an alarm clock
  * also on the lists of kmod/delayq_clock.c), shutdown(), and destroy(),
- * which shuts the kick and the alarm down, waits for the consumers to
+ * which shuts the waker and the alarm down, waits for the consumers to
  * leave, hands the items back in take() order and adds the queue's
  * counters to the module's totals (debugfs "delayq"); and the counters
  * stats() reports.
@@ -189,8 +189,8 @@ struct tempo_delayq *tempo_delayq_create_clock(clockid_t clock)
 	for (lvl = 0; lvl < DQ_LEVELS; lvl++)
 		for (slot = 0; slot < DQ_SLOTS; slot++)
 			INIT_LIST_HEAD(&q->cascade[lvl][slot]);
-	q->kick_at = KTIME_MAX;
-	tempo_timer_init(&q->kick, delayq_kick, TEMPO_TIMER_FINE | TEMPO_TIMER_IRQ);
+	q->waker_at = KTIME_MAX;
+	tempo_timer_init(&q->waker, delayq_waker_fired, TEMPO_TIMER_FINE | TEMPO_TIMER_IRQ);
 	INIT_LIST_HEAD(&q->clock_link);
 	INIT_LIST_HEAD(&q->alarm_link);
 	mutex_lock(&delayq_list_lock);
@@ -327,8 +327,8 @@ unsigned int tempo_delayq_destroy(struct tempo_delayq *q,
 
 	might_sleep();
 	tempo_delayq_shutdown(q);
-	/* Dead: nothing arms the kick again (delayq_notify()), nor the alarm. */
-	tempo_timer_shutdown_sync(&q->kick);
+	/* Dead: nothing arms the waker again (delayq_notify()), nor the alarm. */
+	tempo_timer_shutdown_sync(&q->waker);
 	if (q->wakes)
 		alarm_cancel(&q->alarm);
 	delayq_wait_quiescent(q);

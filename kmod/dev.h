@@ -194,7 +194,7 @@ struct tempo_ctx {
 	/* On dev_clock_files once a clock queue exists; empty: ctx->q is the only queue. */
 	struct list_head	clk_link;
 	/* Puts DEV_CLK_DEFER's proxy on ctx->q (TEMPO_TIMER_DEFERRABLE); clk_lock. */
-	struct tempo_timer	defer_kick;
+	struct tempo_timer	defer_timer;
 
 	/* The ordered stream (dev_order.c). */
 	struct mutex		order_lock;	/* creates the ordering domain */

@@ -16,7 +16,7 @@
  * clock, ctx->clk[], made at the clock's first arm (tempo_delayq_create_clock():
  * its deadlines and its readings are its clock's, so none of its items is
  * ever early in its clock). Nobody sleeps on a clock's queue, and nobody
- * polls it: so it arms no kick (a delay queue arms one only for those who
+ * polls it: so it arms no waker (a delay queue arms one only for those who
  * wait) and costs nothing while its items wait.
  *
  * Alarms. BOOTTIME and REALTIME timers with TEMPO_ARM_ALARM (relative
@@ -74,7 +74,7 @@
  *    first item, and an arm after it only moves it earlier;
  *  - the walk after a clock change (below), for dev_clock.first through the
  *    new offset;
- *  - DEV_CLK_DEFER's kick (below).
+ *  - DEV_CLK_DEFER's deferrable timer (below).
  * Whenever a clock's queue holds an item, its proxy stands for a time no
  * later than the item's; and once no call on the file is under way, for its
  * first item exactly. The races: a read() that a poll() saw due may find
@@ -85,18 +85,18 @@
  *
  * Deferrable timers (TEMPO_ARM_DEFERRABLE) are a clock of their own,
  * DEV_CLK_DEFER: MONOTONIC, with a queue in ctx->clk[] like the others, whose
- * proxy is not put on ctx->q for its time (ctx->q's kick would then wake the
- * CPU for it) but by ctx->defer_kick, a TEMPO_TIMER_DEFERRABLE tempo timer
+ * proxy is not put on ctx->q for its time (ctx->q's waker would then wake the
+ * CPU for it) but by ctx->defer_timer, a TEMPO_TIMER_DEFERRABLE tempo timer
  * that dev_proxy_place() arms for that time instead, and whose callback puts
  * the proxy on ctx->q for time 0, under clk_lock. So the reader is woken when
- * the kick's CPU runs it: at the deadline while that CPU is busy, at its next
- * wake-up while it is idle. A placement arms the kick for the first
+ * the timer's CPU runs it: at the deadline while that CPU is busy, at its next
+ * wake-up while it is idle. A placement arms the timer for the first
  * deadline (it stays armed where that does not change), or cancels it when
  * the queue is empty, and takes the proxy off ctx->q unless it stands due
  * and the first deadline has passed; the callback puts it only if the first
  * deadline it stands for has passed (a placement may have moved it later
  * since). Its offset never moves: the walk below skips it. release() shuts
- * the kick down before ctx->q goes (dev_clock_unlist()).
+ * the timer down before ctx->q goes (dev_clock_unlist()).
  *
  * Cancel-on-set. A file's COS timers of one generation (ctx->cos_gen, kept
  * in each item) were all armed while REALTIME's offset from MONOTONIC was
@@ -293,7 +293,7 @@ static bool dev_clock_now_due(struct tempo_ctx *ctx, struct dev_clock *c)
  * Under clk_lock: have @c's proxy stand for @first (KTIME_MAX: for nothing):
  * at once where COS timers ended, else when the clock reaches @first. Left
  * where it stands if that does not change, or if it stands due and would
- * again. DEV_CLK_DEFER's is put by ctx->defer_kick, which this aims
+ * again. DEV_CLK_DEFER's is put by ctx->defer_timer, which this aims
  * instead. Return: whether the proxy moved.
  */
 static bool dev_proxy_place(struct tempo_ctx *ctx, struct dev_clock *c, ktime_t first)
@@ -304,12 +304,12 @@ static bool dev_proxy_place(struct tempo_ctx *ctx, struct dev_clock *c, ktime_t 
 	c->first = first;
 	if (c->clock == DEV_CLK_DEFER) {
 		if (first == KTIME_MAX) {
-			tempo_timer_cancel(&ctx->defer_kick);
+			tempo_timer_cancel(&ctx->defer_timer);
 		} else {
 			if (c->at != KTIME_MAX && !ktime_after(first, now))
 				return false;	/* standing due, and due */
 			/* -ESHUTDOWN only at release, when nothing waits for it any more. */
-			tempo_timer_arm_at(&ctx->defer_kick, TEMPO_CPU_LOCAL, first);
+			tempo_timer_arm_at(&ctx->defer_timer, TEMPO_CPU_LOCAL, first);
 		}
 		if (c->at == KTIME_MAX)
 			return false;
@@ -326,10 +326,10 @@ static bool dev_proxy_place(struct tempo_ctx *ctx, struct dev_clock *c, ktime_t 
 	return true;
 }
 
-/* ctx->defer_kick: DEV_CLK_DEFER's proxy stands now, if its first deadline has passed. */
-static void dev_defer_kick(struct tempo_timer *t)
+/* ctx->defer_timer: DEV_CLK_DEFER's proxy stands now, if its first deadline has passed. */
+static void dev_defer_timer_fired(struct tempo_timer *t)
 {
-	struct tempo_ctx *ctx = container_of(t, struct tempo_ctx, defer_kick);
+	struct tempo_ctx *ctx = container_of(t, struct tempo_ctx, defer_timer);
 	struct dev_clock *c = &ctx->clk[DEV_CLK_DEFER - DEV_CLK_BOOT];
 
 	dev_clock_lock(ctx);
@@ -658,7 +658,7 @@ void dev_clock_ctx_init(struct tempo_ctx *ctx)
 		c->added = KTIME_MAX;
 		c->clock = DEV_CLK_BOOT + i;
 	}
-	tempo_timer_init(&ctx->defer_kick, dev_defer_kick, TEMPO_TIMER_DEFERRABLE);
+	tempo_timer_init(&ctx->defer_timer, dev_defer_timer_fired, TEMPO_TIMER_DEFERRABLE);
 }
 
 /*
@@ -675,7 +675,7 @@ void dev_clock_unlist(struct tempo_ctx *ctx)
 	mutex_unlock(&dev_clock_files_lock);
 	wait_event(dev_clock_pin_wait, READ_ONCE(dev_clock_pinned) != ctx);
 	/* It puts on ctx->q, which goes next. */
-	tempo_timer_shutdown_sync(&ctx->defer_kick);
+	tempo_timer_shutdown_sync(&ctx->defer_timer);
 }
 
 /* What a clock queue hands back at release: timers, whose slots are ctx's. */
