@@ -156,6 +156,7 @@
 
 #include "clock.h"
 #include "dev.h"
+#include "dev_clock.h"
 
 /*
  * Files with a clock queue, for dev_clock_changed(); the file the walk wakes
@@ -326,6 +327,25 @@ static bool dev_proxy_place(struct tempo_ctx *ctx, struct dev_clock *c, ktime_t 
 	return true;
 }
 
+/* Serialise with the proxies' placers and the COS checks (dev.h's lock order). */
+static void dev_clock_lock(struct tempo_ctx *ctx)
+	__acquires(&ctx->clk_lock)
+{
+	spin_lock(&ctx->clk_lock);
+}
+
+/* Drop clk_lock, then wake whoever a proxy's move under it made ctx->q ready for. */
+static void dev_clock_unlock(struct tempo_ctx *ctx)
+	__releases(&ctx->clk_lock)
+{
+	bool announce = ctx->clk_announce;
+
+	ctx->clk_announce = false;
+	spin_unlock(&ctx->clk_lock);
+	if (announce)
+		tempo_delayq_announce(ctx->q);
+}
+
 /* ctx->defer_timer: DEV_CLK_DEFER's proxy stands now, if its first deadline has passed. */
 static void dev_defer_timer_fired(struct tempo_timer *t)
 {
@@ -364,7 +384,7 @@ bool dev_clock_ended(struct tempo_ctx *ctx, const struct dev_item *it)
  * Return: true for CANCEL_ON_SET while the file's COS timers that a set of
  * the wall clock ended have records unread.
  */
-bool dev_clock_refuses(struct tempo_ctx *ctx, u8 clock)
+static bool dev_clock_refuses(struct tempo_ctx *ctx, u8 clock)
 {
 	struct dev_clock *c = dev_clock_slot(ctx, clock);
 
@@ -391,9 +411,9 @@ bool dev_clock_refuses(struct tempo_ctx *ctx, u8 clock)
  * Context: process context, under ctl_lock and clk_lock.
  * Return: the number queued, as tempo_delayq_put_many().
  */
-unsigned int dev_clock_put_many(struct tempo_ctx *ctx, u8 clock,
-				struct tempo_delayq_node *const *nodes, const ktime_t *deadlines,
-				unsigned int n, int *errp)
+static unsigned int dev_clock_put_many(struct tempo_ctx *ctx, u8 clock,
+				       struct tempo_delayq_node *const *nodes,
+				       const ktime_t *deadlines, unsigned int n, int *errp)
 {
 	struct dev_clock *c = dev_clock_slot(ctx, clock);
 	ktime_t first = KTIME_MAX;
@@ -438,8 +458,8 @@ unsigned int dev_clock_put_many(struct tempo_ctx *ctx, u8 clock,
  * Context: process context, under ctl_lock and clk_lock.
  * Return: as tempo_delayq_requeue().
  */
-int dev_clock_requeue(struct tempo_ctx *ctx, u8 clock, struct tempo_delayq_node *node,
-		      ktime_t deadline, tempo_delayq_requeue_fn fn, void *arg)
+static int dev_clock_requeue(struct tempo_ctx *ctx, u8 clock, struct tempo_delayq_node *node,
+			     ktime_t deadline, tempo_delayq_requeue_fn fn, void *arg)
 {
 	struct dev_clock *c = dev_clock_slot(ctx, clock);
 	int err;
@@ -453,25 +473,6 @@ int dev_clock_requeue(struct tempo_ctx *ctx, u8 clock, struct tempo_delayq_node 
 	if (ktime_before(deadline, c->first))
 		dev_proxy_place(ctx, c, deadline);
 	return 0;
-}
-
-/* Serialise with the proxies' placers and the COS checks (dev.h's lock order). */
-void dev_clock_lock(struct tempo_ctx *ctx)
-	__acquires(&ctx->clk_lock)
-{
-	spin_lock(&ctx->clk_lock);
-}
-
-/* Drop clk_lock, then wake whoever a proxy's move under it made ctx->q ready for. */
-void dev_clock_unlock(struct tempo_ctx *ctx)
-	__releases(&ctx->clk_lock)
-{
-	bool announce = ctx->clk_announce;
-
-	ctx->clk_announce = false;
-	spin_unlock(&ctx->clk_lock);
-	if (announce)
-		tempo_delayq_announce(ctx->q);
 }
 
 /**
@@ -502,6 +503,100 @@ void dev_clock_settle(struct tempo_ctx *ctx, u8 clock)
 	if (c->seq == seq)
 		dev_proxy_place(ctx, c, min(first, c->added));
 	dev_clock_unlock(ctx);
+}
+
+/*
+ * dev_clock_arm()'s work, under clk_lock when @own (the clock's own queue):
+ * the checks, then a move within one queue or a remove and a put.
+ */
+static unsigned int dev_clock_arm_locked(struct tempo_ctx *ctx, u8 clock, bool own,
+					 struct tempo_delayq_node *const *nodes,
+					 const ktime_t *deadlines, unsigned int n,
+					 struct dev_item *old, tempo_delayq_requeue_fn fn,
+					 void *arg, int *errp)
+{
+	ktime_t d;
+
+	if (old && dev_clock_ended(ctx, old)) {
+		/* Refused while its record waits; gone once that was read or withdrawn. */
+		*errp = tempo_delayq_query(dev_clock_queue(ctx, old->clock), &old->dq, &d) < 0 ?
+			-ENOENT : -ECANCELED;
+		return 0;
+	}
+	*errp = -ECANCELED;
+	if (own && dev_clock_refuses(ctx, clock))
+		return 0;
+	*errp = -ENOENT;
+	if (old && dev_clock_queue(ctx, old->clock) == dev_clock_queue(ctx, clock)) {
+		/* The same queue: moved in one critical section, with its record's fields. */
+		int err = own ? dev_clock_requeue(ctx, clock, nodes[0], deadlines[0], fn, arg) :
+				tempo_delayq_requeue(ctx->q, nodes[0], deadlines[0], fn, arg);
+
+		/* What put refuses (a clock set back since the batch's reading) as below. */
+		if (err != -ERANGE && err != -ESHUTDOWN) {
+			*errp = err;
+			return !err;
+		}
+	}
+	if (old) {
+		if (!tempo_delayq_remove(dev_clock_queue(ctx, old->clock), &old->dq))
+			return 0;
+		fn(&old->dq, arg);
+	}
+	*errp = 0;
+	return own ? dev_clock_put_many(ctx, clock, nodes, deadlines, n, errp) :
+		     tempo_delayq_put_many(ctx->q, nodes, deadlines, n, errp);
+}
+
+/**
+ * dev_clock_arm() - queue timers of a clock, or move one timer to it
+ * @ctx: the file
+ * @clock: their enum dev_clk
+ * @nodes: their items (one, for a re-arm)
+ * @deadlines: in the clock (dev_clock_deadline())
+ * @n: how many
+ * @old: for a re-arm, the timer's item (@nodes[0]'s); NULL for new timers
+ * @fn: for a re-arm, what the timer takes of its new spec (its @clock
+ *	among it): called under the queue's lock if it moves within one
+ *	queue (tempo_delayq_requeue()), else once it has left its old queue
+ * @arg: passed to @fn
+ * @errp: as tempo_delayq_put_many()'s
+ *
+ * The items go on the event queue or, under clk_lock, on the clock's own
+ * (its proxy moved; the COS check and the put in one section,
+ * dev_clock_put_many()). A re-arm does nothing if the timer is not queued
+ * (-ENOENT), or if a clock set ended it and its record waits (-ECANCELED);
+ * else it moves to its new deadline, in one critical section of its queue
+ * if @clock keeps it there, else leaving its old queue for the new one, and
+ * the old queue's proxy, if it has one, is settled (dev_clock_settle()).
+ * -ECANCELED, with nothing done, for an arm into CANCEL_ON_SET the clock
+ * refuses.
+ *
+ * Context: process context, under ctl_lock; clk_lock not held.
+ * Return: as tempo_delayq_put_many().
+ */
+unsigned int dev_clock_arm(struct tempo_ctx *ctx, u8 clock,
+			   struct tempo_delayq_node *const *nodes, const ktime_t *deadlines,
+			   unsigned int n, struct dev_item *old, tempo_delayq_requeue_fn fn,
+			   void *arg, int *errp)
+{
+	u8 from = old ? old->clock : DEV_CLK_MONO;
+	unsigned int put;
+
+	lockdep_assert_held(&ctx->ctl_lock);
+	if (dev_clock_queue(ctx, clock) == ctx->q) {
+		put = dev_clock_arm_locked(ctx, clock, false, nodes, deadlines, n, old, fn, arg,
+					   errp);
+	} else {
+		dev_clock_lock(ctx);
+		put = dev_clock_arm_locked(ctx, clock, true, nodes, deadlines, n, old, fn, arg,
+					   errp);
+		dev_clock_unlock(ctx);
+	}
+	/* A re-arm that moved a timer of a clock's own queue, out of it or in it. */
+	if (unlikely(from >= DEV_CLK_BOOT) && *errp != -ECANCELED && *errp != -ENOENT)
+		dev_clock_settle(ctx, from);
+	return put;
 }
 
 /**
