@@ -79,7 +79,7 @@ enum tempo_test_point {
 	 */
 	TEMPO_TP_WHEEL_DKICK,
 	/*
-	 * delayq.c, delayq_clock_changed(), @obj the queue it has just visited,
+	 * delayq_clock.c, delayq_clock_changed(), @obj the queue it has just visited,
 	 * before it tells the queue's waiters: no lock held. Process context
 	 * (a work item): may sleep.
 	 */

@@ -145,7 +145,7 @@ static struct tempo_delayq *ct_queue(struct kunit *test, clockid_t clock)
 
 /*
  * A BOOTTIME queue takes by BOOTTIME: an item is never taken before its
- * deadline in that clock, and is taken by a consumer asleep (the kick aimed
+ * deadline in that clock, and is taken by a consumer asleep (the waker aimed
  * through the clock's offset); other clocks are refused. BOOTTIME and
  * MONOTONIC differ only once the machine has slept: tempo_clocks' suspend
  * case checks what sets them apart. Fails if: create_clock() accepts
@@ -260,7 +260,7 @@ static int ct_take_fn(void *arg)
  * A consumer asleep on a REALTIME queue whose item is an hour away is woken
  * when the wall clock is set past it: the set reaches the queue through the
  * pvclock_gtod notifier, the irq_work, the work and delayq_clock_changed(),
- * which aims the kick again. Fails if: the chain is not called (the
+ * which aims the waker again. Fails if: the chain is not called (the
  * consumer sleeps until its 30 s timeout).
  */
 static void clock_queue_realtime_set_forward(struct kunit *test)
@@ -276,7 +276,7 @@ static void clock_queue_realtime_set_forward(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, tempo_delayq_put_at(q, &a.node, ktime_add_ns(real, CT_HOUR)), 0);
 	task = kthread_run(ct_take_fn, &t, "ct_take");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
-	msleep(100);	/* asleep in take(), the kick aimed an hour ahead */
+	msleep(100);	/* asleep in take(), the waker aimed an hour ahead */
 	set = ktime_get();
 	ct_step(test, CT_HOUR + NSEC_PER_SEC);
 	wait_for_completion(&t.done);
@@ -485,7 +485,7 @@ static void clock_alarm_first_to_come(struct kunit *test)
 }
 
 /*
- * The alarm fires with nobody waiting (no kick is armed), and its callback
+ * The alarm fires with nobody waiting (no waker is armed), and its callback
  * aims it at the next deadline: after the first item's deadline, the alarm
  * stands ahead of the clock, no later than the second's. Fails if: the
  * callback does not aim the alarm again (it stays at the first deadline,

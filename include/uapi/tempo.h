@@ -147,7 +147,7 @@
  * Deferrable timers (TEMPO_ARM_DEFERRABLE, CLOCK_MONOTONIC only; feature
  * TEMPO_FEAT_DEFERRABLE): the timer never causes an interrupt on an idle
  * CPU, as a kernel timer with TIMER_DEFERRABLE. Its record becomes ready
- * when the CPU that holds the file's deferrable kick (the CPU of the arm
+ * when the CPU that holds the file's deferrable timer (the CPU of the arm
  * that set it, as a rule the reader's) runs it: at the deadline, late as
  * below plus a jiffy, while that CPU is busy; at its next wake-up for any
  * other reason while it is idle, however late (a reader that comes by on
