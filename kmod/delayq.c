@@ -99,14 +99,19 @@
  *    waits, nothing is armed: the next caller that looks sorts for itself.
  *  - Slack: q->slack is the least node->slack_us of the nodes linked since
  *    the queue was last empty (delayq_link(); it only falls while nodes are
- *    queued, which is O(1) and never too large). The waker is armed with it
- *    as its timer's slack, for the first deadline or q->next_work's start:
+ *    queued, which is O(1) and never too large). The waker is armed to fire
+ *    in [at, at + q->slack], at the first deadline or q->next_work's start:
  *    every node not yet due has its deadline at or after that time, so a
- *    waker anywhere in [at, at + q->slack] lands in every node's window, and
- *    those due then are all found. While the cascade is behind (nodes may
- *    be due already) the waker has no slack. An armed waker is armed again
- *    when a put needs it to fire before the end of its own window
- *    (q->waker_at + q->waker_slack): a node of less slack than the waker has.
+ *    waker anywhere in that window lands in every node's window, and those
+ *    due then are all found. Below a tick it fires in the window's last
+ *    64th of a tick, as late as it lets, so that the nodes due by then share
+ *    the expiry, as hrtimers with a range do; from a tick up the window is
+ *    its timer's slack, which the timer wheel aims at whole ticks, shared
+ *    with other timers (delayq_waker_arm()). While the cascade is behind
+ *    (nodes may be due already) the waker has no slack. An armed waker is
+ *    armed again when a put needs it to fire before the end of its own
+ *    window (q->waker_at + q->waker_slack): a node of less slack than the
+ *    waker has.
  *  - Behind after the waker ran out of moves (q->waker_short): whoever waits
  *    sorts the rest, in its own context, as it would if it came by: one
  *    consumer asleep is woken as for an item due; if none is asleep, the
@@ -550,19 +555,41 @@ static ktime_t delayq_waker_mono(struct tempo_delayq *q, ktime_t t)
 }
 
 /*
- * Arm the waker for @at, a time nothing is takeable before, with a slack of
- * @user_slack: a FINE timer, it fires no earlier and at most that slack (or a
- * 64th of the timer wheel's tick) later, whatever the delay. The caller has
- * checked that it is not armed to fire by the end of that window already
- * (q->waker_at + q->waker_slack). @at is a time of the queue's clock, kept in
- * q->waker_at; the timer wheel gets its MONOTONIC instant (delayq_waker_mono()).
+ * The slack the waker is given for a window of @slack ns: none below
+ * a tick, where delayq_waker_arm() aims at the window's end itself; from a
+ * tick up, the window's, which the timer wheel aims at whole ticks.
+ */
+static u64 delayq_waker_timer_slack(u64 slack)
+{
+	return slack < tempo_timer_tick_ns() ? 0 : slack;
+}
+
+/*
+ * Arm the waker for @at, a time nothing is takeable before, to fire in the
+ * window [@at, @at + @user_slack] (or within a 64th of the timer wheel's tick
+ * of @at, if that is more), whatever the delay: a FINE timer. Below a tick,
+ * it is aimed at the window's end less tempo_timer_fine_ns(), with no slack:
+ * it fires in the window's last 64th of a tick, as late as the window lets,
+ * so that every node due by then is found by the one expiry (an hrtimer
+ * with a range fires at its end likewise). The caller has checked that it
+ * is not armed to fire by the end of that window already (q->waker_at +
+ * q->waker_slack). @at is a time of the queue's clock, kept in q->waker_at;
+ * the timer wheel gets its MONOTONIC instant (delayq_waker_mono()).
  */
 static void delayq_waker_arm(struct tempo_delayq *q, ktime_t at, u64 user_slack)
 {
-	if (unlikely(user_slack != q->waker_slack))
-		tempo_timer_set_slack(&q->waker, user_slack);
+	u64 slack = delayq_waker_timer_slack(user_slack), fine;
+	ktime_t aim = at;
+
+	if (!slack && user_slack) {
+		fine = tempo_timer_fine_ns();
+		if (user_slack > fine)
+			aim = ktime_add_ns(at, user_slack - fine);
+	}
+	if (unlikely(slack != delayq_waker_timer_slack(q->waker_slack)))
+		tempo_timer_set_slack(&q->waker, slack);
 	if (WARN_ON_ONCE(tempo_timer_arm_at(&q->waker, TEMPO_CPU_LOCAL,
-					    delayq_waker_mono(q, at)) < 0))
+					    delayq_waker_mono(q, aim)) < 0))
 		return;
 	q->waker_at = at;
 	q->waker_slack = user_slack;

@@ -328,6 +328,18 @@ u64 tempo_timer_tick_ns(void);
 u64 tempo_timer_max_delay_ns(void);
 u64 tempo_timer_slack_ns(u64 delay_ns);
 
+/**
+ * tempo_timer_fine_ns - how late a TEMPO_TIMER_FINE timer without slack fires
+ *
+ * Return: a 64th of tempo_timer_tick_ns(), rounded up: such a timer fires
+ * less than this long after its deadline, past the interrupt's latency
+ * ("tempo timer time bounds").
+ */
+static inline u64 tempo_timer_fine_ns(void)
+{
+	return (tempo_timer_tick_ns() + 63) / 64;
+}
+
 /* Pass as @cpu to tempo_timer_arm_at() to arm on the calling CPU. */
 #define TEMPO_CPU_LOCAL		(-1)
 
