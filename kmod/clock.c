@@ -10,7 +10,7 @@
  * MONOTONIC count suspend was tried in 2018 and reverted: it broke timeouts
  * and watchdogs). A delay queue may keep its deadlines in CLOCK_BOOTTIME or
  * CLOCK_REALTIME instead: it reads its own clock to decide what is due, so
- * nothing is ever early in its clock, and aims its kick, a wheel timer, at
+ * nothing is ever early in its clock, and aims its waker, a wheel timer, at
  * the MONOTONIC instant its clock is expected to reach a deadline, through
  * the clock's offset from MONOTONIC (tempo_clock_offset()). An offset moves
  * only when timekeeping sets a clock: BOOTTIME's grows by the time slept at
@@ -47,7 +47,7 @@
  * one also wakes the machine from suspend for its deadlines: it keeps a
  * kernel alarm (kernel/time/alarmtimer.c) aimed at them, and at suspend the
  * alarmtimer programs the real-time clock for the earliest alarm of the
- * system ("DOC: delay queue: alarms", kmod/delayq.c). So an alarm clock needs
+ * system ("DOC: delay queue: alarms", kmod/delayq_clock.c). So an alarm clock needs
  * an RTC the alarmtimer may wake the machine with (one that can raise an
  * alarm, whose device may wake the system), which the kernel picks when the
  * RTC registers: tempo_clock_alarm_ready() asks whether it has one.

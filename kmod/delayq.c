@@ -6,6 +6,13 @@
  * consumer ever does a timed wait to find out when that is. consume() takes
  * with a verdict per item, decided under the queue's lock, and says when
  * each item was found due.
+ *
+ * The core is here: the model, put, take and consume, the cascade, the
+ * wake-ups and the waker. kmod/delayq_clock.c holds what a queue of another
+ * clock than CLOCK_MONOTONIC adds (the clock-change walk) and what an alarm
+ * queue adds (its alarm, the pass before a suspend); kmod/delayq_life.c a
+ * queue's creation and destruction, and its counters with the ready count;
+ * kmod/delayq_internal.h is what the three share.
  */
 
 /**
@@ -14,8 +21,8 @@
  * One spinlock, q->wait.lock, guards all of a queue; the lock orders
  * everything, and this file has no barrier of its own. Time is cut into
  * grains of 2^DQ_GRAIN_SHIFT ns of the queue's clock (dq_grain(); q->clock,
- * CLOCK_MONOTONIC unless the queue was made with another, see "Clocks"
- * below), and q->next_grain splits the queued nodes in two:
+ * CLOCK_MONOTONIC unless the queue was made with another, see "Clocks",
+ * kmod/delayq_clock.c), and q->next_grain splits the queued nodes in two:
  *
  *  - sorted: the nodes of grains before q->next_grain, by deadline and then put
  *    order (node->seq), in two sequences. q->run is a FIFO list that a node
@@ -58,99 +65,7 @@
  */
 
 /**
- * DOC: delay queue: clocks
- *
- * A queue keeps its deadlines and its readings in its clock, q->clock:
- * CLOCK_MONOTONIC, CLOCK_BOOTTIME or CLOCK_REALTIME (kmod/clock.c, "DOC: tempo
- * clocks"). Its kick is a tempo timer, and the timer wheel runs on
- * CLOCK_MONOTONIC: delayq_kick_arm() aims it at the MONOTONIC instant the clock
- * reaches the time wanted, through the clock's offset now, and no further ahead
- * than the timer wheel takes. An offset moves only when a clock is set or the
- * machine resumes; the clock core then calls delayq_clock_changed(), which
- * visits each queue of another clock once (delayq_clock_list): it forgets the
- * kick's aim, reads the clock and notifies (delayq_notify()), so that the kick
- * is aimed anew or a consumer woken for what the change made due, that last
- * with no lock but the queue's own held. A change costs O(queues), whatever
- * they hold, and holds the lock of the list of queues for one queue's O(1)
- * visit at a time, so it delays a create() or destroy() by one visit at most;
- * a kick aimed through an old offset that fires early finds nothing due and is
- * aimed again.
- *
- * CLOCK_REALTIME can be set back. A queue of another clock than MONOTONIC
- * reads it under the lock only, so its readings come in order and a lower
- * one means a step back; in a REALTIME queue q->now is then always the
- * latest reading, lower or not (delayq_set_now()). Every node put is put in
- * a critical section that read the clock, so a node is takeable only once
- * a reading taken after its put has reached its deadline: never early in
- * its clock, whatever the clock did. After a step back, due nodes that the
- * clock no longer reaches wait for it again, and the counted prefix (below)
- * may hold some, as may a node linked before its end since: stats()
- * uncounts them from the prefix's end, where they all are (the prefix is in
- * deadline order), before it counts.
- */
-
-/**
- * DOC: delay queue: alarms
- *
- * A queue made for CLOCK_BOOTTIME_ALARM or CLOCK_REALTIME_ALARM (q->wakes)
- * keeps the time of CLOCK_BOOTTIME or CLOCK_REALTIME, and wakes the machine
- * from suspend for its deadlines, as an alarm timerfd does: it keeps
- * q->alarm, a kernel alarm (kernel/time/alarmtimer.c) of its clock, aimed no
- * later than the first deadline that has not passed, whether or not anybody
- * waits, and at suspend the alarmtimer programs the RTC for the earliest
- * alarm of the system. The alarm is of the queue's clock: no offset to aim
- * through, and a set of the wall clock moves a REALTIME alarm with it.
- *
- * The aim (delayq_alarm_aim(), at the end of every critical section,
- * delayq_unlock()) is read off the structure in O(1): the first sorted node
- * after each counted prefix (the prefix is due: "The ready count" below), or
- * the tree's first node when a REALTIME clock set back left the prefix's end
- * not due; and the cascade's delayq_work_at(). The earlier is a bound below
- * every deadline still to come, and exact, the first of them, when it is a
- * sorted node's that has not passed. The alarm goes to an exact bound, later
- * or earlier; to an inexact one (a coarse slot's start, a slot whose
- * earliest node left) only earlier: it then fires early, finds nothing due
- * and is aimed again. So the alarm is never later than the first deadline to
- * come (but by less than a grain, when that is less than a grain away: see
- * below): never a late wake-up. A queue with nothing left to come cancels it
- * (alarm_try_to_cancel()). A bound that has passed (items due that nobody
- * counted, a cascade behind the clock) aims it a grain ahead
- * (DQ_ALARM_FLOOR), so that its callback does the counting in steps, and an
- * alarm never moves later to such an aim, so that a busy queue does not keep
- * pushing it on.
- *
- * Its callback (delayq_alarm_fired(), in the hrtimer interrupt, interrupts
- * off) forgets the aim, reads the clock, sorts up to the clock and counts the
- * due nodes into the prefix, DQ_KICK_MOVES of each at most, and ends with
- * delayq_unlock(): it wakes a consumer for an item due (after a resume, as
- * soon as the hrtimers resume) and aims the alarm again, at the next
- * deadline or, short of moves, a grain later. So an expiry costs the
- * interrupt a bounded amount of work, as the kick's does.
- *
- * Before a suspend (PM_SUSPEND_PREPARE, delayq_alarm_suspend()), every alarm
- * queue is sorted in process context, DQ_STEP nodes per critical section,
- * until its bound is its first deadline to come exactly, and the alarm is
- * aimed there even if it was aimed earlier: the machine sleeps until that
- * deadline, less the RTC's resolution (a second on a PC), not until a coarse
- * slot's start. A put between then and the alarmtimer's suspend moves the
- * alarm earlier as always. The alarmtimer refuses a suspend (-EBUSY) when
- * the earliest alarm is less than two seconds away, so an aim a grain late
- * never lets the machine sleep through a deadline.
- *
- * Cost to other queues: a test of q->wakes at each unlock. An alarm queue
- * adds a hard interrupt per first deadline (besides the kick, if anybody
- * waits), a clock reading and an alarm start when its bound moves (a put
- * before the first deadline, a take or remove of the first item), and the
- * sort before each suspend. That pass holds delayq_list_lock from the first
- * alarm queue to the last (unlike the clock walk, which holds it for one
- * queue at a time): a create() or destroy() of any queue during it waits for
- * the sort of every alarm queue, O(their items) in steps of DQ_STEP.
- * destroy() cancels the alarm (alarm_cancel(), which waits for a callback
- * under way) once the queue is dead, and nothing aims it then.
- */
-
-/**
- * DOC: delay queue: wake-ups and the kick
+ * DOC: delay queue: wake-ups and the waker
  *
  * delayq_notify() ends every critical section that may change what is
  * takeable (delayq_unlock()):
@@ -162,7 +77,7 @@
  *    wakes the next: one wake-up per item due, no herd. A consumer leaves
  *    (signal, kthread_stop(), timeout, shutdown) only from a critical
  *    section in which it found nothing due.
- *  - Not ready, with somebody waiting: it arms q->kick, the queue's one
+ *  - Not ready, with somebody waiting: it arms q->waker, the queue's one
  *    tempo timer, a TEMPO_TIMER_FINE | TEMPO_TIMER_IRQ one, for the first
  *    sorted deadline or the first time the cascade's next slots to empty
  *    can hold a due node, whichever comes first, or for just after q->now
@@ -170,35 +85,40 @@
  *    emptied). That time is the least deadline of the level-0 slot emptied
  *    at grain q->next_work (q->cascade_min, a bound that a put keeps exact
  *    and a removal leaves early), or that grain's start when a coarser slot
- *    is emptied there too (delayq_work_at()): the kick that empties a slot of due nodes finds
+ *    is emptied there too (delayq_work_at()): the waker that empties a slot of due nodes finds
  *    them due, rather than firing at the grain's start and being armed
  *    again. The callback runs in the timer wheel's interrupt (an IRQ
  *    timer: no workqueue between the expiry and the wake-up), reads the
- *    clock and moves at most DQ_KICK_MOVES nodes (delayq_kick()): the
+ *    clock and moves at most DQ_WAKER_MOVES nodes (delayq_waker_fired()): the
  *    interrupt runs every IRQ callback of its CPU in turn, so one queue's
  *    expiry must cost it a bounded amount, not its slots' size. A FINE timer
  *    fires at the time it is armed for, whatever the delay, late by at most
  *    its slack or a 64th of the timer wheel's tick (include/tempo/timer.h),
- *    so the kick is armed once per time it is needed. A kick whose node has
+ *    so the waker is armed once per time it is needed. A waker whose node has
  *    left since is not cancelled: it fires and finds less to do. If nobody
  *    waits, nothing is armed: the next caller that looks sorts for itself.
  *  - Slack: q->slack is the least node->slack_us of the nodes linked since
  *    the queue was last empty (delayq_link(); it only falls while nodes are
- *    queued, which is O(1) and never too large). The kick is armed with it
- *    as its timer's slack, for the first deadline or q->next_work's start:
+ *    queued, which is O(1) and never too large). The waker is armed to fire
+ *    in [at, at + q->slack], at the first deadline or q->next_work's start:
  *    every node not yet due has its deadline at or after that time, so a
- *    kick anywhere in [at, at + q->slack] lands in every node's window, and
- *    those due then are all found. While the cascade is behind (nodes may
- *    be due already) the kick has no slack. An armed kick is armed again
- *    when a put needs it to fire before the end of its own window
- *    (q->kick_at + q->kick_slack): a node of less slack than the kick has.
- *  - Behind after the kick ran out of moves (q->kick_short): whoever waits
+ *    waker anywhere in that window lands in every node's window, and those
+ *    due then are all found. Below a tick it fires in the window's last
+ *    64th of a tick, as late as it lets, so that the nodes due by then share
+ *    the expiry, as hrtimers with a range do; from a tick up the window is
+ *    its timer's slack, which the timer wheel aims at whole ticks, shared
+ *    with other timers (delayq_waker_arm()). While the cascade is behind
+ *    (nodes may be due already) the waker has no slack. An armed waker is
+ *    armed again when a put needs it to fire before the end of its own
+ *    window (q->waker_at + q->waker_slack): a node of less slack than the
+ *    waker has.
+ *  - Behind after the waker ran out of moves (q->waker_short): whoever waits
  *    sorts the rest, in its own context, as it would if it came by: one
  *    consumer asleep is woken as for an item due; if none is asleep, the
  *    watchers are woken once (q->look_asked) with no poll key, which
  *    poll(), epoll and io_uring take as "look again": their
  *    tempo_delayq_ready() sorts. So a consumer is woken only for an item
- *    due, or for a slot of more than DQ_KICK_MOVES items.
+ *    due, or for a slot of more than DQ_WAKER_MOVES items.
  *  - At a readiness edge (ready, where q->ready says it was not):
  *    delayq_unlock() wakes every watcher on q->watch, which no consumer is
  *    on, after dropping the lock, with the poll key EPOLLIN | EPOLLRDNORM.
@@ -212,22 +132,7 @@
  *    untouched) whatever would wake someone, so that the next notify finds
  *    it still to do; its caller, who holds a lock of its own, then calls
  *    tempo_delayq_announce(), an empty critical section, once it has
- *    dropped that lock. It arms the kick as any notify does.
- *
- * The ready count: stats() tells how many nodes are due, counted as a prefix
- * of each sorted sequence, the tree's up to q->last_ready (state READY) and
- * the run's up to q->run_ready (RUN_READY), q->nready in all. stats() moves
- * both ends on over the due nodes after them, DQ_STEP per critical section.
- * A node linked into the tree before q->last_ready joins the prefix (the run
- * is joined at its end). A node counts as expired once per deadline: as it
- * joins the prefix or, if it never did, as it leaves the queue due.
- *
- * Why a prefix, and not a count at each stats(): /dev/tempo reports its
- * ready records at every TEMPO_IOC_STATS and fdinfo read, and a file may
- * hold a user's whole timer limit due at once. A walk per call would visit
- * them all each time (in steps, but all of them); the prefix visits each
- * node once per deadline, and a stats() after that is O(1). Two node
- * states and q->last_ready, q->run_ready and q->nready are its whole cost.
+ *    dropped that lock. It arms the waker as any notify does.
  */
 
 /**
@@ -264,25 +169,25 @@
  *  - q->now is a reading of q->clock, and only grows (but in a REALTIME
  *    queue whose clock was set back); q->nready nodes are counted, each
  *    due unless the clock was set back since it was counted;
- *  - not dead, not ready, not q->kick_short, somebody waiting: the kick is
+ *  - not dead, not ready, not q->waker_short, somebody waiting: the waker is
  *    armed for the first sorted deadline and q->next_work's start or
  *    earlier (the next grain if behind), or its callback is on its way;
- *    ready or q->kick_short with a consumer asleep: q->woken; q->kick_short
- *    with watchers only: q->look_asked; q->kick_short only while behind;
+ *    ready or q->waker_short with a consumer asleep: q->woken; q->waker_short
+ *    with watchers only: q->look_asked; q->waker_short only while behind;
  *  - an alarm queue (q->wakes), not dead, with a node whose deadline is
  *    after q->now: q->alarm is armed for q->alarm_at, no later than the
  *    earliest such deadline or a grain after q->now, or its callback is on
  *    its way; an empty one, KTIME_MAX;
  *  - put = taken + removed + flushed + q->n; AGAIN counts as requeued only;
- *  - dead: take*() return -ESHUTDOWN and put() refuses; nothing arms the kick
+ *  - dead: take*() return -ESHUTDOWN and put() refuses; nothing arms the waker
  *    or signals an edge; nodes leave by remove() or destroy() only.
  *
  * Every call is a sequence of critical sections, the last of which does what
  * it reports; any two calls may run at once, as the contract in
- * include/tempo/delayq.h says. The kick reaches q through its timer, and
+ * include/tempo/delayq.h says. The waker reaches q through its timer, and
  * destroy() shuts it down (tempo_timer_shutdown_sync()) before it frees q.
  * Not guaranteed: fairness beyond the FIFO order of exclusive waiters; a
- * sleeping consumer's wake-up while the kick's CPU holds interrupts off (a
+ * sleeping consumer's wake-up while the waker's CPU holds interrupts off (a
  * consumer that comes by still takes what is due).
  */
 
@@ -290,7 +195,6 @@
 
 #include <linux/bitops.h>
 #include <linux/bug.h>
-#include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/export.h>
 #include <linux/hrtimer.h>
@@ -300,11 +204,8 @@
 #include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/rbtree.h>
-#include <linux/suspend.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
-#include <linux/seq_file.h>
-#include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <uapi/linux/eventpoll.h>
@@ -313,198 +214,9 @@
 
 #include "clock.h"
 #include "compat.h"
-#include "internal.h"
+#include "delayq_internal.h"
 #include "occupancy.h"
 #include "testing.h"
-
-enum delayq_state {
-	DELAYQ_IDLE = 0,	/* not queued */
-	DELAYQ_CASCADE,		/* queued, in a cascade slot */
-	DELAYQ_PENDING,		/* queued, in the tree, not in the counted prefix */
-	DELAYQ_READY,		/* queued, in the tree, in the counted prefix: due */
-	DELAYQ_RUN,		/* queued, in the run, not in the counted prefix */
-	DELAYQ_RUN_READY,	/* queued, in the run, in the counted prefix: due */
-};
-
-enum delayq_counter {
-	DELAYQ_STAT_PUT,
-	DELAYQ_STAT_EXPIRED,
-	DELAYQ_STAT_TAKEN,
-	DELAYQ_STAT_REMOVED,
-	DELAYQ_STAT_FLUSHED,
-	DELAYQ_STAT_WAKEUPS,
-	DELAYQ_STAT_REQUEUED,
-	DELAYQ_NR_STATS
-};
-
-#define DQ_GRAIN_SHIFT	20		/* a grain: 2^20 ns, about 1 ms */
-#define DQ_LVL_BITS	6
-#define DQ_SLOTS	BIT(DQ_LVL_BITS)
-#define DQ_SLOT_MASK	(DQ_SLOTS - 1)
-#define DQ_LEVELS	6
-/* Grains ahead the cascade places by their own grain: 2^36, over 2 years. */
-#define DQ_SPAN		(1ULL << (DQ_LVL_BITS * DQ_LEVELS))
-#define DQ_NEVER	S64_MAX		/* q->next_work of an empty cascade */
-
-/*
- * How far ahead an alarm is aimed at least: a grain. An alarm whose bound has
- * passed fires that much later to go on counting, and on kernels where an
- * alarm started for a time past is not queued (alarm_start_timer()), the aim
- * is in the future.
- */
-#define DQ_ALARM_FLOOR	BIT_ULL(DQ_GRAIN_SHIFT)
-
-/* Nodes moved, or counted by stats(), per critical section. */
-#define DQ_STEP		64
-/*
- * Nodes the kick moves per expiry: a slot of more is sorted by the queue's
- * own consumers and watchers, woken for it, in their context.
- */
-#define DQ_KICK_MOVES	16
-
-struct tempo_delayq {
-	wait_queue_head_t	wait;		/* consumers; .lock guards all below */
-	wait_queue_head_t	watch;		/* watchers: woken at readiness edges */
-	struct rb_root_cached	tree;		/* the sorted nodes */
-	struct tempo_delayq_node *last_ready;	/* end of the tree's counted prefix */
-	struct list_head	run;		/* sorted nodes that came in order */
-	struct tempo_delayq_node *run_ready;	/* end of the run's counted prefix */
-	ktime_t			now;		/* latest clock reading */
-	s64			next_grain;	/* the first grain not sorted */
-	s64			next_work;	/* no slot to empty before this grain */
-	u64			seq;		/* put order */
-	ktime_t			kick_at;	/* the time the kick is armed for, or KTIME_MAX */
-	u64			kick_slack;	/* and the slack it was armed with, ns */
-	u64			slack;		/* least node slack since the queue was empty */
-	struct tempo_timer	kick;
-	clockid_t		clock;		/* CLOCK_MONOTONIC, BOOTTIME or REALTIME */
-	unsigned int		n;		/* queued nodes */
-	unsigned int		nready;		/* counted nodes: READY and RUN_READY */
-	unsigned int		nwaiters;	/* consumers in delayq_wait()'s passes */
-	bool			woken;		/* a selected consumer has not looked yet */
-	bool			ready;		/* ready at the last notify */
-	bool			kick_short;	/* the kick left due slots to sort */
-	bool			look_asked;	/* watchers woken to sort, not yet done */
-	bool			dead;		/* shut down */
-	bool			wakes;		/* an alarm queue: q->alarm is aimed */
-	u64			count[DELAYQ_NR_STATS];
-	struct list_head	list;		/* on delayq_list */
-	struct list_head	clock_link;	/* on delayq_clock_list: not MONOTONIC */
-	struct list_head	alarm_link;	/* on delayq_alarm_list: q->wakes */
-	ktime_t			alarm_at;	/* where q->alarm is aimed, or KTIME_MAX */
-	struct alarm		alarm;		/* q->wakes: wakes the machine ("Alarms") */
-	u64			occupied[DQ_LEVELS];	/* slots not empty, a bit each */
-	ktime_t			cascade_min[DQ_SLOTS];	/* level 0: no deadline is earlier */
-	struct list_head	cascade[DQ_LEVELS][DQ_SLOTS];
-};
-
-/*
- * Module totals (debugfs): the live queues, and what destroyed ones counted;
- * the queues whose clock is not MONOTONIC, for delayq_clock_changed(); and
- * the alarm queues, for delayq_alarm_suspend().
- */
-static DEFINE_MUTEX(delayq_list_lock);
-/* The queue a clock change is telling, with no lock held; destroy() waits. */
-static struct tempo_delayq *delayq_clock_pinned;
-static DECLARE_WAIT_QUEUE_HEAD(delayq_clock_pin_wait);
-static LIST_HEAD(delayq_list);
-static LIST_HEAD(delayq_clock_list);
-static LIST_HEAD(delayq_alarm_list);
-static u64 delayq_retired[DELAYQ_NR_STATS];
-
-static const char * const delayq_counter_names[DELAYQ_NR_STATS] = {
-	[DELAYQ_STAT_PUT]	= "put",
-	[DELAYQ_STAT_EXPIRED]	= "expired",
-	[DELAYQ_STAT_TAKEN]	= "taken",
-	[DELAYQ_STAT_REMOVED]	= "removed",
-	[DELAYQ_STAT_FLUSHED]	= "flushed",
-	[DELAYQ_STAT_WAKEUPS]	= "wakeups",
-	[DELAYQ_STAT_REQUEUED]	= "requeued",
-};
-
-/* Under the lock. */
-static void delayq_count(struct tempo_delayq *q, enum delayq_counter c)
-{
-	q->count[c]++;
-}
-
-static s64 dq_grain(ktime_t t)
-{
-	return ktime_to_ns(t) >> DQ_GRAIN_SHIFT;
-}
-
-static ktime_t dq_time(s64 grain)
-{
-	return ns_to_ktime(grain << DQ_GRAIN_SHIFT);
-}
-
-static struct tempo_delayq_node *delayq_node(struct rb_node *rb)
-{
-	return rb_entry_safe(rb, struct tempo_delayq_node, rb);
-}
-
-static struct tempo_delayq_node *delayq_tree_first(struct tempo_delayq *q)
-{
-	return delayq_node(rb_first_cached(&q->tree));
-}
-
-/* Under the lock of the node's queue; put() reads it without (-EBUSY). */
-static void delayq_set_state(struct tempo_delayq_node *node, enum delayq_state state)
-{
-	WRITE_ONCE(node->state, state);
-}
-
-/* Is a node of @deadline due by the queue's latest reading? */
-static bool delayq_due(const struct tempo_delayq *q, ktime_t deadline)
-{
-	return !ktime_after(deadline, q->now);
-}
-
-/*
- * Apply a reading of the queue's clock, taken under the lock (a MONOTONIC
- * one may be taken before it): the latest reading, which only a REALTIME
- * clock set back makes lower than the last.
- */
-static void delayq_set_now(struct tempo_delayq *q, ktime_t now)
-{
-	if (ktime_after(now, q->now) || q->clock == CLOCK_REALTIME)
-		q->now = now;
-}
-
-/* Take a clock reading, under the lock. */
-static void delayq_clock(struct tempo_delayq *q)
-{
-	delayq_set_now(q, likely(q->clock == CLOCK_MONOTONIC) ? ktime_get() :
-		       tempo_clock_read(q->clock));
-}
-
-/* The sorted part's order: by deadline, then put order. */
-static bool delayq_before(const struct tempo_delayq_node *a, const struct tempo_delayq_node *b)
-{
-	return ktime_before(a->deadline, b->deadline) ||
-	       (a->deadline == b->deadline && a->seq < b->seq);
-}
-
-/* The earliest sorted node: the first of the run's and the tree's. */
-static inline struct tempo_delayq_node *delayq_first(struct tempo_delayq *q)
-{
-	struct tempo_delayq_node *tree = delayq_tree_first(q);
-	struct tempo_delayq_node *run = list_first_entry_or_null(&q->run, struct tempo_delayq_node,
-								 entry);
-
-	if (!tree || !run)
-		return tree ?: run;
-	return delayq_before(run, tree) ? run : tree;
-}
-
-/* Count @node, due, into the ready prefix of its sequence (@state READY or RUN_READY). */
-static void delayq_count_due(struct tempo_delayq *q, struct tempo_delayq_node *node,
-			     enum delayq_state state)
-{
-	delayq_set_state(node, state);
-	q->nready++;
-	delayq_count(q, DELAYQ_STAT_EXPIRED);
-}
 
 static bool delayq_tree_less(struct rb_node *a, const struct rb_node *b)
 {
@@ -572,7 +284,7 @@ static void delayq_cascade_add(struct tempo_delayq *q, struct tempo_delayq_node 
 	shift = lvl * DQ_LVL_BITS;
 	node->level = lvl;
 	node->slot = (grain >> shift) & DQ_SLOT_MASK;
-	/* The slot's earliest deadline, for the kick (delayq_work_at()). */
+	/* The slot's earliest deadline, for the waker (delayq_work_at()). */
 	if (!lvl && (!(q->occupied[0] & BIT_ULL(node->slot)) ||
 		     ktime_before(node->deadline, q->cascade_min[node->slot])))
 		q->cascade_min[node->slot] = node->deadline;
@@ -600,7 +312,7 @@ static void delayq_link(struct tempo_delayq *q, struct tempo_delayq_node *node)
 		delayq_sort_in(q, node);
 	else
 		delayq_cascade_add(q, node);
-	/* The kick's slack: the least of the nodes' ("the kick and slack"). */
+	/* The waker's slack: the least of the nodes' ("the waker and slack"). */
 	q->slack = min_t(u64, q->n ? q->slack : U64_MAX, (u64)node->slack_us * NSEC_PER_USEC);
 	q->n++;
 }
@@ -610,8 +322,8 @@ static void delayq_link(struct tempo_delayq *q, struct tempo_delayq_node *node)
  * moved node->deadline already). A node leaving due that was never counted
  * is counted as expired now. The caller sets its new state.
  */
-static void delayq_unlink(struct tempo_delayq *q, struct tempo_delayq_node *node,
-			  ktime_t deadline)
+void delayq_unlink(struct tempo_delayq *q, struct tempo_delayq_node *node,
+		   ktime_t deadline)
 {
 	lockdep_assert_held(&q->wait.lock);
 	if (node->state == DELAYQ_READY) {
@@ -713,7 +425,7 @@ static s64 delayq_next_work(const struct tempo_delayq *q)
  * from its start; the grain's start also when next_work is below the next
  * grain with work. No node of a later slot is due before that grain's end.
  */
-static ktime_t delayq_work_at(const struct tempo_delayq *q)
+ktime_t delayq_work_at(const struct tempo_delayq *q)
 {
 	s64 t = q->next_work;
 	unsigned int lvl, shift;
@@ -734,7 +446,7 @@ static ktime_t delayq_work_at(const struct tempo_delayq *q)
  * the way, at most @budget nodes moved. Return: true once q->next_grain is
  * past @last.
  */
-static bool delayq_advance(struct tempo_delayq *q, s64 last, unsigned int budget)
+bool delayq_advance(struct tempo_delayq *q, s64 last, unsigned int budget)
 {
 	while (q->next_grain <= last) {
 		if (q->next_work > q->next_grain) {
@@ -765,22 +477,6 @@ static inline void delayq_advance_free(struct tempo_delayq *q)
 static bool delayq_behind(const struct tempo_delayq *q)
 {
 	return q->next_work <= dq_grain(q->now);
-}
-
-/* Under the lock: drop it and take it again; interrupts come on between. */
-static void delayq_relock(struct tempo_delayq *q, unsigned long *flags)
-	__must_hold(&q->wait.lock)
-{
-	spin_unlock_irqrestore(&q->wait.lock, *flags);
-	spin_lock_irqsave(&q->wait.lock, *flags);
-}
-
-/* Sort up to the latest reading, DQ_STEP nodes per critical section. */
-static void delayq_catch_up(struct tempo_delayq *q, unsigned long *flags)
-	__must_hold(&q->wait.lock)
-{
-	while (!delayq_advance(q, dq_grain(q->now), DQ_STEP))
-		delayq_relock(q, flags);
 }
 
 /* Is @node, the first sorted node, takeable? */
@@ -837,11 +533,11 @@ static void delayq_take_node(struct tempo_delayq *q, struct tempo_delayq_node *n
  * clock's offset now; no further ahead than the timer wheel takes. The
  * instant may lie beyond: after a REALTIME step back, or for any clock once a
  * consume() with TEMPO_DELAYQ_ALL moved an item not yet due to a later
- * deadline (AGAIN). The kick fires early there and is aimed again. A
+ * deadline (AGAIN). The waker fires early there and is aimed again. A
  * MONOTONIC queue compares with q->now, a reading of its clock, first: @t
  * within reach of it is within reach of now.
  */
-static ktime_t delayq_kick_mono(struct tempo_delayq *q, ktime_t t)
+static ktime_t delayq_waker_mono(struct tempo_delayq *q, ktime_t t)
 {
 	u64 reach = tempo_timer_max_delay_ns();
 	ktime_t mono = t, now;
@@ -859,104 +555,44 @@ static ktime_t delayq_kick_mono(struct tempo_delayq *q, ktime_t t)
 }
 
 /*
- * Arm the kick for @at, a time nothing is takeable before, with a slack of
- * @user_slack: a FINE timer, it fires no earlier and at most that slack (or a
- * 64th of the timer wheel's tick) later, whatever the delay. The caller has
- * checked that it is not armed to fire by the end of that window already
- * (q->kick_at + q->kick_slack). @at is a time of the queue's clock, kept in
- * q->kick_at; the timer wheel gets its MONOTONIC instant (delayq_kick_mono()).
+ * The slack the waker is given for a window of @slack ns: none below
+ * a tick, where delayq_waker_arm() aims at the window's end itself; from a
+ * tick up, the window's, which the timer wheel aims at whole ticks.
  */
-static void delayq_kick_arm(struct tempo_delayq *q, ktime_t at, u64 user_slack)
+static u64 delayq_waker_timer_slack(u64 slack)
 {
-	if (unlikely(user_slack != q->kick_slack))
-		tempo_timer_set_slack(&q->kick, user_slack);
-	if (WARN_ON_ONCE(tempo_timer_arm_at(&q->kick, TEMPO_CPU_LOCAL,
-					    delayq_kick_mono(q, at)) < 0))
-		return;
-	q->kick_at = at;
-	q->kick_slack = user_slack;
+	return slack < tempo_timer_tick_ns() ? 0 : slack;
 }
 
 /*
- * The earliest deadline to come among an alarm queue's sorted nodes, or
- * KTIME_MAX: the tree's and the run's first node after their counted
- * prefix, which is due while its end is (else, after a REALTIME clock set
- * back, the first node).
+ * Arm the waker for @at, a time nothing is takeable before, to fire in the
+ * window [@at, @at + @user_slack] (or within a 64th of the timer wheel's tick
+ * of @at, if that is more), whatever the delay: a FINE timer. Below a tick,
+ * it is aimed at the window's end less tempo_timer_fine_ns(), with no slack:
+ * it fires in the window's last 64th of a tick, as late as the window lets,
+ * so that every node due by then is found by the one expiry (an hrtimer
+ * with a range fires at its end likewise). The caller has checked that it
+ * is not armed to fire by the end of that window already (q->waker_at +
+ * q->waker_slack). @at is a time of the queue's clock, kept in q->waker_at;
+ * the timer wheel gets its MONOTONIC instant (delayq_waker_mono()).
  */
-static ktime_t delayq_alarm_sorted(struct tempo_delayq *q)
+static void delayq_waker_arm(struct tempo_delayq *q, ktime_t at, u64 user_slack)
 {
-	struct tempo_delayq_node *node = q->last_ready;
-	ktime_t at = KTIME_MAX;
-	struct rb_node *rb;
+	u64 slack = delayq_waker_timer_slack(user_slack), fine;
+	ktime_t aim = at;
 
-	rb = node && delayq_due(q, node->deadline) ? rb_next(&node->rb) :
-						     rb_first_cached(&q->tree);
-	if (rb)
-		at = delayq_node(rb)->deadline;
-	node = q->run_ready;
-	if (!node || !delayq_due(q, node->deadline))
-		node = list_first_entry_or_null(&q->run, struct tempo_delayq_node, entry);
-	else if (list_is_last(&node->entry, &q->run))
-		node = NULL;
-	else
-		node = list_next_entry(node, entry);
-	return node ? min(at, node->deadline) : at;
-}
-
-/*
- * Under the lock, at the end of an alarm queue's critical section: aim
- * q->alarm ("Alarms"). Its bound is the earlier of the sorted nodes' first
- * deadline to come (delayq_alarm_sorted()) and the cascade's
- * delayq_work_at(); it is exact, the first deadline to come, when the sorted
- * one is the earlier and has not passed. The alarm goes to an exact bound,
- * later or earlier, unless that is within a grain of the clock; otherwise it
- * moves only earlier, to the bound or a grain ahead of the clock, whichever
- * is later (DQ_ALARM_FLOOR): so nothing keeps pushing it later. Cancelled
- * when nothing is to come. A dead queue's is left alone (destroy() cancels
- * it). An alarm that fired is still "aimed" until its callback, on its
- * way, takes the lock and aims it anew.
- */
-static void delayq_alarm_aim(struct tempo_delayq *q)
-{
-	ktime_t sorted = delayq_alarm_sorted(q), at = sorted, target, floor;
-	bool exact;
-
-	lockdep_assert_held(&q->wait.lock);
-	if (q->dead)
-		return;
-	if (q->next_work != DQ_NEVER)
-		at = min(at, delayq_work_at(q));
-	if (at == KTIME_MAX) {
-		if (q->alarm_at != KTIME_MAX)
-			alarm_try_to_cancel(&q->alarm);
-		q->alarm_at = KTIME_MAX;
-		return;
+	if (!slack && user_slack) {
+		fine = tempo_timer_fine_ns();
+		if (user_slack > fine)
+			aim = ktime_add_ns(at, user_slack - fine);
 	}
-	exact = at == sorted && !delayq_due(q, at);
-	if (exact ? at == q->alarm_at : !ktime_after(q->alarm_at, at))
+	if (unlikely(slack != delayq_waker_timer_slack(q->waker_slack)))
+		tempo_timer_set_slack(&q->waker, slack);
+	if (WARN_ON_ONCE(tempo_timer_arm_at(&q->waker, TEMPO_CPU_LOCAL,
+					    delayq_waker_mono(q, aim)) < 0))
 		return;
-	floor = ktime_add_ns(tempo_clock_read(q->clock), DQ_ALARM_FLOOR);
-	target = max(at, floor);
-	if (!ktime_after(q->alarm_at, target) && !(exact && ktime_after(at, floor)))
-		return;
-	/* Passed before it was queued (the CPU stalled a grain): aim again. */
-	while (!alarm_start_timer(&q->alarm, target, false)) {
-		floor = ktime_add_ns(tempo_clock_read(q->clock), DQ_ALARM_FLOOR);
-		target = max(at, floor);
-	}
-	q->alarm_at = target;
-}
-
-/*
- * Where q->alarm stands among the kernel's alarms, the queue that the
- * alarmtimer programs the RTC from at suspend: its expiry while it is queued
- * there, else KTIME_MAX. Under the lock, which every start of it holds; its
- * interrupt may take it off meanwhile (a snapshot).
- */
-static ktime_t delayq_alarm_queued(struct tempo_delayq *q)
-{
-	return READ_ONCE(q->alarm.state) & ALARMTIMER_STATE_ENQUEUED ?
-	       q->alarm.node.expires : KTIME_MAX;
+	q->waker_at = at;
+	q->waker_slack = user_slack;
 }
 
 /* What delayq_notify() asks delayq_unlock() to tell the watchers. */
@@ -981,11 +617,11 @@ static bool delayq_waited(struct tempo_delayq *q)
 /*
  * The end of every critical section that may have changed the first sorted
  * node, the cascade or q->now. Ready: wake a consumer if none is woken. Behind
- * the clock (slots nobody has emptied may hold due items): arm the kick for
- * the next grain, to sort; if the kick ran out of moves already
- * (q->kick_short), have one of those who wait sort the rest in its own
+ * the clock (slots nobody has emptied may hold due items): arm the waker for
+ * the next grain, to sort; if the waker ran out of moves already
+ * (q->waker_short), have one of those who wait sort the rest in its own
  * context, a consumer asleep or else the watchers, once. Neither: arm the
- * kick for the first time the queue may become ready. The kick only if
+ * waker for the first time the queue may become ready. The waker only if
  * anybody waits. Return: what delayq_unlock() tells the watchers.
  */
 static enum delayq_news delayq_notify(struct tempo_delayq *q)
@@ -1009,13 +645,13 @@ static enum delayq_news delayq_notify(struct tempo_delayq *q)
 		return edge ? DQ_NEWS_EDGE : DQ_NEWS_NONE;
 	}
 	if (!delayq_behind(q)) {
-		q->kick_short = false;
+		q->waker_short = false;
 		q->look_asked = false;
-	} else if (!q->kick_short) {
-		/* Behind the clock: the kick sorts what it may at the next grain. */
+	} else if (!q->waker_short) {
+		/* Behind the clock: the waker sorts what it may at the next grain. */
 		at = ktime_add_ns(q->now, 1);
 	} else {
-		/* The kick could not sort it all: whoever waits does, once. */
+		/* The waker could not sort it all: whoever waits does, once. */
 		if (waitqueue_active(&q->wait)) {
 			if (!q->woken)
 				wake_up_locked(&q->wait);
@@ -1039,14 +675,14 @@ static enum delayq_news delayq_notify(struct tempo_delayq *q)
 	}
 	/* Armed to fire by that window's end already: nothing to do. */
 	if (at != KTIME_MAX &&
-	    (q->kick_at == KTIME_MAX ||
-	     ktime_before(ktime_add_ns(at, slack), ktime_add_ns(q->kick_at, q->kick_slack))))
-		delayq_kick_arm(q, at, slack);
+	    (q->waker_at == KTIME_MAX ||
+	     ktime_before(ktime_add_ns(at, slack), ktime_add_ns(q->waker_at, q->waker_slack))))
+		delayq_waker_arm(q, at, slack);
 	return DQ_NEWS_NONE;
 }
 
 /* Leave a critical section: notify, unlock, and tell the watchers what it found. */
-static void delayq_unlock(struct tempo_delayq *q, unsigned long flags)
+void delayq_unlock(struct tempo_delayq *q, unsigned long flags)
 	__releases(&q->wait.lock)
 {
 	enum delayq_news news = delayq_notify(q);
@@ -1068,19 +704,19 @@ static void delayq_unlock(struct tempo_delayq *q, unsigned long flags)
  * Leave a critical section, but wake nobody: a caller that holds a lock of
  * its own moves an item and tells the waiters later (tempo_delayq_announce()).
  * Where delayq_notify() would wake someone (an item takeable that was not,
- * or a look to ask while behind after the kick ran short) nothing of it is
+ * or a look to ask while behind after the waker ran short) nothing of it is
  * done, so that the next notify, the announce's, finds it still to do;
- * otherwise it only arms the kick, as it would. Return: true when the caller
+ * otherwise it only arms the waker, as it would. Return: true when the caller
  * must announce.
  */
-static bool delayq_unlock_quiet(struct tempo_delayq *q, unsigned long flags)
+bool delayq_unlock_quiet(struct tempo_delayq *q, unsigned long flags)
 	__releases(&q->wait.lock)
 {
 	bool ready = !q->dead && delayq_takeable(q, delayq_first(q));
-	bool later = ready ? !q->ready : !q->dead && delayq_behind(q) && q->kick_short;
+	bool later = ready ? !q->ready : !q->dead && delayq_behind(q) && q->waker_short;
 
 	if (!later && !ready)
-		delayq_notify(q);	/* not ready, not short: at most the kick is armed */
+		delayq_notify(q);	/* not ready, not short: at most the waker is armed */
 	if (unlikely(q->wakes))
 		delayq_alarm_aim(q);
 	spin_unlock_irqrestore(&q->wait.lock, flags);
@@ -1088,319 +724,28 @@ static bool delayq_unlock_quiet(struct tempo_delayq *q, unsigned long flags)
 }
 
 /*
- * Move the ends of the counted prefixes back over nodes no longer due (a
- * REALTIME clock set back since they were counted; a node linked there
- * since, not due, was never counted), at most @budget of them. Return:
- * true when every counted node is due.
- */
-static bool delayq_uncount_late(struct tempo_delayq *q, unsigned int budget)
-{
-	struct tempo_delayq_node *node;
-
-	while ((node = q->last_ready) && !delayq_due(q, node->deadline)) {
-		if (!budget--)
-			return false;
-		if (node->state == DELAYQ_READY) {
-			delayq_set_state(node, DELAYQ_PENDING);
-			q->nready--;
-		}
-		q->last_ready = delayq_node(rb_prev(&node->rb));
-	}
-	while ((node = q->run_ready) && !delayq_due(q, node->deadline)) {
-		if (!budget--)
-			return false;
-		delayq_set_state(node, DELAYQ_RUN);
-		q->nready--;
-		q->run_ready = list_is_first(&node->entry, &q->run) ? NULL :
-			       list_prev_entry(node, entry);
-	}
-	return true;
-}
-
-/*
- * Make the counted prefixes hold every due node and no other: back over
- * nodes no longer due (delayq_uncount_late()), then on over the due nodes
- * after them, at most @budget nodes each way. Return: true when done.
- */
-static bool delayq_count_ready(struct tempo_delayq *q, unsigned int budget)
-{
-	struct tempo_delayq_node *node;
-	struct rb_node *rb;
-
-	if (!delayq_uncount_late(q, budget))
-		return false;
-	rb = q->last_ready ? rb_next(&q->last_ready->rb) : rb_first_cached(&q->tree);
-	for (; rb; rb = rb_next(rb)) {
-		node = delayq_node(rb);
-		if (!delayq_due(q, node->deadline))
-			break;
-		if (!budget--)
-			return false;
-		delayq_count_due(q, node, DELAYQ_READY);
-		q->last_ready = node;
-	}
-	node = q->run_ready ? list_next_entry(q->run_ready, entry) :
-	       list_first_entry(&q->run, struct tempo_delayq_node, entry);
-	for (; !list_entry_is_head(node, &q->run, entry); node = list_next_entry(node, entry)) {
-		if (!delayq_due(q, node->deadline))
-			break;
-		if (!budget--)
-			return false;
-		delayq_count_due(q, node, DELAYQ_RUN_READY);
-		q->run_ready = node;
-	}
-	return true;
-}
-
-/*
- * The kick: an IRQ timer's callback, in the timer wheel's interrupt on the
+ * The waker: an IRQ timer's callback, in the timer wheel's interrupt on the
  * CPU it was armed on, with interrupts off (the queue's lock is always
  * taken with them off), which runs every IRQ callback of that CPU in turn.
- * Read the clock and sort at most DQ_KICK_MOVES nodes; delayq_unlock()
+ * Read the clock and sort at most DQ_WAKER_MOVES nodes; delayq_unlock()
  * wakes a consumer if an item is takeable now, has those who wait sort the
- * rest in their own context if the cascade is still behind (q->kick_short),
- * or arms the kick again. So one expiry of a queue's kick costs the
+ * rest in their own context if the cascade is still behind (q->waker_short),
+ * or arms the waker again. So one expiry of a queue's waker costs the
  * interrupt a bounded amount of work, whatever the queue holds. destroy()
- * shuts the kick down once the queue is dead (nothing arms it then), before
+ * shuts the waker down once the queue is dead (nothing arms it then), before
  * it frees @q.
  */
-static void delayq_kick(struct tempo_timer *timer)
+void delayq_waker_fired(struct tempo_timer *timer)
 {
-	struct tempo_delayq *q = container_of(timer, struct tempo_delayq, kick);
+	struct tempo_delayq *q = container_of(timer, struct tempo_delayq, waker);
 	unsigned long flags;
 
 	spin_lock_irqsave(&q->wait.lock, flags);
-	q->kick_at = KTIME_MAX;
+	q->waker_at = KTIME_MAX;
 	delayq_clock(q);
-	q->kick_short = !delayq_advance(q, dq_grain(q->now), DQ_KICK_MOVES);
+	q->waker_short = !delayq_advance(q, dq_grain(q->now), DQ_WAKER_MOVES);
 	delayq_unlock(q, flags);
 }
-
-/*
- * An alarm queue's alarm ("Alarms"): in the hrtimer interrupt, interrupts
- * off. Forget the aim, read the clock, sort up to it and count the due nodes,
- * DQ_KICK_MOVES of each at most; delayq_unlock() wakes a consumer for an
- * item due and aims the alarm again (a grain later if moves ran short).
- * destroy() cancels the alarm once the queue is dead, before it frees @q.
- */
-static TEMPO_ALARM_RET delayq_alarm_fired(struct alarm *alarm, ktime_t unused)
-{
-	struct tempo_delayq *q = container_of(alarm, struct tempo_delayq, alarm);
-	unsigned long flags;
-
-	spin_lock_irqsave(&q->wait.lock, flags);
-	q->alarm_at = KTIME_MAX;
-	delayq_clock(q);
-	if (delayq_advance(q, dq_grain(q->now), DQ_KICK_MOVES))
-		delayq_count_ready(q, DQ_KICK_MOVES);
-	delayq_unlock(q, flags);
-	return TEMPO_ALARM_DONE;
-}
-
-/*
- * One step of an alarm queue's sort before a suspend, under the lock: sort
- * up to the clock, count the due nodes, then sort ahead until the first
- * sorted node after the counted prefix comes no later than anything the
- * cascade holds, DQ_STEP nodes at most each. Return: true once the alarm's
- * bound is the first deadline to come exactly (delayq_alarm_aim()).
- */
-static bool delayq_alarm_sort_step(struct tempo_delayq *q)
-{
-	ktime_t sorted;
-
-	if (!delayq_advance(q, dq_grain(q->now), DQ_STEP) || !delayq_count_ready(q, DQ_STEP))
-		return false;
-	if (q->next_work == DQ_NEVER)
-		return true;
-	/* Nothing the cascade holds is earlier than the sorted part's first? */
-	sorted = delayq_alarm_sorted(q);
-	if (!ktime_after(sorted, delayq_work_at(q)))
-		return true;
-	delayq_advance(q, q->next_work, DQ_STEP);
-	return false;
-}
-
-/*
- * Before a suspend, in process context: sort @q until its bound is exact,
- * dropping the lock between steps; the unlock aims its alarm there.
- */
-static void delayq_alarm_sort(struct tempo_delayq *q)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&q->wait.lock, flags);
-	delayq_clock(q);
-	while (!q->dead && !delayq_alarm_sort_step(q))
-		delayq_relock(q, &flags);
-	delayq_unlock(q, flags);
-}
-
-/*
- * The PM chain: before the tasks are frozen for a suspend, sort every alarm
- * queue and aim its alarm at its first deadline to come (see "Alarms"), so
- * that the alarmtimer programs the RTC for that deadline, not a bound.
- */
-static int delayq_alarm_suspend(struct notifier_block *nb, unsigned long event, void *unused)
-{
-	struct tempo_delayq *q;
-
-	if (event != PM_SUSPEND_PREPARE)
-		return NOTIFY_DONE;
-	mutex_lock(&delayq_list_lock);
-	list_for_each_entry(q, &delayq_alarm_list, alarm_link) {
-		delayq_alarm_sort(q);
-		cond_resched();
-	}
-	mutex_unlock(&delayq_list_lock);
-	return NOTIFY_DONE;
-}
-
-static struct notifier_block delayq_alarm_pm_nb = {
-	.notifier_call = delayq_alarm_suspend,
-};
-
-/**
- * tempo_delayq_node_init() - prepare a node for its first put; not while it is queued
- * @node: the node embedded in an item
- *
- * Context: any context.
- */
-void tempo_delayq_node_init(struct tempo_delayq_node *node)
-{
-	RB_CLEAR_NODE(&node->rb);
-	node->q = NULL;
-	node->deadline = 0;
-	node->seq = 0;
-	node->slack_us = 0;
-	delayq_set_state(node, DELAYQ_IDLE);
-}
-EXPORT_SYMBOL_NS_GPL(tempo_delayq_node_init, "TEMPO");
-
-/**
- * tempo_delayq_create_clock() - allocate an empty delay queue of a clock
- * @clock: CLOCK_MONOTONIC, CLOCK_BOOTTIME or CLOCK_REALTIME: the clock of
- *	its deadlines and of the readings that decide what is due; or
- *	CLOCK_BOOTTIME_ALARM or CLOCK_REALTIME_ALARM: a queue of CLOCK_BOOTTIME
- *	or CLOCK_REALTIME that also wakes the machine from suspend for its
- *	deadlines (an alarm queue, include/tempo/delayq.h)
- *
- * The queue is charged to the caller's memory cgroup (GFP_KERNEL_ACCOUNT),
- * or to the one the caller made active (set_active_memcg()). The first queue
- * of a clock other than MONOTONIC makes the module listen for clock changes
- * (kmod/clock.c). No capability is asked for an alarm clock: the caller
- * decides who may wake the machine (/dev/tempo asks CAP_WAKE_ALARM).
- *
- * Context: process context; may sleep.
- * Return: the queue; NULL if out of memory, for another @clock, or for an
- * alarm clock where the kernel has no RTC to wake the machine with
- * (alarmtimer_get_rtcdev()).
- */
-struct tempo_delayq *tempo_delayq_create_clock(clockid_t clock)
-{
-	bool wakes = tempo_clock_is_alarm(clock);
-	struct tempo_delayq *q;
-	unsigned int lvl, slot;
-
-	clock = tempo_clock_base(clock);
-	if (!tempo_clock_valid(clock) || (wakes && !tempo_clock_alarm_ready()))
-		return NULL;
-	if (clock != CLOCK_MONOTONIC && tempo_clock_watch())
-		return NULL;
-	q = kzalloc(sizeof(*q), GFP_KERNEL_ACCOUNT);
-	if (!q)
-		return NULL;
-	q->clock = clock;
-	q->wakes = wakes;
-	q->alarm_at = KTIME_MAX;
-	if (wakes)
-		alarm_init(&q->alarm, clock == CLOCK_BOOTTIME ? ALARM_BOOTTIME : ALARM_REALTIME,
-			   delayq_alarm_fired);
-	init_waitqueue_head(&q->wait);
-	init_waitqueue_head(&q->watch);
-	q->tree = RB_ROOT_CACHED;
-	INIT_LIST_HEAD(&q->run);
-	q->next_work = DQ_NEVER;
-	for (lvl = 0; lvl < DQ_LEVELS; lvl++)
-		for (slot = 0; slot < DQ_SLOTS; slot++)
-			INIT_LIST_HEAD(&q->cascade[lvl][slot]);
-	q->kick_at = KTIME_MAX;
-	tempo_timer_init(&q->kick, delayq_kick, TEMPO_TIMER_FINE | TEMPO_TIMER_IRQ);
-	INIT_LIST_HEAD(&q->clock_link);
-	INIT_LIST_HEAD(&q->alarm_link);
-	mutex_lock(&delayq_list_lock);
-	list_add_tail(&q->list, &delayq_list);
-	if (clock != CLOCK_MONOTONIC)
-		list_add_tail(&q->clock_link, &delayq_clock_list);
-	if (wakes)
-		list_add_tail(&q->alarm_link, &delayq_alarm_list);
-	mutex_unlock(&delayq_list_lock);
-	return q;
-}
-EXPORT_SYMBOL_NS_GPL(tempo_delayq_create_clock, "TEMPO");
-
-/**
- * tempo_delayq_create() - allocate an empty delay queue of CLOCK_MONOTONIC
- *
- * As tempo_delayq_create_clock(CLOCK_MONOTONIC).
- *
- * Context: process context; may sleep.
- * Return: the queue, or NULL if out of memory.
- */
-struct tempo_delayq *tempo_delayq_create(void)
-{
-	return tempo_delayq_create_clock(CLOCK_MONOTONIC);
-}
-EXPORT_SYMBOL_NS_GPL(tempo_delayq_create, "TEMPO");
-
-/*
- * The clock core's chain, after a clock was set or the machine resumed
- * (process context, a work item; one at a time): visit every queue of
- * another clock than MONOTONIC once. Under its lock: forget where the kick
- * is aimed (the offset it was aimed through may have moved) and read the
- * clock; the unlock aims the kick again if anybody waits (quietly: no
- * wake-up under delayq_list_lock). A queue the change made ready is pinned
- * (delayq_clock_pinned, which destroy() waits for once the queue is off the
- * list) and told with no lock held (tempo_delayq_announce()). The walk keeps
- * its place with a cursor on delayq_clock_list and holds delayq_list_lock
- * for one queue at a time, so a create() or destroy() of any queue waits
- * for one O(1) visit at most. O(queues), whatever they hold.
- */
-static int delayq_clock_changed(struct notifier_block *nb, unsigned long unused, void *data)
-{
-	struct list_head cursor;
-	struct tempo_delayq *q;
-	unsigned long flags;
-	bool announce;
-
-	mutex_lock(&delayq_list_lock);
-	list_add(&cursor, &delayq_clock_list);
-	while (cursor.next != &delayq_clock_list) {
-		q = list_entry(cursor.next, struct tempo_delayq, clock_link);
-		list_move(&cursor, &q->clock_link);
-		spin_lock_irqsave(&q->wait.lock, flags);
-		q->kick_at = KTIME_MAX;
-		delayq_clock(q);
-		announce = delayq_unlock_quiet(q, flags);
-		if (announce)
-			WRITE_ONCE(delayq_clock_pinned, q);
-		mutex_unlock(&delayq_list_lock);
-		tempo_test_point(TEMPO_TP_DELAYQ_CLOCK_VISIT, q, 0, 0);
-		if (announce) {
-			tempo_delayq_announce(q);
-			WRITE_ONCE(delayq_clock_pinned, NULL);
-			wake_up_all(&delayq_clock_pin_wait);
-		}
-		cond_resched();
-		mutex_lock(&delayq_list_lock);
-	}
-	list_del(&cursor);
-	mutex_unlock(&delayq_list_lock);
-	return NOTIFY_DONE;
-}
-
-static struct notifier_block delayq_clock_nb = {
-	.notifier_call = delayq_clock_changed,
-};
 
 /* Under the lock, @now the caller's reading: put @node for @deadline. */
 static int delayq_put_locked(struct tempo_delayq *q, struct tempo_delayq_node *node,
@@ -1724,7 +1069,7 @@ static struct tempo_delayq_node *delayq_wait(struct tempo_delayq *q, ktime_t *en
 		if (end && !ktime_before(ktime_get(), *end))
 			break;
 
-		/* The pass may have sorted nodes in: the kick is armed for them. */
+		/* The pass may have sorted nodes in: the waker is armed for them. */
 		delayq_unlock(q, flags);
 		if (end)
 			schedule_hrtimeout(end, HRTIMER_MODE_ABS);
@@ -2262,228 +1607,3 @@ int tempo_delayq_query(struct tempo_delayq *q, struct tempo_delayq_node *node,
 }
 EXPORT_SYMBOL_NS_GPL(tempo_delayq_query, "TEMPO");
 
-/**
- * tempo_delayq_stats() - a snapshot of a queue's counters
- * @q: the queue
- * @stats: receives them
- *
- * Reads the clock. Counting the items that fell due since the last call
- * takes DQ_STEP of them per critical section, with the lock dropped
- * in between: at most as many sections as items are queued.
- *
- * Context: any context except NMI; does not sleep.
- */
-void tempo_delayq_stats(struct tempo_delayq *q, struct tempo_delayq_stats *stats)
-{
-	unsigned long flags;
-	unsigned int steps;
-
-	spin_lock_irqsave(&q->wait.lock, flags);
-	/* Where the calls before this one left it, before this one sorts. */
-	stats->alarm = q->wakes ? delayq_alarm_queued(q) : 0;
-	delayq_clock(q);
-	delayq_catch_up(q, &flags);
-	for (steps = 2 * (q->n / DQ_STEP); !delayq_count_ready(q, DQ_STEP) && steps;
-	     steps--) {
-		delayq_unlock(q, flags);
-		spin_lock_irqsave(&q->wait.lock, flags);
-	}
-	stats->put = q->count[DELAYQ_STAT_PUT];
-	stats->expired = q->count[DELAYQ_STAT_EXPIRED];
-	stats->taken = q->count[DELAYQ_STAT_TAKEN];
-	stats->removed = q->count[DELAYQ_STAT_REMOVED];
-	stats->flushed = q->count[DELAYQ_STAT_FLUSHED];
-	stats->wakeups = q->count[DELAYQ_STAT_WAKEUPS];
-	stats->requeued = q->count[DELAYQ_STAT_REQUEUED];
-	stats->pending = q->n - q->nready;
-	stats->ready = q->nready;
-	stats->waiters = q->nwaiters;
-	delayq_unlock(q, flags);
-}
-EXPORT_SYMBOL_NS_GPL(tempo_delayq_stats, "TEMPO");
-
-/**
- * tempo_delayq_shutdown() - stop a queue: fail all takes, refuse all puts
- * @q: the queue
- *
- * Consumers asleep in take() wake and return -ESHUTDOWN, as do all later
- * take*() calls; put() returns -ESHUTDOWN; watchers are woken. Queued items
- * stay queued until tempo_delayq_destroy() hands them back, and remove()
- * still works. Idempotent.
- *
- * Context: any context except NMI; does not sleep.
- */
-void tempo_delayq_shutdown(struct tempo_delayq *q)
-{
-	unsigned long flags;
-	bool was_dead;
-
-	spin_lock_irqsave(&q->wait.lock, flags);
-	was_dead = q->dead;
-	q->dead = true;
-	wake_up_all_locked(&q->wait);
-	spin_unlock_irqrestore(&q->wait.lock, flags);
-	if (!was_dead)
-		wake_up_all(&q->watch);
-}
-EXPORT_SYMBOL_NS_GPL(tempo_delayq_shutdown, "TEMPO");
-
-/* Sleep until no consumer is left in delayq_wait() on dead @q. */
-static void delayq_wait_quiescent(struct tempo_delayq *q)
-{
-	DEFINE_WAIT(wait);
-
-	spin_lock_irq(&q->wait.lock);
-	while (q->nwaiters) {
-		/* Not exclusive: wake_up_all_locked() in delayq_wait(). */
-		if (list_empty(&wait.entry))
-			__add_wait_queue_entry_tail(&q->wait, &wait);
-		set_current_state(TASK_UNINTERRUPTIBLE);
-		spin_unlock_irq(&q->wait.lock);
-		schedule();
-		spin_lock_irq(&q->wait.lock);
-	}
-	__set_current_state(TASK_RUNNING);
-	if (!list_empty(&wait.entry))
-		list_del_init(&wait.entry);
-	spin_unlock_irq(&q->wait.lock);
-}
-
-/**
- * tempo_delayq_destroy() - shut down and free a queue, handing back its items
- * @q: the queue
- * @release: called once for each item still queued, in the order take()
- *	would return them (by deadline); may free the item.
- *	NULL if the caller knows the queue is empty (items found are then
- *	dropped with a warning).
- * @arg: passed to @release
- *
- * Shuts @q and its timer down, waits for consumers asleep in take() to
- * leave with -ESHUTDOWN, then unlinks the items one per critical section,
- * calls @release on each outside the lock, and frees @q.
- *
- * Context: process context; may sleep. No call on @q may start once destroy
- * has (see the contract in include/tempo/delayq.h).
- * Return: the number of items handed back (or dropped).
- */
-unsigned int tempo_delayq_destroy(struct tempo_delayq *q,
-				  tempo_delayq_release_fn release, void *arg)
-{
-	struct tempo_delayq_node *node;
-	unsigned int n = 0, c;
-
-	might_sleep();
-	tempo_delayq_shutdown(q);
-	/* Dead: nothing arms the kick again (delayq_notify()), nor the alarm. */
-	tempo_timer_shutdown_sync(&q->kick);
-	if (q->wakes)
-		alarm_cancel(&q->alarm);
-	delayq_wait_quiescent(q);
-	/* Sort everything, to hand the items back in take() order. */
-	spin_lock_irq(&q->wait.lock);
-	while (q->next_work != DQ_NEVER) {
-		delayq_advance(q, q->next_work, DQ_STEP);
-		spin_unlock_irq(&q->wait.lock);
-		cond_resched();
-		spin_lock_irq(&q->wait.lock);
-	}
-	spin_unlock_irq(&q->wait.lock);
-	for (;;) {
-		spin_lock_irq(&q->wait.lock);
-		node = delayq_first(q);
-		if (node) {
-			delayq_unlink(q, node, node->deadline);
-			delayq_set_state(node, DELAYQ_IDLE);
-			delayq_count(q, DELAYQ_STAT_FLUSHED);
-		}
-		spin_unlock_irq(&q->wait.lock);
-		if (!node)
-			break;
-		n++;
-		if (release)
-			release(node, arg);
-		cond_resched();
-	}
-	WARN(!release && n, "tempo: delay queue destroyed with %u items\n", n);
-	mutex_lock(&delayq_list_lock);
-	for (c = 0; c < DELAYQ_NR_STATS; c++)
-		delayq_retired[c] += q->count[c];
-	list_del(&q->list);
-	list_del(&q->clock_link);
-	list_del(&q->alarm_link);
-	mutex_unlock(&delayq_list_lock);
-	/* Off the list: a clock change pins it no more, but may still be telling it. */
-	wait_event(delayq_clock_pin_wait, READ_ONCE(delayq_clock_pinned) != q);
-	kfree(q);
-	return n;
-}
-EXPORT_SYMBOL_NS_GPL(tempo_delayq_destroy, "TEMPO");
-
-static int delayq_totals_show(struct seq_file *m, void *unused)
-{
-	u64 sum[DELAYQ_NR_STATS];
-	struct tempo_delayq *q;
-	unsigned int queues = 0;
-	int c;
-
-	mutex_lock(&delayq_list_lock);
-	memcpy(sum, delayq_retired, sizeof(sum));
-	list_for_each_entry(q, &delayq_list, list) {
-		spin_lock_irq(&q->wait.lock);
-		for (c = 0; c < DELAYQ_NR_STATS; c++)
-			sum[c] += q->count[c];
-		spin_unlock_irq(&q->wait.lock);
-		queues++;
-	}
-	mutex_unlock(&delayq_list_lock);
-	seq_printf(m, "queues %u\n", queues);
-	for (c = 0; c < DELAYQ_NR_STATS; c++)
-		seq_printf(m, "%s %llu\n", delayq_counter_names[c], sum[c]);
-	seq_printf(m, "queued %llu\n", sum[DELAYQ_STAT_PUT] - sum[DELAYQ_STAT_TAKEN] -
-		   sum[DELAYQ_STAT_REMOVED] - sum[DELAYQ_STAT_FLUSHED]);
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(delayq_totals);
-
-/**
- * tempo_delayq_debugfs() - create "delayq": module-wide totals of all queues' counters
- * @dir: tempo's debugfs directory
- *
- * Context: process context, from the module's init.
- */
-void tempo_delayq_debugfs(struct dentry *dir)
-{
-	debugfs_create_file("delayq", 0444, dir, NULL, &delayq_totals_fops);
-}
-
-/**
- * tempo_delayq_init() - module init of the delay queue core: join the clock
- *	core's chain (queues of other clocks than MONOTONIC re-aim their kicks)
- *	and the PM chain (alarm queues aim their alarms exactly before a suspend)
- *
- * Context: process context, module init, after tempo_clock_init().
- * Return: 0, or the negative errno of a chain's registration.
- */
-int tempo_delayq_init(void)
-{
-	int err = tempo_clock_notifier_register(&delayq_clock_nb);
-
-	if (err)
-		return err;
-	err = register_pm_notifier(&delayq_alarm_pm_nb);
-	if (err)
-		tempo_clock_notifier_unregister(&delayq_clock_nb);
-	return err;
-}
-
-/**
- * tempo_delayq_exit() - module exit: every queue must have been destroyed
- *
- * Context: process context, module exit.
- */
-void tempo_delayq_exit(void)
-{
-	unregister_pm_notifier(&delayq_alarm_pm_nb);
-	tempo_clock_notifier_unregister(&delayq_clock_nb);
-	WARN(!list_empty(&delayq_list), "tempo: delay queues leaked\n");
-}

@@ -90,6 +90,7 @@
 
 #include "clock.h"
 #include "dev.h"
+#include "dev_clock.h"
 
 #define TEMPO_READ_CHUNK	128	/* records per pass of read(): one consume() */
 

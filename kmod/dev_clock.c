@@ -16,7 +16,7 @@
  * clock, ctx->clk[], made at the clock's first arm (tempo_delayq_create_clock():
  * its deadlines and its readings are its clock's, so none of its items is
  * ever early in its clock). Nobody sleeps on a clock's queue, and nobody
- * polls it: so it arms no kick (a delay queue arms one only for those who
+ * polls it: so it arms no waker (a delay queue arms one only for those who
  * wait) and costs nothing while its items wait.
  *
  * Alarms. BOOTTIME and REALTIME timers with TEMPO_ARM_ALARM (relative
@@ -24,7 +24,7 @@
  * timerfd has them) are items of the file's alarm queues, DEV_CLK_BOOT_ALARM
  * and DEV_CLK_REAL_ALARM, delay queues of CLOCK_BOOTTIME_ALARM and
  * CLOCK_REALTIME_ALARM: the queue itself keeps a kernel alarm aimed at its
- * first deadline, which wakes the machine from suspend (kmod/delayq.c,
+ * first deadline, which wakes the machine from suspend (kmod/delayq_clock.c,
  * "Alarms"). Here they are clocks like the others, with a proxy: while the
  * machine runs their records come as BOOTTIME and REALTIME ones do, and
  * after a resume the walk below makes the proxy of a deadline the sleep
@@ -74,7 +74,7 @@
  *    first item, and an arm after it only moves it earlier;
  *  - the walk after a clock change (below), for dev_clock.first through the
  *    new offset;
- *  - DEV_CLK_DEFER's kick (below).
+ *  - DEV_CLK_DEFER's deferrable timer (below).
  * Whenever a clock's queue holds an item, its proxy stands for a time no
  * later than the item's; and once no call on the file is under way, for its
  * first item exactly. The races: a read() that a poll() saw due may find
@@ -85,18 +85,18 @@
  *
  * Deferrable timers (TEMPO_ARM_DEFERRABLE) are a clock of their own,
  * DEV_CLK_DEFER: MONOTONIC, with a queue in ctx->clk[] like the others, whose
- * proxy is not put on ctx->q for its time (ctx->q's kick would then wake the
- * CPU for it) but by ctx->defer_kick, a TEMPO_TIMER_DEFERRABLE tempo timer
+ * proxy is not put on ctx->q for its time (ctx->q's waker would then wake the
+ * CPU for it) but by ctx->defer_timer, a TEMPO_TIMER_DEFERRABLE tempo timer
  * that dev_proxy_place() arms for that time instead, and whose callback puts
  * the proxy on ctx->q for time 0, under clk_lock. So the reader is woken when
- * the kick's CPU runs it: at the deadline while that CPU is busy, at its next
- * wake-up while it is idle. A placement arms the kick for the first
+ * the timer's CPU runs it: at the deadline while that CPU is busy, at its next
+ * wake-up while it is idle. A placement arms the timer for the first
  * deadline (it stays armed where that does not change), or cancels it when
  * the queue is empty, and takes the proxy off ctx->q unless it stands due
  * and the first deadline has passed; the callback puts it only if the first
  * deadline it stands for has passed (a placement may have moved it later
  * since). Its offset never moves: the walk below skips it. release() shuts
- * the kick down before ctx->q goes (dev_clock_unlist()).
+ * the timer down before ctx->q goes (dev_clock_unlist()).
  *
  * Cancel-on-set. A file's COS timers of one generation (ctx->cos_gen, kept
  * in each item) were all armed while REALTIME's offset from MONOTONIC was
@@ -136,7 +136,7 @@
  * the files it made ready, and a close() or a first arm of a clock of
  * another user waits for dev_clock_files_lock at most one visit of one
  * file, whatever anyone's timers or watchers (and for the delay queues'
- * own pass, kmod/delayq.c, O(1) per queue of another clock, whose lock a
+ * own pass, kmod/delayq_clock.c, O(1) per queue of another clock, whose lock a
  * clock queue's creation and destruction take).
  */
 
@@ -156,6 +156,7 @@
 
 #include "clock.h"
 #include "dev.h"
+#include "dev_clock.h"
 
 /*
  * Files with a clock queue, for dev_clock_changed(); the file the walk wakes
@@ -293,7 +294,7 @@ static bool dev_clock_now_due(struct tempo_ctx *ctx, struct dev_clock *c)
  * Under clk_lock: have @c's proxy stand for @first (KTIME_MAX: for nothing):
  * at once where COS timers ended, else when the clock reaches @first. Left
  * where it stands if that does not change, or if it stands due and would
- * again. DEV_CLK_DEFER's is put by ctx->defer_kick, which this aims
+ * again. DEV_CLK_DEFER's is put by ctx->defer_timer, which this aims
  * instead. Return: whether the proxy moved.
  */
 static bool dev_proxy_place(struct tempo_ctx *ctx, struct dev_clock *c, ktime_t first)
@@ -304,12 +305,12 @@ static bool dev_proxy_place(struct tempo_ctx *ctx, struct dev_clock *c, ktime_t 
 	c->first = first;
 	if (c->clock == DEV_CLK_DEFER) {
 		if (first == KTIME_MAX) {
-			tempo_timer_cancel(&ctx->defer_kick);
+			tempo_timer_cancel(&ctx->defer_timer);
 		} else {
 			if (c->at != KTIME_MAX && !ktime_after(first, now))
 				return false;	/* standing due, and due */
 			/* -ESHUTDOWN only at release, when nothing waits for it any more. */
-			tempo_timer_arm_at(&ctx->defer_kick, TEMPO_CPU_LOCAL, first);
+			tempo_timer_arm_at(&ctx->defer_timer, TEMPO_CPU_LOCAL, first);
 		}
 		if (c->at == KTIME_MAX)
 			return false;
@@ -326,10 +327,29 @@ static bool dev_proxy_place(struct tempo_ctx *ctx, struct dev_clock *c, ktime_t 
 	return true;
 }
 
-/* ctx->defer_kick: DEV_CLK_DEFER's proxy stands now, if its first deadline has passed. */
-static void dev_defer_kick(struct tempo_timer *t)
+/* Serialise with the proxies' placers and the COS checks (dev.h's lock order). */
+static void dev_clock_lock(struct tempo_ctx *ctx)
+	__acquires(&ctx->clk_lock)
 {
-	struct tempo_ctx *ctx = container_of(t, struct tempo_ctx, defer_kick);
+	spin_lock(&ctx->clk_lock);
+}
+
+/* Drop clk_lock, then wake whoever a proxy's move under it made ctx->q ready for. */
+static void dev_clock_unlock(struct tempo_ctx *ctx)
+	__releases(&ctx->clk_lock)
+{
+	bool announce = ctx->clk_announce;
+
+	ctx->clk_announce = false;
+	spin_unlock(&ctx->clk_lock);
+	if (announce)
+		tempo_delayq_announce(ctx->q);
+}
+
+/* ctx->defer_timer: DEV_CLK_DEFER's proxy stands now, if its first deadline has passed. */
+static void dev_defer_timer_fired(struct tempo_timer *t)
+{
+	struct tempo_ctx *ctx = container_of(t, struct tempo_ctx, defer_timer);
 	struct dev_clock *c = &ctx->clk[DEV_CLK_DEFER - DEV_CLK_BOOT];
 
 	dev_clock_lock(ctx);
@@ -364,7 +384,7 @@ bool dev_clock_ended(struct tempo_ctx *ctx, const struct dev_item *it)
  * Return: true for CANCEL_ON_SET while the file's COS timers that a set of
  * the wall clock ended have records unread.
  */
-bool dev_clock_refuses(struct tempo_ctx *ctx, u8 clock)
+static bool dev_clock_refuses(struct tempo_ctx *ctx, u8 clock)
 {
 	struct dev_clock *c = dev_clock_slot(ctx, clock);
 
@@ -391,9 +411,9 @@ bool dev_clock_refuses(struct tempo_ctx *ctx, u8 clock)
  * Context: process context, under ctl_lock and clk_lock.
  * Return: the number queued, as tempo_delayq_put_many().
  */
-unsigned int dev_clock_put_many(struct tempo_ctx *ctx, u8 clock,
-				struct tempo_delayq_node *const *nodes, const ktime_t *deadlines,
-				unsigned int n, int *errp)
+static unsigned int dev_clock_put_many(struct tempo_ctx *ctx, u8 clock,
+				       struct tempo_delayq_node *const *nodes,
+				       const ktime_t *deadlines, unsigned int n, int *errp)
 {
 	struct dev_clock *c = dev_clock_slot(ctx, clock);
 	ktime_t first = KTIME_MAX;
@@ -438,8 +458,8 @@ unsigned int dev_clock_put_many(struct tempo_ctx *ctx, u8 clock,
  * Context: process context, under ctl_lock and clk_lock.
  * Return: as tempo_delayq_requeue().
  */
-int dev_clock_requeue(struct tempo_ctx *ctx, u8 clock, struct tempo_delayq_node *node,
-		      ktime_t deadline, tempo_delayq_requeue_fn fn, void *arg)
+static int dev_clock_requeue(struct tempo_ctx *ctx, u8 clock, struct tempo_delayq_node *node,
+			     ktime_t deadline, tempo_delayq_requeue_fn fn, void *arg)
 {
 	struct dev_clock *c = dev_clock_slot(ctx, clock);
 	int err;
@@ -453,25 +473,6 @@ int dev_clock_requeue(struct tempo_ctx *ctx, u8 clock, struct tempo_delayq_node 
 	if (ktime_before(deadline, c->first))
 		dev_proxy_place(ctx, c, deadline);
 	return 0;
-}
-
-/* Serialise with the proxies' placers and the COS checks (dev.h's lock order). */
-void dev_clock_lock(struct tempo_ctx *ctx)
-	__acquires(&ctx->clk_lock)
-{
-	spin_lock(&ctx->clk_lock);
-}
-
-/* Drop clk_lock, then wake whoever a proxy's move under it made ctx->q ready for. */
-void dev_clock_unlock(struct tempo_ctx *ctx)
-	__releases(&ctx->clk_lock)
-{
-	bool announce = ctx->clk_announce;
-
-	ctx->clk_announce = false;
-	spin_unlock(&ctx->clk_lock);
-	if (announce)
-		tempo_delayq_announce(ctx->q);
 }
 
 /**
@@ -502,6 +503,100 @@ void dev_clock_settle(struct tempo_ctx *ctx, u8 clock)
 	if (c->seq == seq)
 		dev_proxy_place(ctx, c, min(first, c->added));
 	dev_clock_unlock(ctx);
+}
+
+/*
+ * dev_clock_arm()'s work, under clk_lock when @own (the clock's own queue):
+ * the checks, then a move within one queue or a remove and a put.
+ */
+static unsigned int dev_clock_arm_locked(struct tempo_ctx *ctx, u8 clock, bool own,
+					 struct tempo_delayq_node *const *nodes,
+					 const ktime_t *deadlines, unsigned int n,
+					 struct dev_item *old, tempo_delayq_requeue_fn fn,
+					 void *arg, int *errp)
+{
+	ktime_t d;
+
+	if (old && dev_clock_ended(ctx, old)) {
+		/* Refused while its record waits; gone once that was read or withdrawn. */
+		*errp = tempo_delayq_query(dev_clock_queue(ctx, old->clock), &old->dq, &d) < 0 ?
+			-ENOENT : -ECANCELED;
+		return 0;
+	}
+	*errp = -ECANCELED;
+	if (own && dev_clock_refuses(ctx, clock))
+		return 0;
+	*errp = -ENOENT;
+	if (old && dev_clock_queue(ctx, old->clock) == dev_clock_queue(ctx, clock)) {
+		/* The same queue: moved in one critical section, with its record's fields. */
+		int err = own ? dev_clock_requeue(ctx, clock, nodes[0], deadlines[0], fn, arg) :
+				tempo_delayq_requeue(ctx->q, nodes[0], deadlines[0], fn, arg);
+
+		/* What put refuses (a clock set back since the batch's reading) as below. */
+		if (err != -ERANGE && err != -ESHUTDOWN) {
+			*errp = err;
+			return !err;
+		}
+	}
+	if (old) {
+		if (!tempo_delayq_remove(dev_clock_queue(ctx, old->clock), &old->dq))
+			return 0;
+		fn(&old->dq, arg);
+	}
+	*errp = 0;
+	return own ? dev_clock_put_many(ctx, clock, nodes, deadlines, n, errp) :
+		     tempo_delayq_put_many(ctx->q, nodes, deadlines, n, errp);
+}
+
+/**
+ * dev_clock_arm() - queue timers of a clock, or move one timer to it
+ * @ctx: the file
+ * @clock: their enum dev_clk
+ * @nodes: their items (one, for a re-arm)
+ * @deadlines: in the clock (dev_clock_deadline())
+ * @n: how many
+ * @old: for a re-arm, the timer's item (@nodes[0]'s); NULL for new timers
+ * @fn: for a re-arm, what the timer takes of its new spec (its @clock
+ *	among it): called under the queue's lock if it moves within one
+ *	queue (tempo_delayq_requeue()), else once it has left its old queue
+ * @arg: passed to @fn
+ * @errp: as tempo_delayq_put_many()'s
+ *
+ * The items go on the event queue or, under clk_lock, on the clock's own
+ * (its proxy moved; the COS check and the put in one section,
+ * dev_clock_put_many()). A re-arm does nothing if the timer is not queued
+ * (-ENOENT), or if a clock set ended it and its record waits (-ECANCELED);
+ * else it moves to its new deadline, in one critical section of its queue
+ * if @clock keeps it there, else leaving its old queue for the new one, and
+ * the old queue's proxy, if it has one, is settled (dev_clock_settle()).
+ * -ECANCELED, with nothing done, for an arm into CANCEL_ON_SET the clock
+ * refuses.
+ *
+ * Context: process context, under ctl_lock; clk_lock not held.
+ * Return: as tempo_delayq_put_many().
+ */
+unsigned int dev_clock_arm(struct tempo_ctx *ctx, u8 clock,
+			   struct tempo_delayq_node *const *nodes, const ktime_t *deadlines,
+			   unsigned int n, struct dev_item *old, tempo_delayq_requeue_fn fn,
+			   void *arg, int *errp)
+{
+	u8 from = old ? old->clock : DEV_CLK_MONO;
+	unsigned int put;
+
+	lockdep_assert_held(&ctx->ctl_lock);
+	if (dev_clock_queue(ctx, clock) == ctx->q) {
+		put = dev_clock_arm_locked(ctx, clock, false, nodes, deadlines, n, old, fn, arg,
+					   errp);
+	} else {
+		dev_clock_lock(ctx);
+		put = dev_clock_arm_locked(ctx, clock, true, nodes, deadlines, n, old, fn, arg,
+					   errp);
+		dev_clock_unlock(ctx);
+	}
+	/* A re-arm that moved a timer of a clock's own queue, out of it or in it. */
+	if (unlikely(from >= DEV_CLK_BOOT) && *errp != -ECANCELED && *errp != -ENOENT)
+		dev_clock_settle(ctx, from);
+	return put;
 }
 
 /**
@@ -658,7 +753,7 @@ void dev_clock_ctx_init(struct tempo_ctx *ctx)
 		c->added = KTIME_MAX;
 		c->clock = DEV_CLK_BOOT + i;
 	}
-	tempo_timer_init(&ctx->defer_kick, dev_defer_kick, TEMPO_TIMER_DEFERRABLE);
+	tempo_timer_init(&ctx->defer_timer, dev_defer_timer_fired, TEMPO_TIMER_DEFERRABLE);
 }
 
 /*
@@ -675,7 +770,7 @@ void dev_clock_unlist(struct tempo_ctx *ctx)
 	mutex_unlock(&dev_clock_files_lock);
 	wait_event(dev_clock_pin_wait, READ_ONCE(dev_clock_pinned) != ctx);
 	/* It puts on ctx->q, which goes next. */
-	tempo_timer_shutdown_sync(&ctx->defer_kick);
+	tempo_timer_shutdown_sync(&ctx->defer_timer);
 }
 
 /* What a clock queue hands back at release: timers, whose slots are ctx's. */

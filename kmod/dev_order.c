@@ -599,7 +599,7 @@ long dev_ioc_trash(struct tempo_ctx *ctx, void __user *arg, bool nonblock)
 	if (ret < 0)
 		return ret;
 	atomic64_inc(&ctx->st.trashed);
-	/* It was the head and ran what was parked after it: as a submit. */
+	/* It was the head and ran what was stored after it: as a submit. */
 	if (ret > 0)
 		dev_sink_flush(ctx, TEMPO_SINK_BUDGET, nonblock);
 	return 0;

@@ -88,6 +88,7 @@
 
 #include "clock.h"
 #include "dev.h"
+#include "dev_clock.h"
 
 static unsigned int max_timers = 1 << 20;
 module_param(max_timers, uint, 0644);
@@ -385,65 +386,10 @@ static void dev_timer_requeued(struct tempo_delayq_node *node, void *arg)
 }
 
 /*
- * dev_timers_put()'s work, under clk_lock when @own (the clock's own queue).
- */
-static unsigned int __dev_timers_put(struct tempo_ctx *ctx, u8 clock, bool own,
-				     struct tempo_delayq_node *const *nodes,
-				     const ktime_t *deadlines, unsigned int n,
-				     struct tempo_utimer *ut, const struct tempo_timer_spec *s,
-				     int *errp)
-{
-	ktime_t d;
-
-	if (ut && dev_clock_ended(ctx, &ut->item)) {
-		/* Refused while its record waits; gone once that was read or withdrawn. */
-		*errp = tempo_delayq_query(dev_timer_queue(ctx, ut), &ut->item.dq, &d) < 0 ?
-			-ENOENT : -ECANCELED;
-		return 0;
-	}
-	*errp = -ECANCELED;
-	if (own && dev_clock_refuses(ctx, clock))
-		return 0;
-	*errp = -ENOENT;
-	if (ut && dev_timer_queue(ctx, ut) == dev_clock_queue(ctx, clock)) {
-		/* The same queue: moved in one critical section, with its record's fields. */
-		struct dev_rearm r = { .s = s, .clock = clock };
-		int err = own ? dev_clock_requeue(ctx, clock, nodes[0], deadlines[0],
-						  dev_timer_requeued, &r) :
-				tempo_delayq_requeue(ctx->q, nodes[0], deadlines[0],
-						     dev_timer_requeued, &r);
-
-		/* What put refuses (a clock set back since the batch's reading) as below. */
-		if (err != -ERANGE && err != -ESHUTDOWN) {
-			*errp = err;
-			return !err;
-		}
-	}
-	if (ut) {
-		if (!tempo_delayq_remove(dev_timer_queue(ctx, ut), &ut->item.dq))
-			return 0;
-		ut->cookie = s->cookie;
-		ut->period = s->period;
-		ut->item.clock = clock;
-		ut->item.dq.slack_us = s->slack_us;
-	}
-	*errp = 0;
-	return own ? dev_clock_put_many(ctx, clock, nodes, deadlines, n, errp) :
-		     tempo_delayq_put_many(ctx->q, nodes, deadlines, n, errp);
-}
-
-/*
- * Under ctl_lock: queue @n items of clock @clock for their @deadlines, on
- * the event queue or, under clk_lock, on the clock's own (its proxy moved;
- * the COS check and the put in one section, dev_clock_put_many()). For a
- * re-arm, @ut is the timer and @s its new spec: nothing happens if it is
- * not queued (-ENOENT), or if a clock set ended it and its record waits
- * (-ECANCELED); else it takes @s's cookie and period and @clock and moves
- * to its new deadline, in one critical section of its queue
- * (tempo_delayq_requeue()) if @clock keeps it there, else leaving its old
- * queue for the new one, and the old queue's proxy, if it has one, is
- * settled (dev_clock_settle()). -ECANCELED, with nothing done, for an arm
- * into CANCEL_ON_SET the clock refuses.
+ * Under ctl_lock: queue @n items of clock @clock for their @deadlines, or
+ * re-arm @ut with its new spec @s (dev_clock_arm(): the clock's queue, its
+ * proxy and cancel-on-set). A re-armed timer takes @s's cookie, period and
+ * slack and @clock (dev_timer_requeued()).
  * Return: as tempo_delayq_put_many().
  */
 static unsigned int dev_timers_put(struct tempo_ctx *ctx, u8 clock,
@@ -451,21 +397,10 @@ static unsigned int dev_timers_put(struct tempo_ctx *ctx, u8 clock,
 				   unsigned int n, struct tempo_utimer *ut,
 				   const struct tempo_timer_spec *s, int *errp)
 {
-	u8 old = ut ? ut->item.clock : DEV_CLK_MONO;
-	unsigned int put;
+	struct dev_rearm r = { .s = s, .clock = clock };
 
-	lockdep_assert_held(&ctx->ctl_lock);
-	if (dev_clock_queue(ctx, clock) == ctx->q) {
-		put = __dev_timers_put(ctx, clock, false, nodes, deadlines, n, ut, s, errp);
-	} else {
-		dev_clock_lock(ctx);
-		put = __dev_timers_put(ctx, clock, true, nodes, deadlines, n, ut, s, errp);
-		dev_clock_unlock(ctx);
-	}
-	/* A re-arm that moved a timer of a clock's own queue, out of it or in it. */
-	if (unlikely(old >= DEV_CLK_BOOT) && *errp != -ECANCELED && *errp != -ENOENT)
-		dev_clock_settle(ctx, old);
-	return put;
+	return dev_clock_arm(ctx, clock, nodes, deadlines, n, ut ? &ut->item : NULL,
+			     dev_timer_requeued, &r, errp);
 }
 
 /* The flags that name another clock than MONOTONIC (dev_clock_of()). */

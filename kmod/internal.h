@@ -30,7 +30,7 @@ int tempo_clock_init(void);
 void tempo_clock_exit(void);
 void tempo_clock_debugfs(struct dentry *dir);
 
-/* kmod/delayq.c */
+/* kmod/delayq_clock.c (init, exit) and kmod/delayq_life.c (debugfs) */
 int tempo_delayq_init(void);
 void tempo_delayq_exit(void);
 void tempo_delayq_debugfs(struct dentry *dir);

@@ -13,8 +13,8 @@
  * their work in parallel and then pass each ticket to run(t, fn, arg) or
  * trash(t). Completions run strictly in ticket order. Whoever finishes the
  * oldest unfinished ticket (the head) runs its own completion and then every
- * consecutive completion that others have parked: it "drains". Nobody waits
- * in run() or trash(): a caller whose ticket is not the head parks fn/arg in
+ * consecutive completion that others have stored: a "streak". Nobody waits
+ * in run() or trash(): a caller whose ticket is not the head stores fn/arg in
  * the ticket's slot and returns. This is Intel's "ordered data streams"
  * (Documentation/tempo.rst, its last section), with padata's job (completions
  * in submission order) but without its serial worker: tempo_order_submit()
@@ -36,7 +36,7 @@
  *      the right to run completions and to move head. It is created by one
  *      of the cmpxchgs marked "token" in the diagram and given up by a
  *      successful hand-off (EMPTY -> TAIL or WRITING -> WRITING_HEAD) or by
- *      queueing the drain work. Only the token holder runs completions, so
+ *      queueing resume_work. Only the token holder runs completions, so
  *      they never run concurrently; each transfer is a fully ordered
  *      cmpxchg that the next holder reads (or queue_work()), so
  *      completion t happens-before completion t + 1.
@@ -52,31 +52,31 @@
  *	EMPTY	 ticket not finished, not the head, nobody has arrived
  *	TAIL	 ticket is the head and nobody has arrived: who arrives runs
  *	WRITING	 the owner is storing fn/arg (not the head)
- *	WRITING_HEAD  the owner is storing, and the drainer handed it the head
- *	PARKED	 fn/arg stored, waiting for the drainer
- *	TRASHED	 trash() arrived before its turn: the drainer skips it
+ *	WRITING_HEAD  the owner is storing, and the head holder handed it over
+ *	STORED	 fn/arg stored, waiting for the head holder
+ *	TRASHED	 trash() arrived before its turn: the head holder skips it
  *	RUNNING	 the owner took the head from TAIL and is running fn
  *	TIMEDOUT the deadline trashed it; the timer callback holds the head
  *
  *          retire(t - W): tag t | EMPTY  (initially slot(first) is TAIL)
  *                |
  *     +----------+--------------------+---------------------+
- *     | drainer reaches t             | run(t)              | trash(t)
+ *     | head holder reaches t             | run(t)              | trash(t)
  *     v                               v                     v
  *   TAIL ------- run/trash(t) ---> RUNNING (token)        TRASHED
  *     |                                                      |
  *     +---- deadline expired ---> TIMEDOUT (token)           |
  *                                                            |
- *   WRITING --- drainer reaches t ---> WRITING_HEAD         |
+ *   WRITING --- head holder reaches t ---> WRITING_HEAD         |
  *     |                              (owner sees it: token) |
  *     v owner done storing                                   |
- *   PARKED ----- drainer reaches t: runs fn -----+-----------+-- skips
+ *   STORED ----- head holder reaches t: runs fn -----+-----------+-- skips
  *                                                |
  *   the token holder finishes t, then retire(t): tag t + W | EMPTY,
  *   head = t + 1, and looks at slot(t + 1):
  *      EMPTY -> TAIL          hand-off done, arm the deadline
  *      WRITING -> WRITING_HEAD hand-off done, the writer runs
- *      PARKED                 run it, retire, go on
+ *      STORED                 run it, retire, go on
  *      TRASHED                skip it, retire, go on
  *
  * Every arrow is a cmpxchg of the whole state word (tag included), except
@@ -86,19 +86,21 @@
 /**
  * DOC: ordered scheduler: the lost hand-off race
  *
- * The classic bug of this design: the owner of t + 1 parks at the very
- * moment the drainer looks at slot(t + 1), finds nothing, and leaves; t + 1
- * is then stranded forever. Both sides change slot(t + 1) only by cmpxchg
- * from the state they read:
+ * The classic bug of this design: the owner of t + 1 stores its completion
+ * at the very moment the head holder looks at slot(t + 1), finds nothing,
+ * and leaves; t + 1 is then stranded forever. Both sides change slot(t + 1)
+ * only by cmpxchg from the state they read:
  *
- *  - owner EMPTY -> WRITING against drainer EMPTY -> TAIL: exactly one wins.
- *    If the drainer wins, the owner's cmpxchg fails, it re-reads TAIL and
- *    takes the head itself. If the owner wins, the drainer re-reads WRITING.
- *  - owner WRITING -> PARKED against drainer WRITING -> WRITING_HEAD: if
- *    the owner wins, the drainer re-reads PARKED and runs it; if the drainer
- *    wins, the owner's release cmpxchg fails and it runs fn itself.
+ *  - owner EMPTY -> WRITING against head holder EMPTY -> TAIL: exactly one
+ *    wins. If the head holder wins, the owner's cmpxchg fails, it re-reads
+ *    TAIL and takes the head itself. If the owner wins, the head holder
+ *    re-reads WRITING.
+ *  - owner WRITING -> STORED against head holder WRITING -> WRITING_HEAD: if
+ *    the owner wins, the head holder re-reads STORED and runs it; if the
+ *    head holder wins, the owner's release cmpxchg fails and it runs fn
+ *    itself.
  * Each side retries at most twice per slot (the other side makes at most two
- * moves), so both run() and the drain are lock-free, and every completion
+ * moves), so both run() and the streak are lock-free, and every completion
  * ends up run by exactly one thread. tools/user-cores/order_det_test.c drives
  * each of the four interleavings through the test points.
  */
@@ -128,13 +130,13 @@
  * With tempo_order_opts.deadline_ns, one tempo_timer per domain watches the
  * head. A ticket's slot records when it was taken (taken_ns; 0 = not yet).
  * Whoever makes "t is the head, slot TAIL, and t is taken" true arms the
- * timer for taken_ns + deadline: the drainer after its EMPTY -> TAIL
+ * timer for taken_ns + deadline: the head holder after its EMPTY -> TAIL
  * cmpxchg if taken_ns is set, or the taker after storing taken_ns if it sees
  * head == t (a store-buffering pair with full barriers on both sides, so at
  * least one of them sees the other). The callback re-reads head and fires
  * only if slot(head) is still TAIL, taken, and expired (else it re-arms or
  * returns); its cmpxchg TAIL -> TIMEDOUT races with the owner's TAIL ->
- * RUNNING and one wins. The winner callback holds the token and drains. A
+ * RUNNING and one wins. The winner callback holds the token and runs on. A
  * WRITING slot is never timed out: its owner is already in run(). Since the
  * late owner usually finds its slot retired, the callback records the ticket
  * in slot->expired, and run() then reports -ETIME instead of -EINVAL (until
@@ -148,9 +150,9 @@
 /**
  * DOC: ordered scheduler: streak bound
  *
- * A drainer moves the head past at most max_streak tickets (its own
- * included). When more are parked it stores the resume ticket and queues
- * drain_work, handing the token to it; the work continues in process
+ * A head holder moves the head past at most max_streak tickets (its own
+ * included). When more are waiting it records the resume ticket and queues
+ * resume_work, handing the token to it; the work continues in process
  * context, max_streak at a time, re-queueing itself. So one caller of run()
  * is not captured by everybody else's completions, and run() from atomic
  * context runs a bounded number of them.
@@ -200,31 +202,31 @@
  *
  *   order_retire:A / order_put:A, order_put:C
  *     reset slot(t) to tag t + W (release), then the owner of t + W reads
- *     and cmpxchgs it: the drainer's reads of fn/arg for t are done before
+ *     and cmpxchgs it: the head holder's reads of fn/arg for t are done before
  *     the new owner stores its own; slot->expired is visible with the tag.
  *   order_retire:B / order_take:A, order_deadline_fn:A
  *     publish head (release) after the retire, then a taker sees the room:
  *     slot(t + W) is reset (its tag, and taken_ns = 0 in a domain with a
  *     deadline) before ticket t + W exists.
- *   order_park:A / order_advance:C
- *     store fn/arg, then WRITING -> PARKED (release); the drainer reads
- *     PARKED (acquire) before fn/arg.
+ *   order_store:A / order_advance:C
+ *     store fn/arg, then WRITING -> STORED (release); the head holder reads
+ *     STORED (acquire) before fn/arg.
  *   order_hand_off:A / order_put:B, order_deadline_fn:B
- *     token transfer through TAIL: everything the drainer did (completions
+ *     token transfer through TAIL: everything the head holder did (completions
  *     included) happens-before the new holder's completion.
- *   order_advance:E / order_park:B
+ *   order_advance:E / order_store:B
  *     token transfer through WRITING_HEAD: likewise.
  *   order_note_taken:A / order_hand_off:A
- *     store-buffering: taker stores taken_ns then reads head; drainer
+ *     store-buffering: taker stores taken_ns then reads head; head holder
  *     stores head, cmpxchgs TAIL, then reads taken_ns. One arms the timer.
  *   order_wake_takers:A / prepare_to_wait_event()
  *     head moved, then check for sleepers (takers and submitters alike); a
- *     blocked taker sets its task state, then re-reads head. A drain that
+ *     blocked taker sets its task state, then re-reads head. A streak that
  *     ends in a hand-off skips the smp_mb(): its cmpxchg (order_hand_off:A
  *     or order_advance:E), after the store of head, is the full barrier.
  *   order_defer:A / workqueue
  *     queue_work() orders the resume ticket and all completions so far
- *     before drain_work runs (its documented guarantee).
+ *     before resume_work runs (its documented guarantee).
  *   order_submit_workfn:A / tempo_order_destroy()
  *     a submit work item's fully ordered decrement of inflight, its last
  *     access to the domain, against destroy's wait_var_event(): destroy
@@ -242,7 +244,7 @@
  * timed-out ticket's owner gets -ETIME rather than -EINVAL once a later
  * ticket of its slot timed out; lock-freedom on 32-bit architectures whose
  * atomic64_t is emulated with locks. run() and trash() use atomics only,
- * except that a drainer takes the wait queue lock when takers sleep in
+ * except that a head holder takes the wait queue lock when takers sleep in
  * tempo_order_ticket(), and what tempo_timer_arm_at() takes to arm the
  * deadline.
  */
@@ -285,7 +287,7 @@ enum order_st {
 	ST_TAIL,
 	ST_WRITING,
 	ST_WRITING_HEAD,
-	ST_PARKED,
+	ST_STORED,
 	ST_TRASHED,
 	ST_RUNNING,
 	ST_TIMEDOUT,
@@ -294,12 +296,12 @@ enum order_st {
 static_assert(ST_TIMEDOUT <= ORDER_ST_MASK, "slot states must fit in the low bits");
 
 /*
- * One slot. Cache-line aligned: the owner of t + 1 parks while the drainer
+ * One slot. Cache-line aligned: the owner of t + 1 stores while the head holder
  * retires t, and they should not share a line.
  */
 struct order_slot {
 	atomic64_t		state;		/* (ticket << 3) | enum order_st */
-	tempo_order_fn_t	fn;		/* valid in PARKED */
+	tempo_order_fn_t	fn;		/* valid in STORED */
 	void			*arg;
 	atomic64_t		taken_ns;	/* ktime of take, 0 = not taken */
 	atomic64_t		expired;	/* last ticket of this slot timed out */
@@ -312,8 +314,8 @@ struct order_slot {
 struct order_pcpu {
 	u64	trashed;
 	u64	timed_out;
-	u64	parked;
-	u64	unparked;
+	u64	stored;
+	u64	stored_run;
 	u64	deferred;
 	u64	waits;
 };
@@ -341,14 +343,14 @@ struct tempo_order {
 
 	/* Written by the head token holder. */
 	atomic64_t		head ____cacheline_aligned_in_smp;
-	u64			resume;		/* where drain_work goes on */
+	u64			resume;		/* where resume_work goes on */
 	atomic64_t		longest;	/* longest streak, rarely written */
 
 	wait_queue_head_t	wait ____cacheline_aligned_in_smp;
 	wait_queue_head_t	submit_wait;	/* blocked tempo_order_submit() */
 	atomic_t		inflight;	/* submit work items not yet done with us */
 	struct order_inbox __percpu *inbox;	/* submitted, not yet taken */
-	struct work_struct	drain_work;
+	struct work_struct	resume_work;
 	struct tempo_timer	deadline;
 	struct list_head	node;		/* on order_domains */
 };
@@ -467,7 +469,7 @@ static void order_retire(struct tempo_order *o, u64 t)
 	/*
 	 * LMM(order_retire:A): release. Pairs with: order_put:A and
 	 * order_put:C, the next owner's read and cmpxchg of this word. Our
-	 * reads of fn/arg (if PARKED) and the store to expired (if TIMEDOUT)
+	 * reads of fn/arg (if STORED) and the store to expired (if TIMEDOUT)
 	 * are ordered before them.
 	 */
 	atomic64_set_release(&slot->state, order_word(t + o->window, ST_EMPTY));
@@ -480,7 +482,7 @@ static void order_retire(struct tempo_order *o, u64 t)
 	atomic64_set_release(&o->head, t + 1);
 }
 
-/* The token holder hands the rest of its drain, from @t, to drain_work. */
+/* The token holder hands the rest of its streak, from @t, to resume_work. */
 static void order_defer(struct tempo_order *o, u64 t)
 {
 	WRITE_ONCE(o->resume, t);
@@ -488,10 +490,10 @@ static void order_defer(struct tempo_order *o, u64 t)
 	/*
 	 * LMM(order_defer:A): queue_work() guarantees that the stores before a
 	 * successful call (resume, all completions so far) are visible to the
-	 * work function. Pairs with: order_drain_workfn(). Only the token
-	 * holder queues drain_work, so it cannot be pending already.
+	 * work function. Pairs with: order_resume_workfn(). Only the token
+	 * holder queues resume_work, so it cannot be pending already.
 	 */
-	WARN_ON_ONCE(!queue_work(order_wq, &o->drain_work));
+	WARN_ON_ONCE(!queue_work(order_wq, &o->resume_work));
 }
 
 /*
@@ -522,7 +524,7 @@ static __always_inline bool order_hand_off(struct tempo_order *o,
 
 /*
  * The caller holds the head token, head == @t and @streak tickets were
- * passed in this drain so far. Move the head on until the next slot is not
+ * passed in this streak so far. Move the head on until the next slot is not
  * ready (hand-off) or the streak is used up (defer).
  */
 static noinline void order_advance(struct tempo_order *o, u64 t, u32 streak)
@@ -530,19 +532,19 @@ static noinline void order_advance(struct tempo_order *o, u64 t, u32 streak)
 	struct order_slot *slot;
 	tempo_order_fn_t fn;
 	bool fenced = false;
-	u32 unparked = 0;
+	u32 stored_run = 0;
 	void *arg;
 	s64 word;
 
 	for (;;) {
 		slot = order_slot(o, t);
 		/*
-		 * LMM(order_advance:C): acquire. Pairs with: order_park:A (fn
+		 * LMM(order_advance:C): acquire. Pairs with: order_store:A (fn
 		 * and arg are stored) and order_put:C (trash).
 		 */
 		word = atomic64_read_acquire(&slot->state);
 retry:
-		order_test_point(o, t, TEMPO_TP_ORDER_DRAIN_SEEN, word);
+		order_test_point(o, t, TEMPO_TP_ORDER_HEAD_SEEN, word);
 		if (WARN_ON_ONCE(!order_word_is_for(word, t)))
 			break;	/* I2 broken: stall rather than corrupt */
 
@@ -555,25 +557,25 @@ retry:
 		case ST_WRITING:
 			/*
 			 * LMM(order_advance:E): full cmpxchg, the hand-off to
-			 * a writer. Pairs with: order_park:B.
+			 * a writer. Pairs with: order_store:B.
 			 */
 			if (!atomic64_try_cmpxchg(&slot->state, &word,
 						  order_word(t, ST_WRITING_HEAD)))
 				goto reread;
 			fenced = true;
 			goto out;
-		case ST_PARKED:
+		case ST_STORED:
 		case ST_TRASHED:
 			if (streak >= o->max_streak) {
 				order_defer(o, t);
 				goto out;
 			}
 			streak++;
-			if (order_word_st(word) == ST_PARKED) {
+			if (order_word_st(word) == ST_STORED) {
 				fn = READ_ONCE(slot->fn);
 				arg = READ_ONCE(slot->arg);
 				fn(arg);
-				unparked++;
+				stored_run++;
 			}
 			order_retire(o, t);
 			t++;
@@ -590,23 +592,23 @@ reread:
 	}
 out:
 	/* One per-CPU add per streak: completed is head's count (stats). */
-	if (unparked)
-		this_cpu_add(o->pcpu->unparked, unparked);
+	if (stored_run)
+		this_cpu_add(o->pcpu->stored_run, stored_run);
 	order_note_streak(o, streak);
 	order_wake_takers(o, fenced);
 }
 
-static void order_drain_workfn(struct work_struct *work)
+static void order_resume_workfn(struct work_struct *work)
 {
 	struct tempo_order *o = container_of(work, struct tempo_order,
-					     drain_work);
+					     resume_work);
 
 	/* Relies on: order_defer:A. We hold the token; head == resume. */
 	order_advance(o, READ_ONCE(o->resume), 0);
 }
 
 /*
- * The token holder retired @t - 1: the common end of a drain, the owner of @t
+ * The token holder retired @t - 1: the common end of a streak, the owner of @t
  * not arrived yet, inline; anything else in order_advance().
  */
 static __always_inline void order_pass(struct tempo_order *o, u64 t)
@@ -616,7 +618,7 @@ static __always_inline void order_pass(struct tempo_order *o, u64 t)
 
 	/* Not ordered: only an EMPTY word is acted on, by a full cmpxchg. */
 	if (atomic64_read(&slot->state) == word) {
-		order_test_point(o, t, TEMPO_TP_ORDER_DRAIN_SEEN, word);
+		order_test_point(o, t, TEMPO_TP_ORDER_HEAD_SEEN, word);
 		if (order_hand_off(o, slot, t, &word)) {
 			order_wake_takers(o, true);
 			return;
@@ -625,7 +627,7 @@ static __always_inline void order_pass(struct tempo_order *o, u64 t)
 	order_advance(o, t, 1);
 }
 
-/* A caller that became the token holder for @t: finish t and drain. */
+/* A caller that became the token holder for @t: finish t and run on. */
 static __always_inline void order_run_as_head(struct tempo_order *o, u64 t,
 					      tempo_order_fn_t fn, void *arg)
 {
@@ -642,9 +644,9 @@ static int order_stale(struct order_slot *slot, u64 t)
 	return atomic64_read(&slot->expired) == (s64)t ? -ETIME : -EINVAL;
 }
 
-/* Owner of @t, slot claimed WRITING: store fn/arg and park, or run. */
-static int order_park(struct tempo_order *o, struct order_slot *slot, u64 t,
-		      tempo_order_fn_t fn, void *arg)
+/* Owner of @t, slot WRITING: store fn/arg and mark it STORED, or run. */
+static int order_store(struct tempo_order *o, struct order_slot *slot, u64 t,
+		       tempo_order_fn_t fn, void *arg)
 {
 	s64 word = order_word(t, ST_WRITING);
 
@@ -652,17 +654,17 @@ static int order_park(struct tempo_order *o, struct order_slot *slot, u64 t,
 	WRITE_ONCE(slot->arg, arg);
 	order_test_point(o, t, TEMPO_TP_ORDER_OWNER_WRITING, word);
 	/*
-	 * LMM(order_park:A): release. Pairs with: order_advance:C, which reads
-	 * PARKED and then fn/arg.
+	 * LMM(order_store:A): release. Pairs with: order_advance:C, which reads
+	 * STORED and then fn/arg.
 	 */
 	if (atomic64_try_cmpxchg_release(&slot->state, &word,
-					 order_word(t, ST_PARKED))) {
-		this_cpu_inc(o->pcpu->parked);
+					 order_word(t, ST_STORED))) {
+		this_cpu_inc(o->pcpu->stored);
 		return 0;
 	}
 	/*
-	 * Only the drainer changes a WRITING word: it handed us the head.
-	 * LMM(order_park:B): acquire, since the failed cmpxchg gave none.
+	 * Only the head holder changes a WRITING word: it handed us the head.
+	 * LMM(order_store:B): acquire, since the failed cmpxchg gave none.
 	 * Pairs with: order_advance:E.
 	 */
 	word = atomic64_read_acquire(&slot->state);
@@ -716,7 +718,7 @@ static __always_inline int order_put(struct tempo_order *o, u64 t,
 		case ST_EMPTY:
 			/*
 			 * LMM(order_put:C): full cmpxchg, claims the slot
-			 * before the drainer reaches it. Pairs with:
+			 * before the head holder reaches it. Pairs with:
 			 * order_retire:A (previous lap) and, for trash,
 			 * order_advance:C. Races with order_hand_off:A.
 			 */
@@ -724,7 +726,7 @@ static __always_inline int order_put(struct tempo_order *o, u64 t,
 						 order_word(t, fn ? ST_WRITING :
 							    ST_TRASHED))) {
 				if (fn)
-					return order_park(o, slot, t, fn, arg);
+					return order_store(o, slot, t, fn, arg);
 				this_cpu_inc(o->pcpu->trashed);
 				return 0;
 			}
@@ -747,14 +749,14 @@ static __always_inline int order_put(struct tempo_order *o, u64 t,
  * @arg: its argument.
  *
  * If @ticket is the oldest unfinished ticket, runs @fn(@arg) in the caller,
- * then the completions of the following tickets that are already parked (at
+ * then the completions of the following tickets that are already stored (at
  * most max_streak in all; the rest continue on a workqueue). Otherwise stores
  * @fn and @arg for the thread that will finish the preceding ticket, and
  * returns at once.
  *
  * Context: any context except NMI; lock-free. Completions may run in the
  * caller's context, so it must suit every completion of the domain.
- * Return: 1 if the caller ran @fn, 0 if it was parked, -EINVAL if @ticket is
+ * Return: 1 if the caller ran @fn, 0 if it was stored, -EINVAL if @ticket is
  * not outstanding (never taken, or already run or trashed) or @fn is NULL,
  * -ETIME if the missing-ticket deadline trashed @ticket.
  */
@@ -777,12 +779,13 @@ EXPORT_SYMBOL_NS_GPL(tempo_order_run, "TEMPO");
  * @ticket: a ticket taken from @order and not yet run or trashed.
  *
  * The ticket will never complete; the sequence moves past it. If @ticket is
- * the oldest unfinished ticket, the caller drains the completions parked
+ * the oldest unfinished ticket, the caller runs the completions stored
  * behind it, as tempo_order_run() does.
  *
  * Context: any context except NMI; lock-free.
- * Return: 1 if the caller drained, 0 if the drainer will skip @ticket,
- * -EINVAL if @ticket is not outstanding, -ETIME if the deadline trashed it.
+ * Return: 1 if the caller held the head, 0 if the head holder will skip
+ * @ticket, -EINVAL if @ticket is not outstanding, -ETIME if the deadline
+ * trashed it.
  */
 int tempo_order_trash(struct tempo_order *order, u64 ticket)
 {
@@ -802,12 +805,12 @@ EXPORT_SYMBOL_NS_GPL(tempo_order_trash, "TEMPO");
  * Trashes every ticket below @end that was taken and is not yet run or
  * trashed, as if tempo_order_trash() had been called on each in turn (the
  * way a reorder buffer moves its minimum sequence number past a loss): the
- * window gets their room back, and the completions parked after the range
+ * window gets their room back, and the completions stored after the range
  * run at once, in order, in the caller (at most max_streak; the rest as a
- * long drain does). A run() of one of them racing with this call either
+ * long streak does). A run() of one of them racing with this call either
  * wins, or gets -EINVAL as after a trash. The tickets are trashed from the
  * last down, so the slots behind the head are marked before the head moves
- * and one drain crosses the range.
+ * and one streak crosses the range.
  *
  * Context: any context except NMI; lock-free; O(@end - head), at most the
  * window.
@@ -845,7 +848,7 @@ static noinline void order_note_taken(struct tempo_order *o, u64 t)
 	/*
 	 * LMM(order_note_taken:A): full barrier between our store of taken_ns
 	 * and our read of head. Pairs with: order_hand_off:A, between the
-	 * drainer's store of head and its read of taken_ns (store buffering:
+	 * head holder's store of head and its read of taken_ns (store buffering:
 	 * at least one of us sees the other and arms the timer).
 	 */
 	smp_mb();
@@ -1046,7 +1049,7 @@ static void order_submit_chain(struct tempo_order *o, struct llist_node *first)
 
 	llist_for_each_entry_safe(req, tmp, first, node) {
 		req->work_fn(req);
-		/* Once parked, @req may be completed (and freed) by another thread. */
+		/* Once stored, @req may be completed (and freed) by another thread. */
 		ret = tempo_order_run(o, req->ticket, order_submit_done, req);
 		if (ret < 0) {
 			/* Timed out: release the request, out of order. */
@@ -1084,7 +1087,7 @@ static void order_submit_workfn(struct work_struct *work)
 	order_submit_chain(o, first);
 	/*
 	 * LMM(order_submit_workfn:A): our last access to @o. Fully ordered,
-	 * so the drain above is done before destroy can see zero. Pairs with
+	 * so the streak above is done before destroy can see zero. Pairs with
 	 * tempo_order_destroy()'s wait_var_event() (set_current_state() then
 	 * the read). wake_up_var() uses only the address of @o->inflight.
 	 */
@@ -1282,7 +1285,7 @@ struct tempo_order *tempo_order_create(u32 window,
 	atomic64_set(&o->head, o->first);
 	init_waitqueue_head(&o->wait);
 	init_waitqueue_head(&o->submit_wait);
-	INIT_WORK(&o->drain_work, order_drain_workfn);
+	INIT_WORK(&o->resume_work, order_resume_workfn);
 	tempo_timer_init(&o->deadline, order_deadline_fn, 0);
 
 	mutex_lock(&order_domains_lock);
@@ -1303,7 +1306,7 @@ EXPORT_SYMBOL_NS_GPL(tempo_order_create, "TEMPO");
 
 static void order_stats_add(struct tempo_order *o, struct tempo_order_stats *st)
 {
-	u64 trashed = 0, timed_out = 0, parked = 0, unparked = 0, deferred = 0;
+	u64 trashed = 0, timed_out = 0, stored = 0, stored_run = 0, deferred = 0;
 	u64 waits = 0;
 	u64 next, head, finished;
 	int cpu;
@@ -1313,8 +1316,8 @@ static void order_stats_add(struct tempo_order *o, struct tempo_order_stats *st)
 
 		trashed += READ_ONCE(p->trashed);
 		timed_out += READ_ONCE(p->timed_out);
-		parked += READ_ONCE(p->parked);
-		unparked += READ_ONCE(p->unparked);
+		stored += READ_ONCE(p->stored);
+		stored_run += READ_ONCE(p->stored_run);
 		deferred += READ_ONCE(p->deferred);
 		waits += READ_ONCE(p->waits);
 	}
@@ -1328,7 +1331,7 @@ static void order_stats_add(struct tempo_order *o, struct tempo_order_stats *st)
 		st->completed += finished - trashed - timed_out;
 	st->trashed += trashed;
 	st->timed_out += timed_out;
-	st->parked += (s64)(parked - unparked) > 0 ? parked - unparked : 0;
+	st->stored += (s64)(stored - stored_run) > 0 ? stored - stored_run : 0;
 	st->pending += next - head;
 	st->longest_streak = max_t(u64, st->longest_streak,
 				   atomic64_read(&o->longest));
@@ -1358,11 +1361,11 @@ EXPORT_SYMBOL_NS_GPL(tempo_order_stats, "TEMPO");
  * The caller guarantees that no ticket, run, trash or submit call on @order
  * is running or will start, and that every ticket taken was run or trashed
  * (or timed out): the domain WARNs otherwise. A run() that ran other
- * callers' completions may still be finishing its drain after the last
+ * callers' completions may still be finishing its streak after the last
  * completion returned; the caller waits for its own run() calls to return.
  * destroy waits for the rest, and only for this domain's: the deadline
  * timer, the work items of tempo_order_submit() on @order (whose run() the
- * caller cannot see return), and the drain work.
+ * caller cannot see return), and resume_work.
  *
  * Context: process context; may sleep. Not from a completion of @order, nor
  * from a work_fn of tempo_order_submit() on @order (it waits for them).
@@ -1376,15 +1379,15 @@ void tempo_order_destroy(struct tempo_order *order)
 
 	tempo_timer_shutdown_sync(&order->deadline);
 	/*
-	 * A submit work item may still be in tempo_order_run(), draining,
+	 * A submit work item may still be in tempo_order_run(), on a streak,
 	 * after its done_fn told the caller that everything was done. Wait
 	 * for this domain's items only: the workqueue is shared, and another
 	 * domain's completions (an in-kernel user's, which may sleep) must
 	 * not delay this teardown. Relies on: order_submit_workfn:A.
 	 */
 	wait_var_event(&order->inflight, !atomic_read(&order->inflight));
-	/* drain_work re-queues itself while completions are left. */
-	while (flush_work(&order->drain_work))
+	/* resume_work re-queues itself while completions are left. */
+	while (flush_work(&order->resume_work))
 		;
 
 	order_stats_add(order, &st);
@@ -1396,7 +1399,7 @@ void tempo_order_destroy(struct tempo_order *order)
 	order_ndomains--;
 	/* Fold into the module-wide totals; nothing is pending any more. */
 	st.pending = 0;
-	st.parked = 0;
+	st.stored = 0;
 	order_retired.taken += st.taken;
 	order_retired.completed += st.completed;
 	order_retired.trashed += st.trashed;
@@ -1448,7 +1451,7 @@ static int order_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "completed %llu\n", st.completed);
 	seq_printf(m, "trashed %llu\n", st.trashed);
 	seq_printf(m, "timed_out %llu\n", st.timed_out);
-	seq_printf(m, "parked %llu\n", st.parked);
+	seq_printf(m, "stored %llu\n", st.stored);
 	seq_printf(m, "pending %llu\n", st.pending);
 	seq_printf(m, "longest_streak %llu\n", st.longest_streak);
 	seq_printf(m, "deferred %llu\n", st.deferred);

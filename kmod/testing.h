@@ -53,7 +53,7 @@ enum tempo_test_point {
 	 */
 	TEMPO_TP_ORDER_OWNER_SEEN,	/* run/trash read its slot, before cmpxchg */
 	TEMPO_TP_ORDER_OWNER_WRITING,	/* run stored fn/arg, before parking */
-	TEMPO_TP_ORDER_DRAIN_SEEN,	/* drainer read the next slot, before cmpxchg */
+	TEMPO_TP_ORDER_HEAD_SEEN,	/* head holder read the next slot, before cmpxchg */
 	/*
 	 * order.c, order_submit_chain() cut a chain of submitted requests,
 	 * before it queues the rest: @obj the domain, @arg the first ticket of
@@ -79,7 +79,7 @@ enum tempo_test_point {
 	 */
 	TEMPO_TP_WHEEL_DKICK,
 	/*
-	 * delayq.c, delayq_clock_changed(), @obj the queue it has just visited,
+	 * delayq_clock.c, delayq_clock_changed(), @obj the queue it has just visited,
 	 * before it tells the queue's waiters: no lock held. Process context
 	 * (a work item): may sleep.
 	 */

@@ -109,13 +109,13 @@ DECLARE_EVENT_CLASS(tempo_order_put,
 		  __entry->order, __entry->ticket, __entry->ret)
 );
 
-/* tempo_order_run(): @ret is its return value (1 ran in the caller, 0 parked). */
+/* tempo_order_run(): @ret is its return value (1 ran in the caller, 0 stored). */
 DEFINE_EVENT(tempo_order_put, tempo_order_run,
 	TP_PROTO(const struct tempo_order *order, u64 ticket, int ret),
 	TP_ARGS(order, ticket, ret)
 );
 
-/* tempo_order_trash(): @ret is its return value (1 the caller drained, 0 skipped). */
+/* tempo_order_trash(): @ret is its return value (1 the caller held the head, 0 skipped). */
 DEFINE_EVENT(tempo_order_put, tempo_order_trash,
 	TP_PROTO(const struct tempo_order *order, u64 ticket, int ret),
 	TP_ARGS(order, ticket, ret)

@@ -239,10 +239,10 @@ static void dq_expect_waiters(struct kunit *test, struct tempo_delayq *q,
  * Items come out no earlier than their deadline, and a consumer that takes
  * them as they become takeable sees them in deadline order, to the tick. The
  * delays are put in shuffled order and are at least 5 ms apart, far above
- * the wheel's tick, so each item's tick falls due (through the kick, with
+ * the wheel's tick, so each item's tick falls due (through the waker, with
  * the consumer asleep) before the next item's deadline.
  * Fails if: a node is taken before a clock reading at or past its deadline
- * (delayq_next()), or the kick is not armed for the earliest deadline
+ * (delayq_next()), or the waker is not armed for the earliest deadline
  * (delayq_notify()).
  */
 static void delayq_take_never_early_in_order(struct kunit *test)
@@ -469,14 +469,14 @@ static int dq_hog_mark_fn(void *arg)
 enum dq_try { DQ_TRY_PASS, DQ_TRY_FAIL, DQ_TRY_AGAIN };
 
 /*
- * One try of delayq_taken_without_the_kick: put an item due in 40 ms from
- * @cpu_a, so that the queue's timer (the kick) is armed there; hold @cpu_a's
+ * One try of delayq_taken_without_the_waker: put an item due in 40 ms from
+ * @cpu_a, so that the queue's timer (the waker) is armed there; hold @cpu_a's
  * CFS tasks, its timer workqueue included, off for 600 ms; from @cpu_b, two
  * ticks after the deadline, try_take(). DQ_TRY_AGAIN if the try proves
  * nothing: the spinner started after the deadline, or a stall of the guest
  * let the spinner end before the try_take() returned.
  */
-static enum dq_try dq_without_the_kick_once(struct kunit *test, int cpu_a, int cpu_b)
+static enum dq_try dq_without_the_waker_once(struct kunit *test, int cpu_a, int cpu_b)
 {
 	const u64 tick = tempo_timer_tick_ns();
 	struct tempo_delayq *q = dq_create(test);
@@ -530,10 +530,10 @@ static enum dq_try dq_without_the_kick_once(struct kunit *test, int cpu_a, int c
  * workqueue (a SCHED_FIFO spinner holds it off), and a try_take() from
  * another CPU two ticks after the deadline must get the item all the same.
  * Up to three tries; a try the guest's stalls make meaningless is retried.
- * Fails if: only the kick makes items takeable (delayq_next() reads no
+ * Fails if: only the waker makes items takeable (delayq_next() reads no
  * clock).
  */
-static void delayq_taken_without_the_kick(struct kunit *test)
+static void delayq_taken_without_the_waker(struct kunit *test)
 {
 	int cpu_a, cpu_b, i;
 	enum dq_try r = DQ_TRY_AGAIN;
@@ -543,11 +543,11 @@ static void delayq_taken_without_the_kick(struct kunit *test)
 	cpu_a = cpumask_first(cpu_online_mask);
 	cpu_b = cpumask_next(cpu_a, cpu_online_mask);
 	for (i = 0; i < 3 && r == DQ_TRY_AGAIN; i++)
-		r = dq_without_the_kick_once(test, cpu_a, cpu_b);
+		r = dq_without_the_waker_once(test, cpu_a, cpu_b);
 	if (r == DQ_TRY_AGAIN)
 		kunit_skip(test, "the guest stalled through all three tries");
 	KUNIT_EXPECT_EQ_MSG(test, r, DQ_TRY_PASS,
-			    "a due item was not takeable while the kick's CPU was starved");
+			    "a due item was not takeable while the waker's CPU was starved");
 }
 
 /*
@@ -779,7 +779,7 @@ static void delayq_remove_ready(struct kunit *test)
 /*
  * remove() racing with the expiry: put with a 1 ms delay, wait a random
  * while around the deadline, then remove. remove() claims the node whether it
- * is still pending, being found due by the kick, or due: it returns true
+ * is still pending, being found due by the waker, or due: it returns true
  * every time, nothing turns up afterwards, and the node can be put again at
  * once.
  * Fails if: remove() of a due node leaves it takeable (an item turns up
@@ -1382,8 +1382,8 @@ static void delayq_consume_in_take_order(struct kunit *test)
  * The due stamp consume() gives is never before the item's deadline and
  * never after the callback's own clock: for items put already due (put()
  * of 0, put_at() of a past time: put's reading), a near item and a far one
- * (put 400 ticks ahead: the kick comes in stages), both found due by a
- * reading the kick takes after the deadline.
+ * (put 400 ticks ahead: the waker comes in stages), both found due by a
+ * reading the waker takes after the deadline.
  * Fails if: the stamp is not a reading that found the item due (the
  * deadline itself, or a reading before it).
  */
@@ -1422,7 +1422,7 @@ static void delayq_consume_due_stamps(struct kunit *test)
 		KUNIT_EXPECT_FALSE_MSG(test, ktime_after(seen->due[i], seen->now[i]),
 				       "%s: due %lld ns after the callback's clock", what[id],
 				       ktime_to_ns(ktime_sub(seen->due[i], seen->now[i])));
-		/* A reading the kick took after the deadline, not the deadline. */
+		/* A reading the waker took after the deadline, not the deadline. */
 		if (id == NEAR || id == FAR)
 			KUNIT_EXPECT_TRUE_MSG(test, ktime_after(seen->due[i], seen->deadline[i]),
 					      "%s: stamped with its deadline", what[id]);
@@ -1555,7 +1555,7 @@ static void delayq_consume_again_not_early(struct kunit *test)
 
 /*
  * An item consume() answered AGAIN can be removed between laps, whether
- * its next deadline is 30 ms or 400 ticks on (a kick in stages): it is
+ * its next deadline is 30 ms or 400 ticks on (a waker in stages): it is
  * still queued, remove() finds it, and it never turns up again.
  * Fails if: AGAIN leaves the item unlinked, or linked without its state
  * (remove() says false, or the size is wrong).
@@ -2128,7 +2128,7 @@ static void delayq_query_states(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, tempo_delayq_try_take(q), &items[2].node);
 	KUNIT_EXPECT_EQ(test, tempo_delayq_query(q, &items[2].node, &d), -ENOENT);
 
-	/* The near item: PENDING until its tick falls due (the kick), then TAKEABLE. */
+	/* The near item: PENDING until its tick falls due (the waker), then TAKEABLE. */
 	if (tempo_delayq_query(q, &items[1].node, &d) == TEMPO_DELAYQ_PENDING)
 		KUNIT_EXPECT_FALSE(test, ktime_before(d, items[1].node.deadline));
 	KUNIT_EXPECT_TRUE(test, dq_wait_for(tempo_delayq_query(q, &items[1].node, &d) ==
@@ -2502,7 +2502,7 @@ static struct kunit_case tempo_delayq_cases[] = {
 	KUNIT_CASE(delayq_due_ticks_leave_in_order),
 	KUNIT_CASE(delayq_ready_sorted_by_deadline),
 	KUNIT_CASE(delayq_order_survives_a_starved_cpu),
-	KUNIT_CASE(delayq_taken_without_the_kick),
+	KUNIT_CASE(delayq_taken_without_the_waker),
 	KUNIT_CASE(delayq_long_delay_is_tick_precise),
 	KUNIT_CASE(delayq_remove_pending),
 	KUNIT_CASE(delayq_remove_ready),

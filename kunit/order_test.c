@@ -117,7 +117,7 @@ static void ot_wait_quiet(struct tempo_order *o, struct tempo_order_stats *st)
 
 	for (;;) {
 		tempo_order_stats(o, st);
-		if ((!st->pending && !st->parked) || time_after(jiffies, end))
+		if ((!st->pending && !st->stored) || time_after(jiffies, end))
 			return;
 		usleep_range(2000, 3000);
 	}
@@ -126,8 +126,8 @@ static void ot_wait_quiet(struct tempo_order *o, struct tempo_order_stats *st)
 /*
  * Strict order: tickets taken in order, completions handed in from many
  * kthreads in a random order, in rounds that go several times round the ring.
- * Fails if: a drain runs a completion out of ticket order, twice, or misses a
- * parked one (order_advance()), or a slot reused a lap later keeps a stale
+ * Fails if: a streak runs a completion out of ticket order, twice, or misses a
+ * stored one (order_advance()), or a slot reused a lap later keeps a stale
  * word (order_retire()).
  */
 #define OT_ORDER_WINDOW	64
@@ -226,14 +226,14 @@ static void tempo_order_strict_order_random_arrival(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.taken, (u64)n * OT_ORDER_ROUNDS);
 	KUNIT_EXPECT_EQ(test, st.completed, (u64)n * OT_ORDER_ROUNDS);
 	KUNIT_EXPECT_EQ(test, st.pending, 0);
-	KUNIT_EXPECT_EQ(test, st.parked, 0);
+	KUNIT_EXPECT_EQ(test, st.stored, 0);
 	tempo_order_destroy(o);
 }
 
 /*
  * trash() of one of 8 tickets, at the head, in the middle, at the end.
- * Fails if: a drain runs a TRASHED slot or stops at it, a trash() of the head
- * does not drain what is parked behind it, or a finished ticket is accepted
+ * Fails if: a streak runs a TRASHED slot or stops at it, a trash() of the head
+ * does not run what is stored behind it, or a finished ticket is accepted
  * again.
  */
 struct ot_trash_case {
@@ -261,7 +261,7 @@ static void ot_trash_one(struct kunit *test, const struct ot_trash_case *c)
 		items[i].log = log;
 		KUNIT_ASSERT_EQ(test, tempo_order_ticket_try(o, &items[i].ticket), 0);
 	}
-	/* Backwards: everything parks until ticket 0 arrives. */
+	/* Backwards: everything is stored until ticket 0 arrives. */
 	for (i = 7; i > 0; i--) {
 		ret = i == c->victim ? tempo_order_trash(o, items[i].ticket) :
 			tempo_order_run(o, items[i].ticket, ot_record, &items[i]);
@@ -297,7 +297,7 @@ static void ot_trash_one(struct kunit *test, const struct ot_trash_case *c)
 	KUNIT_EXPECT_EQ(test, st.completed, 8);
 	KUNIT_EXPECT_EQ(test, st.trashed, 1);
 	KUNIT_EXPECT_EQ(test, st.pending, 0);
-	KUNIT_EXPECT_EQ(test, st.parked, 0);
+	KUNIT_EXPECT_EQ(test, st.stored, 0);
 	ot_expect_log_clean(test, log);
 	tempo_order_destroy(o);
 }
@@ -540,7 +540,7 @@ static void tempo_order_deadline_missing_ticket(struct kunit *test)
 	tempo_order_stats(o, &st);
 	KUNIT_EXPECT_EQ(test, st.timed_out, 0);
 
-	/* Ticket 1 goes missing; 2 and 3 park behind it. */
+	/* Ticket 1 goes missing; 2 and 3 are stored behind it. */
 	start = ktime_get();
 	for (i = 1; i < 4; i++)
 		KUNIT_ASSERT_EQ(test, tempo_order_ticket_try(o, &items[i].ticket), 0);
@@ -548,9 +548,9 @@ static void tempo_order_deadline_missing_ticket(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tempo_order_run(o, items[3].ticket, ot_record, &items[3]), 0);
 
 	/*
-	 * Wait for the drain to end, not only for its completions: the drainer
-	 * counts a completion before it publishes head, so a snapshot between
-	 * the two sees pending = next - head still 1.
+	 * Wait for the streak to end, not only for its completions: the
+	 * head holder counts a completion before it publishes head, so a
+	 * snapshot between the two sees pending = next - head still 1.
 	 */
 	end = jiffies + OT_WAIT;
 	do {
@@ -984,7 +984,7 @@ static int ot_dup_fn(void *data)
 
 	while (!atomic_read_acquire(d->gate))
 		cpu_relax();
-	/* Backwards, so most calls park and race on the slot, not the head. */
+	/* Backwards, so most calls store and race on the slot, not the head. */
 	for (i = d->n; i-- > 0;)
 		d->ret[i] = tempo_order_run(d->o, d->items[i].ticket, ot_record,
 					    &d->items[i]);
@@ -1040,9 +1040,9 @@ static void tempo_order_exactly_once(struct kunit *test)
 
 /*
  * Streak bound: with max_streak = 4, the caller that finds 99 completions
- * parked behind its own runs 4 in all and hands the rest to the workqueue,
+ * stored behind its own runs 4 in all and hands the rest to the workqueue,
  * which still runs them in order, 4 at a time.
- * Fails if: a drainer passes more than max_streak tickets, or the rest it
+ * Fails if: a head holder passes more than max_streak tickets, or the rest it
  * defers is not continued on the workqueue, in order (order_defer()).
  */
 #define OT_STREAK_N	100
@@ -1348,7 +1348,7 @@ static void tempo_order_stress_conservation(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.trashed, trashed);
 	KUNIT_EXPECT_EQ(test, st.timed_out, lost + late + stale);
 	KUNIT_EXPECT_EQ(test, st.pending, 0);
-	KUNIT_EXPECT_EQ(test, st.parked, 0);
+	KUNIT_EXPECT_EQ(test, st.stored, 0);
 	KUNIT_EXPECT_EQ(test, st.taken,
 			st.completed + st.trashed + st.timed_out + st.pending);
 	KUNIT_EXPECT_LE(test, st.longest_streak, 16);
@@ -1488,12 +1488,12 @@ static void ot_valid_one(struct kunit *test, const struct ot_valid_case *c)
 
 /*
  * Skip a range: trash_below(end) trashes exactly the tickets below end not
- * yet submitted, leaves those submitted to run in order, runs the parked
+ * yet submitted, leaves those submitted to run in order, runs the stored
  * completions after the range at once, gives the window its room back,
  * refuses an end beyond what was handed out (changing nothing), and leaves
  * the run() of a trashed ticket -EINVAL.
  * Fails if: tempo_order_trash_below() trashes a submitted ticket, misses one
- * below end, changes anything for an end beyond next, or leaves the parked
+ * below end, changes anything for an end beyond next, or leaves the stored
  * completions after the range waiting.
  */
 static void ot_skip_one(struct kunit *test, const struct ot_valid_case *c)
@@ -1515,7 +1515,7 @@ static void ot_skip_one(struct kunit *test, const struct ot_valid_case *c)
 		KUNIT_ASSERT_EQ(test, t, f + i);
 		items[i] = (struct ot_item){ .log = log, .ticket = t };
 	}
-	/* Submitted: 1, 3 and 5 (parked behind 0). Not submitted: 0, 2, 4, 6, 7. */
+	/* Submitted: 1, 3 and 5 (behind 0). Not submitted: 0, 2, 4, 6, 7. */
 	KUNIT_EXPECT_EQ(test, tempo_order_run(o, f + 1, ot_record, &items[1]), 0);
 	KUNIT_EXPECT_EQ(test, tempo_order_run(o, f + 3, ot_record, &items[3]), 0);
 	KUNIT_EXPECT_EQ(test, tempo_order_run(o, f + 5, ot_record, &items[5]), 0);

@@ -125,7 +125,7 @@
  * of equal deadlines in put order. A consumer that comes by (take*(), or a watcher's ready()) reads
  * the clock when the earliest item is not known to be due, so it gets that
  * item once its deadline has passed; a consumer asleep is woken by the
- * kick, a TEMPO_TIMER_FINE | TEMPO_TIMER_IRQ timer, at most the least
+ * waker, a TEMPO_TIMER_FINE | TEMPO_TIMER_IRQ timer, at most the least
  * @slack_us of the items queued since the queue was last empty, or the
  * FINE bound if that is more, after the deadline (include/tempo/timer.h,
  * "tempo timer time bounds"), whatever the delay. consume() tells when the
@@ -133,7 +133,7 @@
  * reading, at or after the item's deadline and taken no later than
  * consume's own critical section. A queue of another clock keeps those
  * bounds while its clock runs; when the clock is set or the machine resumes,
- * its kick is aimed anew within the time the system workqueue takes to run
+ * its waker is aimed anew within the time the system workqueue takes to run
  * one work item, which visits each such queue once (kmod/clock.c): an item
  * that the change made due is then taken or its consumer woken within that
  * bound again.
@@ -157,7 +157,7 @@
  * The queue holds no wakeup source: a system that suspends on its own keeps
  * itself awake for the consumer. Creation fails where the kernel has no RTC
  * to wake the machine with. The alarm's callback runs in the hrtimer
- * interrupt, does a bounded amount of work per expiry (as the kick), and
+ * interrupt, does a bounded amount of work per expiry (as the waker), and
  * takes the queue's lock, as every call does, with interrupts off; an
  * alarm queue costs a hard interrupt per first deadline and a sort of its
  * items before each suspend, O(items) in steps, in process context.
@@ -197,7 +197,7 @@ struct tempo_delayq;
  * @state:	enum in kmod/delayq.c, under the queue's lock; private.
  * @level:	the wheel level of a node in @entry; private.
  * @slot:	its slot on that level; private.
- * @slack_us:	how late, in microseconds, the kick that makes the item's
+ * @slack_us:	how late, in microseconds, the waker that makes the item's
  *		readiness known (the wake-up of a consumer, the poll edge) may
  *		come after @deadline; 0 (tempo_delayq_node_init()) for none.
  *		Set before put or inside a requeue's callback. The item is

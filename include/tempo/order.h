@@ -125,7 +125,7 @@ typedef void (*tempo_order_fn_t)(void *arg);
  * @deadline_ns: if nonzero, a ticket neither run nor trashed within this
  *	many nanoseconds of being taken is trashed when it is the oldest
  *	unfinished ticket, and counted as timed out.
- * @max_streak: how many tickets one drainer moves the head past before it
+ * @max_streak: how many tickets one head holder moves the head past before it
  *	hands the rest to the workqueue; 0 means TEMPO_ORDER_DEFAULT_STREAK.
  */
 struct tempo_order_opts {
@@ -140,11 +140,12 @@ struct tempo_order_opts {
  * @completed: completions run.
  * @trashed: tickets passed to tempo_order_trash().
  * @timed_out: tickets trashed by the missing-ticket deadline.
- * @parked: completions parked now, waiting for their turn.
+ * @stored: completions stored now, waiting for their turn.
  * @pending: tickets taken and not yet finished (completed, trashed or timed
  *	out); taken == completed + trashed + timed_out + pending when quiescent.
- * @longest_streak: the most tickets one drainer moved the head past at once.
- * @deferred: times a drainer handed the rest of its streak to the workqueue.
+ * @longest_streak: the most tickets one head holder moved the head past.
+ * @deferred: times a head holder handed the rest of its streak to the
+ *	workqueue.
  * @waits: times a caller found the window full and slept for room
  *	(tempo_order_ticket(), tempo_order_tickets(), a blocking
  *	tempo_order_submit()); once per call, however long.
@@ -157,7 +158,7 @@ struct tempo_order_stats {
 	u64	completed;
 	u64	trashed;
 	u64	timed_out;
-	u64	parked;
+	u64	stored;
 	u64	pending;
 	u64	longest_streak;
 	u64	deferred;

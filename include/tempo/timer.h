@@ -110,7 +110,7 @@
  *	                          runs in the interrupt
  *	| TEMPO_TIMER_DEFERRABLE  its kind's bound, plus a jiffy while its CPU
  *	                          is busy, unbounded while it idles; then wq
- *	/dev/tempo timer          the file's kick: a FINE | IRQ timer with the
+ *	/dev/tempo timer          the file's waker: a FINE | IRQ timer with the
  *	(include/uapi/tempo.h)    least slack_us of the file's timers; then the
  *	                          reader's wake-up
  *	alarm: /dev/tempo's       awake: as a timer of its clock (D of BOOTTIME
@@ -218,7 +218,7 @@
  *   nohz_full= and isolcpus=nohz make smaller than all CPUs. It then goes to
  *   housekeeping_any_cpu(HK_TYPE_TIMER), as an unpinned timer_list or
  *   hrtimer does, so an isolated CPU takes no interrupt for it. /dev/tempo's
- *   timers are of this kind (their file's kick is armed so).
+ *   timers are of this kind (their file's waker is armed so).
  * - An idle TEMPO_TIMER_PINNED timer goes back to the CPU it last ran on if
  *   that CPU is online, else to the calling CPU, isolated or not (as
  *   TIMER_PINNED and add_timer_on() stay where they were put).
@@ -327,6 +327,18 @@ bool tempo_timer_expires(const struct tempo_timer *timer, u64 *expires_ns);
 u64 tempo_timer_tick_ns(void);
 u64 tempo_timer_max_delay_ns(void);
 u64 tempo_timer_slack_ns(u64 delay_ns);
+
+/**
+ * tempo_timer_fine_ns - how late a TEMPO_TIMER_FINE timer without slack fires
+ *
+ * Return: a 64th of tempo_timer_tick_ns(), rounded up: such a timer fires
+ * less than this long after its deadline, past the interrupt's latency
+ * ("tempo timer time bounds").
+ */
+static inline u64 tempo_timer_fine_ns(void)
+{
+	return (tempo_timer_tick_ns() + 63) / 64;
+}
 
 /* Pass as @cpu to tempo_timer_arm_at() to arm on the calling CPU. */
 #define TEMPO_CPU_LOCAL		(-1)

@@ -147,7 +147,7 @@
  * Deferrable timers (TEMPO_ARM_DEFERRABLE, CLOCK_MONOTONIC only; feature
  * TEMPO_FEAT_DEFERRABLE): the timer never causes an interrupt on an idle
  * CPU, as a kernel timer with TIMER_DEFERRABLE. Its record becomes ready
- * when the CPU that holds the file's deferrable kick (the CPU of the arm
+ * when the CPU that holds the file's deferrable timer (the CPU of the arm
  * that set it, as a rule the reader's) runs it: at the deadline, late as
  * below plus a jiffy, while that CPU is busy; at its next wake-up for any
  * other reason while it is idle, however late (a reader that comes by on
@@ -362,9 +362,10 @@ struct tempo_info {
  *	no earlier than its deadline and no later than deadline + @slack_us,
  *	or a 64th of a tick later if that is more (see "Never early" above),
  *	so that timers whose windows overlap share one wake-up; a reader that
- *	looks earlier finds the record from the deadline on. The kernel keeps
- *	the slack in 64ths of a tick, rounded down, to 1/8; from a tick up it
- *	aims at whole ticks. Only this field sets a slack: the
+ *	looks earlier finds the record from the deadline on. Below a tick,
+ *	the wake-up comes in the window's last 64th of a tick, as late as it
+ *	lets (as an hrtimer's at the end of its range), for the records due
+ *	by then to share it; from a tick up it aims at whole ticks. Only this field sets a slack: the
  *	caller's timer slack (PR_SET_TIMERSLACK) is not applied, as timerfd
  *	applies none. A re-arm takes the slack of its element.
  */

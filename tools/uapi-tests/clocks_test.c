@@ -569,7 +569,7 @@ static int test_deferrable(void)
  * REARM carries the flag as it does a clock: a precise timer becomes
  * deferrable and back; a REARM with a bad combination is refused and leaves
  * the timer as it was; close() with deferrable timers armed (release shuts
- * the deferrable kick down) leaves nothing behind.
+ * the deferrable timer down) leaves nothing behind.
  */
 static int test_deferrable_rearm(void)
 {

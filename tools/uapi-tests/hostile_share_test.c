@@ -183,7 +183,7 @@ TEST_F(hostile, test_worst_insert_spares_other_users)
 /* ---- sorting on a shared CPU ------------------------------------- */
 /*
  * One user's sorting: uid 65534 (the attacker) holds SU_FILES files, each a
- * delay queue with its own kick, armed from CPU 1 and watched by an epoll
+ * delay queue with its own waker, armed from CPU 1 and watched by an epoll
  * set it never waits on, and arms in each, in random order, timers due
  * within one of the queue's ticks (2^20 ns) at t0; uid 65533 (the victim),
  * also on CPU 1, has SU_VICTIM timers due 2-62 ms after t0, read() blocked
@@ -194,7 +194,7 @@ TEST_F(hostile, test_worst_insert_spares_other_users)
  * the two big rounds against the worse of the two small ones (what the
  * slots cost comes back every round; a host that does not run the VM's CPU
  * for a while does not). That is the bound
- * the queue keeps: a kick's expiry moves at most 16 items, whatever its
+ * the queue keeps: a waker's expiry moves at most 16 items, whatever its
  * slots hold; a file's own readers and pollers sort the rest, in their own
  * time.
  */

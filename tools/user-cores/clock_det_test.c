@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Deterministic tests of the clock core (kmod/clock.c, kmod/clock.h) and of
- * delay queues of other clocks (kmod/delayq.c), in userspace on the fake
+ * delay queues of other clocks (kmod/delayq_clock.c), in userspace on the fake
  * clock: one thread plays the CPU, the clock moves from one hrtimer expiry
  * to the next, and REALTIME and BOOTTIME are MONOTONIC plus offsets that a
  * case moves as timekeeping does when a clock is set or the machine
@@ -13,7 +13,7 @@
  *    beyond the range, and a round trip is the identity where nothing clamps;
  *  - a REALTIME queue: a step back leaves an item that was about to fall due
  *    waiting for the wall clock (never early), a step forward past a far
- *    deadline brings the kick back within a tick of the set, not an hour
+ *    deadline brings the waker back within a tick of the set, not an hour
  *    later;
  *  - a BOOTTIME queue: the offset grown by a resume makes an item due at once.
  *
@@ -182,7 +182,7 @@ static u64 drive_to_edge(u64 limit)
 
 /*
  * REALTIME set back an hour just before an item falls due: it is not due
- * when the MONOTONIC instant its kick was aimed at comes, nor for the hour,
+ * when the MONOTONIC instant its waker was aimed at comes, nor for the hour,
  * and an item put after the step is due by the clock as it now reads, not
  * by a reading from before; set forward again, the first is due within a
  * tick. Fails if: the queue keeps its highest reading (q->now only grows):
@@ -221,9 +221,9 @@ static void test_realtime_set_back(void)
 
 /*
  * REALTIME set forward: by half the hour to a deadline, the item is found
- * due when the wall clock reaches it, within a tick, not when the kick aimed
+ * due when the wall clock reaches it, within a tick, not when the waker aimed
  * through the old offset fires half an hour later; past a deadline, within
- * a tick of the set. Fails if: delayq_clock_changed() keeps the kick's aim
+ * a tick of the set. Fails if: delayq_clock_changed() keeps the waker's aim
  * (the first is late by 30 min), or the chain does not reach the queue
  * (both are late).
  */
@@ -260,7 +260,7 @@ static void test_realtime_set_forward(void)
 
 /*
  * BOOTTIME grown by 10 s at a resume, an item 5 s away: due at once. Fails
- * if: the queue's kick stays aimed by the old offset (5 s late).
+ * if: the queue's waker stays aimed by the old offset (5 s late).
  */
 static void test_boottime_resume(void)
 {

@@ -5,7 +5,7 @@
  * queued nodes sorted by (deadline, put order). One simulated CPU and the
  * fake clock, so every run is deterministic and nothing sleeps.
  *
- * The input picks the tempo wheel's tick and levels (the kick's timer), the
+ * The input picks the tempo wheel's tick and levels (the waker's timer), the
  * number of nodes (16..256) and the starting clock (just before a boundary
  * of one of the queue's wheel levels), then a sequence of operations:
  * put, put_at (deadlines past, now, equal to another node's, on level
@@ -21,7 +21,7 @@
  * tempo_delayq_waitqueue() attached, detached, answering or not, clock moves
  * of every size (1 ns up to 64^5 of the queue's grains, to a grain or level
  * boundary, to a deadline), each either a jump, a jump with the expired
- * hrtimers and work run once, or a drive from expiry to expiry (so the kick
+ * hrtimers and work run once, or a drive from expiry to expiry (so the waker
  * runs at its times), and shutdown. Checked at every step:
  *  - take*, drain and consume hand out nodes in (deadline, put order) order,
  *    never before their deadline; a consumer that comes by finds an item
@@ -39,8 +39,8 @@
  *    the edge's time; woken with no key, it answers with ready(), outside
  *    the waitqueue's lock, as poll() does; while it is attached and answers,
  *    a drive from a time nothing is due over an item's deadline brings an
- *    edge less than one tempo tick after that deadline (the kick's bound);
- *    until a watcher first attaches, no hrtimer is armed (the kick is armed
+ *    edge less than one tempo tick after that deadline (the waker's bound);
+ *    until a watcher first attaches, no hrtimer is armed (the waker is armed
  *    only while somebody waits);
  *  - after shutdown: take*, put* and ready refuse, remove and query work;
  *  - destroy hands back the rest in take() order; the core never WARNs.
@@ -68,7 +68,7 @@ struct mnode {
 	u64	seq;		/* put order: the model's own count */
 };
 
-/* The kick's timer: the module's default wheel, and ones that reach further or finer. */
+/* The waker's timer: the module's default wheel, and ones that reach further or finer. */
 static const struct {
 	u32		tick;
 	unsigned int	levels;
@@ -390,7 +390,7 @@ static void watcher_toggle(void)
 
 /*
  * Move the clock to @target from hrtimer expiry to hrtimer expiry, running
- * everything due at each (the kick among them). With a watcher that answers
+ * everything due at each (the waker among them). With a watcher that answers
  * and nothing due at the start, an item's deadline passed by a tempo tick
  * must have brought a readiness edge less than a tempo tick after it.
  */
@@ -585,7 +585,7 @@ static void op_put_many(void)
 
 /*
  * Up to every idle node in one batch, of one deadline or spaced by a step
- * (forward or back): slots of more nodes than the kick moves or a
+ * (forward or back): slots of more nodes than the waker moves or a
  * critical section sorts, runs and trees of equal deadlines.
  */
 static void op_put_bulk(void)
@@ -1046,7 +1046,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		answer_looks();
 		if (tempo_user_warnings)
 			FAIL("the core warned");
-		/* Nobody has ever waited: the kick has never been armed. */
+		/* Nobody has ever waited: the waker has never been armed. */
 		if (!w.ever && tempo_sim_next_hrtimer() != U64_MAX)
 			FAIL("an hrtimer armed for %llu, and nobody has waited",
 			     tempo_sim_next_hrtimer());

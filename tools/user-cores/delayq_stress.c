@@ -65,7 +65,7 @@ static u64 n_put, n_taken, n_removed, n_flushed, n_early, n_dup, n_busy, n_sig, 
 static u64 n_bad, n_wake_excess, samples;
 static u64 n_again, n_stop, n_consumed, n_bad_due;
 
-/* The wheel's test points under the queue's timer (the kick): jitter. */
+/* The wheel's test points under the queue's timer (the waker): jitter. */
 void tempo_test_point(enum tempo_test_point where, const void *obj, u64 arg,
 		      unsigned int state)
 {
@@ -141,7 +141,7 @@ static void *producer(void *arg)
 		if (x % 64 == 0)
 			sample();
 		if (own == IT_FREE || own == IT_REMOVED) {
-			/* a quarter far (the kick staged), the rest within 40 ticks */
+			/* a quarter far (the waker staged), the rest within 40 ticks */
 			u64 d = (x >> 32) % ((x & 0x300) ? 40 * TICK : 400 * TICK);
 
 			/* Laps for consume(): periods near, or an eighth far. */

@@ -2,8 +2,8 @@
 /*
  * The lost hand-off race of kmod/order.c (its design comment), driven
  * through the cores' test points (kmod/testing.h, built with TEMPO_TESTING;
- * this file supplies tempo_test_point()): the owner of t + 1 and the drainer
- * finishing t each stop at a chosen hook point while the other moves, so each
+ * this file supplies tempo_test_point()): the owner of t + 1 and the head
+ * holder finishing t each stop at a chosen hook point while the other moves, so each
  * of the four interleavings is taken on purpose, not by luck. Two simulated
  * CPUs, one thread each. Every case checks who ran the completion (the return
  * values), that both completions ran once, in order, and that the head moved
@@ -125,8 +125,8 @@ static void teardown(u64 t)
 	tempo_order_destroy(o);
 }
 
-/* Owner read EMPTY; the drainer makes it TAIL first: the owner takes the head. */
-static void owner_seen_empty_drainer_wins(void)
+/* Owner read EMPTY; the head holder makes it TAIL first: the owner runs. */
+static void owner_seen_empty_head_wins(void)
 {
 	u64 t = setup();
 	struct op own, drn;
@@ -138,31 +138,31 @@ static void owner_seen_empty_drainer_wins(void)
 	pthread_join(drn.th, NULL);
 	hold_release(0);
 	pthread_join(own.th, NULL);
-	EXPECT_EQ(drn.ret, 1, "drainer %d", drn.ret);
+	EXPECT_EQ(drn.ret, 1, "head holder %d", drn.ret);
 	EXPECT_EQ(own.ret, 1, "owner must run itself: %d", own.ret);
 	teardown(t);
 }
 
-/* Drainer read EMPTY; the owner parks first: the drainer re-reads and runs it. */
-static void drainer_seen_empty_owner_wins(void)
+/* Head holder read EMPTY; the owner stores first: it re-reads, runs it. */
+static void head_seen_empty_owner_wins(void)
 {
 	u64 t = setup();
 	struct op own, drn;
 
-	hold_arm(0, t + 1, TEMPO_TP_ORDER_DRAIN_SEEN, ST_EMPTY);
+	hold_arm(0, t + 1, TEMPO_TP_ORDER_HEAD_SEEN, ST_EMPTY);
 	op_start(&drn, 0, t);
 	hold_wait(0);
 	op_start(&own, 1, t + 1);
 	pthread_join(own.th, NULL);
 	hold_release(0);
 	pthread_join(drn.th, NULL);
-	EXPECT_EQ(own.ret, 0, "owner must park: %d", own.ret);
-	EXPECT_EQ(drn.ret, 1, "drainer %d", drn.ret);
+	EXPECT_EQ(own.ret, 0, "owner must store: %d", own.ret);
+	EXPECT_EQ(drn.ret, 1, "head holder %d", drn.ret);
 	teardown(t);
 }
 
-/* Owner is WRITING; the drainer hands it the head: the owner runs itself. */
-static void owner_writing_drainer_wins(void)
+/* Owner is WRITING; the head holder hands it the head: the owner runs. */
+static void owner_writing_head_wins(void)
 {
 	u64 t = setup();
 	struct op own, drn;
@@ -174,19 +174,19 @@ static void owner_writing_drainer_wins(void)
 	pthread_join(drn.th, NULL);
 	hold_release(0);
 	pthread_join(own.th, NULL);
-	EXPECT_EQ(drn.ret, 1, "drainer %d", drn.ret);
+	EXPECT_EQ(drn.ret, 1, "head holder %d", drn.ret);
 	EXPECT_EQ(own.ret, 1, "owner must run itself: %d", own.ret);
 	teardown(t);
 }
 
-/* Drainer read WRITING; the owner parks first: the drainer re-reads PARKED. */
-static void drainer_seen_writing_owner_wins(void)
+/* Head holder read WRITING; the owner stores first: it re-reads STORED. */
+static void head_seen_writing_owner_wins(void)
 {
 	u64 t = setup();
 	struct op own, drn;
 
 	hold_arm(0, t + 1, TEMPO_TP_ORDER_OWNER_WRITING, ST_WRITING);
-	hold_arm(1, t + 1, TEMPO_TP_ORDER_DRAIN_SEEN, ST_WRITING);
+	hold_arm(1, t + 1, TEMPO_TP_ORDER_HEAD_SEEN, ST_WRITING);
 	op_start(&own, 1, t + 1);
 	hold_wait(0);
 	op_start(&drn, 0, t);
@@ -195,16 +195,16 @@ static void drainer_seen_writing_owner_wins(void)
 	pthread_join(own.th, NULL);
 	hold_release(1);
 	pthread_join(drn.th, NULL);
-	EXPECT_EQ(own.ret, 0, "owner must park: %d", own.ret);
-	EXPECT_EQ(drn.ret, 1, "drainer %d", drn.ret);
+	EXPECT_EQ(own.ret, 0, "owner must store: %d", own.ret);
+	EXPECT_EQ(drn.ret, 1, "head holder %d", drn.ret);
 	teardown(t);
 }
 
 static const struct test_case cases[] = {
-	TEST_CASE_VOID(owner_seen_empty_drainer_wins),
-	TEST_CASE_VOID(drainer_seen_empty_owner_wins),
-	TEST_CASE_VOID(owner_writing_drainer_wins),
-	TEST_CASE_VOID(drainer_seen_writing_owner_wins),
+	TEST_CASE_VOID(owner_seen_empty_head_wins),
+	TEST_CASE_VOID(head_seen_empty_owner_wins),
+	TEST_CASE_VOID(owner_writing_head_wins),
+	TEST_CASE_VOID(head_seen_writing_owner_wins),
 	{}
 };
 

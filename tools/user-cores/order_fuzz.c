@@ -7,7 +7,7 @@
  * ownership: any order), duplicates of finished tickets, never-taken
  * tickets, tempo_order_submit() with TEMPO_ORDER_NOWAIT (its requests wait
  * in the CPU's inbox, in chains cut at TEMPO_ORDER_SUBMIT_BATCH, until the
- * work items run), and deliveries of the work items (drain and submit). The
+ * work items run), and deliveries of the work items (resume and submit). The
  * model is a sorted list of taken tickets with their outcome; a submitted
  * one counts as run. Checked after every step:
  *  - ticket_try, tickets_try and submit: -EAGAIN iff the window is full
@@ -218,7 +218,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 				FAIL("a refused put completed something");
 			break;
 		}
-		case 7:			/* deliver the work items (drain, submit) */
+		case 7:			/* deliver the work items (resume, submit) */
 			tempo_sim_run_all();
 			for (t = first; t != next_m; t++)
 				if (mst[t - first] == M_SUB)

@@ -6,8 +6,8 @@
  * and running or trashing them in random order; some requests go through
  * tempo_order_submit() (work on the per-CPU workqueues), in bursts that
  * overflow a work item's cut (TEMPO_ORDER_SUBMIT_BATCH). A small window and
- * a small max_streak, so that takers block and drains are deferred to
- * drain_work. Tickets start near U64_MAX, so they wrap. Self-validating:
+ * a small max_streak, so that takers block and streaks are deferred to
+ * resume_work. Tickets start near U64_MAX, so they wrap. Self-validating:
  *
  *  - strict order: every completion appends its ticket to a log kept in
  *    PLAIN memory; completions must not overlap (a counter that must never
@@ -243,7 +243,7 @@ put:
 	}
 	while (n)
 		finish(held[--n], &seed);
-	/* Quiesce: keep serving this CPU (drain work, submit work) until all are done. */
+	/* Quiesce: keep serving this CPU (resume work, submit work) until all are done. */
 	ADD(quiet, 1);
 	for (;;) {
 		struct tempo_order_stats st;

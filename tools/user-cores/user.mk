@@ -34,14 +34,14 @@ USER_HDRS := $(wildcard $(USER_DIR)/*.h $(USER_DIR)/include/*.h \
 	tools/uapi-tests/harness.h
 USER_WHEEL := kmod/wheel.c kmod/wheel_levels.c kmod/wheel_debugfs.c
 USER_WHEEL += kmod/wheel_sync.c kmod/wheel_cpu.c kmod/wheel_defer.c kmod/wheel_coarse.c
-USER_HDRS += include/tempo/order.h include/tempo/delayq.h kmod/internal.h kmod/clock.h
+USER_HDRS += include/tempo/order.h include/tempo/delayq.h kmod/internal.h kmod/clock.h kmod/delayq_internal.h
 # The det and stress tests see the cores' test points (kmod/testing.h) and
 # supply tempo_test_point() themselves.
 USER_ORDER := $(USER_WHEEL) kmod/order.c
 # The delay queue's rbtree: the kernel's own userspace copy, taken from the
 # linux-source tree at build time (tools/user-cores/rbtree.sh), never kept here.
 USER_RBTREE := $(USER_KSRC)/rbtree.c
-USER_DELAYQ := $(USER_WHEEL) kmod/clock.c kmod/delayq.c $(USER_RBTREE)
+USER_DELAYQ := $(USER_WHEEL) kmod/clock.c kmod/delayq.c kmod/delayq_clock.c kmod/delayq_life.c $(USER_RBTREE)
 USER_TESTING := -DTEMPO_TESTING
 
 USER_BINS := $(USER_OUT)/wheel_det_test $(USER_OUT)/wheel_stress \
@@ -103,12 +103,12 @@ $(USER_OUT)/harness_test: tools/uapi-tests/harness_test.c tools/uapi-tests/harne
 
 # Allocation-failure paths under ASan/LeakSanitizer.
 $(USER_OUT)/fault_det_test: $(USER_DIR)/fault_det_test.c $(USER_SIM) $(USER_ORDER) kmod/clock.c kmod/delayq.c \
-		$(USER_RBTREE) $(USER_HDRS)
+		kmod/delayq_clock.c kmod/delayq_life.c $(USER_RBTREE) $(USER_HDRS)
 	@mkdir -p $(@D)
 	$(USER_CC) $(USER_CFLAGS) $(USER_ASAN) -o $@ $(filter %.c,$^) -lpthread
 
-$(USER_OUT)/bench: $(USER_DIR)/bench.c $(USER_SIM) $(USER_ORDER) kmod/clock.c kmod/delayq.c $(USER_RBTREE) \
-		$(USER_HDRS)
+$(USER_OUT)/bench: $(USER_DIR)/bench.c $(USER_SIM) $(USER_ORDER) kmod/clock.c kmod/delayq.c \
+		kmod/delayq_clock.c kmod/delayq_life.c $(USER_RBTREE) $(USER_HDRS)
 	@mkdir -p $(@D)
 	$(USER_CC) $(filter-out -O1,$(USER_CFLAGS)) -O2 -o $@ $(filter %.c,$^) -lpthread
 
