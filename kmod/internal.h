@@ -15,7 +15,7 @@
 
 struct dentry;
 
-/* kmod/wheel.c; the debugfs view in kmod/wheel_debugfs.c */
+/* kmod/wheel_cpu.c; the debugfs view in kmod/wheel_debugfs.c */
 int tempo_wheel_init(u32 tick_ns, unsigned int levels);
 void tempo_wheel_exit(void);
 void tempo_wheel_debugfs(struct dentry *dir);

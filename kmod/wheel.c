@@ -5,6 +5,15 @@
  * tempo's timer wheel: lock-free O(1) timers on per-CPU hierarchical wheels,
  * with callbacks run in process context on a per-CPU workqueue, or in the
  * interrupt for the timers that ask.
+ *
+ * This file holds the state word, arm and cancel, the inboxes and kicks, and
+ * the owner's placement, collection and dispatch. Beside it: the wheel proper
+ * (kmod/wheel.h, kmod/wheel_levels.c), the per-CPU base and the tick
+ * arithmetic its files share (kmod/wheel_base.h), cancel_sync
+ * (kmod/wheel_sync.c), init, exit and CPU hotplug (kmod/wheel_cpu.c), the
+ * deferrable wheel's carrier (kmod/wheel_defer.c), the jiffies clock of
+ * COARSE arms (kmod/wheel_coarse.c) and the debugfs view
+ * (kmod/wheel_debugfs.c).
  */
 
 /**
@@ -35,52 +44,6 @@
  * TEMPO_TIMER_FINE timer is due at its deadline to a 64th of a tick: the
  * wheel places it by its tick, then, in the tick before it is due, in a near
  * level of 64ths of a tick (FINE below).
- */
-
-/**
- * DOC: timer wheel: the wheel
- *
- * Struct tempo_wheel, kmod/wheel.h.
- *
- *
- * Linux's non-cascading design (kernel/time/timer.c): LVL_DEPTH levels of 64
- * slots, each level 8 times coarser than the one below. A timer goes into the
- * level whose range holds its distance from the wheel clock, into the slot of
- * its expiry rounded UP to the level's granularity, and stays there until that
- * slot is collected: there is no cascading, so a timer is moved only by its
- * owner's own operations. Lateness is bounded by the level granularity, which
- * is at most 1/8 (12.5%) of the delay. With tick = 1 ms and 10 levels::
- *
- *	Level  Granularity        Range (delay)
- *	  0        1 ms            0 ms  -        62 ms
- *	  1        8 ms           63 ms  -       503 ms
- *	  2       64 ms          504 ms  -     4.03 s      <- lazy levels from here
- *	  3      512 ms         4.03 s   -    32.25 s
- *	  4     4.10 s         32.25 s   -     4.30 min
- *	  5    32.77 s          4.30 min -    34.41 min
- *	  6     4.37 min       34.41 min -     4.59 h
- *	  7    34.95 min        4.59 h   -    36.70 h
- *	  8     4.66 h         36.70 h   -    12.23 d
- *	  9    37.28 h         12.23 d   -    94.76 d (maximum, see below)
- *
- * The maximum delay is LVL_START(depth) - 2 * LVL_GRAN(depth - 1) ticks:
- * 8,187,281,408 ticks (about 2^32.9) for 10 levels. Longer delays are refused
- * with -ERANGE, never wrapped or clamped. /sys/kernel/debug/tempo/wheel/geometry
- * prints this table for the loaded tick_ns and levels, and the lazy levels.
- *
- * Beside level 0, two levels hold TEMPO_TIMER_FINE timers: the near level,
- * due within two ticks, in slots of a 64th of a tick (15.6 us at tick_ns =
- * 1 ms), and the fine level, the 64 ticks after those, a tick a slot (FINE).
- *
- * Each level has a 64-bit occupancy mask, so the next expiry is found with a
- * rotate and a find-first-set per level (O(levels)) and the hrtimer is armed
- * for exactly that tick, or the near level's next occupied boundary if that
- * comes first: empty slots are skipped, and an empty wheel has no hrtimer
- * armed at all. Collection moves whole slots off the wheel in hardirq
- * context and sorts them (base_collect()): a timer due as it was placed goes
- * to the expired list, whose callbacks the per-CPU work item then runs in
- * batches in process context; a lazily cancelled one is dropped and a lazily
- * re-armed one re-placed, there and then.
  */
 
 /**
@@ -260,59 +223,8 @@
  * slack when that is more. Its callback then waits for the workqueue as any
  * timer's.
  *
- * The near level. Beside level 0, each wheel has TEMPO_NEAR_SLOTS (128)
- * slots of a 64th of a tick, two ticks from the level's clock, near_clk. They are
- * named by boundaries counted from time 0: boundary b is the instant
- * tempo_near_ns(b), every 64th one a tick's start (kmod/wheel.h); a near slot
- * is collected at its boundary, and a FINE timer of deadline D is due at the
- * first boundary at or after it, tempo_near_of(D). The level's masks and lists
- * follow the levels' in struct tempo_wheel, so linking, unlinking, parking and
- * the evacuation treat its slots as any other; the collection takes them in
- * boundary order (tempo_wheel_near_collect()), and the hrtimer is armed for
- * the earlier of the levels' next bucket and the next occupied boundary
- * (base_next(), I5).
- *
- * The fine level. Beside level 0, TEMPO_FINE_SLOTS (64) slots of a tick hold
- * the FINE timers of the 64 ticks after the near level's two, from its own
- * clock fine_clk: [fine_clk + 2, fine_clk + 66). Each slot keeps its earliest
- * boundary (fine_first, exact after a link, early after an unlink, and
- * reset when a link finds the slot empty), and the hrtimer is armed for the
- * earliest of its first occupied slot (tempo_wheel_fine_next()): no timer
- * of a later slot, a later tick, is due before it. Every collection of the
- * near level then moves to it the fine slots of the ticks it now covers,
- * the current and the next (tempo_wheel_near_collect()), and fine_clk on.
- * So a FINE timer due within 65 ticks costs one expiry, its own, and none
- * at the start of its tick to move it nearer: the move comes with the
- * expiry of the first of its tick, or with any collection in the tick
- * before. A stale fine_first is of the same tick as the slot's timers, so
- * the expiry it asks for finds the tick covered and moves the slot.
- *
- * Placement (base_choose_fine(), tempo_wheel_fine_slot()). A FINE timer whose
- * boundary b lies within the near level's two ticks goes into b's slot; a b
- * passed already, into the slot collected next. Else, if b's tick, b / 64,
- * lies in the fine level's window, into its slot there (it does from the
- * near level's reach on: the near level covers every tick to fine_clk + 1).
- * Any other goes into the levels, by b's tick rounded DOWN to its level's
- * granule (tempo_wheel_slot_floor()), so that the slot is collected at or
- * before b, never after. Collected before it is due, the timer is placed
- * again, from the clock of then, at most a granule before b: into a lower
- * level, or the fine or the near level. So a FINE timer is placed at most
- * once per level it passes, each time in O(1). A boundary that starts a
- * tick needs no near slot: in a slot of the levels collected right at that
- * tick, the timer is due.
- *
- * The near level's clock moves past the last boundary reached at every
- * collection, and at every FINE placement to the current tick's first
- * boundary, never past an occupied one (tempo_wheel_near_forward()), so that
- * a timer due this tick or the next fits. The fine level's moves only with
- * the collections, which move its slots along: a placement's forward may
- * take the near level past a fine slot's tick, whose expiry is then due and
- * moves it. If the near level's clock lags (its earliest slot due and not
- * yet collected: an hrtimer held off), a timer may find no room there and go
- * to the fine level or the levels: to the slot of its tick when that is at
- * or after the clock there, else to the slot collected next, and then it is
- * due already (a clock passes a tick only at a collection, which collects
- * the near level too, or once that tick has begun).
+ * The near and the fine level, and how a FINE timer is placed in them and
+ * in the levels: NEAR, kmod/wheel_levels.c.
  *
  * The move to the near or the fine level takes no cmpxchg (base_near_move()):
  * a collection that finds a FINE timer pending as placed (PD set, MV clear)
@@ -323,15 +235,6 @@
  * place it again (P7). A collected FINE timer placed into a far slot again
  * goes through base_settle() and its cmpxchg, which publishes the bucket it
  * stores (P6).
- *
- * Slack. A FINE timer's slack is kept in 64ths of a tick, in the same code as
- * a tick timer's (SLACK). tempo_wheel_fine_aim() aims it at the last multiple
- * of the slack in its window, from b to the last boundary within the deadline
- * plus the slack, so that FINE timers with one slack whose windows overlap
- * share a boundary, and an expiry. A slack of a tick or more aims at whole
- * ticks of the granule of the level the window ends in, buckets of their own
- * level, where the timer needs no near slot, and shares the tick timers'
- * expiries.
  *
  * Lazy paths (LAZY). A FINE timer in a far slot is cancelled lazily as any
  * timer. A re-arm leaves it there if that slot is collected at or before the
@@ -385,84 +288,6 @@
  * a timer), and hotplug evacuates as before. kmod/testing.h's
  * TEMPO_TP_WHEEL_HOME lets the KUnit suite play an isolated CPU on a kernel
  * without NO_HZ_FULL.
- */
-
-/**
- * DOC: timer wheel: coarse
- *
- * A COARSE arm reads the jiffies, and dates "now" c by the start of the
- * current jiffy: jiffies * TICK_NSEC + B (jiffies_now_ns(): a load, a
- * multiply, an add). The kernel makes jiffy j current no earlier than its
- * start T(j) = j * TICK_NSEC + B0, B0 constant (tick_do_update_jiffies64()),
- * and B >= B0 is measured at load (jiffies_calibrate(), which measures again
- * while the jiffies were overdue): it exceeds B0 by e, the tick's own
- * latency, microseconds. So c >= T(j), and s = now - c stays
- * at most TICK_NSEC while the jiffies are current (jiffy j + 1 made current
- * within e of T(j + 1)); s >= -e. An arm of delay d takes the deadline
- * c + TICK_NSEC + d, and places the timer from c. So it is never early while
- * s <= TICK_NSEC, early by s - TICK_NSEC when the jiffies were that overdue
- * at the arm, and late (beyond the pad, TICK_NSEC - s, at most a jiffy and e)
- * by the wheel's bound for a delay of d + TICK_NSEC. Within a jiffy the same
- * delay gives the same deadline: a re-arm has only to compare (LAZY).
- *
- * ktime_get_coarse_ns() would not do: it is where timekeeping last
- * accumulated a whole interval, at the last tick, and that is not in phase
- * with the jiffies; it lags CLOCK_MONOTONIC by up to two jiffies while they
- * are current (kunit/wheel_test.c, live_coarse_reading_current), and it is a
- * call and a seqcount loop.
- *
- * The placement reading c is ahead of the clock by e at most, in the first
- * microseconds of a jiffy. Forwarding the wheel clock to c's tick can then
- * put it a tick ahead of real time for that long, which costs only a timer
- * armed meanwhile for a deadline already past: it waits for that tick, the
- * next one. Precise timers keep their bound. tempo_timer_arm_at() of a
- * COARSE timer places it from c and keeps its absolute deadline exact: never
- * early.
- */
-
-/**
- * DOC: timer wheel: deferrable
- *
- * A TEMPO_TIMER_DEFERRABLE timer lives in a second wheel of its base,
- * dwheel, with the same owner-only rules (I1-I8, LAZY, PARKING; base_wheel()
- * picks the wheel by the timer's flags, which are fixed while a base holds
- * it). What differs is what makes the owner collect it:
- *
- * - dwheel never programs the hrtimer. Its next expiry arms the carrier, a
- *   per-CPU timer_list with TIMER_DEFERRABLE | TIMER_PINNED (base_carry()),
- *   so the kernel's own deferrable base runs it when the CPU is awake anyway
- *   (a tick, whatever woke the CPU) and never wakes an idle one. It is aimed
- *   1/8 short of the bucket, because a timer_list is late by up to 1/8 of its
- *   delay; one that comes early finds nothing due and is re-armed nearer.
- * - base_process(), whatever runs it (the hrtimer, a kick, the carrier),
- *   collects both wheels, so a CPU woken for a precise timer also runs every
- *   deferrable one due by then.
- * - Messages about deferrable timers from other CPUs (arm, cancel, forward,
- *   a lazy re-arm's poke) go to a second inbox, dinbox, which sends no IPI.
- *   The pusher that finds it empty queues dkick, a TIMER_DEFERRABLE
- *   timer_list on the owner for the next jiffy, which drains it
- *   (base_dkick(), P8): a busy CPU places the message at its next tick, an
- *   idle one when it wakes. The main inbox would not do: a precise message
- *   that found it non-empty would not kick either.
- * - The exception is tempo_timer_cancel_sync(): it waits for the owner, so a
- *   release it sends goes to the main inbox, and when the message it waits
- *   for is already on an idle CPU's dinbox it has that CPU process its base
- *   with an IPI (base_poke_ipi(), by smp_call_function_single(), which any
- *   number of callers may use at once), again every jiffy it waits: the
- *   message may be pushed after the poke.
- *
- * Hotplug: the offline path seals and evacuates dinbox and dwheel like the
- * main ones; the timers land in the new CPU's dwheel. It deletes the carrier
- * and dkick; a dkick queued by a push that beat the seal is migrated by the
- * timer code, finds itself on another CPU, and re-queues itself on its base
- * if that base is online again with messages waiting.
- *
- * Cost to precise timers: a test of the timer's flags where the wheel is
- * chosen (link, unlink; at placement one test covers slack and
- * DEFERRABLE, base_choose()), and two more empty checks in base_process()
- * (dinbox, dwheel.next_expiry). An eager arm or a settle reads the flags
- * once and passes them down. The arm, cancel and lazy paths read nothing
- * else.
  */
 
 /**
@@ -615,7 +440,7 @@
  *     pairs with the wait as in P3. base_run_irq:A, :B and :C do the same
  *     around an IRQ timer's callback, with base->irq_running (interrupt
  *     callbacks).
- * P5  Hotplug: base_seal:A (xchg of the inbox head to INBOX_SEALED) is fully
+ * P5  Hotplug: inbox_seal:A (xchg of the inbox head to INBOX_SEALED) is fully
  *     ordered with inbox_push:A on the same word: a push either lands before
  *     the seal (and is in the batch the seal returns) or sees the seal and
  *     either drops it (the timer is still LK on the sealed base, whose
@@ -691,171 +516,19 @@
 #include "testing.h"
 #include "trace.h"
 #include "wheel.h"
+#include "wheel_base.h"
 
-/* An llist head value no real node can have: the inbox of an offline base. */
-#define INBOX_SEALED	((struct llist_node *)1UL)
-
-struct tempo_base {
-	/* Owner CPU only, interrupts disabled (I1). */
-	struct tempo_wheel	wheel;
-	struct list_head	expired;
-	u64			programmed;	/* when the hrtimer is armed for, ns */
-	struct hrtimer		hrtimer;
-	struct work_struct	work;
-	struct tempo_wheel_stats stats;
-	unsigned int		cpu;
-	bool			online;		/* read remotely with READ_ONCE */
-	struct tempo_timer	*running;	/* read by cancel_sync */
-	/* IRQ: owner CPU only, interrupts disabled, within base_process() (I1). */
-	struct list_head	irq_due;	/* due IRQ timers, to run there */
-	struct tempo_timer	*irq_running;	/* read by cancel_sync */
-	/* DEFERRABLE: owner CPU only, interrupts disabled (I1). */
-	struct tempo_wheel	dwheel;		/* never programs the hrtimer */
-	u64			dprogrammed;	/* tick the carrier is armed for */
-	struct timer_list	carrier;	/* TIMER_DEFERRABLE | TIMER_PINNED */
-
-	/* Written by other CPUs. */
-	struct llist_head	inbox ____cacheline_aligned_in_smp;
-	call_single_data_t	csd;		/* kicks from other CPUs */
-	struct irq_work		kick;		/* kicks from this CPU */
-	struct llist_head	dinbox ____cacheline_aligned_in_smp;	/* never kicked */
-	atomic_t		dkick_armed;	/* dkick is queued or about to run */
-	struct timer_list	dkick;		/* drains dinbox; TIMER_DEFERRABLE */
-};
-
-static struct tempo_base __percpu *bases;
-static struct workqueue_struct *dispatch_wq;
-static enum cpuhp_state hp_state;
-static u32 tick_ns;
-static struct tempo_tick_div tick_recip;
-static unsigned int wheel_depth;
-/* The first slot index of the far (lazy) levels, TEMPO_WHEEL_SLOTS for none. */
-static unsigned int lazy_idx;
-static u64 max_delay_ns;		/* tempo_timer_max_delay_ns() */
-static struct tempo_lazy lazy_rule __read_mostly;	/* tempo_lazy_ok(), LAZY */
-static u64 coarse_max_delay_ns;		/* the same, less the coarse pad */
-
-/* A far slot's granule is at least this long (LAZY in the comment above). */
-#define LAZY_GRAN_NS	(64 * NSEC_PER_MSEC)
-
-/* ---------------------------------------------------------------------- */
-/* Time.                                                                    */
-
-/* ns / tick_ns by a multiplication (see wheel.h; exact for every @ns) */
-static inline u64 ns_to_tick_floor(u64 ns)
-{
-	return tempo_tick_div(&tick_recip, ns);
-}
-
-/* The first tick at or after @ns: a timer due then is never early. */
-static inline u64 ns_to_tick_ceil(u64 ns)
-{
-	return tempo_tick_div(&tick_recip, ns + tick_ns - 1);
-}
-
-static inline u64 now_tick(void)
-{
-	return ns_to_tick_floor(ktime_get_ns());
-}
-
-/* The first tick at which a timer of deadline @expires (ns) is due. */
-static inline u64 expiry_tick(u64 expires)
-{
-	return ns_to_tick_ceil(expires);
-}
-
-/*
- * Whether a timer whose flags are @flags, of deadline @expires, is due at
- * @now (both ns): a FINE timer from its deadline on, any other from the start
- * of its expiry tick, the first at or after its deadline. The same-tick
- * re-arms rely on the latter (LAZY): a pending tick timer re-armed to a later
- * deadline of the same tick keeps the one it has, and its expiry tick serves
- * both, even when a collection finds it before that tick (a lazily re-armed
- * timer in an overdue far slot).
- */
-static inline bool expiry_due(u32 flags, u64 expires, u64 now)
-{
-	if (flags & TEMPO_TIMER_FINE)
-		return expires <= now;
-	return expires <= ns_to_tick_floor(now) * tick_ns;
-}
-
-/* The first boundary of the near level at or after @ns (FINE, wheel.h). */
-static inline u64 near_of(u64 ns)
-{
-	return tempo_near_of(&tick_recip, ns);
-}
-
-/* The last boundary of the near level reached at @ns. */
-static inline u64 near_floor(u64 ns)
-{
-	return tempo_near_floor(&tick_recip, ns);
-}
-
-/* The instant of boundary @b. */
-static inline u64 near_ns(u64 b)
-{
-	return tempo_near_ns(&tick_recip, b);
-}
-
-/*
- * CLOCK_MONOTONIC at the start of the current jiffy, for COARSE arms: jiffies
- * times TICK_NSEC plus jiffies_base_ns (u64 arithmetic, which wraps as jiffies
- * does; see jiffies_calibrate()). One load of jiffies, a multiply and an add.
- */
-static u64 jiffies_base_ns __read_mostly;
-
-static inline u64 jiffies_now_ns(void)
-{
-	return (u64)jiffies * TICK_NSEC + jiffies_base_ns;
-}
-
-/*
- * The kernel makes jiffy j current at CLOCK_MONOTONIC T(j) = j * TICK_NSEC +
- * B, for a constant B (tick_do_update_jiffies64() moves last_jiffies_update
- * by whole TICK_NSECs, and jiffies with it), never before T(j): a clock
- * reading t taken after jiffies read j gives B <= t - j * TICK_NSEC. Take
- * the least of such bounds over three jiffy changes: the first reading after
- * a change exceeds B only by the tick's own latency (tens of microseconds
- * under User-Mode Linux). So jiffies_now_ns() is never before the start of
- * the jiffy and late by that excess at most. An attempt spins for four
- * jiffies at most; one that saw fewer than three changes ran while the
- * jiffies were overdue (the CPU that advances them held off, a vCPU the host
- * descheduled: every bound it read may be late by that much), and the next
- * attempt keeps the least bound so far, eight attempts at most. Gives up at
- * once on a clock that does not move (a test's fake one: its first reading
- * is kept).
- */
-static void jiffies_calibrate(void)
-{
-	unsigned long j0 = jiffies;
-	u64 start = ktime_get_ns(), best = start - (u64)j0 * TICK_NSEC;
-	unsigned int attempt, changes = 0, i;
-
-	for (attempt = 0; attempt < 8 && changes < 3; attempt++) {
-		j0 = jiffies;
-		start = ktime_get_ns();
-		changes = 0;
-		for (i = 1; changes < 3; i++) {
-			unsigned long j = jiffies;
-			u64 t = ktime_get_ns(), b = t - (u64)j * TICK_NSEC;
-
-			if ((s64)(b - best) < 0)
-				best = b;
-			if (j != j0) {
-				j0 = j;
-				changes++;
-			}
-			if (i == 1024 && t == start)
-				goto out;
-			if (t - start > 4 * TICK_NSEC)
-				break;
-			cpu_relax();
-		}
-	}
-out:
-	jiffies_base_ns = best;
-}
+/* The loaded wheel (kmod/wheel_base.h). */
+struct tempo_base __percpu *bases;
+struct workqueue_struct *dispatch_wq;
+u32 tick_ns;
+struct tempo_tick_div tick_recip;
+unsigned int wheel_depth;
+unsigned int lazy_idx;
+u64 max_delay_ns;
+struct tempo_lazy lazy_rule __read_mostly;
+u64 coarse_max_delay_ns;
+u64 jiffies_base_ns __read_mostly;
 
 /* ---------------------------------------------------------------------- */
 /* Inboxes and kicks.                                                       */
@@ -872,7 +545,7 @@ static enum push_result inbox_push(struct llist_head *inbox, struct tempo_timer 
 			return PUSH_SEALED;
 		t->msg.next = first;
 		tempo_test_point(TEMPO_TP_WHEEL_PUSH, t, (unsigned long)first, 0);
-		/* LMM(inbox_push:A): pairs with inbox_take:A and base_seal:A. */
+		/* LMM(inbox_push:A): pairs with inbox_take:A and inbox_seal:A. */
 	} while (!try_cmpxchg_release(&inbox->first, &first, &t->msg));
 	return first ? PUSH_MORE : PUSH_FIRST;
 }
@@ -887,6 +560,20 @@ static struct llist_node *inbox_take(struct llist_head *inbox)
 			return NULL;
 		/* LMM(inbox_take:A): pairs with inbox_push:A. */
 	} while (!try_cmpxchg_acquire(&inbox->first, &first, NULL));
+	return llist_reverse_order(first);
+}
+
+/*
+ * Seal @inbox for a base going offline: from now on a push meets the seal,
+ * and timer_send() moves or drops its message. Owner, irqs off.
+ * Return: what the inbox held, oldest first.
+ */
+struct llist_node *inbox_seal(struct llist_head *inbox)
+{
+	struct llist_node *first;
+
+	/* LMM(inbox_seal:A): pairs with inbox_push:A (P5). */
+	first = xchg(&inbox->first, INBOX_SEALED);
 	return llist_reverse_order(first);
 }
 
@@ -1043,27 +730,6 @@ static void base_program(struct tempo_base *base, u64 at)
 	hrtimer_start(&base->hrtimer, ns_to_ktime(at), HRTIMER_MODE_ABS_PINNED);
 }
 
-/*
- * Arm base's carrier for @bucket_expiry if that is earlier than planned
- * (DEFERRABLE). A timer_list is late by up to 1/8 of its delay (its own
- * levels): aim 1/8 short, so it fires before the bucket, finds it not yet
- * due, and is re-armed nearer (a few runs per expiry, only while the CPU is
- * awake). Out of line, so that base_link() stays small enough to inline into
- * the eager arm. Owner, irqs off.
- */
-static noinline void base_carry(struct tempo_base *base, u64 bucket_expiry)
-{
-	u64 at = bucket_expiry * tick_ns, now = ktime_get_ns();
-	unsigned long delta = 0;
-
-	if (bucket_expiry >= base->dprogrammed)
-		return;
-	base->dprogrammed = bucket_expiry;
-	if (at > now)
-		delta = div_u64(at - now, TICK_NSEC);
-	mod_timer(&base->carrier, jiffies + delta - delta / 8);
-}
-
 /* Where an owner links a timer, chosen before the cmpxchg that publishes it. */
 struct tempo_slot {
 	unsigned int	idx;
@@ -1074,38 +740,6 @@ struct tempo_slot {
 static inline bool slot_near(const struct tempo_slot *slot)
 {
 	return slot->idx >= TEMPO_NEAR_OFFS;
-}
-
-/*
- * Whether @t is deferrable: its wheel is dwheel and messages about it go to
- * the deferrable inbox (DEFERRABLE). Fixed at tempo_timer_init(); the read is
- * marked because tempo_timer_set_slack() may store the word meanwhile.
- */
-static inline bool timer_defers(const struct tempo_timer *t)
-{
-	return READ_ONCE(t->flags) & TEMPO_TIMER_DEFERRABLE;
-}
-
-/*
- * Whether @t's callback runs in the interrupt that finds it due (IRQ), not on
- * the workqueue. Fixed at tempo_timer_init(), marked as timer_defers().
- */
-static inline bool timer_irq(const struct tempo_timer *t)
-{
-	return READ_ONCE(t->flags) & TEMPO_TIMER_IRQ;
-}
-
-/* The wheel of @base that holds a timer whose flags are @flags, by its kind. */
-static inline struct tempo_wheel *base_wheel_of(struct tempo_base *base, u32 flags)
-{
-	return unlikely(flags & TEMPO_TIMER_DEFERRABLE) ? &base->dwheel : &base->wheel;
-}
-
-/* The wheel of @base that holds @t, by its kind. */
-static inline struct tempo_wheel *base_wheel(struct tempo_base *base,
-					     const struct tempo_timer *t)
-{
-	return base_wheel_of(base, READ_ONCE(t->flags));
 }
 
 /* The flags that change where a timer goes (SLACK, DEFERRABLE, FINE). */
@@ -1259,13 +893,6 @@ static void base_place(struct tempo_base *base, struct tempo_timer *t, u32 flags
 	}
 }
 
-enum settle_how {
-	SETTLE_POPPED = 1,	/* t's message was just taken off the inbox */
-	SETTLE_UNLINKED = 2,	/* caller already took t off its list */
-	SETTLE_DUE = 4,		/* the dispatcher's claim: run it if still due */
-	SETTLE_COLLECTED = 8,	/* its slot was just collected (base_collect()) */
-};
-
 /**
  * base_settle - bring @t's placement on @base in line with its state word
  * @base: the base, owned by the calling CPU with interrupts disabled
@@ -1275,8 +902,7 @@ enum settle_how {
  *
  * Return: true if the caller must run @t's callback.
  */
-static bool base_settle(struct tempo_base *base, struct tempo_timer *t,
-			unsigned int how, u64 now)
+bool base_settle(struct tempo_base *base, struct tempo_timer *t, unsigned int how, u64 now)
 {
 	unsigned int target = base->cpu;
 	struct tempo_slot slot;
@@ -1545,7 +1171,7 @@ static u64 base_process(struct tempo_base *base)
 	return base_next(base);
 }
 
-static enum hrtimer_restart base_hrtimer_fn(struct hrtimer *hrtimer)
+enum hrtimer_restart base_hrtimer_fn(struct hrtimer *hrtimer)
 {
 	struct tempo_base *base = container_of(hrtimer, struct tempo_base, hrtimer);
 	u64 next;
@@ -1566,7 +1192,7 @@ static enum hrtimer_restart base_hrtimer_fn(struct hrtimer *hrtimer)
 	return HRTIMER_RESTART;
 }
 
-static void base_kicked(struct tempo_base *base)
+void base_kicked(struct tempo_base *base)
 {
 	u64 next;
 
@@ -1578,38 +1204,20 @@ static void base_kicked(struct tempo_base *base)
 }
 
 /* A remote kick, raw hardirq: hand over to the irq_work (wait contexts). */
-static void base_kick_csd(void *info)
+void base_kick_csd(void *info)
 {
 	struct tempo_base *base = info;
 
 	irq_work_queue(&base->kick);
 }
 
-static void base_kick_irq_work(struct irq_work *work)
+void base_kick_irq_work(struct irq_work *work)
 {
 	base_kicked(container_of(work, struct tempo_base, kick));
 }
 
-/*
- * The carrier (DEFERRABLE): the kernel runs it when this CPU is awake anyway
- * and its deferrable timer_list is due. Softirq; it was migrated to another
- * CPU only if base_cpu_offline() raced with its re-arm, and then it is stale.
- */
-static void base_carrier_fn(struct timer_list *tl)
-{
-	struct tempo_base *base = timer_container_of(base, tl, carrier);
-
-	local_irq_disable();
-	if (base->cpu == smp_processor_id()) {
-		base->dprogrammed = TEMPO_NEVER;
-		base->stats.dexpiries++;
-		base_kicked(base);
-	}
-	local_irq_enable();
-}
-
 /* Drain the deferrable inbox (base_dkick()). Softirq. */
-static void base_dkick_fn(struct timer_list *tl)
+void base_dkick_fn(struct timer_list *tl)
 {
 	struct tempo_base *base = timer_container_of(base, tl, dkick);
 
@@ -1645,7 +1253,7 @@ static void record_lateness(struct tempo_base *base, struct tempo_timer *t, u64 
  */
 #define DISPATCH_CLOCK_EVERY	16
 
-static void base_dispatch(struct work_struct *work)
+void base_dispatch(struct work_struct *work)
 {
 	struct tempo_base *base = container_of(work, struct tempo_base, work);
 	unsigned int n = 0;
@@ -2347,7 +1955,7 @@ static void base_poke_ipi(void *info)
  * unparked) here; any other CPU is sent a message, whose settle lets go of
  * it and wakes us (base_settle:C).
  */
-static void timer_release(struct tempo_timer *timer)
+void timer_release(struct tempo_timer *timer)
 {
 	struct tempo_base *local;
 	unsigned long flags;
@@ -2396,93 +2004,6 @@ out:
 	if (poke != TT_CPU_NONE)
 		smp_call_function_single(poke, base_poke_ipi, per_cpu_ptr(bases, poke), 0);
 }
-
-/* Whether @timer is pending again or held by no CPU, for cancel_sync. */
-static bool timer_let_go(struct tempo_timer *timer)
-{
-	return !(atomic_long_read_acquire(&timer->state) & TT_HELD) ||
-	       (atomic_long_read(&timer->state) & TT_PENDING);
-}
-
-/*
- * Wait until timer_let_go(). A deferrable timer's message may be pushed on an
- * idle CPU's inbox after timer_release() poked that CPU: wait a jiffy at a
- * time, and the caller pokes again. Return: true when let go.
- */
-static bool timer_wait_held(struct tempo_timer *timer)
-{
-	if (likely(!timer_defers(timer))) {
-		wait_var_event(timer, timer_let_go(timer));
-		return true;
-	}
-	return wait_var_event_timeout(timer, timer_let_go(timer), 1);
-}
-
-static bool timer_is_running(struct tempo_timer *timer)
-{
-	unsigned int cpu;
-
-	for_each_possible_cpu(cpu)
-		if (READ_ONCE(per_cpu_ptr(bases, cpu)->running) == timer ||
-		    READ_ONCE(per_cpu_ptr(bases, cpu)->irq_running) == timer)
-			return true;
-	return false;
-}
-
-/**
- * tempo_timer_cancel_sync - stop a timer and wait until it is quiet
- * @timer: the timer
- *
- * On return @timer is not pending, no CPU holds it, and its callback is not
- * running anywhere, so it may be freed, provided nobody else re-arms it (a
- * callback re-arming its own timer is handled: this loops until it stops).
- * Must not be called from the callback itself, nor while holding a lock the
- * callback takes.
- *
- * Context: process context, may sleep.
- * Return: true if a pending expiry was stopped.
- */
-bool tempo_timer_cancel_sync(struct tempo_timer *timer)
-{
-	bool ret = false;
-	unsigned int cpu;
-
-	might_sleep();
-	do {
-		ret |= tempo_timer_cancel(timer);
-		timer_release(timer);
-		/* Pairs with base_settle:C (P3). */
-		while (!timer_wait_held(timer))
-			timer_release(timer);
-		/* Pairs with base_dispatch:C and base_run_irq:C (P4). */
-		for_each_possible_cpu(cpu) {
-			struct tempo_base *base = per_cpu_ptr(bases, cpu);
-
-			wait_var_event(&base->running, READ_ONCE(base->running) != timer);
-			wait_var_event(&base->irq_running, READ_ONCE(base->irq_running) != timer);
-		}
-	} while (atomic_long_read(&timer->state) & TT_PENDING);
-	WARN_ON_ONCE(timer_is_running(timer));
-	return ret;
-}
-EXPORT_SYMBOL_NS_GPL(tempo_timer_cancel_sync, "TEMPO");
-
-/**
- * tempo_timer_shutdown_sync - cancel_sync, after which every arm is refused
- * @timer: the timer
- *
- * For teardown: a callback that re-arms its own timer, or another path that
- * would, can no longer bring it back (cf. timer_shutdown_sync()).
- *
- * Context: process context, may sleep.
- * Return: true if a pending expiry was stopped.
- */
-bool tempo_timer_shutdown_sync(struct tempo_timer *timer)
-{
-	atomic_long_fetch_or(TT_SHUTDOWN, &timer->state);
-	return tempo_timer_cancel_sync(timer);
-}
-EXPORT_SYMBOL_NS_GPL(tempo_timer_shutdown_sync, "TEMPO");
 
 /**
  * tempo_timer_pending - whether a timer is armed
@@ -2576,303 +2097,3 @@ u64 tempo_timer_slack_ns(u64 delay_ns)
 	return TEMPO_LVL_GRAN(lvl) * tick_ns;
 }
 EXPORT_SYMBOL_NS_GPL(tempo_timer_slack_ns, "TEMPO");
-
-/* ---------------------------------------------------------------------- */
-/* CPU hotplug.                                                             */
-
-static void base_evacuate(struct tempo_base *base, struct llist_node *msgs);
-
-static int base_cpu_online(unsigned int cpu)
-{
-	struct tempo_base *base = per_cpu_ptr(bases, cpu);
-
-	local_irq_disable();
-	/*
-	 * base_cpu_offline() left the lists empty and nothing links on an
-	 * offline base. Should that ever break, forward what is there rather
-	 * than lose it with the re-initialisation below.
-	 */
-	if (WARN_ONCE(!tempo_wheel_empty(&base->wheel) || !tempo_wheel_empty(&base->dwheel) ||
-		      !list_empty(&base->expired),
-		      "tempo: cpu %u came online with timers on its wheel\n", cpu))
-		base_evacuate(base, NULL);
-	tempo_wheel_setup(&base->wheel, wheel_depth, now_tick());
-	tempo_wheel_setup(&base->dwheel, wheel_depth, now_tick());
-	base->programmed = TEMPO_NEVER;
-	base->dprogrammed = TEMPO_NEVER;
-	/* Online before unsealed: a kick for the first message must be served. */
-	WRITE_ONCE(base->online, true);
-	cmpxchg(&base->inbox.first, INBOX_SEALED, NULL);
-	cmpxchg(&base->dinbox.first, INBOX_SEALED, NULL);
-	local_irq_enable();
-	return 0;
-}
-
-/* Move every timer of the (offline, sealed) base elsewhere. Irqs off. */
-static void base_evacuate(struct tempo_base *base, struct llist_node *msgs)
-{
-	struct tempo_timer *t, *next;
-	u64 now = ktime_get_ns();
-	unsigned int idx;
-
-	llist_for_each_entry_safe(t, next, msgs, msg)
-		base_settle(base, t, SETTLE_POPPED, now);
-	for (idx = 0; idx < TEMPO_WHEEL_VECTORS; idx++) {
-		list_for_each_entry_safe(t, next, &base->wheel.vectors[idx], entry)
-			base_settle(base, t, 0, now);
-		list_for_each_entry_safe(t, next, &base->dwheel.vectors[idx], entry)
-			base_settle(base, t, 0, now);
-	}
-	list_for_each_entry_safe(t, next, &base->expired, entry)
-		base_settle(base, t, 0, now);
-}
-
-static int base_cpu_offline(unsigned int cpu)
-{
-	struct tempo_base *base = per_cpu_ptr(bases, cpu);
-	struct llist_node *msgs;
-
-	local_irq_disable();
-	WRITE_ONCE(base->online, false);
-	local_irq_enable();
-	hrtimer_cancel(&base->hrtimer);
-
-	/*
-	 * Everything goes, the expired list included: the dispatcher of a
-	 * dying CPU may be held off for a long time by the hotplug thread, and
-	 * a due timer runs sooner on the CPU it is forwarded to. The dispatcher
-	 * takes timers off the expired list with interrupts off on this CPU,
-	 * as we do here, so each timer is either already claimed or moved.
-	 */
-	local_irq_disable();
-	base->programmed = TEMPO_NEVER;
-	/* LMM(base_seal:A): pairs with inbox_push:A (P5). */
-	msgs = llist_reverse_order(xchg(&base->inbox.first, INBOX_SEALED));
-	base_evacuate(base, msgs);
-	/* LMM(base_seal:A) too, for the deferrable inbox. */
-	msgs = llist_reverse_order(xchg(&base->dinbox.first, INBOX_SEALED));
-	base_evacuate(base, msgs);
-	local_irq_enable();
-
-	/*
-	 * Nothing re-arms the carrier on an offline base. A dkick queued by a
-	 * push that beat the seal has nothing left to drain: drop it, and let
-	 * the first push after base_cpu_online() queue it again.
-	 */
-	timer_delete_sync(&base->carrier);
-	base->dprogrammed = TEMPO_NEVER;
-	timer_delete_sync(&base->dkick);
-	atomic_set(&base->dkick_armed, 0);
-
-	/* Wait for a callback still running here; the list is empty now. */
-	flush_work(&base->work);
-	return 0;
-}
-
-/* ---------------------------------------------------------------------- */
-/* What the tests and the debugfs view read of the bases.                */
-
-/*
- * A counter written by its own CPU only, read by another for statistics: the
- * race is intended, a snapshot is all a reader gets.
- */
-static inline u64 stat_read(const u64 *counter)
-{
-	return data_race(*counter);	/* intended, see above */
-}
-
-/**
- * tempo_wheel_cpu_stats - a snapshot of one CPU's counters
- * @cpu: a possible CPU
- * @s: receives its counters, each read once (they are written by their CPU
- *	only: the sum of several is not of one instant)
- * @online: receives whether its base takes timers
- */
-void tempo_wheel_cpu_stats(unsigned int cpu, struct tempo_wheel_stats *s, bool *online)
-{
-	const struct tempo_base *base = per_cpu_ptr(bases, cpu);
-	const u64 *from = (const u64 *)&base->stats;
-	u64 *to = (u64 *)s;
-	unsigned int i;
-
-	BUILD_BUG_ON(sizeof(*s) % sizeof(u64));
-	for (i = 0; i < sizeof(*s) / sizeof(u64); i++)
-		to[i] = stat_read(&from[i]);
-	*online = READ_ONCE(base->online);
-}
-EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_cpu_stats);
-
-/**
- * tempo_wheel_geometry - the loaded wheel's parameters
- * @tick: receives tick_ns
- * @depth: receives the number of levels
- * @lazy_level: receives the first level of far slots (LAZY)
- * @jiffies_base: receives the calibrated start of jiffy 0 (COARSE), in ns
- */
-void tempo_wheel_geometry(u32 *tick, unsigned int *depth, unsigned int *lazy_level,
-			  s64 *jiffies_base)
-{
-	*tick = tick_ns;
-	*depth = wheel_depth;
-	*lazy_level = lazy_idx / (unsigned int)TEMPO_LVL_SIZE;
-	*jiffies_base = jiffies_base_ns;
-}
-
-/**
- * tempo_wheel_cpu_quiet - whether a CPU's wheel holds nothing and ticks not
- * @cpu: the CPU
- * @hrtimer_armed: set to whether its hrtimer is armed
- *
- * For the KUnit suite: a racy snapshot of another CPU's owner-only state.
- * Return: true if the wheel, the expired list and the inbox are empty.
- */
-VISIBLE_IF_KUNIT bool __maybe_unused tempo_wheel_cpu_quiet(unsigned int cpu, bool *hrtimer_armed)
-{
-	struct tempo_base *base = per_cpu_ptr(bases, cpu);
-	struct llist_node *first = READ_ONCE(base->inbox.first);
-	struct llist_node *dfirst = READ_ONCE(base->dinbox.first);
-
-	*hrtimer_armed = hrtimer_active(&base->hrtimer);
-	/* Owner-only state read from another CPU: a snapshot for tests. */
-	return data_race(tempo_wheel_empty(&base->wheel) && tempo_wheel_empty(&base->dwheel) &&
-			 list_empty(&base->expired)) &&
-	       (!first || first == INBOX_SEALED) && (!dfirst || dfirst == INBOX_SEALED);
-}
-EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_cpu_quiet);
-
-/* ---------------------------------------------------------------------- */
-/* Module init and exit.                                                    */
-
-static void base_init(struct tempo_base *base, unsigned int cpu)
-{
-	tempo_wheel_setup(&base->wheel, wheel_depth, 0);
-	INIT_LIST_HEAD(&base->expired);
-	base->programmed = TEMPO_NEVER;
-	hrtimer_setup(&base->hrtimer, base_hrtimer_fn, CLOCK_MONOTONIC,
-		      HRTIMER_MODE_ABS_PINNED);
-	INIT_WORK(&base->work, base_dispatch);
-	base->cpu = cpu;
-	base->online = false;
-	base->running = NULL;
-	INIT_LIST_HEAD(&base->irq_due);
-	base->irq_running = NULL;
-	base->inbox.first = INBOX_SEALED;	/* until the CPU comes online */
-	INIT_CSD(&base->csd, base_kick_csd, base);
-	init_irq_work(&base->kick, base_kick_irq_work);
-	tempo_wheel_setup(&base->dwheel, wheel_depth, 0);
-	base->dprogrammed = TEMPO_NEVER;
-	timer_setup(&base->carrier, base_carrier_fn, TIMER_DEFERRABLE | TIMER_PINNED);
-	base->dinbox.first = INBOX_SEALED;
-	atomic_set(&base->dkick_armed, 0);
-	timer_setup(&base->dkick, base_dkick_fn, TIMER_DEFERRABLE | TIMER_PINNED);
-}
-
-static void base_quiesce(struct tempo_base *base)
-{
-	WRITE_ONCE(base->online, false);
-	irq_work_sync(&base->kick);
-	hrtimer_cancel(&base->hrtimer);
-	timer_delete_sync(&base->carrier);
-	timer_delete_sync(&base->dkick);
-	cancel_work_sync(&base->work);
-	WARN(!tempo_wheel_empty(&base->wheel) || !tempo_wheel_empty(&base->dwheel) ||
-	     !list_empty(&base->expired) ||
-	     (base->inbox.first && base->inbox.first != INBOX_SEALED) ||
-	     (base->dinbox.first && base->dinbox.first != INBOX_SEALED),
-	     "timers still pending on cpu %u at unload\n", base->cpu);
-}
-
-/*
- * A tick and a depth are usable when the longest delay they accept, in ns,
- * fits a ktime_t with room to spare for the clock itself (half of KTIME_MAX,
- * 146 years): then no deadline now + delay can overflow, and
- * tempo_timer_max_delay_ns() is exact.
- */
-VISIBLE_IF_KUNIT bool tempo_wheel_params_ok(u32 tick, unsigned int levels)
-{
-	u64 max;
-
-	if (!tick || levels < TEMPO_LVL_DEPTH_MIN || levels > TEMPO_LVL_DEPTH_MAX)
-		return false;
-	return !check_mul_overflow(tempo_wheel_max_ticks(levels), (u64)tick, &max) &&
-	       max <= KTIME_MAX / 2;
-}
-EXPORT_SYMBOL_IF_KUNIT(tempo_wheel_params_ok);
-
-/**
- * tempo_wheel_init - set up the per-CPU wheels
- * @tick: tick length in nanoseconds
- * @levels: wheel levels
- *
- * Return: 0, -ERANGE if the longest delay of @tick and @levels would not fit
- * (tempo_wheel_params_ok()), or -ENOMEM.
- */
-int tempo_wheel_init(u32 tick, unsigned int levels)
-{
-	unsigned int cpu, lvl;
-	int ret;
-
-	BUILD_BUG_ON(BITS_PER_LONG < 64);
-	BUILD_BUG_ON(CONFIG_NR_CPUS >= TT_CPU_NONE);
-	BUILD_BUG_ON(TEMPO_WHEEL_VECTORS > TEMPO_IDX_EXPIRED);
-	BUILD_BUG_ON(TEMPO_LVL_START(1) != TEMPO_TIMER_LVL0_TICKS);
-
-	if (!tempo_wheel_params_ok(tick, levels))
-		return -ERANGE;
-	tick_ns = tick;
-	wheel_depth = levels;
-	tempo_tick_div_init(&tick_recip, tick);
-	max_delay_ns = tempo_wheel_max_ticks(levels) * tick;
-	coarse_max_delay_ns = max_delay_ns > TICK_NSEC ? max_delay_ns - TICK_NSEC : 0;
-	for (lvl = 0; lvl < levels; lvl++)
-		if (TEMPO_LVL_GRAN(lvl) * tick >= LAZY_GRAN_NS)
-			break;
-	lazy_idx = lvl < levels ? TEMPO_LVL_OFFS(lvl) : TEMPO_WHEEL_SLOTS;
-	tempo_lazy_init(&lazy_rule, tick, levels);
-	jiffies_calibrate();
-
-	bases = alloc_percpu(struct tempo_base);
-	if (!bases)
-		return -ENOMEM;
-	for_each_possible_cpu(cpu)
-		base_init(per_cpu_ptr(bases, cpu), cpu);
-
-	dispatch_wq = alloc_workqueue("tempo_timer", WQ_HIGHPRI | WQ_PERCPU, 0);
-	if (!dispatch_wq) {
-		ret = -ENOMEM;
-		goto err_free_bases;
-	}
-
-	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "tempo/wheel:online",
-				base_cpu_online, base_cpu_offline);
-	if (ret < 0)
-		goto err_destroy_wq;
-	hp_state = ret;
-	return 0;
-
-err_destroy_wq:
-	destroy_workqueue(dispatch_wq);
-err_free_bases:
-	free_percpu(bases);
-	return ret;
-}
-
-static void nop_ipi(void *info)
-{
-}
-
-/**
- * tempo_wheel_exit - tear the wheels down; no timer may be pending
- */
-void tempo_wheel_exit(void)
-{
-	unsigned int cpu;
-
-	cpuhp_remove_state_nocalls(hp_state);
-	/* A kick still queued on a CPU has run once a synchronous call has. */
-	on_each_cpu(nop_ipi, NULL, 1);
-	for_each_possible_cpu(cpu)
-		base_quiesce(per_cpu_ptr(bases, cpu));
-	destroy_workqueue(dispatch_wq);
-	free_percpu(bases);
-}

@@ -38,7 +38,7 @@
 #define TEMPO_WHEEL_SLOTS	(TEMPO_LVL_SIZE * TEMPO_LVL_DEPTH_MAX)
 
 /*
- * The levels of TEMPO_TIMER_FINE timers (kmod/wheel.c, FINE), beside level 0:
+ * The levels of TEMPO_TIMER_FINE timers (kmod/wheel_levels.c, NEAR), beside level 0:
  * the near level, TEMPO_NEAR_SLOTS slots of 1/TEMPO_NEAR_PER_TICK of a tick,
  * two ticks in all; and the fine level, TEMPO_FINE_SLOTS slots of a tick,
  * the 64 ticks after those two. Their slots follow the levels' in the wheel's
@@ -144,7 +144,7 @@ static inline u64 tempo_tick_div(const struct tempo_tick_div *r, u64 x)
 }
 
 /*
- * The near level's time (kmod/wheel.c, FINE), with @r the tick's reciprocal
+ * The near level's time (kmod/wheel_levels.c, NEAR), with @r the tick's reciprocal
  * (tempo_tick_div_init() of the tick): boundary b is the instant
  *
  *	tempo_near_ns(b) = (b / 64) * tick + ceil((b % 64) * tick / 64)
@@ -404,7 +404,7 @@ static inline unsigned int tempo_wheel_slot_slack(const struct tempo_wheel *w, u
  * @tick: absolute tick
  * @bucket: set to the tick at which that slot is collected
  *
- * A FINE timer's (kmod/wheel.c, FINE): the slot of @tick in the level of its
+ * A FINE timer's (kmod/wheel_levels.c, NEAR): the slot of @tick in the level of its
  * distance, @tick rounded DOWN to that level's granule, so that the slot is
  * collected at or before @tick, never after; the collection places the timer
  * again, nearer. Rounded down, the bucket stays ahead of the clock and
@@ -439,7 +439,7 @@ static inline unsigned int tempo_wheel_slot_floor(const struct tempo_wheel *w, u
  * @bucket: set to the boundary of the near or fine slot, or the tick of the
  *	level slot, that it is collected at
  *
- * kmod/wheel.c, FINE: the near slot of @b if @b lies within the near level's
+ * kmod/wheel_levels.c, NEAR: the near slot of @b if @b lies within the near level's
  * two ticks (a boundary passed already: the one collected next); else the
  * fine slot of @b's tick, if that lies within the fine level's 64 ticks (it
  * does whenever @b is not in the near level and the tick is before
@@ -473,7 +473,7 @@ static inline unsigned int tempo_wheel_fine_slot(const struct tempo_wheel *w, u6
  * @expires: the deadline, ns
  * @slack: the slack, in boundaries (64ths of a tick), at least 1
  *
- * kmod/wheel.c, FINE: the last multiple of the slack's grid at or after the
+ * kmod/wheel_levels.c, NEAR: the last multiple of the slack's grid at or after the
  * first boundary at or after @expires and at or before the last boundary at
  * or before @expires plus the slack (tempo_near_ns() of it). A slack of a
  * tick or more has a grid of whole ticks, rounded down to the granule of the
@@ -581,7 +581,7 @@ u64 tempo_wheel_fine_next(const struct tempo_wheel *w);
 bool tempo_wheel_empty(const struct tempo_wheel *w);
 
 /*
- * kmod/wheel.c's timers and bases, for its debugfs view (kmod/wheel_debugfs.c)
+ * The timers and bases of kmod/wheel*.c, for the debugfs view (kmod/wheel_debugfs.c)
  * and for the tests that check a state word (tools/user-cores/wheel_harness.h):
  * the design comment at the top of kmod/wheel.c says what each bit means.
  */
@@ -643,7 +643,7 @@ void tempo_wheel_cpu_stats(unsigned int cpu, struct tempo_wheel_stats *s, bool *
 void tempo_wheel_geometry(u32 *tick, unsigned int *depth, unsigned int *lazy_level,
 			  s64 *jiffies_base);
 #if IS_ENABLED(CONFIG_KUNIT) || !defined(__KERNEL__)
-/* wheel.c's, for the tests: static in a module built without KUnit. */
+/* kmod/wheel_cpu.c's, for the tests: static in a module built without KUnit. */
 bool tempo_wheel_params_ok(u32 tick, unsigned int levels);
 bool tempo_wheel_cpu_quiet(unsigned int cpu, bool *hrtimer_armed);
 #endif

@@ -3,7 +3,7 @@
  * tempo timer wheel: what it shows of itself. The module-wide totals the
  * KUnit suites check (tempo_wheel_totals()), and debugfs tempo/wheel/:
  * stats (each CPU's counters and the lateness histogram) and geometry (the
- * levels of the loaded tick_ns and wheel_levels). It reads kmod/wheel.c's
+ * levels of the loaded tick_ns and wheel_levels). It reads kmod/wheel_cpu.c's
  * bases through tempo_wheel_cpu_stats() and tempo_wheel_geometry() only: a
  * racy snapshot of counters each written by its own CPU.
  */
@@ -85,7 +85,7 @@ static int geometry_show(struct seq_file *m, void *v)
 	seq_printf(m, "tick_ns %u levels %u slots_per_level %u max_delay_ns %llu\n",
 		   tick, depth, (unsigned int)TEMPO_LVL_SIZE, tempo_timer_max_delay_ns());
 	seq_printf(m, "lazy_from_level %u\n", lazy_level);
-	/* The near level of TEMPO_TIMER_FINE timers (kmod/wheel.c, FINE). */
+	/* The near level of TEMPO_TIMER_FINE timers (kmod/wheel_levels.c, NEAR). */
 	seq_printf(m, "near_slots %u near_granularity_ns %u\n", (unsigned int)TEMPO_NEAR_SLOTS,
 		   (unsigned int)DIV_ROUND_UP(tick, TEMPO_NEAR_PER_TICK));
 	/*

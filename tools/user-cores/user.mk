@@ -30,8 +30,10 @@ USER_TSAN := -fsanitize=thread
 USER_FUZZ := -fsanitize=fuzzer,address,undefined -fno-sanitize=pointer-overflow
 USER_SIM := $(USER_DIR)/sim.c
 USER_HDRS := $(wildcard $(USER_DIR)/*.h $(USER_DIR)/include/*.h \
-	$(USER_DIR)/include/*/*.h) kmod/wheel.h kmod/occupancy.h include/tempo/timer.h tools/uapi-tests/harness.h
+	$(USER_DIR)/include/*/*.h) kmod/wheel.h kmod/wheel_base.h kmod/occupancy.h include/tempo/timer.h \
+	tools/uapi-tests/harness.h
 USER_WHEEL := kmod/wheel.c kmod/wheel_levels.c kmod/wheel_debugfs.c
+USER_WHEEL += kmod/wheel_sync.c kmod/wheel_cpu.c kmod/wheel_defer.c kmod/wheel_coarse.c
 USER_HDRS += include/tempo/order.h include/tempo/delayq.h kmod/internal.h kmod/clock.h kmod/delayq_internal.h
 # The det and stress tests see the cores' test points (kmod/testing.h) and
 # supply tempo_test_point() themselves.
