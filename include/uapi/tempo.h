@@ -365,9 +365,10 @@ struct tempo_info {
  *	looks earlier finds the record from the deadline on. Below a tick,
  *	the wake-up comes in the window's last 64th of a tick, as late as it
  *	lets (as an hrtimer's at the end of its range), for the records due
- *	by then to share it; from a tick up it aims at whole ticks. Only this field sets a slack: the
- *	caller's timer slack (PR_SET_TIMERSLACK) is not applied, as timerfd
- *	applies none. A re-arm takes the slack of its element.
+ *	by then to share it; from a tick up it aims at whole ticks. Only
+ *	this field sets a slack: the caller's timer slack (PR_SET_TIMERSLACK)
+ *	is not applied, as timerfd applies none. A re-arm takes the slack of
+ *	its element.
  */
 struct tempo_timer_spec {
 	__u64 cookie;
