@@ -310,7 +310,7 @@
  * guards is the window between the cancel's cmpxchg and its unlink, so
  * cancel_sync waits for it to clear like LK, and clears it itself or has the
  * owner clear it (timer_release()). Only eager cancels park: in a slot below
- * the lazy levels.
+ * the far levels.
  */
 
 /**

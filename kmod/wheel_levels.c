@@ -25,7 +25,7 @@
  *	Level  Granularity        Range (delay)
  *	  0        1 ms            0 ms  -        62 ms
  *	  1        8 ms           63 ms  -       503 ms
- *	  2       64 ms          504 ms  -     4.03 s      <- lazy levels from here
+ *	  2       64 ms          504 ms  -     4.03 s      <- far levels from here
  *	  3      512 ms         4.03 s   -    32.25 s
  *	  4     4.10 s         32.25 s   -     4.30 min
  *	  5    32.77 s          4.30 min -    34.41 min
@@ -37,7 +37,7 @@
  * The maximum delay is LVL_START(depth) - 2 * LVL_GRAN(depth - 1) ticks:
  * 8,187,281,408 ticks (about 2^32.9) for 10 levels. Longer delays are refused
  * with -ERANGE, never wrapped or clamped. /sys/kernel/debug/tempo/wheel/geometry
- * prints this table for the loaded tick_ns and levels, and the lazy levels.
+ * prints this table for the loaded tick_ns and levels, and the first far level.
  *
  * Beside level 0, two levels hold TEMPO_TIMER_FINE timers: the near level,
  * due within two ticks, in slots of a 64th of a tick (15.6 us at tick_ns =

@@ -2474,7 +2474,7 @@ static void live_coarse_stale_clock(struct kunit *test)
  * arm's housekeeping answer (the test kernels have no NO_HZ_FULL): with the
  * last CPU marked isolated and CPU 0 its housekeeper, an unpinned timer
  * armed there (tempo_timer_arm(), and tempo_timer_arm_at(TEMPO_CPU_LOCAL) as
- * the delay queue's kick is) runs on CPU 0; a TEMPO_TIMER_PINNED one armed
+ * the delay queue's waker is) runs on CPU 0; a TEMPO_TIMER_PINNED one armed
  * there runs there, and re-armed from CPU 0 once idle still runs there (the
  * CPU it last ran on); tempo_timer_arm_on() goes where it is told.
  * Fails if: an unpinned arm stays on an isolated CPU, or a pinned one moves.

@@ -645,7 +645,7 @@ TEST_F(ctx, test_rearm_bad_slack_changes_nothing)
  * apart with 40 ms of slack each come out in a handful of reads (the waker
  * fires once per window), each no earlier than its deadline and no later
  * than deadline + slack (with TCG's slop); without slack a reader blocked
- * on them wakes for most of them (about 40). Fails if the kick ignores the
+ * on them wakes for most of them (about 40). Fails if the waker ignores the
  * items' slack, or fires beyond it.
  */
 TEST_F(ctx, test_arm_slack_coalesces)

@@ -17,7 +17,7 @@
  *  - an arm of a resolved timer must report it idle (returns 0).
  *
  * A third of the timers are far (delays of 40 to 80 thousand ticks, in the
- * wheel's lazy levels): their arms and cancels are mostly lazy, one cmpxchg
+ * wheel's far levels): their arms and cancels are mostly lazy, one cmpxchg
  * with interrupts on, racing with the owner's collections and the other
  * CPUs' eager operations. Half are TEMPO_TIMER_COARSE, dated by the jiffy
  * (the userspace jiffies are never late, so they are never early either).
