@@ -110,9 +110,9 @@
  *	                          runs in the interrupt
  *	| TEMPO_TIMER_DEFERRABLE  its kind's bound, plus a jiffy while its CPU
  *	                          is busy, unbounded while it idles; then wq
- *	/dev/tempo timer          the file's waker: a FINE | IRQ timer with the
- *	(include/uapi/tempo.h)    least slack_us of the file's timers; then the
- *	                          reader's wake-up
+ *	/dev/tempo timer          the file's waker: a FINE | IRQ timer that
+ *	(include/uapi/tempo.h)    fires within the least slack_us of the file's
+ *	                          timers; then the reader's wake-up
  *	alarm: /dev/tempo's       awake: as a timer of its clock (D of BOOTTIME
  *	TEMPO_ARM_ALARM, or an    or REALTIME, reached through the clock's
  *	item of a delay queue of  offset); suspended: the machine is woken by

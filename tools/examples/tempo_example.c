@@ -20,7 +20,7 @@
  * pending timer will fire (tempo_timer_expires()), how long a queued
  * delay-queue item has left (tempo_delayq_query()), and moving an
  * ordered stream past a range of lost tickets at once
- * (tempo_order_trash_below()), the parked completion behind it running in
+ * (tempo_order_trash_below()), the stored completion behind it running in
  * the same call.
  *
  * Loading fails (-EIO) if completions came out of order, a watchdog fired,
@@ -198,7 +198,7 @@ static int ex_probe(void)
 	tempo_delayq_destroy(q, NULL, NULL);
 
 	/*
-	 * Tickets 1 and 2 are lost: 3 was submitted (parked behind them); one
+	 * Tickets 1 and 2 are lost: 3 was submitted (stored behind them); one
 	 * call gives up 1 and 2 and runs 3, after 0.
 	 */
 	o = tempo_order_create(8, NULL);

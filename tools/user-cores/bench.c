@@ -11,7 +11,7 @@
  *  - ullink: the Java ordered scheduler's ring (getAndSet/CAS on a slot
  *    array), for ordered completion, against kmod/order.c: run in order
  *    (each caller is the head), ticket + run, and parked (every completion
- *    parked, then drained by the head in one streak);
+ *    stored, then run by the head holder in one streak);
  * and the delay queue (kmod/delayq.c) as /dev/tempo uses it for a timer:
  * put_at and remove, 30 s and 2 ms ahead (each node later than the last)
  * and at random among 64K others, next to the wheel's own arm and cancel;
@@ -240,7 +240,7 @@ static void dq_remove_chunks(struct tempo_delayq *q)
  * The read side of /dev/tempo: every node due (near, one tick, as an expiry
  * batch is), then consume() in chunks of 32 (read() takes 128) with a
  * callback that copies a record out per node (64 bytes; /dev/tempo's are
- * 48), the work of dev_read_record(); drain() in the same chunks for the
+ * 48), the work of dev_read_record(); take_many() in the same chunks for the
  * bare take.
  */
 struct dq_rec {
@@ -653,7 +653,7 @@ static void order_bench(double *run, double *ticket_run, double *parked)
 		tempo_order_ticket_try(o, &t);
 		tempo_order_run(o, t, o_fn, NULL);
 	});
-	/* All but the first park; then the head drains O_WIN completions. */
+	/* All but the first are stored; then the head runs O_WIN in one streak. */
 	O_MEASURE(*parked, for (i = 0; i < O_WIN; i++) tempo_order_ticket_try(o, &o_tickets[i]),
 		  { for (i = 1; i < O_WIN; i++) tempo_order_run(o, o_tickets[i], o_fn, NULL);
 		    tempo_order_run(o, o_tickets[0], o_fn, NULL); });

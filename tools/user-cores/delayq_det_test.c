@@ -727,7 +727,7 @@ static enum tempo_delayq_verdict det_take_all(struct tempo_delayq_node *node, kt
  * One batch takes every item due at the call, wherever in the wheel it sat:
  * nodes on every level, the clock moved past them all while a poller waits
  * (the waker runs and makes the first of them takeable), then one consume()
- * or one drain() with room for all returns all of them, in take() order.
+ * or one take_many() with room for all returns all of them, in take() order.
  * Fails if: a batch goes on from its first node without sorting in the
  * slots still to empty (it returns only what the waker had sorted).
  */

@@ -3,7 +3,7 @@
  * ThreadSanitizer stress of kmod/delayq.c on simulated CPUs, fake clock.
  * Producers (the first half of the CPUs) put their items with random delays
  * (put and put_at), and remove them at random, and move the clock; consumers (the other half) take them with take(),
- * take_timeout(), try_take(), drain() and consume(), sleeping as exclusive
+ * take_timeout(), try_take(), take_many() and consume(), sleeping as exclusive
  * waiters while their CPU goes on serving its expiries. An item is periodic
  * for consume(): put with a number of laps, it is answered AGAIN (its
  * deadline moved a period later, near or far) until its laps are done, then
