@@ -2,7 +2,8 @@
 /*
  * The per-CPU bases of the timer wheel, as the wheel's files share them:
  * kmod/wheel.c (the state word, arm and cancel, the owner's placement,
- * collection and dispatch), kmod/wheel_sync.c (cancel_sync, shutdown_sync),
+ * collection and dispatch), kmod/wheel_attr.c (a timer's init, slack and
+ * queries), kmod/wheel_sync.c (cancel_sync, shutdown_sync),
  * kmod/wheel_cpu.c (module init and exit, CPU hotplug, the snapshots the
  * tests and debugfs read), kmod/wheel_defer.c (the deferrable wheel's
  * carrier) and kmod/wheel_coarse.c (the jiffies clock of COARSE arms). The

@@ -15,11 +15,12 @@
 #                                    READ_ONCE/WRITE_ONCE, smp_mb() is deleted. Each
 #                                    weakened copy must no longer be "Never": the barrier
 #                                    at that label is what the result depends on.
-#   File: kmod/<f>.c                 the source the labels come from: every label with a
-#                                    colon must occur there as "LMM(label)", so a test
-#                                    cannot outlive the barrier it encodes. (Labels without
-#                                    a colon name the kernel's side of a pair, e.g.
-#                                    set_current_state.) Skipped while the file is not on
+#   File: kmod/<f>.c [kmod/<g>.c...] the sources the labels come from (a pair may span
+#                                    the files of one core): every label with a colon must
+#                                    occur in one of them as "LMM(label)", so a test cannot
+#                                    outlive the barrier it encodes. (Labels without a colon
+#                                    name the kernel's side of a pair, e.g.
+#                                    set_current_state.) Skipped while a file is not on
 #                                    this branch.
 # and, when the File check passes, the runner checks that the code is as ordered as the
 # test: each labelled line of the test and each statement the label marks in the File are
@@ -98,13 +99,15 @@ weaken() {	# weaken FILE LABELS(+-separated) > OUT
 		}' "$1"
 }
 
-# The ordering check (README item 4): is the statement each label of TEST names in SRC at least as ordered as the
-# test's line? Prints "ok TEXT" or "not ok TEXT" lines.
+# The ordering check (README item 4): is the statement each label of TEST names in the
+# SRC files (paths under ROOT) at least as ordered as the test's line? Prints "ok TEXT" or
+# "not ok TEXT" lines.
 read -r -d '' orderings_pl <<'PERL' || true
 use strict;
 use warnings;
 
-my ($test, $srcpath, $srcname) = @ARGV;
+my ($test, $root, @srcs) = @ARGV;
+my $srcname = join(' ', @srcs);
 
 # The ordering a call gives, on the scale relaxed < acquire, release < full; undef when
 # the name is not one of the primitives below.
@@ -183,9 +186,15 @@ for my $lab (sort keys %ann) {
 }
 
 # The source: where each label is set, and the statement that carries it.
-open(my $sh, '<', $srcpath) or die "$srcpath: $!";
-my @sl = <$sh>;
-close($sh);
+# The files one after the other; @where names each line's file and line for the messages.
+my (@sl, @where);
+for my $f (@srcs) {
+	open(my $sh, '<', "$root/$f") or die "$f: $!";
+	my @l = <$sh>;
+	close($sh);
+	push @where, map { @srcs > 1 ? "$f line $_" : "line $_" } 1 .. @l;
+	push @sl, @l;
+}
 
 # [line number, statement text] for each place LMM(label) labels code: the comment
 # starts with it ("/* LMM(l)" or a " * LMM(l)" line); a mention further into a comment
@@ -247,17 +256,18 @@ sub sites {
 sub site_class {
 	my ($lab, $site, $depth) = @_;
 	my ($n, $stmt) = @$site;
+	my $ln = $where[$n - 1] // "line $n";
 	my @p = prims($stmt);
 	if (my $a = $ann{$lab}) {
 		my ($call, $to) = @$a;
-		return (undef, "line $n does not call $call(), which ' * Ordering:' names")
+		return (undef, "$ln does not call $call(), which ' * Ordering:' names")
 			unless $stmt =~ /\b\Q$call\E\s*\(/;
 		# a primitive the runner knows: the line only picks it out of several
 		if (defined(my $pc = prim_class($call))) {
 			return (undef, "' * Ordering:' says $call() is $to; it is $pc") if $to ne $pc;
-			return ($pc, "line $n: $call()");
+			return ($pc, "$ln: $call()");
 		}
-		return ($to, "line $n: $call() is $to by ' * Ordering:'")
+		return ($to, "$ln: $call() is $to by ' * Ordering:'")
 			if $to =~ /^(relaxed|acquire|release|full)$/;
 		return (undef, "' * Ordering:' for $lab: '$to' is neither a class nor a label")
 			unless $to =~ /^[a-z_]+:[A-Z]$/;
@@ -271,14 +281,14 @@ sub site_class {
 			$weak = $c if !defined $weak || !geq($c, $weak);
 			$why = $d;
 		}
-		return ($weak, "line $n: $call() is LMM($to), $why");
+		return ($weak, "$ln: $call() is LMM($to), $why");
 	}
-	return (undef, "line $n has no barrier or atomic: " . oneline($stmt)) unless @p;
+	return (undef, "$ln has no barrier or atomic: " . oneline($stmt)) unless @p;
 	my @u = grep { !defined $_->[1] } @p;
-	return (undef, "line $n calls $u[0][0](), which the runner does not classify") if @u;
-	return (undef, "line $n calls " . join(' and ', map { "$_->[0]()" } @p) . "; which one is meant?")
+	return (undef, "$ln calls $u[0][0](), which the runner does not classify") if @u;
+	return (undef, "$ln calls " . join(' and ', map { "$_->[0]()" } @p) . "; which one is meant?")
 		if @p > 1;
-	return ($p[0][1], "line $n: $p[0][0]");
+	return ($p[0][1], "$ln: $p[0][0]");
 }
 
 my $hint = "; name the call with ' * Ordering: LABEL CALL CLASS-or-LABEL' in the test";
@@ -308,7 +318,7 @@ for my $lab (@order) {
 print "not ok $_\n" for @errs;
 print "ok $srcname orders as the test claims: " . join(', ', @oks) . "\n" unless @errs;
 PERL
-orderings() {	# orderings TEST.litmus SRC-PATH SRC-NAME
+orderings() {	# orderings TEST.litmus ROOT SRC...
 	perl -e "$orderings_pl" "$@"
 }
 
@@ -326,16 +336,18 @@ for t in "${tests[@]}"; do
 	src=$(sed -n 's/^ \* File: *//p' "$t" | head -n1)
 	if [ -z "$src" ]; then
 		notok "$name: no ' * File:' line in its header"
-	elif [ ! -f "$here/../../$src" ]; then
-		echo "ok - $name: labels in $src # SKIP $src is not on this branch"
+	elif gone=$(for f in $src; do [ -f "$here/../../$f" ] || echo "$f"; done) && [ -n "$gone" ]; then
+		echo "ok - $name: labels in $src # SKIP ${gone//$'\n'/ } not on this branch"
 	else
 		missing=$(grep -o 'LMM([a-z_]*:[A-Z])' "$t" | sort -u | while read -r l; do
-			grep -qF "$l" "$here/../../$src" || echo "$l"; done)
+			# shellcheck disable=SC2086 # $src: the test's files, one word each
+			(cd "$here/../.." && grep -qF "$l" $src) || echo "$l"; done)
 		if [ -n "$missing" ]; then
 			notok "$name: not in $src: "$missing
 		else
 			ok "$name: every label is in $src"
-			res=$(orderings "$t" "$here/../../$src" "$src") || res=
+			# shellcheck disable=SC2086 # $src: the test's files, one word each
+			res=$(orderings "$t" "$here/../.." $src) || res=
 			[ -n "$res" ] || res="not ok the ordering check (perl) did not run"
 			while read -r v text; do
 				if [ "$v" = ok ]; then
