@@ -6,11 +6,12 @@
  * with callbacks run in process context on a per-CPU workqueue, or in the
  * interrupt for the timers that ask.
  *
- * This file holds the state word, arm and cancel, the inboxes and kicks, and
- * the owner's placement, collection and dispatch. Beside it: the wheel proper
- * (kmod/wheel.h, kmod/wheel_levels.c), the per-CPU base and the tick
- * arithmetic its files share (kmod/wheel_base.h), a timer's init, slack and
- * queries (kmod/wheel_attr.c), cancel_sync (kmod/wheel_sync.c), init, exit
+ * This file holds the state word, arm and cancel, and the owner's placement,
+ * collection and dispatch. Beside it: the wheel proper (kmod/wheel.h,
+ * kmod/wheel_levels.c), the per-CPU base and the tick arithmetic its files
+ * share (kmod/wheel_base.h), the messages to a timer's owner and the kicks
+ * (kmod/wheel_inbox.c), a timer's init, slack and queries
+ * (kmod/wheel_attr.c), cancel_sync (kmod/wheel_sync.c), init, exit
  * and CPU hotplug (kmod/wheel_cpu.c), the deferrable wheel's carrier
  * (kmod/wheel_defer.c), the jiffies clock of COARSE arms
  * (kmod/wheel_coarse.c) and the debugfs view (kmod/wheel_debugfs.c).
@@ -26,8 +27,9 @@
  * the inbox drain, the callback dispatcher), and it needs no lock and no
  * atomic instruction on the lists. Other CPUs never touch a remote wheel: they
  * change the timer's state word with cmpxchg and, when the owner has to act,
- * push the timer on the owner's inbox (an llist) and kick it with an IPI. The
- * owner computes the slot itself, from its own clock, when it drains the inbox.
+ * push the timer on the owner's inbox (an llist) and kick it with an IPI
+ * (INBOX, kmod/wheel_inbox.c). The owner computes the slot itself, from its
+ * own clock, when it drains the inbox.
  *
  * Most re-arms and cancels need no action of the owner at all (LAZY below):
  * they are one cmpxchg on the state word, from any CPU, with interrupts on,
@@ -361,7 +363,8 @@
 /**
  * DOC: timer wheel: memory ordering
  *
- * Labels are LMM(function:letter); every pair is listed.
+ * Labels are LMM(function:letter); every pair is listed, here or, for
+ * the inbox's P2, P5 and P8, in kmod/wheel_inbox.c.
  *
  *
  * P1  timer_arm_tick:A (expires, want_cpu stores) happens before timer_arm_tick:B (the
@@ -385,9 +388,6 @@
  *     the word's coherence order, reads that expires or a newer one. Its
  *     decision's reads come before it by timer_arm_same:A and by the control
  *     dependency of its condition.
- * P2  inbox_push:A (release cmpxchg of the inbox head) pairs with
- *     inbox_take:A (acquire cmpxchg to NULL): the owner sees the state the
- *     pusher published before the push.
  * P3  base_settle:B (the owner's fully ordered cmpxchg clearing LK/QU/PK of a
  *     cancelled timer) is followed by smp_mb() and wake_up_var(timer)
  *     (base_settle:C), pairing with wait_var_event()'s set_current_state()
@@ -406,11 +406,6 @@
  *     pairs with the wait as in P3. base_run_irq:A, :B and :C do the same
  *     around an IRQ timer's callback, with base->irq_running (interrupt
  *     callbacks).
- * P5  Hotplug: inbox_seal:A (xchg of the inbox head to INBOX_SEALED) is fully
- *     ordered with inbox_push:A on the same word: a push either lands before
- *     the seal (and is in the batch the seal returns) or sees the seal and
- *     either drops it (the timer is still LK on the sealed base, whose
- *     evacuation will settle it) or moves it elsewhere.
  * P6  base_settle:D and timer_arm_tick:C (the holder's store of bucket)
  *     happen before the fully ordered cmpxchg that publishes the placement
  *     (base_settle:B, timer_arm_tick:B). timer_arm_lazy:A, timer_arm_same:A
@@ -436,12 +431,6 @@
  *     when the dispatcher comes to it, or, for a FINE timer the collection
  *     moved to the near or the fine level for its old deadline (FINE),
  *     before that.
- * P8  Store buffering between a deferrable push and dkick (DEFERRABLE).
- *     inbox_push:A on dinbox, then base_dkick:A (fully ordered xchg of
- *     dkick_armed, which queues dkick if it read 0). base_dkick_fn clears
- *     dkick_armed, then base_dkick_fn:A (smp_mb()), then drains dinbox
- *     (inbox_take:A). Either the pusher reads 0 and queues dkick again, or
- *     the drain takes its message.
  */
 
 /**
@@ -496,192 +485,39 @@ struct tempo_lazy lazy_rule __read_mostly;
 u64 coarse_max_delay_ns;
 u64 jiffies_base_ns __read_mostly;
 
-/* ---------------------------------------------------------------------- */
-/* Inboxes and kicks.                                                       */
-
-enum push_result { PUSH_FIRST, PUSH_MORE, PUSH_SEALED };
-
-/* llist_add() that refuses a sealed inbox. */
-static enum push_result inbox_push(struct llist_head *inbox, struct tempo_timer *t)
-{
-	struct llist_node *first = READ_ONCE(inbox->first);
-
-	do {
-		if (first == INBOX_SEALED)
-			return PUSH_SEALED;
-		t->msg.next = first;
-		tempo_test_point(TEMPO_TP_WHEEL_PUSH, t, (unsigned long)first, 0);
-		/* LMM(inbox_push:A): pairs with inbox_take:A and inbox_seal:A. */
-	} while (!try_cmpxchg_release(&inbox->first, &first, &t->msg));
-	return first ? PUSH_MORE : PUSH_FIRST;
-}
-
-/* llist_del_all() that leaves a sealed inbox sealed. Owner only. */
-static struct llist_node *inbox_take(struct llist_head *inbox)
-{
-	struct llist_node *first = READ_ONCE(inbox->first);
-
-	do {
-		if (!first || first == INBOX_SEALED)
-			return NULL;
-		/* LMM(inbox_take:A): pairs with inbox_push:A. */
-	} while (!try_cmpxchg_acquire(&inbox->first, &first, NULL));
-	return llist_reverse_order(first);
-}
-
-/*
- * Seal @inbox for a base going offline: from now on a push meets the seal,
- * and timer_send() moves or drops its message. Owner, irqs off.
- * Return: what the inbox held, oldest first.
- */
-struct llist_node *inbox_seal(struct llist_head *inbox)
-{
-	struct llist_node *first;
-
-	/* LMM(inbox_seal:A): pairs with inbox_push:A (P5). */
-	first = xchg(&inbox->first, INBOX_SEALED);
-	return llist_reverse_order(first);
-}
-
-static bool base_accepts(unsigned int cpu)
+/* Whether @cpu's base takes timers: online, and not going offline. */
+static bool __base_accepts(unsigned int cpu)
 {
 	return cpu < nr_cpu_ids && cpu_online(cpu) &&
 	       READ_ONCE(per_cpu_ptr(bases, cpu)->online);
 }
 
-/*
- * Where an unpinned arm of an idle timer made on @this goes (ISOLATION):
- * @this if it keeps time for the system (housekeeping_cpumask(HK_TYPE_TIMER):
- * every CPU unless nohz_full= or isolcpus=nohz), else a housekeeping CPU
- * that takes timers. Without isolation housekeeping_cpu() is a static key
- * that stays off: no load, no branch taken.
- */
-static __always_inline unsigned int arm_home(unsigned int this)
-{
-	int hk = -1;
-
-	if (!housekeeping_cpu(this, HK_TYPE_TIMER))
-		hk = housekeeping_any_cpu(HK_TYPE_TIMER);
-	tempo_test_point(TEMPO_TP_WHEEL_HOME, NULL, (uintptr_t)&hk, this);
-	if (likely(hk < 0) || hk == this || !base_accepts(hk))
-		return this;
-	return hk;
-}
-
 /* An online CPU other than @avoid to move timers to. */
-static unsigned int fallback_cpu(unsigned int avoid)
+static unsigned int __fallback_cpu(unsigned int avoid)
 {
 	unsigned int cpu;
 
 	for_each_online_cpu(cpu)
-		if (cpu != avoid && base_accepts(cpu))
+		if (cpu != avoid && __base_accepts(cpu))
 			return cpu;
 	cpu = cpumask_any_but(cpu_online_mask, avoid);
 	return cpu < nr_cpu_ids ? cpu : smp_processor_id();
 }
 
 /*
- * Make @cpu drain its inbox soon. Only the pusher that found the inbox empty
- * kicks. If the csd is still busy (-EBUSY) with an earlier kick, because the
- * owner's hrtimer emptied the inbox in the meantime, that kick has not started
- * yet (the csd is unlocked just before its function runs), so it will drain
- * our message: nothing more to do. The csd's function raises the owner's
- * irq_work, which drains (see "Wait contexts" above); if that irq_work is
- * still pending, it has not started either (its pending bit is cleared just
- * before it runs). A kick to ourselves raises the irq_work directly:
- * smp_call_function_single_async() would run the function right here, in the
- * middle of the caller's own update of the wheel.
+ * base_accepts() and fallback_cpu() for the wheel's other files, whose calls
+ * are rare: a dkick that hotplug migrated, a push that met a sealed inbox.
+ * This file calls the static ones: GCC lays out the arm path around calls
+ * to static functions of this file as it cannot around global ones.
  */
-static void base_kick(struct tempo_base *base, unsigned int cpu)
+__cold bool base_accepts(unsigned int cpu)
 {
-	int ret;
-
-	if (cpu == smp_processor_id()) {
-		irq_work_queue(&base->kick);
-		return;
-	}
-	ret = smp_call_function_single_async(cpu, &base->csd);
-	WARN_ON_ONCE(ret && ret != -EBUSY);
+	return __base_accepts(cpu);
 }
 
-/*
- * The first message on @cpu's deferrable inbox: make @cpu drain it at its
- * next tick, without waking it (DEFERRABLE). dkick_armed says that dkick is
- * queued, or that its function has not yet cleared the flag: exactly one
- * pusher queues it (add_timer_on() wants a timer that is not pending).
- */
-static void base_dkick(struct tempo_base *base, unsigned int cpu)
+__cold unsigned int fallback_cpu(unsigned int avoid)
 {
-	/*
-	 * LMM(base_dkick:A): fully ordered, after inbox_push:A; pairs with
-	 * base_dkick_fn:A (P8).
-	 */
-	if (atomic_xchg(&base->dkick_armed, 1))
-		return;
-	base->dkick.expires = jiffies + 1;
-	add_timer_on(&base->dkick, cpu);
-}
-
-/*
- * Push @t, whose state has QUEUED set for @cpu, to @cpu's inbox and kick @cpu
- * if the inbox was empty. With @defer, to @cpu's deferrable inbox, which
- * base_dkick() has drained at @cpu's next tick, not at once (DEFERRABLE).
- *
- * If @cpu is going offline its inbox is sealed (P5), and what we do depends on
- * whether @cpu still has @t on a list:
- * - LINKED (with cpu == @cpu): @cpu's evacuation has not settled @t yet and
- *   will, from the state word, which already holds the change we were sending.
- *   The message is redundant: clear QUEUED and stop. We must not move @t's cpu
- *   here: the new owner would take LINKED for its own and list_del() the entry
- *   from the dying CPU's list while that CPU walks it (I1;
- *   tools/user-cores/wheel_det_test.c forces this interleaving).
- * - not LINKED: nobody holds @t but our message; move it to an online CPU (we
- *   hold QUEUED, so nobody else changes cpu). That includes PARKED: @cpu did
- *   its unlink before it sealed (P5 orders it before our push), so the entry
- *   is on no list, and the new holder's settle clears PARKED.
- * The evacuation's settle and this cmpxchg race on the state word: if the
- * evacuation wins it sees QUEUED, leaves @t to our message and clears LINKED,
- * and our cmpxchg then fails and takes the second branch.
- *
- * Interrupts are off, which holds off stop_machine() and so keeps @cpu online
- * between a successful push and the kick: a sealed inbox is the only way a
- * CPU refuses messages.
- */
-static void timer_send(struct tempo_base *local, struct tempo_timer *t, unsigned int cpu,
-		       bool defer)
-{
-	for (;;) {
-		struct tempo_base *base = per_cpu_ptr(bases, cpu);
-		unsigned int to;
-		long old, new;
-
-		switch (inbox_push(defer ? &base->dinbox : &base->inbox, t)) {
-		case PUSH_FIRST:
-			if (defer) {
-				base_dkick(base, cpu);
-			} else {
-				local->stats.kicks++;
-				base_kick(base, cpu);
-			}
-			fallthrough;
-		case PUSH_MORE:
-			local->stats.sent++;
-			return;
-		case PUSH_SEALED:
-			break;
-		}
-		to = fallback_cpu(cpu);
-		old = atomic_long_read(&t->state);
-		do {
-			if (old & TT_LINKED)
-				new = old & ~TT_QUEUED;
-			else
-				new = tt_set_cpu(old, to);
-		} while (!atomic_long_try_cmpxchg(&t->state, &old, new));
-		if (new & TT_LINKED)
-			return;		/* the evacuation of @cpu settles @t */
-		cpu = to;
-	}
+	return __fallback_cpu(avoid);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -808,9 +644,9 @@ static unsigned int settle_target(struct tempo_base *base, struct tempo_timer *t
 
 	if (want == base->cpu && base->online)
 		return base->cpu;
-	if (want != base->cpu && base_accepts(want))
+	if (want != base->cpu && __base_accepts(want))
 		return want;
-	return base->online ? base->cpu : fallback_cpu(base->cpu);
+	return base->online ? base->cpu : __fallback_cpu(base->cpu);
 }
 
 /*
@@ -1102,6 +938,22 @@ static u64 base_next(const struct tempo_base *base)
 }
 
 /*
+ * llist_del_all() that leaves a sealed inbox sealed (kmod/wheel_inbox.c).
+ * Owner only.
+ */
+static struct llist_node *inbox_take(struct llist_head *inbox)
+{
+	struct llist_node *first = READ_ONCE(inbox->first);
+
+	do {
+		if (!first || first == INBOX_SEALED)
+			return NULL;
+		/* LMM(inbox_take:A): pairs with inbox_push:A. */
+	} while (!try_cmpxchg_acquire(&inbox->first, &first, NULL));
+	return llist_reverse_order(first);
+}
+
+/*
  * Drain the inbox and collect what is due. Owner, hardirq or irqs off.
  * Return: when the hrtimer is next needed (ns), or TEMPO_NEVER.
  */
@@ -1169,34 +1021,10 @@ void base_kicked(struct tempo_base *base)
 		base_program(base, next);
 }
 
-/* A remote kick, raw hardirq: hand over to the irq_work (wait contexts). */
-void base_kick_csd(void *info)
-{
-	struct tempo_base *base = info;
-
-	irq_work_queue(&base->kick);
-}
-
+/* The irq_work that a kick raises (kmod/wheel_inbox.c): process the base. */
 void base_kick_irq_work(struct irq_work *work)
 {
 	base_kicked(container_of(work, struct tempo_base, kick));
-}
-
-/* Drain the deferrable inbox (base_dkick()). Softirq. */
-void base_dkick_fn(struct timer_list *tl)
-{
-	struct tempo_base *base = timer_container_of(base, tl, dkick);
-
-	atomic_set(&base->dkick_armed, 0);
-	/* LMM(base_dkick_fn:A): pairs with base_dkick:A (P8). */
-	smp_mb();
-	tempo_test_point(TEMPO_TP_WHEEL_DKICK, base, 0, 0);
-	local_irq_disable();
-	if (base->cpu == smp_processor_id())
-		base_kicked(base);
-	else if (base_accepts(base->cpu) && READ_ONCE(base->dinbox.first))
-		base_dkick(base, base->cpu);	/* migrated by hotplug: go home */
-	local_irq_enable();
 }
 
 static void record_lateness(struct tempo_base *base, struct tempo_timer *t, u64 now_ns)
@@ -1277,6 +1105,25 @@ void base_dispatch(struct work_struct *work)
 /* Arm and cancel.                                                         */
 
 /*
+ * Where an unpinned arm of an idle timer made on @this goes (ISOLATION):
+ * @this if it keeps time for the system (housekeeping_cpumask(HK_TYPE_TIMER):
+ * every CPU unless nohz_full= or isolcpus=nohz), else a housekeeping CPU
+ * that takes timers. Without isolation housekeeping_cpu() is a static key
+ * that stays off: no load, no branch taken.
+ */
+static __always_inline unsigned int arm_home(unsigned int this)
+{
+	int hk = -1;
+
+	if (!housekeeping_cpu(this, HK_TYPE_TIMER))
+		hk = housekeeping_any_cpu(HK_TYPE_TIMER);
+	tempo_test_point(TEMPO_TP_WHEEL_HOME, NULL, (uintptr_t)&hk, this);
+	if (likely(hk < 0) || hk == this || !__base_accepts(hk))
+		return this;
+	return hk;
+}
+
+/*
  * Arm @t to expire at @expires (ns) on @cpu (or, for -1, where it is if it
  * is held by a base, else on the calling CPU): the eager arm. Interrupts are
  * off throughout.
@@ -1301,14 +1148,14 @@ static int timer_arm_tick(struct tempo_timer *t, int cpu, u64 expires, u64 now)
 		owner = tt_cpu(old);
 		if (cpu >= 0)
 			target = cpu;
-		else if (held || (pinned && base_accepts(owner)))
+		else if (held || (pinned && __base_accepts(owner)))
 			target = owner;
 		else if (pinned)
 			target = this;
 		else
 			target = arm_home(this);
 		if (target == this && !local->online)
-			target = fallback_cpu(this);
+			target = __fallback_cpu(this);
 
 		/* LMM(timer_arm_tick:A): published by timer_arm_tick:B (P1). */
 		WRITE_ONCE(t->expires, expires);
@@ -1813,18 +1660,6 @@ bool tempo_timer_cancel(struct tempo_timer *timer)
 EXPORT_SYMBOL_NS_GPL(tempo_timer_cancel, "TEMPO");
 
 /*
- * smp_call_function_single() to a CPU whose deferrable inbox holds a message
- * that cancel_sync waits for: process the base now. Raw hardirq, so through
- * the irq_work, as base_kick_csd().
- */
-static void base_poke_ipi(void *info)
-{
-	struct tempo_base *base = info;
-
-	irq_work_queue(&base->kick);
-}
-
-/*
  * For cancel_sync: let go of a timer that a CPU still holds, cancelled: in a
  * slot (a lazy cancel) or parked (an eager one whose unlink may still be
  * under way, so the memory is not the caller's yet). On this CPU, with
@@ -1879,5 +1714,5 @@ out:
 	 * sealed its inbox and moved the message (-ENXIO: nothing to do).
 	 */
 	if (poke != TT_CPU_NONE)
-		smp_call_function_single(poke, base_poke_ipi, per_cpu_ptr(bases, poke), 0);
+		smp_call_function_single(poke, base_kick_csd, per_cpu_ptr(bases, poke), 0);
 }

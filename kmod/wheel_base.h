@@ -2,7 +2,8 @@
 /*
  * The per-CPU bases of the timer wheel, as the wheel's files share them:
  * kmod/wheel.c (the state word, arm and cancel, the owner's placement,
- * collection and dispatch), kmod/wheel_attr.c (a timer's init, slack and
+ * collection and dispatch), kmod/wheel_inbox.c (the messages to a timer's
+ * owner and the kicks), kmod/wheel_attr.c (a timer's init, slack and
  * queries), kmod/wheel_sync.c (cancel_sync, shutdown_sync),
  * kmod/wheel_cpu.c (module init and exit, CPU hotplug, the snapshots the
  * tests and debugfs read), kmod/wheel_defer.c (the deferrable wheel's
@@ -191,13 +192,18 @@ enum settle_how {
 bool base_settle(struct tempo_base *base, struct tempo_timer *t, unsigned int how, u64 now);
 enum hrtimer_restart base_hrtimer_fn(struct hrtimer *hrtimer);
 void base_dispatch(struct work_struct *work);
-void base_kick_csd(void *info);
-void base_kick_irq_work(struct irq_work *work);
-void timer_release(struct tempo_timer *timer);
-struct llist_node *inbox_seal(struct llist_head *inbox);
-
-void base_dkick_fn(struct timer_list *tl);
 void base_kicked(struct tempo_base *base);
+void base_kick_irq_work(struct irq_work *work);
+__cold bool base_accepts(unsigned int cpu);
+__cold unsigned int fallback_cpu(unsigned int avoid);
+void timer_release(struct tempo_timer *timer);
+
+/* kmod/wheel_inbox.c: messages to a timer's owner, and kicks */
+void timer_send(struct tempo_base *local, struct tempo_timer *t, unsigned int cpu,
+		bool defer);
+struct llist_node *inbox_seal(struct llist_head *inbox);
+void base_kick_csd(void *info);
+void base_dkick_fn(struct timer_list *tl);
 
 /* kmod/wheel_coarse.c */
 void jiffies_calibrate(void);

@@ -20,7 +20,7 @@
  *   a lazy re-arm's poke) go to a second inbox, dinbox, which sends no IPI.
  *   The pusher that finds it empty queues dkick, a TIMER_DEFERRABLE
  *   timer_list on the owner for the next jiffy, which drains it
- *   (base_dkick() in kmod/wheel.c, beside the other kicks; P8): a busy
+ *   (base_dkick() in kmod/wheel_inbox.c, beside the other kicks; P8): a busy
  *   CPU places the message at its next tick, an idle one when it wakes.
  *   The main inbox would not do: a precise message that found it non-empty
  *   would not kick either.

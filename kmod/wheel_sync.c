@@ -20,7 +20,7 @@
  *
  * A deferrable timer's message may wait on an idle CPU's dinbox
  * (DEFERRABLE), which kicks nobody: step 2 has that CPU process its base
- * with an IPI (base_poke_ipi(), by smp_call_function_single(), which any
+ * with an IPI (base_kick_csd(), by smp_call_function_single(), which any
  * number of callers may use at once), and step 3 waits a jiffy at a time and
  * pokes again: the message may be pushed after the poke.
  *

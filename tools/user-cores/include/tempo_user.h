@@ -71,6 +71,7 @@ typedef unsigned int gfp_t;
 #undef __always_inline
 #define __always_inline inline __attribute__((always_inline))
 #define noinline __attribute__((noinline))
+#define __cold __attribute__((__cold__))
 #define __maybe_unused __attribute__((unused))
 #define __must_check __attribute__((warn_unused_result))
 #define __init
