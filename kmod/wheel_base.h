@@ -196,7 +196,7 @@ void base_kicked(struct tempo_base *base);
 void base_kick_irq_work(struct irq_work *work);
 __cold bool base_accepts(unsigned int cpu);
 __cold unsigned int fallback_cpu(unsigned int avoid);
-void timer_release(struct tempo_timer *timer);
+__cold void base_count_hold(struct tempo_base *base, long old, long new);
 
 /* kmod/wheel_inbox.c: messages to a timer's owner, and kicks */
 void timer_send(struct tempo_base *local, struct tempo_timer *t, unsigned int cpu,

@@ -34,6 +34,7 @@
 #include <linux/irq_work.h>
 #include <linux/percpu.h>
 #include <linux/smp.h>
+#include <linux/timekeeping.h>
 #include <linux/wait_bit.h>
 
 #include <tempo/timer.h>
@@ -41,6 +42,64 @@
 #include "compat.h"
 #include "wheel.h"
 #include "wheel_base.h"
+
+/*
+ * Let go of a timer that a CPU still holds, cancelled: in a slot (a lazy
+ * cancel) or parked (an eager one whose unlink may still be under way, so
+ * the memory is not the caller's yet). On this CPU, with interrupts off, no
+ * section of ours is under way: the timer is settled (or unparked) here;
+ * any other CPU is sent a message, whose settle lets go of it and wakes us
+ * (base_settle:C).
+ */
+static void timer_release(struct tempo_timer *timer)
+{
+	struct tempo_base *local;
+	unsigned long flags;
+	unsigned int this, poke = TT_CPU_NONE;
+	bool send = false;
+	long old, new;
+
+	local_irq_save(flags);
+	local = this_cpu_ptr(bases);
+	this = smp_processor_id();
+	old = atomic_long_read(&timer->state);
+	do {
+		/*
+		 * A deferrable message may wait on an idle CPU's inbox: have it
+		 * drained now (tempo_timer_cancel_sync() asks again until it is).
+		 */
+		if ((old & (TT_PENDING | TT_QUEUED)) == TT_QUEUED && timer_defers(timer)) {
+			poke = tt_cpu(old);
+			goto out;
+		}
+		/* Armed again, a message settles it already, or nothing holds it. */
+		if ((old & (TT_PENDING | TT_QUEUED)) || !(old & (TT_LINKED | TT_PARKED)))
+			goto out;
+		send = tt_cpu(old) != this || !local->online;
+		if (!send && (old & TT_LINKED)) {
+			base_settle(local, timer, 0, ktime_get_ns());
+			goto out;
+		}
+		new = send ? old | TT_QUEUED : old & ~TT_PARKED;
+	} while (!atomic_long_try_cmpxchg(&timer->state, &old, new));
+	base_count_hold(local, old, new);
+	if (send) {
+		/* Someone waits for it: through the inbox that kicks. */
+		timer_send(local, timer, tt_cpu(old), false);
+	} else {
+		/* LMM(timer_release:A): as base_settle:C (P3), for other waiters. */
+		smp_mb();
+		wake_up_var(timer);
+	}
+out:
+	local_irq_restore(flags);
+	/*
+	 * Any number of callers, unlike base_kick()'s csd; an offline CPU has
+	 * sealed its inbox and moved the message (-ENXIO: nothing to do).
+	 */
+	if (poke != TT_CPU_NONE)
+		smp_call_function_single(poke, base_kick_csd, per_cpu_ptr(bases, poke), 0);
+}
 
 /* Whether @timer is pending again or held by no CPU, for cancel_sync. */
 static bool timer_let_go(struct tempo_timer *timer)
