@@ -433,20 +433,6 @@
  *     before that.
  */
 
-/**
- * DOC: timer wheel: what is not guaranteed
- *
- * - Callbacks of one CPU run one after another on its work item: a callback
- *   that sleeps delays the later ones of that CPU. Long work belongs in a
- *   work item of its own.
- * - Timers due in the same batch run in collection order, which is deadline
- *   order only to within the granularity of the levels involved.
- * - Arm from NMI is not supported.
- * - When a CPU goes offline its timers move to an online CPU and stay there.
- * - A cancelled timer's memory is the wheel's until cancel_sync or
- *   shutdown_sync returns (a far one stays linked until its slot comes).
- */
-
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitops.h>

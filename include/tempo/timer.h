@@ -160,8 +160,11 @@
  *
  * - By default on that CPU's tempo workqueue (WQ_HIGHPRI), in process
  *   context: it may sleep, and the callbacks of one CPU run one after
- *   another. Each waits for the wake-up of the CPU's worker (a context
- *   switch) and for the callbacks queued before it.
+ *   another, so one that sleeps delays the later ones (long work belongs in
+ *   a work item of its own). Each waits for the wake-up of the CPU's worker
+ *   (a context switch) and for the callbacks queued before it. Timers due
+ *   together run in the order the wheel collected them: deadline order only
+ *   to within the granularity of the levels involved.
  * - With TEMPO_TIMER_IRQ, in the interrupt that finds the timer due (the
  *   wheel's hrtimer, or the irq_work that drains its messages; the softirq of
  *   a CPU's deferrable carrier when that is what finds it), with interrupts
