@@ -1639,14 +1639,20 @@ static void delayq_consume_stop_leaves_item(struct kunit *test)
 						   &(struct dq_release_ctx){}), 1U);
 }
 
-/* dq_seen_fn(), but an AGAIN moves the item 100 ms on, as a periodic one. */
+/*
+ * dq_seen_fn(), but an AGAIN moves the item DQ_RUN_MS on, as a periodic one:
+ * far enough that it is not due again before the case ends, whatever the
+ * host's load.
+ */
+#define DQ_RUN_MS	10000
+
 static enum tempo_delayq_verdict dq_run_fn(struct tempo_delayq_node *node, ktime_t due,
 					   void *arg)
 {
 	enum tempo_delayq_verdict v = dq_seen_fn(node, due, arg);
 
 	if (v == TEMPO_DELAYQ_AGAIN)
-		node->deadline = ktime_add_ms(node->deadline, 100);
+		node->deadline = ktime_add_ms(node->deadline, DQ_RUN_MS);
 	return v;
 }
 
@@ -1695,7 +1701,7 @@ static void delayq_consume_tick_run(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.taken, 3ULL);
 	KUNIT_EXPECT_EQ(test, st.requeued, 1ULL);
 	KUNIT_EXPECT_EQ(test, st.ready, 4U);	/* items 4..7 */
-	KUNIT_EXPECT_EQ(test, st.pending, 1U);	/* item 2, 100 ms on */
+	KUNIT_EXPECT_EQ(test, st.pending, 1U);	/* item 2, DQ_RUN_MS on */
 	KUNIT_EXPECT_EQ(test, tempo_delayq_size(q), 5U);
 	KUNIT_EXPECT_EQ(test, tempo_delayq_query(q, &items[2].node, &deadline),
 			TEMPO_DELAYQ_PENDING);
@@ -1717,7 +1723,7 @@ static void delayq_consume_tick_run(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tempo_delayq_size(q), 1U);
 	KUNIT_EXPECT_EQ(test, tempo_delayq_consume(q, dq_run_fn, seen, 16, 0), -EAGAIN);
 	KUNIT_EXPECT_TRUE(test, tempo_delayq_peek(q, &deadline));
-	KUNIT_EXPECT_EQ(test, deadline, ktime_add_ms(first, 100));
+	KUNIT_EXPECT_EQ(test, deadline, ktime_add_ms(first, DQ_RUN_MS));
 	KUNIT_EXPECT_TRUE(test, tempo_delayq_remove(q, &items[2].node));
 	KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(q, NULL, NULL), 0U);
 }
