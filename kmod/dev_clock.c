@@ -811,11 +811,14 @@ static int dev_clock_changed(struct notifier_block *nb, unsigned long unused, vo
 		if (announce) {
 			tempo_delayq_announce(ctx->q);
 			atomic64_inc(&dev_clock_wakes);
-			WRITE_ONCE(dev_clock_pinned, NULL);
-			wake_up_all(&dev_clock_pin_wait);
 		}
 		cond_resched();
 		mutex_lock(&dev_clock_files_lock);
+		/* Under the lock: ordered after the wake-up, for release's look. */
+		if (announce) {
+			WRITE_ONCE(dev_clock_pinned, NULL);
+			wake_up_all(&dev_clock_pin_wait);
+		}
 	}
 	list_del(&cursor);
 	mutex_unlock(&dev_clock_files_lock);
@@ -872,8 +875,16 @@ void dev_clock_release(struct tempo_ctx *ctx)
 	mutex_lock(&dev_clock_files_lock);
 	if (!list_empty(&ctx->clk_link))
 		list_del_init(&ctx->clk_link);
+	/*
+	 * The walk lets go of its pin under the lock, after its wake-up: seen
+	 * let go under the lock, that wake-up is over before ctx->q goes.
+	 */
+	while (dev_clock_pinned == ctx) {
+		mutex_unlock(&dev_clock_files_lock);
+		wait_event(dev_clock_pin_wait, READ_ONCE(dev_clock_pinned) != ctx);
+		mutex_lock(&dev_clock_files_lock);
+	}
 	mutex_unlock(&dev_clock_files_lock);
-	wait_event(dev_clock_pin_wait, READ_ONCE(dev_clock_pinned) != ctx);
 	tempo_timer_shutdown_sync(&ctx->defer_timer);
 	for (i = 0; i < DEV_CLK_QUEUES; i++)
 		if (ctx->clk[i].q)
