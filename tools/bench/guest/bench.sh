@@ -20,7 +20,8 @@
 # tempo_bench_tiers=65536 (only these numbers of outstanding timers).
 # The isolation lane (iso) and latepath run only when tempo_bench_only names them;
 # tempo_bench_iso=1 says the boot isolates CPU 1 (nohz_full=1): the lane then
-# fails unless /sys/devices/system/cpu/nohz_full is "1".
+# fails unless /sys/devices/system/cpu/nohz_full is "1". tempo_bench_trace=1:
+# trace latepath's runs (below).
 
 reps=5
 quick=0
@@ -29,6 +30,7 @@ sys_only=
 extra=
 tiers_only=
 iso_expect=0
+trace=0
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	tempo_bench_reps=*) reps=${arg#tempo_bench_reps=} ;;
@@ -38,6 +40,7 @@ for arg in $(cat /proc/cmdline); do
 	tempo_bench_extra=*) extra=$(echo "${arg#tempo_bench_extra=}" | tr , ' ') ;;
 	tempo_bench_tiers=*) tiers_only=$(echo "${arg#tempo_bench_tiers=}" | tr , ' ') ;;
 	tempo_bench_iso=*) iso_expect=${arg#tempo_bench_iso=} ;;
+	tempo_bench_trace=*) trace=${arg#tempo_bench_trace=} ;;
 	esac
 done
 
@@ -153,14 +156,47 @@ path_snap() {
 	     END { printf "%d%s\n", e, hist }' /sys/kernel/debug/tempo/wheel/stats
 }
 
+# With tempo_bench_trace=1 and a kernel with tracing (KERNEL=6.12
+# TEMPO_BENCH_KVARIANT=tempo+trace: a debug kernel, its timings are not the
+# bench's), each latepath run is traced on CLOCK_MONOTONIC: hrtimer starts
+# and expiries, tempo's callbacks, the reader's wake-ups and switches,
+# reschedule IPIs and timer interrupts, as "TRACE <run>: <line>" lines.
+T=/sys/kernel/tracing
+trace_start() {
+	[ "$trace" = 1 ] || return 0
+	[ -e $T/trace ] || mount -t tracefs nodev $T 2>/dev/null
+	[ -e $T/trace ] || T=/sys/kernel/debug/tracing
+	[ -e $T/trace ] || { echo "BENCH-INFO trace: no tracefs"; trace=0; return 0; }
+	echo 0 >$T/tracing_on
+	echo 8192 >$T/buffer_size_kb
+	echo mono >$T/trace_clock	# CLOCK_MONOTONIC: the expiries' own clock
+	: >$T/set_event
+	for e in timer:hrtimer_start timer:hrtimer_expire_entry tempo:tempo_timer_fire \
+		sched:sched_waking sched:sched_switch irq_vectors:reschedule_entry \
+		irq_vectors:local_timer_entry; do
+		echo "$e" >>$T/set_event 2>/dev/null
+	done
+	echo 'comm == "ulate"' >$T/events/sched/sched_waking/filter
+	echo 'prev_comm == "ulate" || next_comm == "ulate"' >$T/events/sched/sched_switch/filter
+	: >$T/trace
+	echo 1 >$T/tracing_on
+}
+trace_stop() {
+	[ "$trace" = 1 ] || return 0
+	echo 0 >$T/tracing_on
+	grep -v '^#' $T/trace | sed "s/^/TRACE $1: /" >>$out
+}
+
 # Where a reader's lateness goes (section latepath, only when named): one
 # system of ulate's "one" case alone, and the interrupts and wheel work of
 # its run, per run: latepath SYSTEM DELAY_US MODE N.
 latepath() {
 	local a b
+	trace_start
 	a=$(path_snap)
 	ul "$1" one "$2" "$3" "$4"
 	b=$(path_snap)
+	trace_stop "$1.$2.$3.$rep"
 	echo "$a $b" | awk -v rep=$rep -v s=$1 -v d=$2 -v m=$3 -v n=$4 '{
 		k = NF / 2
 		printf "BENCH-INFO rep=%s latepath system=%s delay_us=%s mode=%s samples=%s", rep, s, d, m, n
