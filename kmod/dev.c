@@ -706,16 +706,15 @@ static int tempo_dev_release(struct inode *inode, struct file *file)
 	struct tempo_ctx *ctx = file->private_data;
 
 	/*
-	 * No ioctl or read can run any more, and no walk after a clock change
-	 * once the file is off their list. The ordered stream first: its last
-	 * completions still put records on the queue; what still waits for the
-	 * sink is dropped and counted, and the sink let go.
+	 * No ioctl or read can run any more, and, once the clocks are gone, no
+	 * walk after a clock change or deferrable timer. The ordered stream
+	 * next: its last completions still put records on the queue; what still
+	 * waits for the sink is dropped and counted, and the sink let go.
 	 */
-	dev_clock_unlist(ctx);
-	dev_order_release(ctx);
-	/* Every item still queued comes back (live timers end here), then the clocks'. */
-	tempo_delayq_destroy(ctx->q, dev_item_release, ctx);
 	dev_clock_release(ctx);
+	dev_order_release(ctx);
+	/* Every item still queued comes back (live timers end here). */
+	tempo_delayq_destroy(ctx->q, dev_item_release, ctx);
 	dev_timers_release(ctx);
 
 	mutex_destroy(&ctx->sink_lock);

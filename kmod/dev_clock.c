@@ -96,7 +96,7 @@
  * and the first deadline has passed; the callback puts it only if the first
  * deadline it stands for has passed (a placement may have moved it later
  * since). Its offset never moves: the walk below skips it. release() shuts
- * the timer down before ctx->q goes (dev_clock_unlist()).
+ * the timer down before ctx->q goes (dev_clock_release()).
  *
  * Cancel-on-set. A file's COS timers of one generation (ctx->cos_gen, kept
  * in each item) were all armed while REALTIME's offset from MONOTONIC was
@@ -127,7 +127,7 @@
  * record the change made due. The walk holds dev_clock_files_lock for one
  * file's visit at a time: between two it keeps its place with a cursor in
  * the list (struct list_head on its stack, after the file it visited), and
- * drops the lock. A file leaves the list under the lock (dev_clock_unlist(),
+ * drops the lock. A file leaves the list under the lock (dev_clock_release(),
  * at release); the cursor is the walk's own, so the next file is whatever
  * follows it then, and a file the walk pinned is waited for (the wake-up of
  * its own waiters) before its queues go. Files listed during a walk go to
@@ -487,7 +487,7 @@ static int dev_clock_requeue(struct tempo_ctx *ctx, u8 clock, struct tempo_delay
  *
  * Context: process context, clk_lock not held (ctl_lock may be).
  */
-void dev_clock_settle(struct tempo_ctx *ctx, u8 clock)
+static void dev_clock_settle(struct tempo_ctx *ctx, u8 clock)
 {
 	struct dev_clock *c = dev_clock_slot(ctx, clock);
 	ktime_t first;
@@ -593,10 +593,100 @@ unsigned int dev_clock_arm(struct tempo_ctx *ctx, u8 clock,
 					   errp);
 		dev_clock_unlock(ctx);
 	}
+	if (unlikely(from == DEV_CLK_REAL_REL || clock == DEV_CLK_REAL_REL)) {
+		/* The count of relative REALTIME timers on ctx->q (fdinfo). */
+		if (from == DEV_CLK_REAL_REL && *errp != -ECANCELED && *errp != -ENOENT)
+			atomic_dec(&ctx->nreal_rel);
+		if (clock == DEV_CLK_REAL_REL)
+			atomic_add(put, &ctx->nreal_rel);
+	}
 	/* A re-arm that moved a timer of a clock's own queue, out of it or in it. */
 	if (unlikely(from >= DEV_CLK_BOOT) && *errp != -ECANCELED && *errp != -ENOENT)
 		dev_clock_settle(ctx, from);
 	return put;
+}
+
+/*
+ * tempo_delayq_remove_many() for @nodes[0..@n) on several queues: one lock
+ * round trip per queue, as if in turn; @removed[] as it has it.
+ */
+static unsigned int dev_clock_remove_queues(struct tempo_ctx *ctx,
+					    struct tempo_delayq_node *const *nodes,
+					    unsigned int n, bool *removed)
+{
+	struct tempo_delayq_node *part[DEV_CANCEL_CHUNK];
+	struct tempo_delayq *qs[DEV_CANCEL_CHUNK], *q;
+	bool got[DEV_CANCEL_CHUNK];
+	unsigned int i, j, m, done = 0;
+
+	for (j = 0; j < n; j++) {
+		qs[j] = dev_clock_queue(ctx, container_of(nodes[j], struct dev_item, dq)->clock);
+		removed[j] = false;
+	}
+	/* Each pass takes the queue of the first timer not yet looked for. */
+	for (i = 0; i < n; i++) {
+		q = qs[i];
+		if (!q)
+			continue;
+		for (j = i, m = 0; j < n; j++)
+			if (qs[j] == q)
+				part[m++] = nodes[j];
+		done += tempo_delayq_remove_many(q, part, m, got);
+		for (j = i, m = 0; j < n; j++) {
+			if (qs[j] != q)
+				continue;
+			removed[j] = got[m++];
+			qs[j] = NULL;
+		}
+	}
+	return done;
+}
+
+/**
+ * dev_clock_cancel() - take timers out of their clocks' queues
+ * @ctx: the file
+ * @nodes: the timers' items, of any clocks
+ * @n: how many, at most DEV_CANCEL_CHUNK
+ * @removed: set for each item taken out; false for one not queued (its
+ *	record read or withdrawn, or a free slot)
+ *
+ * One lock round trip per queue the timers are on (the event queue alone,
+ * but for timers of other clocks), as if cancelled in turn. Then what their
+ * leaving changes: the count of relative REALTIME timers (fdinfo), and once
+ * per clock, the proxy of its queue, settled (dev_clock_settle(): it stood
+ * for a time no later than theirs). The slots stay the caller's.
+ *
+ * Context: process context, under ctl_lock; clk_lock not held.
+ * Return: how many were removed.
+ */
+unsigned int dev_clock_cancel(struct tempo_ctx *ctx, struct tempo_delayq_node *const *nodes,
+			      unsigned int n, bool *removed)
+{
+	unsigned int j, done, rel = 0;
+	unsigned long clocks = 0;
+	u8 clock;
+
+	lockdep_assert_held(&ctx->ctl_lock);
+	if (!n)
+		return 0;
+	/* A file with no other clock's queue (most): one pass, as before clocks. */
+	if (likely(list_empty(&ctx->clk_link)))
+		done = tempo_delayq_remove_many(ctx->q, nodes, n, removed);
+	else
+		done = dev_clock_remove_queues(ctx, nodes, n, removed);
+	for (j = 0; j < n; j++) {
+		if (!removed[j])
+			continue;
+		clock = container_of(nodes[j], struct dev_item, dq)->clock;
+		rel += clock == DEV_CLK_REAL_REL;
+		if (clock >= DEV_CLK_BOOT)
+			clocks |= BIT(clock);
+	}
+	if (unlikely(rel))
+		atomic_sub(rel, &ctx->nreal_rel);
+	for_each_set_bit(j, &clocks, DEV_CLK_NR)
+		dev_clock_settle(ctx, j);
+	return done;
 }
 
 /**
@@ -714,7 +804,7 @@ static int dev_clock_changed(struct notifier_block *nb, unsigned long unused, vo
 		list_move(&cursor, &ctx->clk_link);
 		announce = dev_clock_visit(ctx);
 		atomic64_inc(&dev_clock_visits);
-		/* Listed now: dev_clock_unlist() waits until we let go of it. */
+		/* Listed now: dev_clock_release() waits until we let go of it. */
 		if (announce)
 			WRITE_ONCE(dev_clock_pinned, ctx);
 		mutex_unlock(&dev_clock_files_lock);
@@ -756,33 +846,35 @@ void dev_clock_ctx_init(struct tempo_ctx *ctx)
 	tempo_timer_init(&ctx->defer_timer, dev_defer_timer_fired, TEMPO_TIMER_DEFERRABLE);
 }
 
-/*
- * release(), first: off the list, so that no walk reaches the file, and no
- * walk still wakes its waiters (it pinned the file while listed, under the
- * lock: one wake-up of this file's waiters at most); the queues go in
- * dev_clock_release().
- */
-void dev_clock_unlist(struct tempo_ctx *ctx)
-{
-	mutex_lock(&dev_clock_files_lock);
-	if (!list_empty(&ctx->clk_link))
-		list_del_init(&ctx->clk_link);
-	mutex_unlock(&dev_clock_files_lock);
-	wait_event(dev_clock_pin_wait, READ_ONCE(dev_clock_pinned) != ctx);
-	/* It puts on ctx->q, which goes next. */
-	tempo_timer_shutdown_sync(&ctx->defer_timer);
-}
-
 /* What a clock queue hands back at release: timers, whose slots are ctx's. */
 static void dev_clock_item_release(struct tempo_delayq_node *node, void *arg)
 {
 }
 
-/* release(), after ctx->q is gone (no proxy to move): the clock queues go. */
+/**
+ * dev_clock_release() - release()'s part: the file's clocks go
+ * @ctx: the file, which no call reaches any more
+ *
+ * First off the list, so that no walk reaches the file, and no walk still
+ * wakes its waiters (it pinned the file while listed, under the lock: one
+ * wake-up of this file's waiters at most). Then the deferrable timer, which
+ * puts on ctx->q, is shut down; so after the list and the timer nothing
+ * moves a proxy, and the clocks' queues go, each timer's slot left to the
+ * file. A proxy still on ctx->q is not a record: ctx->q's destroy hands it
+ * back for nothing.
+ *
+ * Context: process context; before ctx->q is destroyed.
+ */
 void dev_clock_release(struct tempo_ctx *ctx)
 {
 	unsigned int i;
 
+	mutex_lock(&dev_clock_files_lock);
+	if (!list_empty(&ctx->clk_link))
+		list_del_init(&ctx->clk_link);
+	mutex_unlock(&dev_clock_files_lock);
+	wait_event(dev_clock_pin_wait, READ_ONCE(dev_clock_pinned) != ctx);
+	tempo_timer_shutdown_sync(&ctx->defer_timer);
 	for (i = 0; i < DEV_CLK_QUEUES; i++)
 		if (ctx->clk[i].q)
 			tempo_delayq_destroy(ctx->clk[i].q, dev_clock_item_release, NULL);

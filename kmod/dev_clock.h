@@ -191,6 +191,9 @@ static inline struct tempo_delayq *dev_clock_queue(struct tempo_ctx *ctx, u8 clo
 	return clock < DEV_CLK_BOOT ? ctx->q : ctx->clk[clock - DEV_CLK_BOOT].q;
 }
 
+/* Timers per dev_clock_cancel(): its critical sections' bound. */
+#define DEV_CANCEL_CHUNK	32
+
 int dev_clock_prepare(struct tempo_ctx *ctx, u8 clock, bool nowait);
 int dev_clock_may_wake(void);
 bool dev_clock_ended(struct tempo_ctx *ctx, const struct dev_item *it);
@@ -198,13 +201,13 @@ unsigned int dev_clock_arm(struct tempo_ctx *ctx, u8 clock,
 			   struct tempo_delayq_node *const *nodes, const ktime_t *deadlines,
 			   unsigned int n, struct dev_item *old, tempo_delayq_requeue_fn fn,
 			   void *arg, int *errp);
-void dev_clock_settle(struct tempo_ctx *ctx, u8 clock);
+unsigned int dev_clock_cancel(struct tempo_ctx *ctx, struct tempo_delayq_node *const *nodes,
+			      unsigned int n, bool *removed);
 int dev_clock_read_one(struct tempo_ctx *ctx, unsigned int i, tempo_delayq_consume_fn fn,
 		       void *arg, unsigned int max, bool *ended, u32 *gen);
 unsigned int dev_clock_queued(struct tempo_ctx *ctx, unsigned int i, unsigned int *ready,
 			      bool *proxy_due);
 void dev_clock_ctx_init(struct tempo_ctx *ctx);
-void dev_clock_unlist(struct tempo_ctx *ctx);
 void dev_clock_release(struct tempo_ctx *ctx);
 void dev_clock_fdinfo(struct seq_file *m, struct tempo_ctx *ctx);
 void dev_clock_debugfs(struct dentry *dir);

@@ -101,7 +101,6 @@ MODULE_PARM_DESC(min_period_ns, "shortest period of a periodic timer, ns (defaul
 #define UT_CHUNK_SHIFT		8
 #define UT_CHUNK		BIT(UT_CHUNK_SHIFT)	/* utimer slots per allocation */
 #define TEMPO_SPEC_CHUNK	UT_CHUNK /* specs armed per loop step */
-#define TEMPO_CANCEL_CHUNK	32	/* keys per critical section */
 #define DEV_PUT_CHUNK		16	/* new timers per delay-queue lock round trip */
 
 unsigned int dev_limit_timers(void)
@@ -318,55 +317,6 @@ static struct tempo_delayq *dev_timer_queue(struct tempo_ctx *ctx, struct tempo_
 	return dev_clock_queue(ctx, ut->item.clock);
 }
 
-/*
- * Under ctl_lock, after @n timers of clock @clock left their queue by a
- * cancel (their slots the caller's): the file's count of relative REALTIME
- * timers (fdinfo), or the proxy of the clock's own queue, settled
- * (dev_clock_settle(): it stood for a time no later than theirs).
- */
-static void dev_timers_gone(struct tempo_ctx *ctx, u8 clock, unsigned int n)
-{
-	if (likely(!n || clock == DEV_CLK_MONO))
-		return;
-	if (clock == DEV_CLK_REAL_REL)
-		atomic_sub(n, &ctx->nreal_rel);
-	else
-		dev_clock_settle(ctx, clock);
-}
-
-/* dev_timers_gone() of @uts[0..@n), of any clocks: one settle per clock queue. */
-static void dev_timers_gone_many(struct tempo_ctx *ctx, struct tempo_utimer *const *uts,
-				 unsigned int n)
-{
-	unsigned int j, rel = 0;
-	unsigned long clocks = 0;
-	u8 clock;
-
-	for (j = 0; j < n; j++) {
-		clock = uts[j]->item.clock;
-		rel += clock == DEV_CLK_REAL_REL;
-		if (clock >= DEV_CLK_BOOT)
-			clocks |= BIT(clock);
-	}
-	dev_timers_gone(ctx, DEV_CLK_REAL_REL, rel);
-	for_each_set_bit(j, &clocks, DEV_CLK_NR)
-		dev_timers_gone(ctx, j, 1);
-}
-
-/*
- * Under ctl_lock: take live timer @id out of its queue (an unread record of
- * it is withdrawn); false if @id names no live timer. On true the caller
- * owns the slot: it re-arms it or frees it.
- */
-static struct tempo_utimer *dev_timer_remove(struct tempo_ctx *ctx, u64 id)
-{
-	struct tempo_utimer *ut = dev_slot_of(ctx, id);
-
-	if (!ut || !tempo_delayq_remove(dev_timer_queue(ctx, ut), &ut->item.dq))
-		return NULL;
-	return ut;
-}
-
 /* A re-arm's spec and clock, for dev_timer_requeued(). */
 struct dev_rearm {
 	const struct tempo_timer_spec	*s;
@@ -467,12 +417,15 @@ static int dev_spec_deadline(const struct tempo_timer_spec *s,
  */
 static void dev_unarm(struct tempo_ctx *ctx, u64 id)
 {
-	struct tempo_utimer *ut = dev_timer_remove(ctx, id);
+	struct tempo_utimer *ut = dev_slot_of(ctx, id);
+	struct tempo_delayq_node *node;
+	bool removed;
 
 	if (!ut)
 		return;
-	dev_timers_gone(ctx, ut->item.clock, 1);
-	dev_slot_free(ctx, ut);
+	node = &ut->item.dq;
+	if (dev_clock_cancel(ctx, &node, 1, &removed))
+		dev_slot_free(ctx, ut);
 }
 
 /*
@@ -515,8 +468,6 @@ static u32 dev_timers_new(struct tempo_ctx *ctx, struct tempo_timer_spec *specs,
 	}
 	if (m)
 		put = dev_timers_put(ctx, first, nodes, deadlines, m, NULL, NULL, &perr);
-	if (unlikely(first == DEV_CLK_REAL_REL))
-		atomic_add(put, &ctx->nreal_rel);
 	for (k = 0; k < put; k++)
 		specs[j + k].id = uts[k]->id;
 	dev_slots_free(ctx, uts + put, m - put);
@@ -539,25 +490,19 @@ static int dev_timer_rearm(struct tempo_ctx *ctx, const struct tempo_timer_spec 
 {
 	struct tempo_utimer *ut = dev_slot_of(ctx, s->id);
 	struct tempo_delayq_node *node;
-	u8 old;
 	int err;
 
 	if (!ut)
 		return -ENOENT;
 	node = &ut->item.dq;
-	old = ut->item.clock;
 	dev_timers_put(ctx, clock, &node, &deadline, 1, ut, s, &err);
 	if (err == -ECANCELED || err == -ENOENT)
 		return err;	/* nothing changed */
-	if (unlikely(old == DEV_CLK_REAL_REL))
-		atomic_dec(&ctx->nreal_rel);
 	if (err) {
 		dev_slot_free(ctx, ut);
 		atomic64_inc(&ctx->st.cancelled);
 		return err;
 	}
-	if (unlikely(clock == DEV_CLK_REAL_REL))
-		atomic_inc(&ctx->nreal_rel);
 	atomic64_inc(&ctx->st.rearmed);
 	return 0;
 }
@@ -844,51 +789,16 @@ static int dev_batch_check(const struct tempo_batch *b, u32 flags)
 }
 
 /*
- * tempo_delayq_remove_many() for @nodes[0..@n) of a file's timers on several
- * queues: one lock round trip per queue, as if in turn; @removed[] as it
- * has it.
- */
-static void dev_cancel_queues(struct tempo_ctx *ctx, struct tempo_delayq_node **nodes, u32 n,
-			      bool *removed)
-{
-	struct tempo_delayq_node *part[TEMPO_CANCEL_CHUNK];
-	struct tempo_delayq *qs[TEMPO_CANCEL_CHUNK], *q;
-	bool got[TEMPO_CANCEL_CHUNK];
-	u32 j, m, left = n;
-
-	for (j = 0; j < n; j++)
-		qs[j] = dev_timer_queue(ctx, container_of(nodes[j], struct tempo_utimer,
-							  item.dq));
-	/* Each pass takes the queue of the first timer not yet looked for. */
-	while (left) {
-		for (j = 0, q = NULL, m = 0; j < n; j++) {
-			if (!qs[j] || (q && qs[j] != q))
-				continue;
-			q = qs[j];
-			part[m++] = nodes[j];
-		}
-		tempo_delayq_remove_many(q, part, m, got);
-		for (j = 0, m = 0; j < n; j++) {
-			if (qs[j] != q)
-				continue;
-			removed[j] = got[m++];
-			qs[j] = NULL;
-		}
-		left -= m;
-	}
-}
-
-/*
  * Cancel timers @ids[0..@n), elements @first.. of batch @b. Under ctl_lock.
- * One lock round trip per queue the chunk's timers are on (the event queue
- * alone, but for timers of other clocks); as if in turn.
+ * One lock round trip per queue the chunk's timers are on; as if in turn
+ * (dev_clock_cancel()).
  */
 static void dev_cancel_ids(struct tempo_ctx *ctx, const u64 *ids, u32 n, u32 first,
 			   struct tempo_batch *b)
 {
-	struct tempo_delayq_node *nodes[TEMPO_CANCEL_CHUNK];
-	struct tempo_utimer *uts[TEMPO_CANCEL_CHUNK];
-	bool removed[TEMPO_CANCEL_CHUNK];
+	struct tempo_delayq_node *nodes[DEV_CANCEL_CHUNK];
+	struct tempo_utimer *uts[DEV_CANCEL_CHUNK];
+	bool removed[DEV_CANCEL_CHUNK];
 	u32 j, m = 0, done = 0;
 
 	for (j = 0; j < n; j++) {
@@ -896,11 +806,7 @@ static void dev_cancel_ids(struct tempo_ctx *ctx, const u64 *ids, u32 n, u32 fir
 		if (uts[j])
 			nodes[m++] = &uts[j]->item.dq;
 	}
-	/* A file with no other clock's queue (most): one pass, as before clocks. */
-	if (likely(list_empty(&ctx->clk_link)))
-		tempo_delayq_remove_many(ctx->q, nodes, m, removed);
-	else
-		dev_cancel_queues(ctx, nodes, m, removed);
+	dev_clock_cancel(ctx, nodes, m, removed);
 	for (j = 0, m = 0; j < n; j++) {
 		if (!uts[j] || !removed[m++]) {
 			dev_batch_fail(b, first + j, -ENOENT);
@@ -908,7 +814,6 @@ static void dev_cancel_ids(struct tempo_ctx *ctx, const u64 *ids, u32 n, u32 fir
 		}
 		uts[done++] = uts[j];	/* done <= j: the slots freed, packed */
 	}
-	dev_timers_gone_many(ctx, uts, done);
 	dev_slots_free(ctx, uts, done);
 	b->done += done;
 	b->affected += done;
@@ -942,14 +847,37 @@ static struct dev_cookie_ent *dev_cookie_find(struct dev_cookie_ent *tab, u32 ma
 	return &tab[h];
 }
 
+/*
+ * Cancel the slots @uts[0..@n) whose cookies @ents[] name, if live:
+ * dev_clock_cancel() for them, each cancelled timer counted on its cookie.
+ */
+static void dev_cancel_matches(struct tempo_ctx *ctx, struct tempo_utimer **uts,
+			       struct dev_cookie_ent **ents, u32 n, struct tempo_batch *b)
+{
+	struct tempo_delayq_node *nodes[DEV_CANCEL_CHUNK];
+	bool removed[DEV_CANCEL_CHUNK];
+	u32 j, done = 0;
+
+	for (j = 0; j < n; j++)
+		nodes[j] = &uts[j]->item.dq;
+	dev_clock_cancel(ctx, nodes, n, removed);
+	for (j = 0; j < n; j++) {
+		if (!removed[j])
+			continue;
+		ents[j]->hits++;
+		uts[done++] = uts[j];
+	}
+	dev_slots_free(ctx, uts, done);
+	b->affected += done;
+}
+
 static int dev_cancel_cookies(struct tempo_ctx *ctx, const u64 *keys, struct tempo_batch *b,
 			      bool nowait)
 {
 	size_t size = roundup_pow_of_two(2 * (size_t)b->count);
-	u32 i, slot, end, mask = size - 1, rel = 0;
-	struct dev_cookie_ent *tab, *e;
-	unsigned long clocks = 0;
-	struct tempo_utimer *ut;
+	struct dev_cookie_ent *tab, *e, *ents[DEV_CANCEL_CHUNK];
+	struct tempo_utimer *ut, *uts[DEV_CANCEL_CHUNK];
+	u32 i, m, slot, end, mask = size - 1;
 	int err = 0;
 
 	tab = dev_call_alloc(ctx, size * sizeof(*tab), nowait, true);
@@ -965,27 +893,23 @@ static int dev_cancel_cookies(struct tempo_ctx *ctx, const u64 *keys, struct tem
 			err = dev_loop_step();
 	}
 	/* A free slot keeps its last cookie: remove() finds its item not queued. */
-	for (slot = 0; slot < ctx->nslots && !err; slot = end) {
+	for (slot = 0, m = 0; slot < ctx->nslots && !err; slot = end) {
 		end = min_t(u32, ctx->nslots, slot + UT_CHUNK);
 		for (; slot < end; slot++) {
 			ut = dev_slot(ctx, slot);
 			e = dev_cookie_find(tab, mask, ut->cookie);
-			if (!e->index ||
-			    !tempo_delayq_remove(dev_timer_queue(ctx, ut), &ut->item.dq))
+			if (!e->index)
 				continue;
-			rel += ut->item.clock == DEV_CLK_REAL_REL;
-			clocks |= BIT(ut->item.clock);
-			dev_slot_free(ctx, ut);
-			e->hits++;
-			b->affected++;
+			uts[m] = ut;
+			ents[m++] = e;
+			if (m == DEV_CANCEL_CHUNK) {
+				dev_cancel_matches(ctx, uts, ents, m, b);
+				m = 0;
+			}
 		}
 		err = dev_loop_step();
 	}
-	/* As dev_timers_gone_many(): once per clock, whatever the timers. */
-	dev_timers_gone(ctx, DEV_CLK_REAL_REL, rel);
-	for_each_set_bit(i, &clocks, DEV_CLK_NR)
-		if (i >= DEV_CLK_BOOT)
-			dev_timers_gone(ctx, i, 1);
+	dev_cancel_matches(ctx, uts, ents, m, b);
 	atomic64_add(b->affected, &ctx->st.cancelled);
 	for (i = 0; i < b->count && !err; i++) {
 		e = dev_cookie_find(tab, mask, keys[i]);
@@ -1016,7 +940,7 @@ static int dev_cancel_batch(struct tempo_ctx *ctx, struct tempo_batch *b, const 
 			return err;
 	} else {
 		for (i = 0; i < b->count && !err; i += n) {
-			n = min_t(u32, b->count - i, TEMPO_CANCEL_CHUNK);
+			n = min_t(u32, b->count - i, DEV_CANCEL_CHUNK);
 			dev_cancel_ids(ctx, keys + i, n, i, b);
 			if (!(i % UT_CHUNK))
 				err = dev_loop_step();

@@ -878,6 +878,58 @@ out:
 	return ret;
 }
 
+/*
+ * Cancel by cookie across clocks, past one critical section's worth of
+ * timers: 70 timers with cookie 7, due in 200 ms, in turn MONOTONIC,
+ * BOOTTIME, relative REALTIME and absolute REALTIME, among timers with
+ * cookie 8 due later (one per clock, BOOTTIME's in 1 s). One cancel
+ * takes every cookie-7 timer and none of the others; the counts per clock
+ * follow; and nothing is readable before the BOOTTIME cookie-8 timer's
+ * deadline, whose record then comes. Fails if: a chunk of the cancel after
+ * the first misses timers, or a clock's stand-in on the event queue stays
+ * where the cancelled timers put it (poll() says POLLIN at 200 ms and a
+ * read() says EAGAIN), or the relative REALTIME count keeps them.
+ */
+static int test_cancel_cookie_across_clocks(void)
+{
+	static const uint32_t flags[] = {
+		0, TEMPO_ARM_BOOTTIME, TEMPO_ARM_REALTIME, TEMPO_ARM_ABS | TEMPO_ARM_REALTIME,
+	};
+	struct pollfd p = { .events = POLLIN };
+	uint64_t id, later, cookie = 7, v;
+	struct tempo_batch b;
+	struct tempo_event ev;
+	int fd = tempo_open(O_NONBLOCK), i;
+
+	ASSERT_GE(fd, 0);
+	p.fd = fd;
+	for (i = 0; i < 4; i++) {
+		v = flags[i] & TEMPO_ARM_ABS ? now_ns(CLOCK_REALTIME) + HOUR : HOUR;
+		ASSERT_ERRNO(tempo_arm_one(fd, 8, v, 0, flags[i], &id), 0);
+	}
+	ASSERT_ERRNO(tempo_arm_one(fd, 8, SEC, 0, TEMPO_ARM_BOOTTIME, &later), 0);
+	for (i = 0; i < 70; i++) {
+		v = flags[i % 4] & TEMPO_ARM_ABS ? now_ns(CLOCK_REALTIME) + 200 * MS : 200 * MS;
+		ASSERT_ERRNO(tempo_arm_one(fd, 7, v, 0, flags[i % 4], &id), 0);
+	}
+	EXPECT_EQ(fdinfo_value(fd, "timers"), 75);
+	EXPECT_EQ(fdinfo_value(fd, "timers_boottime"), 20);
+	EXPECT_EQ(fdinfo_value(fd, "timers_realtime"), 36);
+	ASSERT_ERRNO(tempo_cancel(fd, &cookie, 1, TEMPO_CANCEL_COOKIE, &b), 0);
+	EXPECT_TRUE(b.done == 1 && b.affected == 70, "done %u affected %u", b.done,
+		    b.affected);
+	EXPECT_EQ(fdinfo_value(fd, "timers"), 5);
+	EXPECT_EQ(fdinfo_value(fd, "timers_boottime"), 2);
+	EXPECT_EQ(fdinfo_value(fd, "timers_realtime"), 2);
+	EXPECT_EQ(poll(&p, 1, 500), 0, "all cancelled: poll() says %#x", p.revents);
+	EXPECT_EQ(tempo_read_events(fd, &ev, 1), -EAGAIN);
+	EXPECT_EQ(poll(&p, 1, 3000), 1, "the later BOOTTIME timer's record");
+	EXPECT_EQ(tempo_read_events(fd, &ev, 1), 1);
+	EXPECT_EQ(ev.id, later);
+	close(fd);
+	return TEST_PASS;
+}
+
 #define PR_SETS_US	2000	/* the setter's pause between sets of the wall clock */
 #define PR_RUN_MS	2000	/* the case's loop */
 #define PR_READ_S	1	/* the longest a read() after POLLIN may sleep */
@@ -1350,6 +1402,7 @@ static const struct test_case cases[] = {
 	TEST_CASE(test_settime_back),
 	TEST_CASE(test_cos_released_id_enoent),
 	TEST_CASE(test_cancel_leaves_nothing_readable),
+	TEST_CASE(test_cancel_cookie_across_clocks),
 	TEST_CASE(test_poll_then_read_never_sleeps),
 	TEST_CASE(test_suspend_resume),
 	TEST_CASE(test_alarm_timers),
