@@ -408,7 +408,7 @@ static struct delayq_walk delayq_alarm_walk = {
  * (see "Alarms"), one queue at a time ("The walks"). The PM chain's, and
  * the tests'. Process context; may sleep.
  */
-VISIBLE_IF_KUNIT void tempo_delayq_alarm_pass(void)
+void tempo_delayq_alarm_pass(void)
 {
 	delayq_walk(&delayq_alarm_walk);
 }
