@@ -13,14 +13,11 @@
  * reaches the time wanted, through the clock's offset now, and no further ahead
  * than the timer wheel takes. An offset moves only when a clock is set or the
  * machine resumes; the clock core then calls delayq_clock_changed(), which
- * visits each queue of another clock once (delayq_clock_list): it forgets the
- * waker's aim, reads the clock and notifies (delayq_notify()), so that the waker
- * is aimed anew or a consumer woken for what the change made due, that last
- * with no lock but the queue's own held. A change costs O(queues), whatever
- * they hold, and holds the lock of the list of queues for one queue's O(1)
- * visit at a time, so it delays a create() or destroy() by one visit at most;
- * a waker aimed through an old offset that fires early finds nothing due and is
- * aimed again.
+ * visits each queue of another clock once (delayq_clock_walk, "The walks"):
+ * under the queue's lock it forgets the waker's aim and reads the clock, and
+ * the unlock aims the waker anew or wakes a consumer for what the change made
+ * due. A change costs O(queues), whatever they hold; a waker aimed through an
+ * old offset that fires early finds nothing due and is aimed again.
  *
  * CLOCK_REALTIME can be set back. A queue of another clock than MONOTONIC
  * reads it under the lock only, so its readings come in order and a lower
@@ -33,6 +30,56 @@
  * ready count", kmod/delayq_life.c) may hold some, as may a node linked before
  * its end since: stats() uncounts them from the prefix's end, where they all
  * are (the prefix is in deadline order), before it counts.
+ */
+
+/**
+ * DOC: delay queue: the walks
+ *
+ * Two passes visit a list of queues each: the clock change's walk, each queue
+ * of another clock than MONOTONIC (delayq_clock_walk), and the suspend pass,
+ * each alarm queue (delayq_alarm_walk, "Alarms"). One walker does both
+ * (delayq_walk()), so that no pass holds delayq_list_lock while it works on
+ * a queue, nor waits for one queue's lock before it has done the others:
+ *
+ *  - A cursor, a list_head of the walker's own on the list, keeps its place.
+ *    Under delayq_list_lock the walker takes the queue after the cursor,
+ *    moves the cursor past it and pins it (q->walks++), then drops the list
+ *    lock and visits it with no lock of its own held: the visit takes the
+ *    queue's lock and ends with delayq_unlock(), which may wake the queue's
+ *    waiters. It then retakes the list lock, unpins the queue and goes on
+ *    from the cursor. One walk of a list at a time (its walk->walking), so
+ *    a list holds one cursor at most, which nothing but its walker reads.
+ *  - A queue whose lock is busy when the walker comes is not waited for: its
+ *    visit tries the lock (spin_trylock_irqsave()) and, refused, the walker
+ *    moves it to a list of its own (busy) and goes on. Once past the last
+ *    queue it visits the busy ones again, waiting for their locks this time,
+ *    each moved back to the list first. So one queue whose lock is held long
+ *    (a consume() callback, a caller hammering it) delays the other queues'
+ *    visits by a failed trylock, and create() or destroy() of any queue by
+ *    one O(1) step of the walker under the list lock, never by a visit.
+ *  - Create during a walk: a queue listed ahead of the walker (the cursor)
+ *    is visited, one listed once the walker has passed the end is not. A
+ *    queue made after a clock change aims its waker through the new offset
+ *    from its first put; an alarm queue the suspend pass misses keeps its
+ *    alarm at its bound, never later than its first deadline ("Alarms").
+ *  - Destroy during a walk: destroy() takes the queue off its lists
+ *    (list_del_init(), from the busy list too) and, before it frees it,
+ *    waits under delayq_list_lock until no walk pins it (q->walks == 0,
+ *    wait_event_cmd() dropping the list lock while it sleeps). A visit of a
+ *    queue being destroyed finds it dead: the clock visit arms no waker, the
+ *    suspend pass sorts nothing and aims no alarm. q->walks is read and
+ *    written under delayq_list_lock only: the lock's release by the walker
+ *    and acquire by destroy() order the visit's last access to the queue
+ *    before its kfree(). No barrier of its own.
+ *  - A walk of each list may run at once (a clock set during the suspend
+ *    pass): a queue of both lists may be pinned by both (q->walks counts),
+ *    and their visits are critical sections of its lock, in some order. The
+ *    later one reads the clock after the set, and its unlock aims the waker
+ *    and the alarm from that reading; the alarm is of the queue's clock, so
+ *    a set of the wall clock moves a REALTIME alarm with it meanwhile.
+ *
+ * Lock order: walk->walking, then delayq_list_lock, then a queue's lock,
+ * which the walker never takes under the list lock.
  */
 
 /**
@@ -83,23 +130,29 @@
  * the earliest alarm is less than two seconds away, so an aim a grain late
  * never lets the machine sleep through a deadline.
  *
+ * The pass is a walk of the alarm queues ("The walks"): it holds no lock
+ * across queues, and a queue whose lock is busy is sorted after the others.
+ * A queue the pass misses (made after it passed the end) or has not reached
+ * yet keeps its alarm at its bound: never later than its first deadline, so
+ * the machine wakes early at worst, never late.
+ *
  * Cost to other queues: a test of q->wakes at each unlock. An alarm queue
  * adds a hard interrupt per first deadline (besides the waker, if anybody
  * waits), a clock reading and an alarm start when its bound moves (a put
  * before the first deadline, a take or remove of the first item), and the
- * sort before each suspend. That pass holds delayq_list_lock from the first
- * alarm queue to the last (unlike the clock walk, which holds it for one
- * queue at a time): a create() or destroy() of any queue during it waits for
- * the sort of every alarm queue, O(their items) in steps of DQ_STEP.
+ * sort before each suspend, O(its items) in steps of DQ_STEP in its own
+ * visit, during which no other queue's create() or destroy() waits.
  * destroy() cancels the alarm (alarm_cancel(), which waits for a callback
  * under way) once the queue is dead, and nothing aims it then.
  */
 
+#include <kunit/visibility.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/notifier.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
+#include <linux/stddef.h>
 #include <linux/suspend.h>
 #include <linux/wait.h>
 
@@ -118,14 +171,81 @@
 #define DQ_ALARM_FLOOR	BIT_ULL(DQ_GRAIN_SHIFT)
 
 /*
- * Under delayq_list_lock: the queues whose clock is not MONOTONIC, for
- * delayq_clock_changed(), and the alarm queues, for delayq_alarm_suspend().
+ * A walk of a list of queues ("The walks"): the list, under delayq_list_lock;
+ * where a queue keeps its link on it; the visit, which takes the queue's lock
+ * (only if it is free, unless @wait) and returns false if it did not; and the
+ * test point the walker passes after each visit, with no lock held.
  */
-static LIST_HEAD(delayq_clock_list);
-static LIST_HEAD(delayq_alarm_list);
-/* The queue a clock change is telling, with no lock held; destroy() waits. */
-static struct tempo_delayq *delayq_clock_pinned;
-static DECLARE_WAIT_QUEUE_HEAD(delayq_clock_pin_wait);
+struct delayq_walk {
+	struct list_head	queues;
+	size_t			link;
+	struct mutex		walking;	/* one walk of this list at a time */
+	bool			(*visit)(struct tempo_delayq *q, bool wait);
+	enum tempo_test_point	point;
+};
+
+/* destroy() waits here for the walks that pin its queue (q->walks) to leave it. */
+static DECLARE_WAIT_QUEUE_HEAD(delayq_walk_wait);
+
+/* A visit's lock of @q: taken, or, unless @wait, only if it is free. */
+static bool delayq_walk_lock(struct tempo_delayq *q, bool wait, unsigned long *flags)
+{
+	if (!wait)
+		return spin_trylock_irqsave(&q->wait.lock, *flags);
+	spin_lock_irqsave(&q->wait.lock, *flags);
+	return true;
+}
+
+/*
+ * Under delayq_list_lock, which it drops and retakes: pin the queue of
+ * @link, visit it with no lock held, unpin it. Return: the visit's result.
+ */
+static bool delayq_walk_one(struct delayq_walk *walk, struct list_head *link, bool wait)
+{
+	struct tempo_delayq *q = (void *)link - walk->link;
+	bool done;
+
+	q->walks++;
+	mutex_unlock(&delayq_list_lock);
+	done = walk->visit(q, wait);
+	if (done)
+		tempo_test_point(walk->point, q, 0, 0);
+	cond_resched();
+	mutex_lock(&delayq_list_lock);
+	if (!--q->walks)
+		wake_up_all(&delayq_walk_wait);
+	return done;
+}
+
+/*
+ * Visit every queue of @walk once ("The walks"): in list order, each whose
+ * lock is free; then those whose lock was busy, waiting for it. Process
+ * context; holds delayq_list_lock for one O(1) step at a time.
+ */
+static void delayq_walk(struct delayq_walk *walk)
+{
+	struct list_head cursor, *link;
+	LIST_HEAD(busy);
+
+	mutex_lock(&walk->walking);
+	mutex_lock(&delayq_list_lock);
+	list_add(&cursor, &walk->queues);
+	while (cursor.next != &walk->queues) {
+		link = cursor.next;
+		list_move(&cursor, link);
+		/* Busy and still listed (destroy() empties its link): visit it later. */
+		if (!delayq_walk_one(walk, link, false) && !list_empty(link))
+			list_move_tail(link, &busy);
+	}
+	list_del(&cursor);
+	while (!list_empty(&busy)) {
+		link = busy.next;
+		list_move_tail(link, &walk->queues);
+		delayq_walk_one(walk, link, true);
+	}
+	mutex_unlock(&delayq_list_lock);
+	mutex_unlock(&walk->walking);
+}
 
 /*
  * The earliest deadline to come among an alarm queue's sorted nodes, or
@@ -254,37 +374,54 @@ static bool delayq_alarm_sort_step(struct tempo_delayq *q)
 }
 
 /*
- * Before a suspend, in process context: sort @q until its bound is exact,
- * dropping the lock between steps; the unlock aims its alarm there.
+ * The suspend pass's visit, in process context: sort @q until its bound is
+ * exact, dropping the lock between steps; the unlock aims its alarm there.
+ * Return: false, having done nothing, if the lock was busy and not @wait.
  */
-static void delayq_alarm_sort(struct tempo_delayq *q)
+static bool delayq_alarm_visit(struct tempo_delayq *q, bool wait)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&q->wait.lock, flags);
+	if (!delayq_walk_lock(q, wait, &flags))
+		return false;
 	delayq_clock(q);
-	while (!q->dead && !delayq_alarm_sort_step(q))
-		delayq_relock(q, &flags);
+	while (!q->dead && !delayq_alarm_sort_step(q)) {
+		spin_unlock_irqrestore(&q->wait.lock, flags);
+		cond_resched();
+		spin_lock_irqsave(&q->wait.lock, flags);
+	}
 	delayq_unlock(q, flags);
+	return true;
 }
 
+/* The alarm queues, and the suspend pass's walk of them. */
+static struct delayq_walk delayq_alarm_walk = {
+	.queues		= LIST_HEAD_INIT(delayq_alarm_walk.queues),
+	.link		= offsetof(struct tempo_delayq, alarm_link),
+	.walking	= __MUTEX_INITIALIZER(delayq_alarm_walk.walking),
+	.visit		= delayq_alarm_visit,
+	.point		= TEMPO_TP_DELAYQ_ALARM_VISIT,
+};
+
 /*
- * The PM chain: before the tasks are frozen for a suspend, sort every alarm
- * queue and aim its alarm at its first deadline to come (see "Alarms"), so
- * that the alarmtimer programs the RTC for that deadline, not a bound.
+ * Sort every alarm queue and aim its alarm at its first deadline to come
+ * (see "Alarms"), one queue at a time ("The walks"). The PM chain's, and
+ * the tests'. Process context; may sleep.
+ */
+void tempo_delayq_alarm_pass(void)
+{
+	delayq_walk(&delayq_alarm_walk);
+}
+EXPORT_SYMBOL_IF_KUNIT(tempo_delayq_alarm_pass);
+
+/*
+ * The PM chain: before the tasks are frozen for a suspend, the pass, so that
+ * the alarmtimer programs the RTC for the first deadline, not a bound.
  */
 static int delayq_alarm_suspend(struct notifier_block *nb, unsigned long event, void *unused)
 {
-	struct tempo_delayq *q;
-
-	if (event != PM_SUSPEND_PREPARE)
-		return NOTIFY_DONE;
-	mutex_lock(&delayq_list_lock);
-	list_for_each_entry(q, &delayq_alarm_list, alarm_link) {
-		delayq_alarm_sort(q);
-		cond_resched();
-	}
-	mutex_unlock(&delayq_list_lock);
+	if (event == PM_SUSPEND_PREPARE)
+		tempo_delayq_alarm_pass();
 	return NOTIFY_DONE;
 }
 
@@ -293,48 +430,41 @@ static struct notifier_block delayq_alarm_pm_nb = {
 };
 
 /*
+ * The clock walk's visit ("Clocks"): under @q's lock, forget where the
+ * waker is aimed (the offset it was aimed through may have moved) and read
+ * the clock; the unlock aims the waker again if anybody waits, or wakes a
+ * consumer for what the change made due. Return: false, having done
+ * nothing, if the lock was busy and not @wait.
+ */
+static bool delayq_clock_visit(struct tempo_delayq *q, bool wait)
+{
+	unsigned long flags;
+
+	if (!delayq_walk_lock(q, wait, &flags))
+		return false;
+	q->waker_at = KTIME_MAX;
+	delayq_clock(q);
+	delayq_unlock(q, flags);
+	return true;
+}
+
+/* The queues whose clock is not MONOTONIC, and the clock change's walk of them. */
+static struct delayq_walk delayq_clock_walk = {
+	.queues		= LIST_HEAD_INIT(delayq_clock_walk.queues),
+	.link		= offsetof(struct tempo_delayq, clock_link),
+	.walking	= __MUTEX_INITIALIZER(delayq_clock_walk.walking),
+	.visit		= delayq_clock_visit,
+	.point		= TEMPO_TP_DELAYQ_CLOCK_VISIT,
+};
+
+/*
  * The clock core's chain, after a clock was set or the machine resumed
  * (process context, a work item; one at a time): visit every queue of
- * another clock than MONOTONIC once. Under its lock: forget where the waker
- * is aimed (the offset it was aimed through may have moved) and read the
- * clock; the unlock aims the waker again if anybody waits (quietly: no
- * wake-up under delayq_list_lock). A queue the change made ready is pinned
- * (delayq_clock_pinned, which destroy() waits for once the queue is off the
- * list) and told with no lock held (tempo_delayq_announce()). The walk keeps
- * its place with a cursor on delayq_clock_list and holds delayq_list_lock
- * for one queue at a time, so a create() or destroy() of any queue waits
- * for one O(1) visit at most. O(queues), whatever they hold.
+ * another clock than MONOTONIC once. O(queues), whatever they hold.
  */
 static int delayq_clock_changed(struct notifier_block *nb, unsigned long unused, void *data)
 {
-	struct list_head cursor;
-	struct tempo_delayq *q;
-	unsigned long flags;
-	bool announce;
-
-	mutex_lock(&delayq_list_lock);
-	list_add(&cursor, &delayq_clock_list);
-	while (cursor.next != &delayq_clock_list) {
-		q = list_entry(cursor.next, struct tempo_delayq, clock_link);
-		list_move(&cursor, &q->clock_link);
-		spin_lock_irqsave(&q->wait.lock, flags);
-		q->waker_at = KTIME_MAX;
-		delayq_clock(q);
-		announce = delayq_unlock_quiet(q, flags);
-		if (announce)
-			WRITE_ONCE(delayq_clock_pinned, q);
-		mutex_unlock(&delayq_list_lock);
-		tempo_test_point(TEMPO_TP_DELAYQ_CLOCK_VISIT, q, 0, 0);
-		if (announce) {
-			tempo_delayq_announce(q);
-			WRITE_ONCE(delayq_clock_pinned, NULL);
-			wake_up_all(&delayq_clock_pin_wait);
-		}
-		cond_resched();
-		mutex_lock(&delayq_list_lock);
-	}
-	list_del(&cursor);
-	mutex_unlock(&delayq_list_lock);
+	delayq_walk(&delayq_clock_walk);
 	return NOTIFY_DONE;
 }
 
@@ -350,28 +480,25 @@ static struct notifier_block delayq_clock_nb = {
 void delayq_clocks_add(struct tempo_delayq *q)
 {
 	if (q->clock != CLOCK_MONOTONIC)
-		list_add_tail(&q->clock_link, &delayq_clock_list);
+		list_add_tail(&q->clock_link, &delayq_clock_walk.queues);
 	if (q->wakes) {
 		alarm_init(&q->alarm, q->clock == CLOCK_BOOTTIME ? ALARM_BOOTTIME : ALARM_REALTIME,
 			   delayq_alarm_fired);
-		list_add_tail(&q->alarm_link, &delayq_alarm_list);
+		list_add_tail(&q->alarm_link, &delayq_alarm_walk.queues);
 	}
 }
 
-/* destroy(), under delayq_list_lock: @q leaves the walk and the suspend pass. */
+/*
+ * destroy(), under delayq_list_lock, which it drops while it sleeps: @q
+ * leaves the walks' lists (or a walker's busy list), then the walks that
+ * pin it finish their visits ("The walks"). Nothing visits @q after.
+ */
 void delayq_clocks_del(struct tempo_delayq *q)
 {
-	list_del(&q->clock_link);
-	list_del(&q->alarm_link);
-}
-
-/*
- * destroy(), with no lock held, once @q is off the lists: a clock change
- * pins it no more, but may still be telling it; wait for that to end.
- */
-void delayq_clocks_unpin(struct tempo_delayq *q)
-{
-	wait_event(delayq_clock_pin_wait, READ_ONCE(delayq_clock_pinned) != q);
+	list_del_init(&q->clock_link);
+	list_del_init(&q->alarm_link);
+	wait_event_cmd(delayq_walk_wait, !q->walks, mutex_unlock(&delayq_list_lock),
+		       mutex_lock(&delayq_list_lock));
 }
 
 /**

@@ -89,8 +89,9 @@ struct tempo_delayq {
 	bool			wakes;		/* an alarm queue: q->alarm is aimed */
 	u64			count[DELAYQ_NR_STATS];
 	struct list_head	list;		/* on delayq_list */
-	struct list_head	clock_link;	/* on delayq_clock_list: not MONOTONIC */
-	struct list_head	alarm_link;	/* on delayq_alarm_list: q->wakes */
+	struct list_head	clock_link;	/* on the clock walk's list: not MONOTONIC */
+	struct list_head	alarm_link;	/* on the suspend pass's list: q->wakes */
+	unsigned int		walks;		/* walks visiting it: under delayq_list_lock */
 	ktime_t			alarm_at;	/* where q->alarm is aimed, or KTIME_MAX */
 	struct alarm		alarm;		/* q->wakes: wakes the machine ("Alarms") */
 	u64			occupied[DQ_LEVELS];	/* slots not empty, a bit each */
@@ -217,7 +218,6 @@ bool delayq_count_ready(struct tempo_delayq *q, unsigned int budget);
 /* kmod/delayq_clock.c: other clocks and alarms, for create(), destroy() and the unlock. */
 void delayq_clocks_add(struct tempo_delayq *q);
 void delayq_clocks_del(struct tempo_delayq *q);
-void delayq_clocks_unpin(struct tempo_delayq *q);
 void delayq_alarm_aim(struct tempo_delayq *q);
 ktime_t delayq_alarm_queued(struct tempo_delayq *q);
 

@@ -359,12 +359,12 @@ unsigned int tempo_delayq_destroy(struct tempo_delayq *q,
 	}
 	WARN(!release && n, "tempo: delay queue destroyed with %u items\n", n);
 	mutex_lock(&delayq_list_lock);
+	list_del(&q->list);
+	/* Off the walks' lists; waits for a walk visiting it. */
+	delayq_clocks_del(q);
 	for (c = 0; c < DELAYQ_NR_STATS; c++)
 		delayq_retired[c] += q->count[c];
-	list_del(&q->list);
-	delayq_clocks_del(q);
 	mutex_unlock(&delayq_list_lock);
-	delayq_clocks_unpin(q);
 	kfree(q);
 	return n;
 }

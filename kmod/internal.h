@@ -35,9 +35,10 @@ int tempo_delayq_init(void);
 void tempo_delayq_exit(void);
 void tempo_delayq_debugfs(struct dentry *dir);
 
-/* For the tests: kmod/wheel_debugfs.c, kmod/order.c */
+/* For the tests: kmod/wheel_debugfs.c, kmod/order.c, kmod/delayq_clock.c */
 struct tempo_order_stats;
 void tempo_wheel_totals(u64 *taken, u64 *fired, u64 *released);
 u64 tempo_order_stats_all(struct tempo_order_stats *stats);
+void tempo_delayq_alarm_pass(void);
 
 #endif /* _TEMPO_INTERNAL_H */

@@ -79,11 +79,11 @@ enum tempo_test_point {
 	 */
 	TEMPO_TP_WHEEL_DKICK,
 	/*
-	 * delayq_clock.c, delayq_clock_changed(), @obj the queue it has just visited,
-	 * before it tells the queue's waiters: no lock held. Process context
-	 * (a work item): may sleep.
+	 * delayq_clock.c, delayq_walk_one(), @obj the queue a walk has just
+	 * visited (and pins still): no lock held. Process context: may sleep.
 	 */
-	TEMPO_TP_DELAYQ_CLOCK_VISIT,
+	TEMPO_TP_DELAYQ_CLOCK_VISIT,	/* the clock change's walk (a work item) */
+	TEMPO_TP_DELAYQ_ALARM_VISIT,	/* the suspend pass */
 };
 
 typedef void (*tempo_test_hook_t)(enum tempo_test_point where, const void *obj,

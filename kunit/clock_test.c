@@ -25,6 +25,7 @@
 #include <tempo/timer.h>
 
 #include "clock.h"
+#include "internal.h"
 #include "testing.h"
 
 #define CT_MS		NSEC_PER_MSEC
@@ -638,8 +639,197 @@ static void clock_walk_lets_queues_come_and_go(struct kunit *test)
 	tempo_delayq_destroy(a, NULL, NULL);
 	tempo_delayq_destroy(b, NULL, NULL);
 }
+
+#define CT_PASS_QUEUES	3
+#define CT_PASS_ITEMS	3
+
+/*
+ * The suspend pass with the first queue's lock held by a consume() callback
+ * on another CPU: what the pass's test point saw.
+ */
+static struct {
+	struct tempo_delayq	*q[CT_PASS_QUEUES];	/* q[0]: its lock held */
+	unsigned int		visits[CT_PASS_QUEUES];
+	bool			holding;	/* the holder is in its callback */
+	bool			release;	/* the holder may let go */
+	bool			while_held;	/* each other queue visited while held */
+	bool			in_time;	/* the maker's create() and destroy() */
+	s64			held_ms;	/* how long the holder held */
+	struct completion	held, go, made, pass_done, holder_done;
+} ct_pass;
+
+/* In q[0]'s critical section, interrupts off: hold it until let go, 3 s at most. */
+static enum tempo_delayq_verdict ct_hold_cb(struct tempo_delayq_node *node, ktime_t due,
+					    void *arg)
+{
+	ktime_t start = ktime_get(), end = ktime_add_ms(start, 3000);
+
+	WRITE_ONCE(ct_pass.holding, true);
+	complete(&ct_pass.held);
+	while (!READ_ONCE(ct_pass.release) && ktime_before(ktime_get(), end))
+		cpu_relax();
+	WRITE_ONCE(ct_pass.holding, false);
+	ct_pass.held_ms = ktime_ms_delta(ktime_get(), start);
+	return TEMPO_DELAYQ_TAKE;
+}
+
+static int ct_holder_fn(void *arg)
+{
+	*(int *)arg = tempo_delayq_consume(ct_pass.q[0], ct_hold_cb, NULL, 1, 0);
+	complete(&ct_pass.holder_done);
+	return 0;
+}
+
+/* On the pass's CPU, when the pass's first visit tells it to. */
+static int ct_pass_maker_fn(void *arg)
+{
+	struct tempo_delayq *q;
+
+	wait_for_completion(&ct_pass.go);
+	q = tempo_delayq_create();
+	if (q)
+		tempo_delayq_destroy(q, NULL, NULL);
+	complete_all(&ct_pass.made);
+	return 0;
+}
+
+static int ct_pass_fn(void *arg)
+{
+	tempo_delayq_alarm_pass();
+	complete(&ct_pass.pass_done);
+	return 0;
+}
+
+static void ct_pass_hook(enum tempo_test_point where, const void *obj, u64 arg,
+			 unsigned int state)
+{
+	unsigned int i;
+
+	if (where != TEMPO_TP_DELAYQ_ALARM_VISIT)
+		return;
+	for (i = 0; i < CT_PASS_QUEUES && ct_pass.q[i] != obj; i++)
+		;
+	if (i == CT_PASS_QUEUES)
+		return;
+	ct_pass.visits[i]++;
+	if (!i)
+		return;
+	if (!READ_ONCE(ct_pass.holding))
+		ct_pass.while_held = false;
+	/* Between two visits, q[0] held: another queue is made and destroyed. */
+	if (i == 1) {
+		complete(&ct_pass.go);
+		ct_pass.in_time = wait_for_completion_timeout(&ct_pass.made, 2 * HZ);
+	}
+	if (i == CT_PASS_QUEUES - 1)
+		WRITE_ONCE(ct_pass.release, true);
+}
+
+/* A kthread of @fn on @cpu, started. */
+static struct task_struct *ct_run_on(struct kunit *test, int (*fn)(void *), void *arg,
+				     unsigned int cpu, const char *name)
+{
+	struct task_struct *task = kthread_create(fn, arg, "%s", name);
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	kthread_bind(task, cpu);
+	wake_up_process(task);
+	return task;
+}
+
+/*
+ * The suspend pass, three alarm queues of three items an hour and more
+ * ahead, the first queue's lock held by a consume() callback on another
+ * CPU, the pass and a maker of queues on this one: the pass sorts the other
+ * two while the lock is held, and a create() and destroy() go through
+ * meanwhile; then it sorts the first. Each queue is visited once, and each
+ * alarm stands at its queue's first deadline exactly (before the pass, at a
+ * cascade slot's start). Fails if: the pass holds delayq_list_lock across
+ * queues (the maker misses its 2 s), or waits for a busy lock before the
+ * other queues (visited after the holder let go, at its 3 s limit).
+ */
+static void clock_alarm_pass_spares_other_queues(struct kunit *test)
+{
+	ktime_t now = ktime_get_boottime(), real = ktime_get_real(), first[CT_PASS_QUEUES];
+	static struct ct_item it[CT_PASS_QUEUES][CT_PASS_ITEMS + 1];
+	unsigned int i, j, cpu_pass, cpu_hold;
+	bool passed, held;
+	int taken = -1;
+
+	ct_need_alarms(test);
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs");
+	cpu_hold = cpumask_first(cpu_online_mask);
+	cpu_pass = cpumask_next(cpu_hold, cpu_online_mask);
+	memset(&ct_pass, 0, sizeof(ct_pass));
+	for (i = 0; i < CT_PASS_QUEUES; i++) {
+		bool wall = i == 1;
+		ktime_t base = wall ? real : now;
+
+		struct tempo_delayq *q;
+
+		q = ct_queue(test, wall ? CLOCK_REALTIME_ALARM : CLOCK_BOOTTIME_ALARM);
+		ct_pass.q[i] = q;
+		first[i] = KTIME_MAX;
+		for (j = 0; j < CT_PASS_ITEMS; j++) {
+			/* Off the grain: a cascade slot's start is not a deadline. */
+			ktime_t d = ktime_add_ns(base, (3 - j) * CT_HOUR + (i + 1) * 123456789);
+
+			tempo_delayq_node_init(&it[i][j].node);
+			KUNIT_ASSERT_EQ(test, tempo_delayq_put_at(q, &it[i][j].node, d), 0);
+			first[i] = min(first[i], d);
+		}
+		KUNIT_ASSERT_LT_MSG(test, ct_alarm(q), first[i], "queue %u", i);
+	}
+	/* The holder's item, due. */
+	tempo_delayq_node_init(&it[0][CT_PASS_ITEMS].node);
+	KUNIT_ASSERT_EQ(test, tempo_delayq_put_at(ct_pass.q[0], &it[0][CT_PASS_ITEMS].node,
+						  ktime_sub_ms(now, 1)), 0);
+	init_completion(&ct_pass.held);
+	init_completion(&ct_pass.go);
+	init_completion(&ct_pass.made);
+	init_completion(&ct_pass.pass_done);
+	init_completion(&ct_pass.holder_done);
+	ct_pass.while_held = true;
+	tempo_test_set_hook(ct_pass_hook);
+	ct_run_on(test, ct_holder_fn, &taken, cpu_hold, "ct_hold");
+	held = wait_for_completion_timeout(&ct_pass.held, 10 * HZ);
+	if (held) {
+		ct_run_on(test, ct_pass_maker_fn, NULL, cpu_pass, "ct_pass_make");
+		ct_run_on(test, ct_pass_fn, NULL, cpu_pass, "ct_pass");
+		passed = wait_for_completion_timeout(&ct_pass.pass_done, 30 * HZ);
+	} else {
+		WRITE_ONCE(ct_pass.release, true);
+		passed = false;
+	}
+	wait_for_completion(&ct_pass.holder_done);
+	tempo_test_set_hook(NULL);
+	/* A maker started is done by now, or let go. */
+	complete_all(&ct_pass.go);
+	if (held)
+		wait_for_completion(&ct_pass.made);
+	KUNIT_ASSERT_TRUE_MSG(test, held, "the holder never ran its callback");
+	KUNIT_ASSERT_TRUE_MSG(test, passed, "the pass did not end in 30 s");
+	KUNIT_EXPECT_EQ(test, taken, 1);
+	for (i = 0; i < CT_PASS_QUEUES; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, ct_pass.visits[i], 1, "queue %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, ct_alarm(ct_pass.q[i]), first[i], "queue %u", i);
+	}
+	KUNIT_EXPECT_TRUE_MSG(test, ct_pass.while_held,
+			      "the pass waited %lld ms for a busy lock before the other queues",
+			      ct_pass.held_ms);
+	KUNIT_EXPECT_TRUE_MSG(test, ct_pass.in_time, "a create() waited for the pass");
+	for (i = 0; i < CT_PASS_QUEUES; i++)
+		KUNIT_EXPECT_EQ(test, tempo_delayq_destroy(ct_pass.q[i], ct_release, NULL),
+				CT_PASS_ITEMS);
+}
 #else
 static void clock_walk_lets_queues_come_and_go(struct kunit *test)
+{
+	kunit_skip(test, "needs the test points: build with TEMPO_TESTING=1");
+}
+
+static void clock_alarm_pass_spares_other_queues(struct kunit *test)
 {
 	kunit_skip(test, "needs the test points: build with TEMPO_TESTING=1");
 }
@@ -659,6 +849,7 @@ static struct kunit_case clock_cases[] = {
 	KUNIT_CASE(clock_alarm_fires_and_aims_again),
 	KUNIT_CASE(clock_alarm_realtime_steps),
 	KUNIT_CASE(clock_walk_lets_queues_come_and_go),
+	KUNIT_CASE(clock_alarm_pass_spares_other_queues),
 	{}
 };
 

@@ -18,9 +18,10 @@
 # tempo_timer's 64 bytes, timer56 and timer48 to 56 and 48; lazyc and lazyp, the
 # floor of a lazy timer, always run),
 # tempo_bench_tiers=65536 (only these numbers of outstanding timers).
-# The isolation lane (iso) runs only when tempo_bench_only names it;
+# The isolation lane (iso) and latepath run only when tempo_bench_only names them;
 # tempo_bench_iso=1 says the boot isolates CPU 1 (nohz_full=1): the lane then
-# fails unless /sys/devices/system/cpu/nohz_full is "1".
+# fails unless /sys/devices/system/cpu/nohz_full is "1". tempo_bench_trace=1:
+# trace latepath's runs (below).
 
 reps=5
 quick=0
@@ -29,6 +30,7 @@ sys_only=
 extra=
 tiers_only=
 iso_expect=0
+trace=0
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	tempo_bench_reps=*) reps=${arg#tempo_bench_reps=} ;;
@@ -38,6 +40,7 @@ for arg in $(cat /proc/cmdline); do
 	tempo_bench_extra=*) extra=$(echo "${arg#tempo_bench_extra=}" | tr , ' ') ;;
 	tempo_bench_tiers=*) tiers_only=$(echo "${arg#tempo_bench_tiers=}" | tr , ' ') ;;
 	tempo_bench_iso=*) iso_expect=${arg#tempo_bench_iso=} ;;
+	tempo_bench_trace=*) trace=${arg#tempo_bench_trace=} ;;
 	esac
 done
 
@@ -91,6 +94,15 @@ idle_snap() {
 }
 idle_s=5
 
+# Every CPU's wheel expiries (tempo's wheel stats) and local timer interrupts
+# (/proc/interrupts LOC), summed: "expiries loc".
+all_snap() {
+	awk '$1 ~ /^[0-9]+$/ && NF >= 13 { e += $9 } END { printf "%d ", e }' \
+		/sys/kernel/debug/tempo/wheel/stats
+	awk '$1 == "LOC:" { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) l += $i }
+	     END { printf "%d\n", l }' /proc/interrupts
+}
+
 # For CPUs 0 and 1: local timer interrupts, function-call IPIs and reschedule
 # IPIs (/proc/interrupts LOC, CAL, RES), then tempo's wheel expiries (hrtimer
 # runs), work items and kicks sent (wheel stats): 12 numbers, CPU 0's first.
@@ -129,6 +141,76 @@ ul() {	# userspace lateness: ul SYSTEMS CASE ARGS... (tools/bench/ulate.c)
 	77) echo "BENCH-SKIP rep=$rep ulate $* : $(cat /tmp/ul.err)" | tee -a $out ;;
 	*) echo "BENCH-ERR rep=$rep ulate $* : $(cat /tmp/ul.err)" | tee -a $out ;;
 	esac
+}
+
+# Every CPU's local timer, reschedule and function-call interrupts (LOC, RES,
+# CAL), tempo's wheel expiries, then its callbacks' lateness histogram (wheel
+# stats, late_us_below), summed over the CPUs: one line of numbers.
+path_snap() {
+	awk '$1 == "LOC:" || $1 == "RES:" || $1 == "CAL:" {
+		s = 0; for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i; v[$1] = s }
+	     END { printf "%d %d %d ", v["LOC:"], v["RES:"], v["CAL:"] }' /proc/interrupts
+	awk '$1 ~ /^[0-9]+$/ && NF >= 13 { e += $9 }
+	     $1 == "late_us_below" { h = 1; next }
+	     h && NF == 2 { hist = hist " " $2 }
+	     END { printf "%d%s\n", e, hist }' /sys/kernel/debug/tempo/wheel/stats
+}
+
+# With tempo_bench_trace=1 and a kernel with tracing (KERNEL=6.12
+# TEMPO_BENCH_KVARIANT=tempo+trace: a debug kernel, its timings are not the
+# bench's), each latepath run is traced on CLOCK_MONOTONIC: hrtimer starts
+# and expiries, tempo's callbacks, the reader's wake-ups and switches,
+# reschedule IPIs and timer interrupts, as "TRACE <run>: <line>" lines.
+T=/sys/kernel/tracing
+trace_start() {
+	[ "$trace" = 1 ] || return 0
+	[ -e $T/trace ] || mount -t tracefs nodev $T 2>/dev/null
+	[ -e $T/trace ] || T=/sys/kernel/debug/tracing
+	[ -e $T/trace ] || { echo "BENCH-INFO trace: no tracefs"; trace=0; return 0; }
+	echo 0 >$T/tracing_on
+	echo 8192 >$T/buffer_size_kb
+	echo mono >$T/trace_clock	# CLOCK_MONOTONIC: the expiries' own clock
+	: >$T/set_event
+	for e in timer:hrtimer_start timer:hrtimer_expire_entry tempo:tempo_timer_fire \
+		sched:sched_waking sched:sched_switch irq_vectors:reschedule_entry \
+		irq_vectors:local_timer_entry; do
+		echo "$e" >>$T/set_event 2>/dev/null
+	done
+	echo 'comm == "ulate"' >$T/events/sched/sched_waking/filter
+	echo 'prev_comm == "ulate" || next_comm == "ulate"' >$T/events/sched/sched_switch/filter
+	: >$T/trace
+	echo 1 >$T/tracing_on
+}
+trace_stop() {
+	[ "$trace" = 1 ] || return 0
+	echo 0 >$T/tracing_on
+	grep -v '^#' $T/trace | sed "s/^/TRACE $1: /" >>$out
+}
+
+# Where a reader's lateness goes (section latepath, only when named): one
+# system of ulate's "one" case alone, and the interrupts and wheel work of
+# its run, per run: latepath SYSTEM DELAY_US MODE N.
+latepath() {
+	local a b
+	trace_start
+	a=$(path_snap)
+	ul "$1" one "$2" "$3" "$4"
+	b=$(path_snap)
+	trace_stop "$1.$2.$3.$rep"
+	echo "$a $b" | awk -v rep=$rep -v s=$1 -v d=$2 -v m=$3 -v n=$4 '{
+		k = NF / 2
+		printf "BENCH-INFO rep=%s latepath system=%s delay_us=%s mode=%s samples=%s", rep, s, d, m, n
+		printf " loc=%d res=%d cal=%d wheel_expiries=%d late_us_below", $(k + 1) - $1,
+			$(k + 2) - $2, $(k + 3) - $3, $(k + 4) - $4
+		for (i = 5, below = 1; i < k; i++) {	# the buckets that counted
+			if ($(k + i) - $i)
+				printf " %d:%d", below, $(k + i) - $i
+			below *= 2
+		}
+		if ($NF - $k)
+			printf " inf:%d", $NF - $k
+		printf "\n"
+	}' | tee -a $out
 }
 
 if [ "$quick" = 1 ]; then
@@ -237,8 +319,18 @@ while [ $rep -le $reps ]; do
 	want burst && for s in $(rot $rep tempo dwork hrtimer); do
 		kb burst $s 32768
 	done
+	# Spread: and every CPU's wheel expiries (tempo) and local timer
+	# interrupts (every system) over the run, where lateness comes from.
 	want spread && for s in $(rot $rep tempo tempo_fine tempo_fine_irq dwork hrtimer); do
+		a=$(all_snap)
 		kb spread $s 8192
+		b=$(all_snap)
+		echo "$a $b" | awk -v rep=$rep -v s=$s '{
+			h = "BENCH rep=" rep " name=fire_lateness system=" s " timers=8192 cpus=all delay=2..102ms"
+			if (s ~ /^tempo/)
+				printf "%s stat=wheel_expiries value=%d unit=irqs/run\n", h, $3 - $1
+			printf "%s stat=loc value=%d unit=irqs/run\n", h, $4 - $2
+		}' | tee -a $out
 	done
 	want order && for s in $(rot $rep tempo tempo_inline padata owq rob cas); do
 		kb order $s 32768
@@ -274,6 +366,13 @@ while [ $rep -le $reps ]; do
 		ul "$lsys" periodic 20000 $((100 / div))
 		ul "$(rot $rep tempo timerfd io_uring | tr '\n' , | sed 's/,$//')" wakeups 10000 1000 50
 	}
+	named latepath && for d in 5000:300 20000:150; do
+		for mode in random rearm; do
+			for s in $(rot $rep tempo timerfd); do
+				latepath $s ${d%:*} $mode ${d#*:}
+			done
+		done
+	done
 	want ubench && for m in cancel expire; do
 		for s in $(rot $rep tempo tempo_uring timerfd io_uring posix); do
 			ub $m $s

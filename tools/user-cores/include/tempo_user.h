@@ -733,13 +733,23 @@ static inline void spin_unlock(spinlock_t *l) { WRITE_ONCE(l->owner, NULL); pthr
 #define spin_unlock_irq(l) do { spin_unlock(l); tempo_sim_irq_enable(); } while (0)
 #define spin_lock_irqsave(l, f) do { local_irq_save(f); spin_lock(l); } while (0)
 #define spin_unlock_irqrestore(l, f) do { spin_unlock(l); local_irq_restore(f); } while (0)
+static inline bool spin_trylock(spinlock_t *l)
+{
+	if (pthread_mutex_trylock(&l->m))
+		return false;
+	WRITE_ONCE(l->owner, tempo_sim_self());
+	return true;
+}
+#define spin_trylock_irqsave(l, f) ({ bool __t; local_irq_save(f); __t = spin_trylock(l);	\
+	if (!__t) local_irq_restore(f); __t; })
 #define spin_lock_bh spin_lock
 #define spin_unlock_bh spin_unlock
 #define lockdep_assert_held(l) WARN_ON(READ_ONCE((l)->owner) != tempo_sim_self())
 #define lockdep_assert_irqs_disabled() WARN_ON(!irqs_disabled())
 
 struct mutex { pthread_mutex_t m; };
-#define DEFINE_MUTEX(n) struct mutex n = { PTHREAD_MUTEX_INITIALIZER }
+#define __MUTEX_INITIALIZER(n) { PTHREAD_MUTEX_INITIALIZER }
+#define DEFINE_MUTEX(n) struct mutex n = __MUTEX_INITIALIZER(n)
 #define mutex_init(x) pthread_mutex_init(&(x)->m, NULL)
 #define mutex_lock(x) pthread_mutex_lock(&(x)->m)
 #define mutex_unlock(x) pthread_mutex_unlock(&(x)->m)
@@ -872,6 +882,8 @@ typedef unsigned int __poll_t;
 })
 #define wait_event(wq, cond) do { if (!(cond)) \
 	(void)___wait_event(wq, cond, TASK_UNINTERRUPTIBLE, 0, 0, schedule()); } while (0)
+#define wait_event_cmd(wq, cond, cmd1, cmd2) do { if (!(cond)) \
+	(void)___wait_event(wq, cond, TASK_UNINTERRUPTIBLE, 0, 0, cmd1; schedule(); cmd2); } while (0)
 #define wait_event_interruptible(wq, cond) ({ long __r = 0; if (!(cond)) \
 	__r = ___wait_event(wq, cond, TASK_INTERRUPTIBLE, 0, 0, schedule()); (int)__r; })
 #define wait_event_interruptible_exclusive(wq, cond) ({ long __r = 0; if (!(cond)) \
