@@ -187,15 +187,6 @@ struct delayq_walk {
 /* destroy() waits here for the walks that pin its queue (q->walks) to leave it. */
 static DECLARE_WAIT_QUEUE_HEAD(delayq_walk_wait);
 
-/* A visit's lock of @q: taken, or, unless @wait, only if it is free. */
-static bool delayq_walk_lock(struct tempo_delayq *q, bool wait, unsigned long *flags)
-{
-	if (!wait)
-		return spin_trylock_irqsave(&q->wait.lock, *flags);
-	spin_lock_irqsave(&q->wait.lock, *flags);
-	return true;
-}
-
 /*
  * Under delayq_list_lock, which it drops and retakes: pin the queue of
  * @link, visit it with no lock held, unpin it. Return: the visit's result.
@@ -382,7 +373,10 @@ static bool delayq_alarm_visit(struct tempo_delayq *q, bool wait)
 {
 	unsigned long flags;
 
-	if (!delayq_walk_lock(q, wait, &flags))
+	/* The lock, or, unless @wait, only if it is free (in line: sparse sees it taken). */
+	if (wait)
+		spin_lock_irqsave(&q->wait.lock, flags);
+	else if (!spin_trylock_irqsave(&q->wait.lock, flags))
 		return false;
 	delayq_clock(q);
 	while (!q->dead && !delayq_alarm_sort_step(q)) {
@@ -440,7 +434,10 @@ static bool delayq_clock_visit(struct tempo_delayq *q, bool wait)
 {
 	unsigned long flags;
 
-	if (!delayq_walk_lock(q, wait, &flags))
+	/* The lock, or, unless @wait, only if it is free (in line: sparse sees it taken). */
+	if (wait)
+		spin_lock_irqsave(&q->wait.lock, flags);
+	else if (!spin_trylock_irqsave(&q->wait.lock, flags))
 		return false;
 	q->waker_at = KTIME_MAX;
 	delayq_clock(q);
