@@ -654,6 +654,7 @@ static struct {
 	bool			release;	/* the holder may let go */
 	bool			while_held;	/* each other queue visited while held */
 	bool			in_time;	/* the maker's create() and destroy() */
+	bool			was_held;	/* the pass began with q[0] held */
 	s64			held_ms;	/* how long the holder held */
 	struct completion	held, go, made, pass_done, holder_done;
 } ct_pass;
@@ -693,9 +694,17 @@ static int ct_pass_maker_fn(void *arg)
 	return 0;
 }
 
+/*
+ * Bound to the pass's CPU, so woken there by the holder's complete() even
+ * while the holder's CPU, interrupts off, runs nothing else: the pass once
+ * q[0]'s lock is held (or, if it never is, none).
+ */
 static int ct_pass_fn(void *arg)
 {
-	tempo_delayq_alarm_pass();
+	if (wait_for_completion_timeout(&ct_pass.held, 10 * HZ)) {
+		WRITE_ONCE(ct_pass.was_held, true);
+		tempo_delayq_alarm_pass();
+	}
 	complete(&ct_pass.pass_done);
 	return 0;
 }
@@ -792,24 +801,24 @@ static void clock_alarm_pass_spares_other_queues(struct kunit *test)
 	init_completion(&ct_pass.holder_done);
 	ct_pass.while_held = true;
 	tempo_test_set_hook(ct_pass_hook);
+	/*
+	 * The pass waits on its own CPU for the holder: this thread, woken on
+	 * the holder's CPU, could not run before the holder let go.
+	 */
+	ct_run_on(test, ct_pass_maker_fn, NULL, cpu_pass, "ct_pass_make");
+	ct_run_on(test, ct_pass_fn, NULL, cpu_pass, "ct_pass");
 	ct_run_on(test, ct_holder_fn, &taken, cpu_hold, "ct_hold");
-	held = wait_for_completion_timeout(&ct_pass.held, 10 * HZ);
-	if (held) {
-		ct_run_on(test, ct_pass_maker_fn, NULL, cpu_pass, "ct_pass_make");
-		ct_run_on(test, ct_pass_fn, NULL, cpu_pass, "ct_pass");
-		passed = wait_for_completion_timeout(&ct_pass.pass_done, 30 * HZ);
-	} else {
-		WRITE_ONCE(ct_pass.release, true);
-		passed = false;
-	}
+	passed = wait_for_completion_timeout(&ct_pass.pass_done, 40 * HZ);
+	held = READ_ONCE(ct_pass.was_held);
+	passed = passed && held;
+	WRITE_ONCE(ct_pass.release, true);
 	wait_for_completion(&ct_pass.holder_done);
 	tempo_test_set_hook(NULL);
-	/* A maker started is done by now, or let go. */
+	/* The maker is done by now, or let go. */
 	complete_all(&ct_pass.go);
-	if (held)
-		wait_for_completion(&ct_pass.made);
+	wait_for_completion(&ct_pass.made);
 	KUNIT_ASSERT_TRUE_MSG(test, held, "the holder never ran its callback");
-	KUNIT_ASSERT_TRUE_MSG(test, passed, "the pass did not end in 30 s");
+	KUNIT_ASSERT_TRUE_MSG(test, passed, "the pass did not end in 40 s");
 	KUNIT_EXPECT_EQ(test, taken, 1);
 	for (i = 0; i < CT_PASS_QUEUES; i++) {
 		KUNIT_EXPECT_EQ_MSG(test, ct_pass.visits[i], 1, "queue %u", i);
