@@ -65,7 +65,7 @@ TRACE_EVENT(tempo_timer_cancel,
 );
 
 /*
- * The dispatcher (base_dispatch() in wheel.c) claimed @timer and is about to call its
+ * The dispatcher (base_dispatch() in wheel_owner.c) claimed @timer and is about to call its
  * callback. @lateness_ns is the clock reading the claim decided on minus @expires_ns:
  * not negative, since the claim runs the timer only when its tick is due on that
  * reading. The reading may be up to 16 callbacks old (DISPATCH_CLOCK_EVERY), so the

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The per-CPU bases of the timer wheel, as the wheel's files share them:
- * kmod/wheel.c (the state word, arm and cancel, the owner's placement,
- * collection and dispatch), kmod/wheel_inbox.c (the messages to a timer's
- * owner and the kicks), kmod/wheel_attr.c (a timer's init, slack and
+ * kmod/wheel.c (the state word, arm and cancel, the owner's placement),
+ * kmod/wheel_owner.c (the owner's collection, interrupt callbacks and
+ * dispatch), kmod/wheel_inbox.c (the messages to a timer's owner and the
+ * kicks), kmod/wheel_attr.c (a timer's init, slack and
  * queries), kmod/wheel_sync.c (cancel_sync, shutdown_sync),
  * kmod/wheel_cpu.c (module init and exit, CPU hotplug, the snapshots the
  * tests and debugfs read), kmod/wheel_defer.c (the deferrable wheel's
@@ -178,6 +179,18 @@ static inline struct tempo_wheel *base_wheel(struct tempo_base *base,
 	return base_wheel_of(base, READ_ONCE(t->flags));
 }
 
+/*
+ * Arm @base's hrtimer for @at (ns) if that is earlier than planned (I5).
+ * Owner, irqs off. Inline: it is the owner's every placement's last step.
+ */
+static inline void base_program(struct tempo_base *base, u64 at)
+{
+	if (at >= base->programmed)
+		return;
+	base->programmed = at;
+	hrtimer_start(&base->hrtimer, ns_to_ktime(at), HRTIMER_MODE_ABS_PINNED);
+}
+
 enum settle_how {
 	SETTLE_POPPED = 1,	/* t's message was just taken off the inbox */
 	SETTLE_UNLINKED = 2,	/* caller already took t off its list */
@@ -188,12 +201,9 @@ enum settle_how {
 /* ---------------------------------------------------------------------- */
 /* Across the wheel's files.                                                */
 
-/* kmod/wheel.c: the owner's side */
+/* kmod/wheel.c: the owner's placement */
 bool base_settle(struct tempo_base *base, struct tempo_timer *t, unsigned int how, u64 now);
-enum hrtimer_restart base_hrtimer_fn(struct hrtimer *hrtimer);
-void base_dispatch(struct work_struct *work);
-void base_kicked(struct tempo_base *base);
-void base_kick_irq_work(struct irq_work *work);
+bool base_near_move(struct tempo_base *base, struct tempo_timer *t, u64 expires, u64 now_tick);
 __cold bool base_accepts(unsigned int cpu);
 __cold unsigned int fallback_cpu(unsigned int avoid);
 __cold void base_count_hold(struct tempo_base *base, long old, long new);
@@ -204,6 +214,12 @@ void timer_send(struct tempo_base *local, struct tempo_timer *t, unsigned int cp
 struct llist_node *inbox_seal(struct llist_head *inbox);
 void base_kick_csd(void *info);
 void base_dkick_fn(struct timer_list *tl);
+
+/* kmod/wheel_owner.c: the owner's run */
+enum hrtimer_restart base_hrtimer_fn(struct hrtimer *hrtimer);
+void base_dispatch(struct work_struct *work);
+void base_kicked(struct tempo_base *base);
+void base_kick_irq_work(struct irq_work *work);
 
 /* kmod/wheel_coarse.c */
 void jiffies_calibrate(void);

@@ -10,9 +10,9 @@
  * timer again meanwhile:
  *
  * 1. cancels it (tempo_timer_cancel());
- * 2. lets go of a held timer (timer_release(), kmod/wheel.c, beside the
- *    owner's settle it uses): on this CPU it settles or
- *    unparks it itself, with interrupts off; a timer another CPU holds gets
+ * 2. lets go of a held timer (timer_release(), below, with the owner's
+ *    base_settle()): on this CPU it settles or unparks it itself, with
+ *    interrupts off; a timer another CPU holds gets
  *    a message through that CPU's main inbox, which kicks, whose settle lets
  *    go of it and wakes the waiter (base_settle:C);
  * 3. waits until LK, QU and PK are clear or the timer is pending again (P3);

@@ -34,7 +34,7 @@ USER_HDRS := $(wildcard $(USER_DIR)/*.h $(USER_DIR)/include/*.h \
 	tools/uapi-tests/harness.h
 USER_WHEEL := kmod/wheel.c kmod/wheel_levels.c kmod/wheel_debugfs.c
 USER_WHEEL += kmod/wheel_sync.c kmod/wheel_cpu.c kmod/wheel_defer.c kmod/wheel_coarse.c
-USER_WHEEL += kmod/wheel_attr.c kmod/wheel_inbox.c
+USER_WHEEL += kmod/wheel_attr.c kmod/wheel_inbox.c kmod/wheel_owner.c
 USER_HDRS += include/tempo/order.h include/tempo/delayq.h kmod/internal.h kmod/clock.h kmod/delayq_internal.h
 # The det and stress tests see the cores' test points (kmod/testing.h) and
 # supply tempo_test_point() themselves.

@@ -1690,7 +1690,7 @@ static void test_fine_remote_in_near(void)
 }
 
 /* ---------------------------------------------------------------------- */
-/* IRQ timers (kmod/wheel.c, interrupt callbacks).                         */
+/* IRQ timers (kmod/wheel_owner.c, interrupt callbacks).                   */
 
 static unsigned int irq_works_ran, irq_off_runs;
 static bool irq_in_works;
