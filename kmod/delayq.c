@@ -11,8 +11,9 @@
  * wake-ups and the waker. kmod/delayq_clock.c holds what a queue of another
  * clock than CLOCK_MONOTONIC adds (the clock-change walk) and what an alarm
  * queue adds (its alarm, the pass before a suspend); kmod/delayq_life.c a
- * queue's creation and destruction, and its counters with the ready count;
- * kmod/delayq_internal.h is what the three share.
+ * queue's creation and destruction, its counters with the ready count, and
+ * the queries (peek, size, ready, query); kmod/delayq_internal.h is what
+ * the three share.
  */
 
 /**
@@ -509,8 +510,7 @@ static struct tempo_delayq_node *delayq_next(struct tempo_delayq *q)
  * (the lock is dropped between steps): NULL only if nothing is due, or if
  * the queue was shut down meanwhile.
  */
-static struct tempo_delayq_node *delayq_next_sorted(struct tempo_delayq *q,
-						    unsigned long *flags)
+struct tempo_delayq_node *delayq_next_sorted(struct tempo_delayq *q, unsigned long *flags)
 	__must_hold(&q->wait.lock)
 {
 	struct tempo_delayq_node *node;
@@ -908,8 +908,7 @@ struct delayq_consumer {
  * before every cascade node, DQ_STEP nodes per critical section (the lock is
  * dropped between). NULL if the queue is empty.
  */
-static struct tempo_delayq_node *delayq_first_ahead(struct tempo_delayq *q,
-						    unsigned long *flags)
+struct tempo_delayq_node *delayq_first_ahead(struct tempo_delayq *q, unsigned long *flags)
 	__must_hold(&q->wait.lock)
 {
 	struct tempo_delayq_node *first;
@@ -1479,131 +1478,3 @@ void tempo_delayq_announce(struct tempo_delayq *q)
 	delayq_unlock(q, flags);
 }
 EXPORT_SYMBOL_NS_GPL(tempo_delayq_announce, "TEMPO");
-
-/**
- * tempo_delayq_peek() - the earliest deadline in the queue
- * @q: the queue
- * @deadline: receives it
- *
- * The deadline of the item take() would return next, due or not. O(1) when
- * that item is sorted already; else sorts ahead to it, DQ_STEP items per
- * critical section.
- *
- * Context: any context except NMI; does not sleep.
- * Return: true and *@deadline set, or false if @q is empty.
- */
-bool tempo_delayq_peek(struct tempo_delayq *q, ktime_t *deadline)
-{
-	struct tempo_delayq_node *first;
-	unsigned long flags;
-
-	spin_lock_irqsave(&q->wait.lock, flags);
-	first = delayq_first_ahead(q, &flags);
-	if (first)
-		*deadline = first->deadline;
-	delayq_unlock(q, flags);
-	return first;
-}
-EXPORT_SYMBOL_NS_GPL(tempo_delayq_peek, "TEMPO");
-
-/**
- * tempo_delayq_size() - number of queued items, due or not, at one instant
- * @q: the queue
- *
- * Context: any context except NMI; does not sleep.
- * Return: the number.
- */
-unsigned int tempo_delayq_size(struct tempo_delayq *q)
-{
-	unsigned long flags;
-	unsigned int n;
-
-	spin_lock_irqsave(&q->wait.lock, flags);
-	n = q->n;
-	delayq_unlock(q, flags);
-	return n;
-}
-EXPORT_SYMBOL_NS_GPL(tempo_delayq_size, "TEMPO");
-
-/**
- * tempo_delayq_ready() - is an item due?
- * @q: the queue
- *
- * A watcher asks this after it added itself to tempo_delayq_waitqueue(): an
- * edge to "due" that this call does not see wakes it. Reads the clock if
- * the earliest item is not known to be due. A shut-down queue reports
- * false.
- *
- * Context: any context except NMI; does not sleep.
- * Return: true if a try_take() now would find an item.
- */
-bool tempo_delayq_ready(struct tempo_delayq *q)
-{
-	unsigned long flags;
-	bool ready;
-
-	spin_lock_irqsave(&q->wait.lock, flags);
-	ready = !q->dead && delayq_next_sorted(q, &flags);
-	delayq_unlock(q, flags);
-	return ready;
-}
-EXPORT_SYMBOL_NS_GPL(tempo_delayq_ready, "TEMPO");
-
-/**
- * tempo_delayq_waitqueue() - the wait queue of the queue's watchers
- * @q: the queue
- *
- * Woken, every waiter but one exclusive one at most: each time the queue
- * goes from no item due to an item due (with the poll key EPOLLIN |
- * EPOLLRDNORM); with no key when items may be due that nobody has sorted in
- * yet and no consumer is asleep to do it (a watcher then calls
- * tempo_delayq_ready(), which sorts them and says whether one is due, as
- * poll(), epoll and io_uring's poll do); and at shutdown (with no key).
- * Consumers asleep in take*() are not on it. A caller may add waiters of its
- * own, exclusive ones included, and wake them with keys of its own; its lock
- * is not the queue's.
- *
- * Context: any context.
- * Return: the wait queue head, valid until tempo_delayq_destroy().
- */
-wait_queue_head_t *tempo_delayq_waitqueue(struct tempo_delayq *q)
-{
-	return &q->watch;
-}
-EXPORT_SYMBOL_NS_GPL(tempo_delayq_waitqueue, "TEMPO");
-
-/**
- * tempo_delayq_query() - is an item queued, and until when?
- * @q: the queue
- * @node: the item's node
- * @deadline: receives the item's deadline when it is queued on @q
- *
- * One critical section: the answer is the node's state at one instant, as
- * remove() would find it. Reads the clock if the item is not known to be
- * due.
- *
- * Context: any context except NMI; does not sleep.
- * Return: TEMPO_DELAYQ_PENDING if the item waits for its deadline;
- * TEMPO_DELAYQ_TAKEABLE if its deadline has passed (a take() now could
- * return it); -ENOENT if it is not queued on @q (never put, taken, removed
- * or handed back).
- */
-int tempo_delayq_query(struct tempo_delayq *q, struct tempo_delayq_node *node,
-		       ktime_t *deadline)
-{
-	unsigned long flags;
-	int ret = -ENOENT;
-
-	spin_lock_irqsave(&q->wait.lock, flags);
-	if (READ_ONCE(node->q) == q && READ_ONCE(node->state) != DELAYQ_IDLE) {
-		if (!delayq_due(q, node->deadline))
-			delayq_clock(q);
-		ret = delayq_due(q, node->deadline) ? TEMPO_DELAYQ_TAKEABLE :
-						      TEMPO_DELAYQ_PENDING;
-		*deadline = node->deadline;
-	}
-	delayq_unlock(q, flags);
-	return ret;
-}
-EXPORT_SYMBOL_NS_GPL(tempo_delayq_query, "TEMPO");
-

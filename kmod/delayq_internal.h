@@ -196,13 +196,20 @@ static inline void delayq_relock(struct tempo_delayq *q, unsigned long *flags)
 	spin_lock_irqsave(&q->wait.lock, *flags);
 }
 
-/* kmod/delayq.c: a critical section's end, the sort step, the waker, an unlink. */
+/*
+ * kmod/delayq.c: a critical section's end, the sort step, the waker, an
+ * unlink, the first node (due, or due or not) for the queries.
+ */
 ktime_t delayq_work_at(const struct tempo_delayq *q);
 bool delayq_advance(struct tempo_delayq *q, s64 last, unsigned int budget);
 void delayq_unlink(struct tempo_delayq *q, struct tempo_delayq_node *node, ktime_t deadline);
 void delayq_waker_fired(struct tempo_timer *timer);
 void delayq_unlock(struct tempo_delayq *q, unsigned long flags) __releases(&q->wait.lock);
 bool delayq_unlock_quiet(struct tempo_delayq *q, unsigned long flags) __releases(&q->wait.lock);
+struct tempo_delayq_node *delayq_next_sorted(struct tempo_delayq *q, unsigned long *flags)
+	__must_hold(&q->wait.lock);
+struct tempo_delayq_node *delayq_first_ahead(struct tempo_delayq *q, unsigned long *flags)
+	__must_hold(&q->wait.lock);
 
 /* Sort up to the latest reading, DQ_STEP nodes per critical section. */
 static inline void delayq_catch_up(struct tempo_delayq *q, unsigned long *flags)

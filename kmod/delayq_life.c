@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /**
- * DOC: delay queue: life and counters
+ * DOC: delay queue: life, counters and queries
  *
  * This file holds a queue's life around the core (kmod/delayq.c): create(),
  * which lists it on delayq_list (a queue of another clock or an alarm clock
  * also on the lists of kmod/delayq_clock.c), shutdown(), and destroy(),
  * which shuts the waker and the alarm down, waits for the consumers to
  * leave, hands the items back in take() order and adds the queue's
- * counters to the module's totals (debugfs "delayq"); and the counters
- * stats() reports.
+ * counters to the module's totals (debugfs "delayq"); the counters stats()
+ * reports; and the queries that change no item: peek(), size(), ready(),
+ * waitqueue() and query(). Each is one critical section of the core's lock
+ * (or a few, where it sorts ahead), ended by delayq_unlock() as any.
  *
  * The ready count: stats() tells how many nodes are due, counted as a prefix
  * of each sorted sequence, the tree's up to q->last_ready (state READY) and
@@ -254,6 +256,133 @@ void tempo_delayq_stats(struct tempo_delayq *q, struct tempo_delayq_stats *stats
 	delayq_unlock(q, flags);
 }
 EXPORT_SYMBOL_NS_GPL(tempo_delayq_stats, "TEMPO");
+
+/**
+ * tempo_delayq_peek() - the earliest deadline in the queue
+ * @q: the queue
+ * @deadline: receives it
+ *
+ * The deadline of the item take() would return next, due or not. O(1) when
+ * that item is sorted already; else sorts ahead to it, DQ_STEP items per
+ * critical section.
+ *
+ * Context: any context except NMI; does not sleep.
+ * Return: true and *@deadline set, or false if @q is empty.
+ */
+bool tempo_delayq_peek(struct tempo_delayq *q, ktime_t *deadline)
+{
+	struct tempo_delayq_node *first;
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->wait.lock, flags);
+	first = delayq_first_ahead(q, &flags);
+	if (first)
+		*deadline = first->deadline;
+	delayq_unlock(q, flags);
+	return first;
+}
+EXPORT_SYMBOL_NS_GPL(tempo_delayq_peek, "TEMPO");
+
+/**
+ * tempo_delayq_size() - number of queued items, due or not, at one instant
+ * @q: the queue
+ *
+ * Context: any context except NMI; does not sleep.
+ * Return: the number.
+ */
+unsigned int tempo_delayq_size(struct tempo_delayq *q)
+{
+	unsigned long flags;
+	unsigned int n;
+
+	spin_lock_irqsave(&q->wait.lock, flags);
+	n = q->n;
+	delayq_unlock(q, flags);
+	return n;
+}
+EXPORT_SYMBOL_NS_GPL(tempo_delayq_size, "TEMPO");
+
+/**
+ * tempo_delayq_ready() - is an item due?
+ * @q: the queue
+ *
+ * A watcher asks this after it added itself to tempo_delayq_waitqueue(): an
+ * edge to "due" that this call does not see wakes it. Reads the clock if
+ * the earliest item is not known to be due. A shut-down queue reports
+ * false.
+ *
+ * Context: any context except NMI; does not sleep.
+ * Return: true if a try_take() now would find an item.
+ */
+bool tempo_delayq_ready(struct tempo_delayq *q)
+{
+	unsigned long flags;
+	bool ready;
+
+	spin_lock_irqsave(&q->wait.lock, flags);
+	ready = !q->dead && delayq_next_sorted(q, &flags);
+	delayq_unlock(q, flags);
+	return ready;
+}
+EXPORT_SYMBOL_NS_GPL(tempo_delayq_ready, "TEMPO");
+
+/**
+ * tempo_delayq_waitqueue() - the wait queue of the queue's watchers
+ * @q: the queue
+ *
+ * Woken, every waiter but one exclusive one at most: each time the queue
+ * goes from no item due to an item due (with the poll key EPOLLIN |
+ * EPOLLRDNORM); with no key when items may be due that nobody has sorted in
+ * yet and no consumer is asleep to do it (a watcher then calls
+ * tempo_delayq_ready(), which sorts them and says whether one is due, as
+ * poll(), epoll and io_uring's poll do); and at shutdown (with no key).
+ * Consumers asleep in take*() are not on it. A caller may add waiters of its
+ * own, exclusive ones included, and wake them with keys of its own; its lock
+ * is not the queue's.
+ *
+ * Context: any context.
+ * Return: the wait queue head, valid until tempo_delayq_destroy().
+ */
+wait_queue_head_t *tempo_delayq_waitqueue(struct tempo_delayq *q)
+{
+	return &q->watch;
+}
+EXPORT_SYMBOL_NS_GPL(tempo_delayq_waitqueue, "TEMPO");
+
+/**
+ * tempo_delayq_query() - is an item queued, and until when?
+ * @q: the queue
+ * @node: the item's node
+ * @deadline: receives the item's deadline when it is queued on @q
+ *
+ * One critical section: the answer is the node's state at one instant, as
+ * remove() would find it. Reads the clock if the item is not known to be
+ * due.
+ *
+ * Context: any context except NMI; does not sleep.
+ * Return: TEMPO_DELAYQ_PENDING if the item waits for its deadline;
+ * TEMPO_DELAYQ_TAKEABLE if its deadline has passed (a take() now could
+ * return it); -ENOENT if it is not queued on @q (never put, taken, removed
+ * or handed back).
+ */
+int tempo_delayq_query(struct tempo_delayq *q, struct tempo_delayq_node *node,
+		       ktime_t *deadline)
+{
+	unsigned long flags;
+	int ret = -ENOENT;
+
+	spin_lock_irqsave(&q->wait.lock, flags);
+	if (READ_ONCE(node->q) == q && READ_ONCE(node->state) != DELAYQ_IDLE) {
+		if (!delayq_due(q, node->deadline))
+			delayq_clock(q);
+		ret = delayq_due(q, node->deadline) ? TEMPO_DELAYQ_TAKEABLE :
+						      TEMPO_DELAYQ_PENDING;
+		*deadline = node->deadline;
+	}
+	delayq_unlock(q, flags);
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(tempo_delayq_query, "TEMPO");
 
 /**
  * tempo_delayq_shutdown() - stop a queue: fail all takes, refuse all puts
