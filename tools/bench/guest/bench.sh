@@ -158,9 +158,10 @@ path_snap() {
 
 # With tempo_bench_trace=1 and a kernel with tracing (KERNEL=6.12
 # TEMPO_BENCH_KVARIANT=tempo+trace: a debug kernel, its timings are not the
-# bench's), each latepath run is traced on CLOCK_MONOTONIC: hrtimer starts
-# and expiries, tempo's callbacks, the reader's wake-ups and switches,
-# reschedule IPIs and timer interrupts, as "TRACE <run>: <line>" lines.
+# bench's), each latepath run is traced on CLOCK_MONOTONIC: hrtimer starts,
+# expiries and their callbacks' returns, tempo's callbacks, the reader's
+# wake-ups and switches, reschedule IPIs and timer interrupts, as
+# "TRACE <run>: <line>" lines.
 T=/sys/kernel/tracing
 trace_start() {
 	[ "$trace" = 1 ] || return 0
@@ -171,7 +172,8 @@ trace_start() {
 	echo 8192 >$T/buffer_size_kb
 	echo mono >$T/trace_clock	# CLOCK_MONOTONIC: the expiries' own clock
 	: >$T/set_event
-	for e in timer:hrtimer_start timer:hrtimer_expire_entry tempo:tempo_timer_fire \
+	for e in timer:hrtimer_start timer:hrtimer_expire_entry timer:hrtimer_expire_exit \
+		tempo:tempo_timer_fire \
 		sched:sched_waking sched:sched_switch irq_vectors:reschedule_entry \
 		irq_vectors:local_timer_entry; do
 		echo "$e" >>$T/set_event 2>/dev/null
