@@ -163,11 +163,12 @@
 /**
  * DOC: ordered scheduler: submitted requests
  *
- * tempo_order_submit() takes a ticket, picks a CPU (round robin from a
- * per-CPU cursor) and pushes the request on that CPU's inbox of the domain,
- * a lock-free list (llist). The request that finds the inbox empty queues
- * its own work_struct on that CPU; the others ride along: one work item per
- * CPU per burst, not one per request. The work item takes the whole inbox
+ * tempo_order_submit() takes a ticket and pushes the request on a CPU's inbox
+ * of the domain, a lock-free list (llist): the submitting CPU's, or with
+ * TEMPO_ORDER_SPREAD the next online CPU from a per-CPU cursor (round
+ * robin). The request that finds the inbox empty queues its own work_struct
+ * on that CPU; the others ride along: one work item per CPU per burst, not
+ * one per request. The work item takes the whole inbox
  * (itself first, the oldest) and runs each request's work_fn, then its
  * completion through tempo_order_run(), in the order they were pushed.
  *
@@ -188,6 +189,13 @@
  * then; a submitter that has waited a tick takes whatever room there is, as
  * tempo_order_ticket() would (its caller may hold the ticket the room waits
  * for).
+ *
+ * Why the submitting CPU by default: the request, just written, is in its
+ * cache, and its worker is woken without an IPI; submitters on several CPUs
+ * spread the work by themselves, as queue_work() callers do. A single
+ * submitter's worker takes turns with it on its CPU; TEMPO_ORDER_SPREAD is
+ * for a single submitter whose work_fns are long enough to pay for a
+ * cross-CPU hand-off (a cache miss on the request, a remote wake-up).
  *
  * Destroy waits for the work items, not the requests: inflight counts the
  * work items queued and not finished with the domain. A request pushed on a
@@ -1095,13 +1103,19 @@ static void order_submit_workfn(struct work_struct *work)
 		wake_up_var(&o->inflight);
 }
 
-/* Round robin over the online CPUs, from a per-CPU cursor (no shared line). */
-static int order_pick_cpu(void)
+/*
+ * Where a request's work_fn runs: the submitting CPU, or with
+ * TEMPO_ORDER_SPREAD round robin over the online CPUs from a per-CPU cursor
+ * (no shared line). See "submitted requests".
+ */
+static int order_pick_cpu(unsigned int flags)
 {
-	unsigned int cpu = this_cpu_read(order_rr_cpu);
+	unsigned int cpu;
 
+	if (!(flags & TEMPO_ORDER_SPREAD))
+		return raw_smp_processor_id();	/* stale after a migration: harmless */
 	/* A preemption here only skews the spread. */
-	cpu = cpumask_next(cpu, cpu_online_mask);
+	cpu = cpumask_next(this_cpu_read(order_rr_cpu), cpu_online_mask);
 	if (cpu >= nr_cpu_ids)
 		cpu = cpumask_first(cpu_online_mask);
 	this_cpu_write(order_rr_cpu, cpu);
@@ -1128,16 +1142,17 @@ static int order_submit_ticket(struct tempo_order *o, u64 *ticket)
  * tempo_order_submit() - run work in parallel, complete it in order
  * @order: the domain.
  * @req: the caller's request; not to be touched until @done_fn runs.
- * @work_fn: run on a per-CPU workqueue (CPUs taken round-robin over the
- *	online ones), in process context, may sleep. Requests that reach a
- *	CPU together share a work item, up to TEMPO_ORDER_SUBMIT_BATCH of
- *	them, run one after the other: a @work_fn that sleeps delays the ones
- *	after it in its work item (at most TEMPO_ORDER_SUBMIT_BATCH - 1), not
- *	the others.
+ * @work_fn: run on a per-CPU workqueue, on the submitting CPU (with
+ *	TEMPO_ORDER_SPREAD: on the online CPUs in turn), in process context,
+ *	may sleep. Requests that reach a CPU together share a work item, up to
+ *	TEMPO_ORDER_SUBMIT_BATCH of them, run one after the other: a @work_fn
+ *	that sleeps delays the ones after it in its work item (at most
+ *	TEMPO_ORDER_SUBMIT_BATCH - 1), not the others.
  * @done_fn: run after @work_fn, in the order of tempo_order_submit() calls,
  *	never concurrently with another completion of @order. It may free
  *	@req or submit it again.
- * @flags: 0 or TEMPO_ORDER_NOWAIT.
+ * @flags: 0, or TEMPO_ORDER_NOWAIT and/or TEMPO_ORDER_SPREAD (for a single
+ *	submitter whose work_fns are long enough to gain from other CPUs).
  *
  * Takes a ticket for @req (sleeping while the window is full, unless
  * TEMPO_ORDER_NOWAIT: until a quarter of it is free, or a tick has passed
@@ -1172,7 +1187,7 @@ int tempo_order_submit(struct tempo_order *order, struct tempo_order_req *req,
 	req->work_fn = work_fn;
 	req->done_fn = done_fn;
 	req->status = 0;
-	req->cpu = order_pick_cpu();
+	req->cpu = order_pick_cpu(flags);
 	/*
 	 * LMM(tempo_order_submit:A): llist_add() is a full cmpxchg: the
 	 * request is complete before it is in the inbox. Pairs with:

@@ -23,6 +23,7 @@
 #include <linux/debugfs.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
+#include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/random.h>
 #include <linux/sched/signal.h>
@@ -585,9 +586,11 @@ static void tempo_order_deadline_missing_ticket(struct kunit *test)
 }
 
 /*
- * submit(): work that sleeps for random times, completions in order.
+ * submit() with TEMPO_ORDER_SPREAD: work that sleeps for random times,
+ * completions in order.
  * Fails if: submit completes out of order or twice, leaves an online CPU
- * without work, or never finishes with a window smaller than the requests.
+ * without work (TEMPO_ORDER_SPREAD ignored), or never finishes with a window
+ * smaller than the requests.
  */
 #define OT_SUBMIT_N	48
 
@@ -644,7 +647,7 @@ static void tempo_order_submit_sleeping_work(struct kunit *test)
 		reqs[i].all_done = &all_done;
 		reqs[i].status = -ENOEXEC;
 		KUNIT_ASSERT_EQ(test, tempo_order_submit(o, &reqs[i].ord, ot_req_work,
-							 ot_req_done, 0), 0);
+							 ot_req_done, TEMPO_ORDER_SPREAD), 0);
 	}
 	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&all_done, OT_WAIT));
 	ot_wait_quiet(o, &st);
@@ -664,6 +667,76 @@ static void tempo_order_submit_sleeping_work(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.pending, 0);
 	ot_expect_log_clean(test, log);
 	tempo_order_destroy(o);
+}
+
+/*
+ * Where submit() runs the work_fns: without TEMPO_ORDER_SPREAD every one on
+ * the submitting CPU, with it on every online CPU in turn. The submitting
+ * CPU is held by preemption being off while it submits (twice a batch and
+ * more, so that a cut work item is among them).
+ * Fails if: a work_fn runs on another CPU than the submitter's (requests
+ * spread without TEMPO_ORDER_SPREAD), an online CPU runs none with it (the
+ * flag ignored), or the completions are out of order.
+ */
+#define OT_LOCAL_N	(2 * TEMPO_ORDER_SUBMIT_BATCH + 3)
+
+/* Submit OT_LOCAL_N requests from one CPU; the CPUs their work ran on. */
+static void ot_submit_from_one_cpu(struct kunit *test, unsigned int flags,
+				   int *cpu, cpumask_t *used)
+{
+	struct ot_log *log = ot_log_new(test, OT_LOCAL_N);
+	struct ot_req *reqs = kunit_kcalloc(test, OT_LOCAL_N, sizeof(*reqs), GFP_KERNEL);
+	DECLARE_COMPLETION_ONSTACK(all_done);
+	struct tempo_order_stats st;
+	struct tempo_order *o;
+	atomic_t left;
+	int i, err = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, reqs);
+	o = ot_create(test, roundup_pow_of_two(OT_LOCAL_N), NULL);
+	atomic_set(&left, OT_LOCAL_N);
+	for (i = 0; i < OT_LOCAL_N; i++) {
+		reqs[i].item.log = log;
+		reqs[i].left = &left;
+		reqs[i].all_done = &all_done;
+		reqs[i].status = -ENOEXEC;
+		reqs[i].cpu = -1;
+	}
+	preempt_disable();
+	*cpu = smp_processor_id();
+	for (i = 0; i < OT_LOCAL_N && !err; i++)
+		err = tempo_order_submit(o, &reqs[i].ord, ot_req_work, ot_req_done,
+					 TEMPO_ORDER_NOWAIT | flags);
+	preempt_enable();
+	KUNIT_ASSERT_EQ(test, err, 0);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&all_done, OT_WAIT));
+	ot_wait_quiet(o, &st);
+
+	KUNIT_ASSERT_EQ(test, log->n, OT_LOCAL_N);
+	cpumask_clear(used);
+	for (i = 0; i < OT_LOCAL_N; i++) {
+		KUNIT_EXPECT_EQ(test, log->seq[i], reqs[i].ord.ticket);
+		KUNIT_EXPECT_EQ(test, reqs[i].status, 0);
+		KUNIT_ASSERT_TRUE(test, reqs[i].cpu >= 0 && reqs[i].cpu < nr_cpu_ids);
+		cpumask_set_cpu(reqs[i].cpu, used);
+	}
+	KUNIT_EXPECT_EQ(test, st.completed, OT_LOCAL_N);
+	ot_expect_log_clean(test, log);
+	tempo_order_destroy(o);
+}
+
+static void tempo_order_submit_where_work_runs(struct kunit *test)
+{
+	cpumask_t used;
+	int cpu;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "one CPU online: nowhere else to run");
+	ot_submit_from_one_cpu(test, 0, &cpu, &used);
+	KUNIT_EXPECT_EQ(test, cpumask_weight(&used), 1);
+	KUNIT_EXPECT_TRUE(test, cpumask_test_cpu(cpu, &used));
+	ot_submit_from_one_cpu(test, TEMPO_ORDER_SPREAD, &cpu, &used);
+	KUNIT_EXPECT_EQ(test, cpumask_weight(&used), num_online_cpus());
 }
 
 /*
@@ -1584,6 +1657,7 @@ static struct kunit_case tempo_order_cases[] = {
 	KUNIT_CASE(tempo_order_window_full_signal),
 	KUNIT_CASE(tempo_order_deadline_missing_ticket),
 	KUNIT_CASE(tempo_order_submit_sleeping_work),
+	KUNIT_CASE(tempo_order_submit_where_work_runs),
 	KUNIT_CASE(tempo_order_submit_nowait_full),
 	KUNIT_CASE(tempo_order_submit_sleep_holds_its_cut),
 	KUNIT_CASE(tempo_order_submit_blocked_takes_what_is_free),

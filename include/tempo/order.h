@@ -203,7 +203,9 @@ struct tempo_order_req {
 
 /* tempo_order_submit() flags */
 #define TEMPO_ORDER_NOWAIT	BIT(0)	/* -EAGAIN instead of sleeping when full */
-#define TEMPO_ORDER_SUBMIT_FLAGS	(TEMPO_ORDER_NOWAIT)
+/* work_fn on the online CPUs in turn, not on the submitting CPU */
+#define TEMPO_ORDER_SPREAD	BIT(1)
+#define TEMPO_ORDER_SUBMIT_FLAGS	(TEMPO_ORDER_NOWAIT | TEMPO_ORDER_SPREAD)
 
 struct tempo_order *tempo_order_create(u32 window,
 				       const struct tempo_order_opts *opts);

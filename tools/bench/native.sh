@@ -29,6 +29,14 @@
 #                      scripts always come from this tree
 #   TEMPO_UML_CPUS     UML CPUs (2); TEMPO_UML_MEM (1536M)
 #   TEMPO_UML_TIMEOUT  seconds per boot (900)
+#   TEMPO_UML_PIN      1: pin each UML CPU thread to a host core of its own
+#                      (UML CPU i to the i-th core this script may use) as
+#                      soon as the CPU threads exist, so that the host does not
+#                      move or stack them; 0 (the default): the host schedules
+#                      them. Worth it when the host has a core per UML CPU and
+#                      is otherwise quiet: the order section's single-lock
+#                      peer (rob) and its cas floor move most with a
+#                      descheduled UML CPU.
 #   TEMPO_BENCH_PERF   1: record each boot with host perf (cpu-clock, user
 #                      space: the UML kernel is a host process) into
 #                      build/bench-native/perf.bootN.data; see README
@@ -86,6 +94,33 @@ append=(tempo_mode=bench "tempo_bench_reps=${TEMPO_BENCH_REPS:-3}"
 extra=${TEMPO_BENCH_EXTRA-timer64}
 [ -z "$extra" ] || append+=("tempo_bench_extra=$extra")
 [ -z "${TEMPO_BENCH_TIERS:-}" ] || append+=("tempo_bench_tiers=$TEMPO_BENCH_TIERS")
+# The UML CPU threads: CPU 0 is the process's main thread, CPU i > 0 the
+# i-th thread it creates (arch/um/os-Linux/smp.c), before any helper thread
+# (those start with the devices, after the CPUs are up), so the ncpus lowest
+# thread ids. Pin them as soon as they exist; print "tid:core" pairs.
+uml_pin() {	# uml_pin PID-OF-TIMEOUT-OR-PERF NCPUS
+	local top=$1 ncpus=$2 pid="" tids=() cores=() i n=0
+	for i in $(seq 1 500); do
+		[ -n "$pid" ] || pid=$(pgrep -P "$top" -x linux | head -n 1)
+		if [ -n "$pid" ] && [ -d "/proc/$pid/task" ]; then
+			mapfile -t tids < <(find "/proc/$pid/task" -mindepth 1 -maxdepth 1 \
+				-printf '%f\n' 2>/dev/null | sort -n)
+			[ ${#tids[@]} -ge "$ncpus" ] && break
+		fi
+		sleep 0.01
+	done
+	[ ${#tids[@]} -ge "$ncpus" ] || { msg "pin: the UML CPU threads did not show up"; return 1; }
+	mapfile -t cores < <(taskset -pc $$ | sed 's/.*: //' | tr , '\n' | while IFS=- read -r a z; do
+		seq "$a" "${z:-$a}"; done)
+	for i in $(seq 0 $((ncpus - 1))); do
+		taskset -pc "${cores[$((i % ${#cores[@]}))]}" "${tids[$i]}" >/dev/null || return 1
+		printf '%s:%s ' "${tids[$i]}" "${cores[$((i % ${#cores[@]}))]}"
+		n=$((n + 1))
+	done
+	echo
+	[ "$n" -le "${#cores[@]}" ] || msg "pin: $ncpus UML CPUs on ${#cores[@]} host cores: some share one"
+}
+
 logs=()
 for b in $(seq 1 "$boots"); do
 	log=$out/boot$b.log
@@ -100,8 +135,18 @@ for b in $(seq 1 "$boots"); do
 	TMPDIR=/dev/shm timeout "${TEMPO_UML_TIMEOUT:-900}" "${prof[@]}" \
 		"$kdir/linux" mem="${TEMPO_UML_MEM:-1536M}" ncpus="${TEMPO_UML_CPUS:-2}" \
 		seccomp=on root=/dev/root rootfstype=hostfs rootflags="$fs" rw \
-		init=/init con=null con0=fd:0,fd:1 ssl=null "${append[@]}" </dev/null >"$log" 2>&1 ||
-		{ tail -n 20 "$log" >&2; die "boot $b failed (console: $log)"; }
+		init=/init con=null con0=fd:0,fd:1 ssl=null "${append[@]}" </dev/null >"$log" 2>&1 &
+	top=$!
+	if [ "${TEMPO_UML_PIN:-0}" = 1 ]; then
+		# perf, if any, stands between timeout and the kernel
+		parent=$top
+		[ ${#prof[@]} -eq 0 ] || { sleep 0.5; parent=$(pgrep -P "$top" | head -n 1); }
+		pins=$(uml_pin "$parent" "${TEMPO_UML_CPUS:-2}") ||
+			{ kill "$top"; wait "$top" || true; die "boot $b: could not pin the UML CPUs"; }
+		msg "boot $b: UML CPU threads pinned (tid:core) $pins"
+		echo "$pins" >"$out/boot$b.pins"
+	fi
+	wait "$top" || { tail -n 20 "$log" >&2; die "boot $b failed (console: $log)"; }
 	msg "boot $b took $(($(date +%s) - start)) s"
 	grep -q "tempo-vm: done" "$log" || { tail -n 20 "$log" >&2; die "boot $b did not finish"; }
 	if grep -q "tempo-vm: FAIL" "$log"; then

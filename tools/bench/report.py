@@ -174,7 +174,8 @@ PAIRS = {
               ("tempo", ("hrtimer",), ("lazyp",)),
               ("tempo_fine", ("hrtimer",), ("lazyp",))] for lane in TIMER_LANES},
     "order": [("tempo_inline", ("rob", "padata", "owq"), ("cas",)),
-              ("tempo", ("padata", "owq"), ())],
+              ("tempo", ("padata", "owq"), ()),
+              ("tempo_spread", ("padata", "owq"), ())],
     "delayq": [("tempo", ("java",), ())],
     "delayq_immediate": [("tempo", ("java",), ())],
     **{lane: [("tempo", ("timerfd", "io_uring", "posix"), ()),
@@ -188,7 +189,8 @@ PAIRS = {
 }
 SHOWN = {"timer": "timer_list", "dwork": "delayed_work", "owq": "ordered wq"}
 # Rows a platform cannot represent, said in the row rather than left out.
-NOTES = {("uml", "order", "tempo"): "not representative here: a wake-up per item is a host signal"}
+NOTES = {("uml", "order", "tempo"): "not representative here: a wake-up per item is a host signal",
+         ("uml", "order", "tempo_spread"): "not representative here: a wake-up per item is a host signal"}
 PLATFORMS = {"uml": "User-Mode Linux (`make bench-native`)", "tcg": "QEMU/TCG (`make bench`)"}
 
 

@@ -5,11 +5,12 @@
  * ticket (near 0 or near U64_MAX, to cross the wrap), then a sequence of
  * ticket_try / run / trash on any outstanding ticket (interleaved
  * ownership: any order), duplicates of finished tickets, never-taken
- * tickets, tempo_order_submit() with TEMPO_ORDER_NOWAIT (its requests wait
- * in the CPU's inbox, in chains cut at TEMPO_ORDER_SUBMIT_BATCH, until the
- * work items run), and deliveries of the work items (resume and submit). The
- * model is a sorted list of taken tickets with their outcome; a submitted
- * one counts as run. Checked after every step:
+ * tickets, tempo_order_submit() with TEMPO_ORDER_NOWAIT, on the submitting
+ * CPU or with TEMPO_ORDER_SPREAD (its requests wait in the CPU's inbox, in
+ * chains cut at TEMPO_ORDER_SUBMIT_BATCH, until the work items run), and
+ * deliveries of the work items (resume and submit). The model is a sorted
+ * list of taken tickets with their outcome; a submitted one counts as run.
+ * Checked after every step:
  *  - ticket_try, tickets_try and submit: -EAGAIN iff the window is full
  *    (next - head >= W), else the model's next ticket (tickets_try: as
  *    many as it wants or as fit, from there);
@@ -160,8 +161,10 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 				break;
 			}
 			if (op == 2) {
+				/* On this CPU, or spread over the others. */
 				ret = tempo_order_submit(o, req, sub_work, sub_done,
-							 TEMPO_ORDER_NOWAIT);
+							 TEMPO_ORDER_NOWAIT |
+							 (arg & 1 ? TEMPO_ORDER_SPREAD : 0));
 				t = req->ticket;
 			} else {
 				ret = tempo_order_ticket_try(o, &t);

@@ -4,7 +4,8 @@
  * taking tickets (tempo_order_ticket_try(), or tempo_order_ticket() which
  * sleeps on the domain's wait queue when the window is full), holding a few,
  * and running or trashing them in random order; some requests go through
- * tempo_order_submit() (work on the per-CPU workqueues), in bursts that
+ * tempo_order_submit() (work on the per-CPU workqueues: the submitting CPU's,
+ * or every CPU's in turn with TEMPO_ORDER_SPREAD), in bursts that
  * overflow a work item's cut (TEMPO_ORDER_SUBMIT_BATCH). A small window and
  * a small max_streak, so that takers block and streaks are deferred to
  * resume_work. Tickets start near U64_MAX, so they wrap. Self-validating:
@@ -43,7 +44,7 @@
 #define CAP		(1u << 21)	/* tickets per run, at most */
 /*
  * Per CPU, room for a burst of submits that leaves more than one work item's
- * cut in the bursting CPU's own inbox (round robin spreads it over them all).
+ * cut in an inbox even when TEMPO_ORDER_SPREAD spreads it over them all.
  */
 #define WINDOW_PER_CPU	(2 * TEMPO_ORDER_SUBMIT_BATCH)
 #define BURST_PER_CPU	(3 * TEMPO_ORDER_SUBMIT_BATCH / 2)
@@ -198,8 +199,9 @@ static void *cpu_thread(void *arg)
 					struct sreq *s = calloc(1, sizeof(*s));
 
 					ret = tempo_order_submit(o, &s->req, s_work, s_done,
-								 (n == 0 && (x >> 9) & 1) ? 0 :
-								 TEMPO_ORDER_NOWAIT);
+								 ((n == 0 && (x >> 9) & 1) ? 0 :
+								  TEMPO_ORDER_NOWAIT) |
+								 ((x >> 20) & 1 ? TEMPO_ORDER_SPREAD : 0));
 					if (ret) {
 						free(s);
 						if (ret != -EAGAIN)

@@ -334,7 +334,7 @@ while [ $rep -le $reps ]; do
 			printf "%s stat=loc value=%d unit=irqs/run\n", h, $4 - $2
 		}' | tee -a $out
 	done
-	want order && for s in $(rot $rep tempo tempo_inline padata owq rob cas); do
+	want order && for s in $(rot $rep tempo tempo_spread tempo_inline padata owq rob cas); do
 		kb order $s 32768
 	done
 	# /dev/tempo's ordered stream against the same pipeline in userspace

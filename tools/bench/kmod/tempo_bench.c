@@ -62,8 +62,8 @@
  *			    (tempo_fine: TEMPO_TIMER_FINE timers, also in cancel
  *			    and postpone; tempo_fine_irq: with TEMPO_TIMER_IRQ,
  *			    their callback in the interrupt, as hrtimer's).
- *	order SYS M         SYS in tempo tempo_inline padata owq rob, or the
- *			    control cas (below). M items
+ *	order SYS M         SYS in tempo tempo_spread tempo_inline padata owq
+ *			    rob, or the control cas (below). M items
  *			    submitted from all CPUs, a small parallel step each,
  *			    completions in submission order: ns per item. cas
  *			    is the floor of the ordering step: one cmpxchg per
@@ -1088,9 +1088,9 @@ out:
 
 /* ---- ordered completion ---- */
 
-enum osys { O_TEMPO, O_TEMPO_INLINE, O_PADATA, O_OWQ, O_ROB, O_CAS, O_NSYS };
+enum osys { O_TEMPO, O_TEMPO_SPREAD, O_TEMPO_INLINE, O_PADATA, O_OWQ, O_ROB, O_CAS, O_NSYS };
 static const char * const osys_name[O_NSYS] = {
-	"tempo", "tempo_inline", "padata", "owq", "rob", "cas"
+	"tempo", "tempo_spread", "tempo_inline", "padata", "owq", "rob", "cas"
 };
 
 struct order_item {
@@ -1242,8 +1242,9 @@ static void order_body(struct bthread *t)
 
 		switch (c->sys) {
 		case O_TEMPO:
-			if (tempo_order_submit(c->o, &it->req, ord_tempo_work,
-					       ord_tempo_done, 0))
+		case O_TEMPO_SPREAD:
+			if (tempo_order_submit(c->o, &it->req, ord_tempo_work, ord_tempo_done,
+					       c->sys == O_TEMPO_SPREAD ? TEMPO_ORDER_SPREAD : 0))
 				t->err = -EIO;
 			break;
 		case O_TEMPO_INLINE: {
@@ -1323,6 +1324,7 @@ static int cmd_order(const char *sys_s, u32 m)
 	spin_lock_init(&c->rob_lock);
 	switch (sys) {
 	case O_TEMPO:
+	case O_TEMPO_SPREAD:
 	case O_TEMPO_INLINE:
 		c->o = tempo_order_create(ROB_WINDOW, NULL);
 		if (IS_ERR_OR_NULL(c->o)) {
