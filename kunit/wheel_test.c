@@ -2664,11 +2664,14 @@ static void live_deferrable_idle(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, s1.expiries, s0.expiries,
 			    "a deferrable timer woke cpu %u with the wheel's hrtimer", cpu);
 	KUNIT_EXPECT_FALSE(test, armed);
-	if (atomic_read(&d->fired)) {
-		/* The CPU was awake anyway: the carrier ran it. */
-		KUNIT_EXPECT_GT(test, s1.dexpiries, s0.dexpiries);
-		kunit_info(test, "cpu %u woke by itself; the deferrable timer ran", cpu);
-	}
+	/*
+	 * The CPU may have woken by itself meanwhile, and then the timer ran:
+	 * by the carrier, or by the deferrable kick that delivers a remote
+	 * arm (a deferrable timer_list too), which finds it due at once.
+	 */
+	if (atomic_read(&d->fired))
+		kunit_info(test, "cpu %u woke by itself; the deferrable timer ran (carrier runs: %llu)",
+			   cpu, s1.dexpiries - s0.dexpiries);
 
 	w->deadline = ktime_get_ns() + 10 * NSEC_PER_MSEC;
 	KUNIT_ASSERT_EQ(test, tempo_timer_arm_on(&w->timer, cpu, 10 * NSEC_PER_MSEC), 0);
