@@ -1110,36 +1110,50 @@ static int64_t suspend_for(int secs)
  * (about 8 s) reaches it before the others' records are read.
  */
 #define MONO_AFTER	(10 * SEC)
+#define SUSPEND_TRIES	3
 
 static int test_suspend_resume(void)
 {
 	struct tempo_timer_query q = {};
 	struct tempo_event ev;
-	uint64_t id[4], b1, m0, r = now_ns(CLOCK_REALTIME);
+	uint64_t id[4], b1, m0, r;
 	uint32_t rt = TEMPO_ARM_ABS | TEMPO_ARM_REALTIME;
-	int fd, i, seen = 0;
+	int fd, i, try, seen = 0;
 	int64_t slept;
 
 	if (access("/sys/power/state", W_OK) ||
 	    (s3_resumes() ? access("/sys/class/rtc/rtc0/wakealarm", W_OK) :
 			    access("/sys/power/pm_test", W_OK)))
 		SKIP(return TEST_SKIP, "no suspend, or no way to wake from it, in this kernel");
-	fd = tempo_open(0);
-	ASSERT_GE(fd, 0);
-	m0 = now_ns(CLOCK_MONOTONIC);
-	ASSERT_ERRNO(tempo_arm_one(fd, 0, 4 * SEC, 0, TEMPO_ARM_BOOTTIME, &id[0]), 0);
-	ASSERT_ERRNO(tempo_arm_one(fd, 1, MONO_AFTER, 0, 0, &id[1]), 0);
-	ASSERT_ERRNO(tempo_arm_one(fd, 2, r + 4 * SEC, 0, rt, &id[2]), 0);
-	ASSERT_ERRNO(tempo_arm_one(fd, 3, r + HOUR, 0, rt | TEMPO_ARM_CANCEL_ON_SET, &id[3]), 0);
+	/*
+	 * Only if MONOTONIC did not reach the deadlines either can the
+	 * contrast show: a resume slower than that (a TCG resume has taken
+	 * 12 s, with "hpet: Lost 191 RTC interrupts") cannot judge the case,
+	 * and it starts again, at most SUSPEND_TRIES times.
+	 */
+	for (try = 1;; try++) {
+		fd = tempo_open(0);
+		ASSERT_GE(fd, 0);
+		r = now_ns(CLOCK_REALTIME);
+		m0 = now_ns(CLOCK_MONOTONIC);
+		ASSERT_ERRNO(tempo_arm_one(fd, 0, 4 * SEC, 0, TEMPO_ARM_BOOTTIME, &id[0]), 0);
+		ASSERT_ERRNO(tempo_arm_one(fd, 1, MONO_AFTER, 0, 0, &id[1]), 0);
+		ASSERT_ERRNO(tempo_arm_one(fd, 2, r + 4 * SEC, 0, rt, &id[2]), 0);
+		ASSERT_ERRNO(tempo_arm_one(fd, 3, r + HOUR, 0, rt | TEMPO_ARM_CANCEL_ON_SET,
+					   &id[3]), 0);
 
-	slept = suspend_for(9);
-	ASSERT_GE(slept, 0, "suspend: %s", slept < 0 ? strerror((int)-slept) : "");
-	b1 = now_ns(CLOCK_BOOTTIME);
-	test_diag("slept %lld ms; MONOTONIC %llu ms since the arms",
-		  (long long)slept / 1000000, (unsigned long long)(now_ns(CLOCK_MONOTONIC) - m0) / MS);
-	ASSERT_GT(slept, 4 * SEC, "the machine did not sleep through the deadlines");
-	/* Only if MONOTONIC did not reach them either can the contrast show. */
-	ASSERT_LT(now_ns(CLOCK_MONOTONIC) - m0, MONO_AFTER - SEC);
+		slept = suspend_for(9);
+		ASSERT_GE(slept, 0, "suspend: %s", slept < 0 ? strerror((int)-slept) : "");
+		b1 = now_ns(CLOCK_BOOTTIME);
+		test_diag("slept %lld ms; MONOTONIC %llu ms since the arms",
+			  (long long)slept / 1000000,
+			  (unsigned long long)(now_ns(CLOCK_MONOTONIC) - m0) / MS);
+		ASSERT_GT(slept, 4 * SEC, "the machine did not sleep through the deadlines");
+		if (now_ns(CLOCK_MONOTONIC) - m0 < MONO_AFTER - SEC)
+			break;
+		ASSERT_LT(try, SUSPEND_TRIES, "every resume outran the MONOTONIC deadline");
+		close(fd);
+	}
 
 	/* BOOTTIME, REALTIME and CANCEL_ON_SET: right after resume. */
 	for (i = 0; i < 3; i++) {
