@@ -343,7 +343,9 @@
  * DOC: timer wheel: memory ordering
  *
  * Labels are LMM(function:letter); every pair is listed, here or, for
- * the inbox's P2, P5 and P8, in kmod/wheel_inbox.c.
+ * the inbox's P2, P5 and P8, in kmod/wheel_inbox.c. The owner's side of
+ * P1, P2, P4 and P7 (base_collect, inbox_take, base_dispatch, base_run_irq)
+ * is in kmod/wheel_owner.c.
  *
  *
  * P1  timer_arm_tick:A (expires, want_cpu stores) happens before timer_arm_tick:B (the
